@@ -1,0 +1,1 @@
+"""lexlogic: api layer (see ARCHITECTURE in README)."""

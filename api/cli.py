@@ -1,0 +1,21 @@
+"""The `lexlogic` command line: one Typer app, each capability registers its own commands."""
+from __future__ import annotations
+
+import typer
+
+from api import (cli_claims, cli_dynamic, cli_fallacies, cli_fol, cli_kg, cli_rules, cli_serve)
+
+app = typer.Typer(
+    name="lexlogic",
+    help="Neuro-symbolic legal reasoning: rule packs, verdicts with proof traces.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+for module in (cli_rules, cli_fol, cli_dynamic, cli_kg, cli_claims, cli_fallacies, cli_serve):
+    module.register(app)
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    app()

@@ -1,0 +1,1 @@
+"""lexlogic: bridges layer (see ARCHITECTURE in README)."""

