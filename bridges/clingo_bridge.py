@@ -1,0 +1,275 @@
+"""clingo adapter: compile a pack's ASP files, add case facts, ground, solve, read back rule firings.
+
+Rule applications are *reified*: for every rule `H :- B.` the compiler adds `__app(I, (X1,...,Xn)) :- B.`
+where I is the rule's index and X1..Xn its variables, so each answer set says which rule instances
+fired and with which binding. Proof trees are built from that (see `engine/explain.py`). Legal
+metadata comes from a one-line annotation right above the rule, in YAML flow style::
+
+    %@ {id: brutal_notice, label: "Préavis effectif insuffisant", sources: [L442_1_II], from: 2019-04-26}
+    brutal :- notice_below_reasonable, not safe_harbour.
+"""
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, Iterable
+
+import clingo
+import yaml
+from clingo import ast
+
+from bridges.clingo_terms import signature, variables
+from logic.pack import PackError, RuleMeta, RulePack
+
+APP = "__app"
+_ANNOTATION = re.compile(r"^\s*%@\s*(\{.*\})\s*$")
+_CLINGO_MSG = re.compile(r"^<string>:(\d+):(\d+)(?:-\d+(?::\d+)?)?:\s*(.*)$", re.S)
+
+
+@dataclass
+class CompiledRule:
+    index: int
+    file: str
+    line: int
+    text: str
+    head: Any  # AST
+    body: list[Any]  # AST literals
+    variables: list[str]
+    meta: RuleMeta | None
+    is_choice: bool
+    is_constraint: bool
+    head_signatures: list[tuple[str, int]] = field(default_factory=list)
+
+    @property
+    def rule_id(self) -> str:
+        return self.meta.id if self.meta else f"{self.file}:{self.line}"
+
+
+@dataclass
+class CompiledProgram:
+    """A pack's ASP compiled once; grounded per case."""
+
+    text: str  # the original rules plus the reification rules
+    rules: list[CompiledRule]
+    by_head: dict[tuple[str, int], list[CompiledRule]]
+    defined: set[tuple[str, int]]  # predicates with at least one rule head
+    used: dict[tuple[str, int], tuple[str, int]]  # body predicate -> first (file, line) using it
+
+    def rules_for(self, name: str, arity: int) -> list[CompiledRule]:
+        return self.by_head.get((name, arity), [])
+
+
+class SolveError(RuntimeError):
+    pass
+
+
+# --------------------------------------------------------------------------------------- compiling
+def _annotations(path: str, text: str) -> dict[int, RuleMeta]:
+    """Annotation line number -> metadata (attached later to the next rule)."""
+    out: dict[int, RuleMeta] = {}
+    for i, line in enumerate(text.splitlines(), start=1):
+        if not line.lstrip().startswith("%@"):
+            continue
+        m = _ANNOTATION.match(line)
+        if not m:
+            raise PackError(path, i, "malformed rule annotation: expected %@ {id: ..., label: ..., sources: [...]}")
+        try:
+            data = yaml.safe_load(m.group(1))
+        except yaml.YAMLError as exc:
+            raise PackError(path, i, f"malformed rule annotation: {exc}") from exc
+        if not isinstance(data, dict) or "id" not in data or "label" not in data:
+            raise PackError(path, i, "rule annotation needs at least an id and a label")
+        valid_from = data.get("from")
+        valid_to = data.get("to")
+        for key, value in (("from", valid_from), ("to", valid_to)):
+            if value is not None and not isinstance(value, date):
+                raise PackError(path, i, f"annotation '{key}' must be a date YYYY-MM-DD, got {value!r}")
+        out[i] = RuleMeta(id=str(data["id"]), label=str(data["label"]),
+                          sources=[str(s) for s in data.get("sources", [])],
+                          valid_from=valid_from, valid_to=valid_to, file=path, line=i)
+    return out
+
+
+def _parse(path: str, text: str) -> list[Any]:
+    messages: list[str] = []
+    stmts: list[Any] = []
+
+    def logger(_code: clingo.MessageCode, msg: str) -> None:
+        messages.append(msg)
+
+    try:
+        ast.parse_string(text, stmts.append, logger=logger)
+    except RuntimeError as exc:
+        for msg in messages or [str(exc)]:
+            m = _CLINGO_MSG.match(msg.strip())
+            if m:
+                raise PackError(path, int(m.group(1)), f"ASP syntax error (col {m.group(2)}): "
+                                + m.group(3).strip().splitlines()[0]) from exc
+        raise PackError(path, None, f"ASP syntax error: {messages or exc}") from exc
+    return stmts
+
+
+def _head_signatures(head: Any) -> list[tuple[str, int]]:
+    sigs: list[tuple[str, int]] = []
+    if head.ast_type == ast.ASTType.Literal and head.atom.ast_type == ast.ASTType.SymbolicAtom:
+        sigs.append(signature(head.atom.symbol))
+    elif head.ast_type == ast.ASTType.Aggregate:
+        for elem in head.elements:
+            lit = elem.literal
+            if lit.atom.ast_type == ast.ASTType.SymbolicAtom:
+                sigs.append(signature(lit.atom.symbol))
+    elif head.ast_type == ast.ASTType.Disjunction:
+        for elem in head.elements:
+            sigs.append(signature(elem.literal.atom.symbol))
+    return sigs
+
+
+def _body_predicates(body: Iterable[Any]) -> list[tuple[str, int]]:
+    out: list[tuple[str, int]] = []
+
+    def walk(n: Any) -> None:
+        if isinstance(n, ast.AST):
+            if n.ast_type == ast.ASTType.SymbolicAtom:
+                try:
+                    out.append(signature(n.symbol))
+                except Exception:  # noqa: BLE001 - pools/intervals: not a predicate use
+                    pass
+                return
+            for key in n.child_keys:
+                walk(getattr(n, key))
+        elif type(n).__name__ == "ASTSequence" or isinstance(n, (list, tuple)):
+            for x in n:
+                walk(x)
+
+    for lit in body:
+        walk(lit)
+    return out
+
+
+def compile_pack(pack: RulePack) -> CompiledProgram:
+    """Parse every ASP file, attach annotations, add the reification rules. Raises PackError."""
+    rules: list[CompiledRule] = []
+    parts: list[str] = []
+    used: dict[tuple[str, int], tuple[str, int]] = {}
+    for rel, text in pack.asp_sources.items():
+        path = str(pack.root / rel)
+        notes = _annotations(path, text)
+        pending = sorted(notes)
+        stmts = _parse(path, text)
+        parts.append(text)
+        for stmt in stmts:
+            if stmt.ast_type != ast.ASTType.Rule:
+                continue
+            line = stmt.location.begin.line
+            meta = None
+            # the closest annotation above this rule, not already used
+            candidates = [n for n in pending if n < line]
+            if candidates:
+                meta = notes[candidates[-1]]
+                for n in candidates:
+                    pending.remove(n)
+            is_constraint = stmt.head.ast_type == ast.ASTType.Aggregate and not stmt.head.elements \
+                or (stmt.head.ast_type == ast.ASTType.Literal
+                    and stmt.head.atom.ast_type == ast.ASTType.BooleanConstant)
+            if is_constraint and meta is None:
+                pass
+            rule = CompiledRule(
+                index=len(rules), file=path, line=line, text=str(stmt), head=stmt.head,
+                body=list(stmt.body), variables=variables(stmt), meta=meta,
+                is_choice=stmt.head.ast_type == ast.ASTType.Aggregate and bool(stmt.head.elements),
+                is_constraint=is_constraint, head_signatures=_head_signatures(stmt.head))
+            rules.append(rule)
+            for sig in _body_predicates(stmt.body):
+                used.setdefault(sig, (path, line))
+            if rule.body and not is_constraint:
+                vars_ = ",".join(rule.variables)
+                tuple_ = f"({vars_},)" if len(rule.variables) == 1 else f"({vars_})"
+                body_text = str(stmt).split(":-", 1)[1].rstrip(".")
+                parts.append(f"{APP}({rule.index},{tuple_}) :- {body_text}.")
+            elif not is_constraint:
+                parts.append(f"{APP}({rule.index},()).")
+        if pending:
+            raise PackError(path, pending[0], "rule annotation is not followed by a rule")
+    by_head: dict[tuple[str, int], list[CompiledRule]] = {}
+    for r in rules:
+        for sig in r.head_signatures:
+            by_head.setdefault(sig, []).append(r)
+    for r in rules:
+        if r.meta:
+            pack.rules[r.meta.id] = r.meta
+    return CompiledProgram(text="\n".join(parts), rules=rules, by_head=by_head,
+                           defined=set(by_head), used=used)
+
+
+# --------------------------------------------------------------------------------------- solving
+@dataclass
+class Solution:
+    """What the solver says about one case."""
+
+    reference: set[clingo.Symbol]  # one answer set (unknown facts assumed false where possible)
+    apps: dict[int, list[tuple[clingo.Symbol, ...]]]  # rule index -> bindings (in the reference model)
+    brave: set[clingo.Symbol]  # true in some answer set
+    cautious: set[clingo.Symbol]  # true in every answer set
+    satisfiable: bool
+
+
+_lock = threading.Lock()  # clingo Controls are independent; the lock only guards the stats below
+solve_count = 0
+
+
+def solve(program: CompiledProgram, facts: str, unknown_atoms: list[clingo.Symbol]) -> Solution:
+    """Ground the pack with the case facts; compute one reference model and brave/cautious sets.
+
+    `unknown_atoms` are the atoms of unknown booleans (opened by choice rules in `facts`): the
+    reference model assumes them false when that is consistent, so that proofs do not lean on them.
+    """
+    global solve_count
+    ctl = clingo.Control(["--warn=none"])
+    try:
+        ctl.add("base", [], program.text)
+        ctl.add("base", [], facts)
+        ctl.ground([("base", [])])
+    except RuntimeError as exc:
+        raise SolveError(f"grounding failed: {exc}") from exc
+
+    reference: list[clingo.Symbol] | None = None
+
+    def keep(model: clingo.Model) -> None:
+        nonlocal reference
+        reference = model.symbols(atoms=True)
+
+    ctl.configuration.solve.models = 1
+    ctl.solve(assumptions=[(a, False) for a in unknown_atoms], on_model=keep)
+    if reference is None:
+        ctl.solve(on_model=keep)
+    if reference is None:
+        with _lock:
+            solve_count += 1
+        return Solution(set(), {}, set(), set(), satisfiable=False)
+
+    consequences: dict[str, set[clingo.Symbol]] = {}
+    for mode in ("brave", "cautious"):
+        last: list[clingo.Symbol] = []
+
+        def on_model(model: clingo.Model) -> None:
+            nonlocal last
+            last = model.symbols(atoms=True)
+
+        ctl.configuration.solve.enum_mode = mode
+        ctl.configuration.solve.models = 0
+        ctl.solve(on_model=on_model)
+        consequences[mode] = {s for s in last if s.name != APP}
+    with _lock:
+        solve_count += 3
+
+    apps: dict[int, list[tuple[clingo.Symbol, ...]]] = {}
+    atoms: set[clingo.Symbol] = set()
+    for sym in reference:
+        if sym.name == APP:
+            apps.setdefault(sym.arguments[0].number, []).append(tuple(sym.arguments[1].arguments))
+        else:
+            atoms.add(sym)
+    return Solution(reference=atoms, apps=apps, brave=consequences["brave"],
+                    cautious=consequences["cautious"], satisfiable=True)

@@ -1,0 +1,261 @@
+"""Symbolic analysis of one case: values → ASP facts → clingo → outcomes (yes/no/unknown) with proofs.
+
+Three-valued by construction: an unknown boolean is opened with a choice rule, so clingo enumerates
+both values; an outcome is `yes` if it holds in every answer set (cautious), `no` if in none (brave),
+`unknown` otherwise — and then names the missing facts (or the open appreciation) it depends on.
+"""
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import clingo
+from pydantic import BaseModel, Field
+
+from bridges.clingo_bridge import CompiledProgram, Solution, solve
+from engine.explain import Explainer
+from engine.packs import pack_by_name
+from engine.values import ValueInfo, ValueStatus, gather_values
+from logic.facts import CaseFile, parse_case
+from logic.pack import FactType, RulePack
+from logic.proof import LegalSource, NodeKind, ProofNode
+
+Tri = Literal["yes", "no", "unknown"]
+
+
+class Outcome(BaseModel):
+    atom: str
+    label: str
+    status: Tri
+    value: Any = None
+    missing: list[str] = Field(default_factory=list, description="facts whose absence leaves it undecided")
+    open_reasons: list[str] = Field(default_factory=list, description="appreciation zones that leave it open")
+    proof: ProofNode | None = None
+
+
+class CheckResult(BaseModel):
+    id: str
+    label: str
+    kind: str
+    outcome: str
+    status: Tri
+    fatal: bool = False
+
+
+class Analysis(BaseModel):
+    pack: str
+    case_id: str
+    verdict: Literal["LIABLE", "NOT_LIABLE", "UNDETERMINED", "INCONSISTENT"]
+    summary: str
+    applicable_law: str | None = None
+    outcomes: dict[str, Outcome]
+    checks: list[CheckResult]
+    decisive_check: str | None = None
+    missing_facts: list[str] = Field(default_factory=list)
+    questions: list[dict[str, Any]] = Field(default_factory=list)
+    values: dict[str, ValueInfo] = Field(default_factory=dict)
+    why_not: ProofNode | None = None
+
+    def main(self) -> Outcome:
+        return self.outcomes[next(iter(self.outcomes))] if self.outcomes else None  # type: ignore[return-value]
+
+
+def facts_program(pack: RulePack, values: dict[str, ValueInfo]) -> tuple[str, list[clingo.Symbol]]:
+    """ASP facts for the logical values; unknown booleans/enums become choices (enumerated)."""
+    lines: list[str] = []
+    unknown: list[clingo.Symbol] = []
+    for name, info in values.items():
+        t = pack.value_type(name)
+        if t is FactType.BOOL:
+            if info.known:
+                if info.value:
+                    lines.append(f"{name}.")
+            else:
+                lines.append(f"{{ {name} }}.")
+                unknown.append(clingo.Function(name))
+        elif t is FactType.ENUM:
+            spec = pack.facts[name]
+            if info.known:
+                lines.append(f"{name}({info.value}).")
+            else:
+                lines.append("1 { " + "; ".join(f"{name}({v})" for v in spec.values or []) + " } 1.")
+    return "\n".join(lines), unknown
+
+
+def _dependencies(pack: RulePack, program: CompiledProgram) -> dict[str, set[str]]:
+    deps: dict[str, set[str]] = {}
+    for rule in program.rules:
+        body = {sig[0] for sig in _body_sigs(rule)}
+        for name, _ in rule.head_signatures:
+            deps.setdefault(name, set()).update(body)
+    for comp in pack.computations:
+        from logic.jsonlogic_policy import variables_used
+        deps.setdefault(comp.output, set()).update(comp.inputs, variables_used(comp.logic))
+    return deps
+
+
+def _body_sigs(rule: Any) -> list[tuple[str, int]]:
+    from bridges.clingo_bridge import _body_predicates
+    return _body_predicates(rule.body)
+
+
+def _cone(atom: str, deps: dict[str, set[str]]) -> set[str]:
+    out: set[str] = set()
+    todo = [atom]
+    while todo:
+        a = todo.pop()
+        for d in deps.get(a, ()):
+            if d not in out:
+                out.add(d)
+                todo.append(d)
+    return out
+
+
+def analyse(pack: RulePack, program: CompiledProgram, case: CaseFile,
+            answers: dict[str, Any] | None = None) -> Analysis:
+    values = gather_values(pack, case, answers)
+    text, unknown = facts_program(pack, values)
+    solution = solve(program, text, unknown)
+    if not solution.satisfiable:
+        return Analysis(pack=pack.name, case_id=case.case_id, verdict="INCONSISTENT",
+                        summary="Les faits violent une contrainte du pack : aucune issue cohérente.",
+                        outcomes={}, checks=[], values=values)
+    explainer = Explainer(pack, program, solution, values)
+    deps = _dependencies(pack, program)
+    outcomes: dict[str, Outcome] = {}
+    target = pack.manifest.target
+    atoms = [target] + [a for a in pack.manifest.outcomes if a != target and a != "damages"]
+    for atom in atoms:
+        outcomes[atom] = _outcome(pack, atom, solution, explainer, deps, values)
+    outcomes["damages"] = _damages(pack, outcomes[target], values)
+    checks: list[CheckResult] = []
+    decisive = None
+    for check in pack.manifest.checks:
+        status = outcomes[check.outcome].status if check.outcome in outcomes else "unknown"
+        fatal = check.fatal_if is not None and status == check.fatal_if
+        checks.append(CheckResult(id=check.id, label=check.label, kind=check.kind, outcome=check.outcome,
+                                  status=status, fatal=fatal))
+        if fatal and decisive is None:
+            decisive = check.id
+    main = outcomes[target]
+    verdict = {"yes": "LIABLE", "no": "NOT_LIABLE", "unknown": "UNDETERMINED"}[main.status]
+    law = _applicable_law(pack, outcomes, values)
+    missing = list(dict.fromkeys(main.missing))
+    questions = [
+        {"fact": f, "question": pack.facts[f].question, "cost": pack.facts[f].cost}
+        for f in missing if f in pack.facts and pack.facts[f].question
+    ]
+    questions.sort(key=lambda q: q["cost"])
+    summary = _summary(pack, verdict, checks, decisive, main, outcomes["damages"])
+    why = None if main.status == "yes" else explainer.why_not(clingo.Function(target))
+    return Analysis(pack=pack.name, case_id=case.case_id, verdict=verdict, summary=summary,
+                    applicable_law=law, outcomes=outcomes, checks=checks, decisive_check=decisive,
+                    missing_facts=missing, questions=questions, values=values, why_not=why)
+
+
+def _outcome(pack: RulePack, atom: str, solution: Solution, explainer: Explainer,
+             deps: dict[str, set[str]], values: dict[str, ValueInfo]) -> Outcome:
+    sym = clingo.Function(atom)
+    label = pack.label_of(atom)
+    if sym in solution.cautious:
+        status: Tri = "yes"
+    elif sym not in solution.brave:
+        status = "no"
+    else:
+        status = "unknown"
+    missing: list[str] = []
+    open_reasons: list[str] = []
+    if status == "unknown":
+        cone = _cone(atom, deps) | {atom}
+        for name in sorted(cone):
+            info = values.get(name)
+            if info is None:
+                continue
+            if info.status is ValueStatus.UNKNOWN:
+                for m in info.missing:
+                    if m not in missing and m in pack.facts:
+                        missing.append(m)
+            elif info.status is ValueStatus.OPEN:
+                open_reasons.append(pack.label_of(name))
+        for rule in explainer.program.rules:
+            if rule.is_choice and any(h[0] in cone for h in rule.head_signatures) \
+                    and rule.index in solution.apps and rule.meta:
+                open_reasons.append(rule.meta.label)
+        missing.sort(key=lambda f: list(pack.facts).index(f))
+    holds_in_reference = sym in solution.reference
+    proof = explainer.prove(sym) if holds_in_reference and status != "no" else explainer.why_not(sym)
+    return Outcome(atom=atom, label=label, status=status, missing=missing,
+                   open_reasons=list(dict.fromkeys(open_reasons)), proof=proof)
+
+
+def _damages(pack: RulePack, liable: Outcome, values: dict[str, ValueInfo]) -> Outcome:
+    low, high = values.get("damages_low"), values.get("damages_high")
+    label = pack.label_of("damages")
+    children = [n for n in ("damages_low", "damages_high") if n in values]
+    explainer_nodes = []
+    for n in children:
+        info = values[n]
+        comp = pack.computation_for(n)
+        explainer_nodes.append(ProofNode(atom=n, label=pack.label_of(n), kind=NodeKind.COMPUTED,
+                                         holds=info.known, value=info.value,
+                                         rule_id=comp.id if comp else None,
+                                         sources=[s for sid in (comp.sources if comp else []) if (s := pack.source(sid))],
+                                         note=None if info.known else "inconnu faute de : " + ", ".join(info.missing)))
+    proof = ProofNode(atom="damages", label=label, kind=NodeKind.COMPUTED, holds=liable.status == "yes",
+                      children=explainer_nodes)
+    if liable.status == "no":
+        return Outcome(atom="damages", label=label, status="no", value=None, proof=proof)
+    if low is not None and high is not None and low.known and high.known:
+        value = [round(low.value, 2), round(high.value, 2)]
+        status: Tri = "yes" if liable.status == "yes" else "unknown"
+        return Outcome(atom="damages", label=label, status=status, value=value, proof=proof,
+                       missing=[] if status == "yes" else liable.missing)
+    missing: list[str] = []
+    for info in (low, high):
+        for m in (info.missing if info else []):
+            if m not in missing:
+                missing.append(m)
+    if "monthly_gross_margin" in values and not values["monthly_gross_margin"].known:
+        for m in ("annual_gross_margin", "annual_turnover", "margin_rate_pct"):
+            if m not in missing and not values[m].known:
+                missing.append(m)
+    return Outcome(atom="damages", label=label, status="unknown", value=None, missing=missing, proof=proof,
+                   open_reasons=["montant incalculable : " + ", ".join(missing)] if missing else [])
+
+
+def _applicable_law(pack: RulePack, outcomes: dict[str, Outcome], values: dict[str, ValueInfo]) -> str | None:
+    date = values.get("notification_date")
+    if "applicable_l442_1" in outcomes and outcomes["applicable_l442_1"].status == "yes":
+        src = pack.source("L442_1_II")
+        return f"{src.cite() if src else 'L.442-1 II'} — rupture notifiée le {date.value} (à compter du 26/04/2019)"
+    if "applicable_l442_6" in outcomes and outcomes["applicable_l442_6"].status == "yes":
+        src = pack.source("L442_6_I_5")
+        return f"{src.cite() if src else 'L.442-6 I 5°'} — rupture notifiée le {date.value} (avant le 26/04/2019)"
+    return "indéterminé : date de notification inconnue"
+
+
+def _summary(pack: RulePack, verdict: str, checks: list[CheckResult], decisive: str | None,
+             main: Outcome, damages: Outcome) -> str:
+    if verdict == "LIABLE":
+        s = "Responsabilité engagée pour rupture brutale."
+        if damages.value:
+            s += f" Dommages-intérêts estimés entre {damages.value[0]:,.0f} € et {damages.value[1]:,.0f} €.".replace(",", " ")
+        elif damages.missing:
+            s += " Préjudice incalculable en l'état : manquent " + ", ".join(damages.missing) + "."
+        return s
+    if verdict == "NOT_LIABLE":
+        check = next((c for c in checks if c.id == decisive), None)
+        return f"Pas de responsabilité : {check.label.lower()} ({check.outcome} = {check.status})." if check \
+            else "Pas de responsabilité."
+    reasons = []
+    if main.missing:
+        reasons.append("faits manquants : " + ", ".join(main.missing))
+    if main.open_reasons:
+        reasons.append("appréciation : " + "; ".join(main.open_reasons))
+    return "Indéterminé — " + ("; ".join(reasons) if reasons else "plusieurs issues possibles") + "."
+
+
+def analyse_case_file(case_dict: dict[str, Any], answers: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Plain-dict entry point for the pipeline: validate the case file, analyse, return JSON-able dict."""
+    pack, program = pack_by_name(str(case_dict.get("pack")))
+    case = parse_case(case_dict, pack)
+    return analyse(pack, program, case, answers).model_dump(mode="json")

@@ -1,0 +1,185 @@
+"""Structured case facts: the input of `lexlogic analyze` and the output of perception.
+
+A case file is ``{"pack": ..., "case_id": ..., "facts": {NAME: value | FactValue}}``. A fact absent from
+the file is UNKNOWN, never false. Values are checked against the pack's vocabulary; every problem is
+reported with its JSON path (``$.facts.notice_given_months.value``).
+"""
+from __future__ import annotations
+
+import json
+from datetime import date
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from logic.grounding import Grounding
+from logic.pack import FactSpec, FactType, RulePack
+
+
+class World(str, Enum):
+    SHARED = "SHARED"
+    NARRATIVE_A = "NARRATIVE_A"  # the claimant's story
+    NARRATIVE_B = "NARRATIVE_B"  # the defence's story
+
+
+class Reading(BaseModel):
+    """One reading of an ambiguous fact (one branch of an ambiguity node)."""
+
+    model_config = ConfigDict(extra="forbid")
+    value: Any
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    world: World = World.SHARED
+    grounding: list[Grounding] = Field(default_factory=list)
+    note: str | None = None
+
+
+class FactValue(Reading):
+    """A fact with its provenance; `alternatives` are the other readings of an ambiguity."""
+
+    alternatives: list[Reading] = Field(default_factory=list)
+
+
+class CaseFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    pack: str
+    case_id: str = "case"
+    facts: dict[str, FactValue] = Field(default_factory=dict)
+
+
+class CaseFileError(ValueError):
+    """A malformed case file: `path` is a JSON path, `source` the file."""
+
+    def __init__(self, source: str, path: str, message: str) -> None:
+        self.source = source
+        self.path = path
+        self.message = message
+        super().__init__(f"{source}: {path}: {message}")
+
+
+_PY_TYPES: dict[FactType, Any] = {
+    FactType.BOOL: bool, FactType.DATE: date, FactType.MONTHS: float, FactType.AMOUNT: float,
+    FactType.PERCENT: float, FactType.INT: int, FactType.STR: str, FactType.AMOUNTS_BY_YEAR: dict[str, float],
+}
+
+
+def _loc_to_path(loc: tuple[Any, ...]) -> str:
+    out = "$"
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+def check_value(spec: FactSpec, value: Any) -> Any:
+    """Coerce one value to the fact's type (ValueError with a readable message otherwise)."""
+    if spec.type is FactType.ENUM:
+        if value not in (spec.values or []):
+            raise ValueError(f"must be one of {spec.values}, got {value!r}")
+        return value
+    if spec.type is FactType.BOOL and not isinstance(value, bool):
+        raise ValueError(f"must be true or false, got {value!r}")
+    model = create_model("V", v=(_PY_TYPES[spec.type], ...))
+    try:
+        coerced = model(v=value).v  # type: ignore[attr-defined]
+    except ValidationError as exc:
+        raise ValueError(exc.errors()[0]["msg"]) from exc
+    if spec.type in (FactType.MONTHS, FactType.AMOUNT, FactType.PERCENT, FactType.INT) and coerced < 0:
+        raise ValueError(f"must be >= 0, got {value!r}")
+    if spec.type is FactType.PERCENT and coerced > 100:
+        raise ValueError(f"a percentage must be <= 100, got {value!r}")
+    if spec.type is FactType.DATE:
+        return coerced.isoformat()
+    if spec.type is FactType.AMOUNTS_BY_YEAR:
+        for year, amount in coerced.items():
+            if not year.isdigit() or len(year) != 4:
+                raise ValueError(f"keys must be years like '2021', got {year!r}")
+            if amount < 0:
+                raise ValueError(f"amount for {year} must be >= 0")
+    return coerced
+
+
+def parse_case(raw: Any, pack: RulePack, source: str = "<case>") -> CaseFile:
+    """Validate a decoded case file against the pack; raise CaseFileError with a JSON path."""
+    if not isinstance(raw, dict):
+        raise CaseFileError(source, "$", "a case file must be a JSON object")
+    facts = raw.get("facts")
+    if isinstance(facts, dict):  # short form: bare values become FactValue
+        raw = {**raw, "facts": {k: (v if isinstance(v, dict) and "value" in v else {"value": v})
+                                for k, v in facts.items()}}
+    try:
+        case = CaseFile.model_validate(raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise CaseFileError(source, _loc_to_path(err["loc"]), err["msg"]) from exc
+    if case.pack != pack.name:
+        raise CaseFileError(source, "$.pack", f"case is for pack '{case.pack}', not '{pack.name}'")
+    for name, fv in case.facts.items():
+        spec = pack.facts.get(name)
+        if spec is None:
+            raise CaseFileError(source, f"$.facts.{name}", f"unknown fact '{name}' (not declared in the pack's facts)")
+        for i, reading in enumerate([fv, *fv.alternatives]):
+            where = f"$.facts.{name}.value" if i == 0 else f"$.facts.{name}.alternatives[{i - 1}].value"
+            if reading.value is None:
+                continue
+            try:
+                reading.value = check_value(spec, reading.value)
+            except ValueError as exc:
+                raise CaseFileError(source, where, str(exc)) from exc
+    return case
+
+
+def load_case(path: Path | str, pack_lookup: Any) -> tuple[CaseFile, RulePack]:
+    """Read a case file; `pack_lookup(name) -> RulePack` resolves its pack."""
+    path = Path(path)
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise CaseFileError(str(path), "$", f"cannot read: {exc.strerror}") from exc
+    except json.JSONDecodeError as exc:
+        raise CaseFileError(str(path), "$", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
+    if not isinstance(raw, dict) or not isinstance(raw.get("pack"), str):
+        raise CaseFileError(str(path), "$.pack", "missing pack name")
+    pack = pack_lookup(raw["pack"])
+    return parse_case(raw, pack, str(path)), pack
+
+
+def facts_json_schema(pack: RulePack) -> dict[str, Any]:
+    """JSON Schema of a case file for this pack (to constrain LLM output or editors)."""
+    value_schemas: dict[str, Any] = {}
+    for name, spec in pack.facts.items():
+        if spec.type is FactType.ENUM:
+            vs: dict[str, Any] = {"enum": spec.values}
+        elif spec.type is FactType.DATE:
+            vs = {"type": "string", "format": "date"}
+        elif spec.type is FactType.AMOUNTS_BY_YEAR:
+            vs = {"type": "object", "additionalProperties": {"type": "number", "minimum": 0},
+                  "propertyNames": {"pattern": "^[0-9]{4}$"}}
+        elif spec.type is FactType.BOOL:
+            vs = {"type": "boolean"}
+        elif spec.type is FactType.STR:
+            vs = {"type": "string"}
+        elif spec.type is FactType.INT:
+            vs = {"type": "integer", "minimum": 0}
+        else:
+            vs = {"type": "number", "minimum": 0}
+            if spec.type is FactType.PERCENT:
+                vs["maximum"] = 100
+        long_form = {"type": "object", "required": ["value"], "properties": {
+            "value": vs, "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+            "world": {"enum": [w.value for w in World]},
+            "grounding": {"type": "array", "items": Grounding.model_json_schema()},
+            "alternatives": {"type": "array"}}}
+        value_schemas[name] = {"description": spec.label, "oneOf": [vs, long_form]}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": f"Case facts for pack {pack.name}",
+        "type": "object",
+        "required": ["pack", "facts"],
+        "additionalProperties": False,
+        "properties": {
+            "pack": {"const": pack.name},
+            "case_id": {"type": "string"},
+            "facts": {"type": "object", "additionalProperties": False, "properties": value_schemas},
+        },
+    }

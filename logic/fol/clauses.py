@@ -1,0 +1,189 @@
+"""Clausal forms: NNF, Skolemisation of outer existentials, CNF, and the Horn test.
+
+Engines differ in what they accept; this module decides, without running any engine, whether a belief
+set (and a query) lies in the Horn fragment that SWI-Prolog answers exactly, and produces its clauses.
+Existentials not under a universal become fresh constants (`sk1`, …) of the quantified sort; an
+existential under a universal (needs a Skolem function) or any equality leaves the Horn fragment.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import count, product
+
+from logic.fol.model import (
+    And, Atom, BeliefSet, Bottom, Const, Equals, Exists, Forall, Formula, Iff, Implies, Not, NotEquals,
+    Or, Top, Var, Xor, free_vars,
+)
+
+MAX_CLAUSES = 256
+
+
+class NotClausal(ValueError):
+    """The formula leaves the fragment this module can clausify without Skolem functions."""
+
+
+@dataclass(frozen=True)
+class Clause:
+    pos: tuple[Atom, ...]
+    neg: tuple[Atom, ...]
+    vars: tuple[tuple[str, str], ...]  # (name, sort)
+    source: int  # index of the formula it came from (-1: the query)
+
+    @property
+    def is_horn(self) -> bool:
+        return len(self.pos) <= 1
+
+
+def nnf(f: Formula, positive: bool = True) -> Formula:
+    """Negation normal form with only And/Or/Not(atom)/quantifiers/Top/Bottom."""
+    if isinstance(f, (Atom, Equals, NotEquals)):
+        return f if positive else Not(f)
+    if isinstance(f, Top):
+        return Top() if positive else Bottom()
+    if isinstance(f, Bottom):
+        return Bottom() if positive else Top()
+    if isinstance(f, Not):
+        return nnf(f.body, not positive)
+    if isinstance(f, And):
+        parts = tuple(nnf(p, positive) for p in f.parts)
+        return And(parts) if positive else Or(parts)
+    if isinstance(f, Or):
+        parts = tuple(nnf(p, positive) for p in f.parts)
+        return Or(parts) if positive else And(parts)
+    if isinstance(f, Implies):
+        return nnf(Or((Not(f.left), f.right)), positive)
+    if isinstance(f, Iff):
+        a, b = f.left, f.right
+        return nnf(And((Or((Not(a), b)), Or((Not(b), a)))), positive)
+    if isinstance(f, Xor):
+        acc = f.parts[0]
+        for p in f.parts[1:]:
+            acc = Not(Iff(acc, p))
+        return nnf(acc, positive)
+    if isinstance(f, Forall):
+        return Forall(f.var, nnf(f.body, positive)) if positive else Exists(f.var, nnf(f.body, False))
+    if isinstance(f, Exists):
+        return Exists(f.var, nnf(f.body, positive)) if positive else Forall(f.var, nnf(f.body, False))
+    raise TypeError(f)
+
+
+def _subst(f: Formula, name: str, term: object) -> Formula:
+    if isinstance(f, Atom):
+        return Atom(f.pred, tuple(term if isinstance(t, Var) and t.name == name else t for t in f.args))  # type: ignore[misc]
+    if isinstance(f, (Equals, NotEquals)):
+        fix = lambda t: term if isinstance(t, Var) and t.name == name else t  # noqa: E731
+        return type(f)(fix(f.left), fix(f.right))
+    if isinstance(f, (Forall, Exists)):
+        return f if f.var.name == name else type(f)(f.var, _subst(f.body, name, term))
+    if isinstance(f, Not):
+        return Not(_subst(f.body, name, term))
+    if isinstance(f, (And, Or, Xor)):
+        return type(f)(tuple(_subst(p, name, term) for p in f.parts))
+    if isinstance(f, (Implies, Iff)):
+        return type(f)(_subst(f.left, name, term), _subst(f.right, name, term))
+    return f
+
+
+@dataclass
+class Clausifier:
+    """Stateful: numbers Skolem constants and renamed variables across a whole belief set."""
+
+    skolems: dict[str, str] = field(default_factory=dict)  # skolem constant -> sort
+    _sk: count = field(default_factory=lambda: count(1))
+    _v: count = field(default_factory=lambda: count(1))
+
+    def matrix(self, f: Formula, under_forall: bool, bound: dict[str, str]) -> Formula:
+        """Strip quantifiers from an NNF formula: ∀ → fresh variable, outer ∃ → Skolem constant."""
+        if isinstance(f, Forall):
+            v = Var(f"V{next(self._v)}", f.var.sort)
+            bound[v.name] = v.sort
+            return self.matrix(_subst(f.body, f.var.name, v), True, bound)
+        if isinstance(f, Exists):
+            if under_forall:
+                raise NotClausal("an existential under a universal needs a Skolem function")
+            c = f"sk{next(self._sk)}"
+            self.skolems[c] = f.var.sort
+            return self.matrix(_subst(f.body, f.var.name, Const(c)), under_forall, bound)
+        if isinstance(f, And):
+            return And(tuple(self.matrix(p, under_forall, bound) for p in f.parts))
+        if isinstance(f, Or):
+            return Or(tuple(self.matrix(p, under_forall, bound) for p in f.parts))
+        return f
+
+    def clauses(self, f: Formula, source: int) -> list[Clause]:
+        closed = f
+        for v in sorted(free_vars(f)):  # free variables read as universally quantified
+            closed = Forall(Var(v), closed)
+        bound: dict[str, str] = {}
+        m = self.matrix(nnf(closed), False, bound)
+        out = []
+        for lits in _cnf(m):
+            if lits is None:
+                continue  # tautological clause
+            pos = tuple(x for x in lits if not isinstance(x, Not))
+            neg = tuple(x.body for x in lits if isinstance(x, Not))
+            names = set()
+            for a in pos + neg:
+                if isinstance(a, (Equals, NotEquals)):
+                    raise NotClausal("equality is outside the Horn fragment")
+                names |= {t.name for t in a.args if isinstance(t, Var)}
+            out.append(Clause(pos, neg, tuple((n, bound.get(n, "*")) for n in sorted(names)), source))  # type: ignore[arg-type]
+        return out
+
+
+def _cnf(f: Formula) -> list[tuple[Formula, ...] | None]:
+    """Clauses as literal tuples (None marks a clause made true by Top)."""
+    if isinstance(f, Top):
+        return []
+    if isinstance(f, Bottom):
+        return [()]
+    if isinstance(f, (Atom, Not, Equals, NotEquals)):
+        return [(f,)]
+    if isinstance(f, And):
+        out: list = []
+        for p in f.parts:
+            out.extend(_cnf(p))
+        return out
+    if isinstance(f, Or):
+        parts = [[c for c in _cnf(p)] for p in f.parts]
+        total = 1
+        for p in parts:
+            total *= max(len(p), 1)
+            if total > MAX_CLAUSES:
+                raise NotClausal("CNF too large")
+        out = []
+        for combo in product(*parts):
+            if any(c is None for c in combo):
+                continue
+            lits: list = []
+            for c in combo:
+                lits.extend(x for x in c if x not in lits)
+            out.append(tuple(lits))
+        return out
+    raise TypeError(f)
+
+
+@dataclass
+class HornProgram:
+    clauses: list[Clause]
+    skolems: dict[str, str]
+
+
+def horn_program(bs: BeliefSet) -> HornProgram:
+    """Clauses of the whole belief set; NotClausal if it leaves the Horn fragment."""
+    cl = Clausifier()
+    out: list[Clause] = []
+    for i, f in enumerate(bs.formulas):
+        for c in cl.clauses(f, i):
+            if not c.is_horn:
+                raise NotClausal(f"formula {i + 1} is not Horn (a clause has {len(c.pos)} positive literals)")
+            out.append(c)
+    return HornProgram(out, cl.skolems)
+
+
+def is_horn(bs: BeliefSet) -> bool:
+    try:
+        horn_program(bs)
+        return True
+    except NotClausal:
+        return False

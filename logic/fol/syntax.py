@@ -1,0 +1,564 @@
+"""Parser and printer for TweetyProject's `.fologic` syntax (see shared/tweety/API.md).
+
+Faithful to Tweety's `FolParser`: sort declarations first (every line before the first `type(...)`
+line is read as one), then predicate declarations, then one formula per line; `forall X: (F)` with the
+body in parentheses; no comments; names `[a-zA-Z][a-zA-Z0-9]*` for sorts and predicates, constants may
+hold `_`; an uppercase-initial term is a variable. Errors carry `line:column` (1-based).
+
+Two sort disciplines:
+- ``strict=True``: Tweety's exact-sort check (a term must have exactly the argument's sort).
+- default: a term of another sort is collected as a *sort use*; once the whole file is read, the sort
+  hierarchy is inferred from its universal implications and each such use is accepted when its sort is
+  a sub-sort of the expected one (recorded as a repair) or rejected at its line:column.
+
+Extensions, each because a belief set built by code must print: an empty sort `S = {}` is accepted
+(Tweety rejects it), and chained `a => b => c` is an error (Tweety silently misparses it).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from logic.fol.model import (
+    ANY, And, Atom, BeliefSet, Bottom, Const, Equals, Exists, Forall, Formula, Iff, Implies, Not,
+    NotEquals, Or, Signature, Top, Var, Xor, free_vars,
+)
+
+NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*\Z")
+CONST_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
+
+
+class FolSyntaxError(ValueError):
+    """A parse or declaration error at a position of the source."""
+
+    def __init__(self, message: str, line: int | None = None, column: int | None = None,
+                 source: str = "<string>") -> None:
+        self.message, self.line, self.column, self.source = message, line, column, source
+        super().__init__(self.located())
+
+    def located(self) -> str:
+        where = self.source
+        if self.line is not None:
+            where += f":{self.line}"
+            if self.column is not None:
+                where += f":{self.column}"
+        return f"{where}: {self.message}"
+
+
+# --------------------------------------------------------------------------------------- tokens
+@dataclass(slots=True)
+class Tok:
+    kind: str
+    text: str
+    col: int  # 1-based
+
+
+_SYMBOLS = [("<=>", "IFF"), ("/==", "NEQ"), ("=>", "IMP"), ("==", "EQ"), ("&&", "AND"), ("||", "OR"),
+            ("^^", "XOR"), ("!", "NOT"), ("(", "LP"), (")", "RP"), (",", "COMMA"), (":", "COLON"),
+            ("+", "TOP"), ("-", "BOT")]
+
+
+def _tokenize(text: str, line: int, source: str) -> list[Tok]:
+    toks: list[Tok] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch in " \t":
+            i += 1
+            continue
+        if ch.isascii() and (ch.isalnum() or ch == "_"):
+            j = i
+            while j < n and text[j].isascii() and (text[j].isalnum() or text[j] == "_"):
+                j += 1
+            if j < n and not text[j].isascii():
+                raise FolSyntaxError(f"illegal character {text[j]!r} in name (accents and non-ASCII "
+                                     f"letters are not allowed)", line, j + 1, source)
+            toks.append(Tok("IDENT", text[i:j], i + 1))
+            i = j
+            continue
+        for sym, kind in _SYMBOLS:
+            if text.startswith(sym, i):
+                toks.append(Tok(kind, sym, i + 1))
+                i += len(sym)
+                break
+        else:
+            what = "comments are not part of the syntax" if ch == "%" else "unexpected character"
+            raise FolSyntaxError(f"{what}: {ch!r}", line, i + 1, source)
+    toks.append(Tok("END", "", n + 1))
+    return toks
+
+
+# --------------------------------------------------------------------------------------- parser
+@dataclass
+class SortUse:
+    """A term used where another sort is expected (resolved against the hierarchy later)."""
+
+    term: str
+    is_variable: bool
+    actual: str
+    expected: str
+    predicate: str
+    index: int
+    line: int
+    column: int
+    formula_index: int
+
+
+class _FormulaParser:
+    def __init__(self, toks: list[Tok], sig: Signature, line: int, source: str) -> None:
+        self.toks, self.sig, self.line, self.source, self.i = toks, sig, line, source, 0
+        self.positions: dict[int, tuple[Atom, list[int]]] = {}  # id(atom) -> (atom, arg columns)
+        self.eq_positions: dict[int, tuple[object, list[int]]] = {}
+
+    def err(self, msg: str, tok: Tok | None = None) -> FolSyntaxError:
+        tok = tok or self.toks[self.i]
+        return FolSyntaxError(msg, self.line, tok.col, self.source)
+
+    def peek(self, k: int = 0) -> Tok:
+        return self.toks[min(self.i + k, len(self.toks) - 1)]
+
+    def take(self, kind: str, what: str) -> Tok:
+        tok = self.peek()
+        if tok.kind != kind:
+            found = repr(tok.text) if tok.text else "end of line"
+            raise self.err(f"expected {what}, found {found}")
+        self.i += 1
+        return tok
+
+    def parse(self) -> Formula:
+        f = self.iff()
+        if self.peek().kind != "END":
+            raise self.err(f"unexpected {self.peek().text!r} after a complete formula")
+        return f
+
+    def iff(self) -> Formula:
+        left = self.imp()
+        if self.peek().kind == "IFF":
+            self.i += 1
+            right = self.imp()
+            if self.peek().kind in ("IFF", "IMP"):
+                raise self.err("chained '<=>'/'=>' needs parentheses")
+            return Iff(left, right)
+        return left
+
+    def imp(self) -> Formula:
+        left = self.nary("XOR", Xor, self.disj)
+        if self.peek().kind == "IMP":
+            self.i += 1
+            right = self.nary("XOR", Xor, self.disj)
+            if self.peek().kind == "IMP":
+                raise self.err("chained '=>' needs parentheses: write (a => b) => c or a => (b => c)")
+            return Implies(left, right)
+        return left
+
+    def nary(self, kind: str, cls: type, sub) -> Formula:  # type: ignore[no-untyped-def]
+        parts = [sub()]
+        while self.peek().kind == kind:
+            self.i += 1
+            parts.append(sub())
+        return parts[0] if len(parts) == 1 else cls(tuple(parts))
+
+    def disj(self) -> Formula:
+        return self.nary("OR", Or, self.conj)
+
+    def conj(self) -> Formula:
+        return self.nary("AND", And, self.unary)
+
+    def unary(self) -> Formula:
+        tok = self.peek()
+        if tok.kind == "NOT":
+            self.i += 1
+            return Not(self.unary())
+        if tok.kind == "LP":
+            self.i += 1
+            if self.peek().kind == "RP":
+                raise self.err("empty parentheses")
+            f = self.iff()
+            self.take("RP", "')'")
+            return f
+        if tok.kind == "TOP":
+            self.i += 1
+            return Top()
+        if tok.kind == "BOT":
+            self.i += 1
+            return Bottom()
+        if tok.kind == "IDENT" and tok.text in ("forall", "exists"):
+            return self.quantifier()
+        if tok.kind == "IDENT":
+            return self.atomic()
+        found = repr(tok.text) if tok.text else "end of line"
+        raise self.err(f"expected a formula, found {found}")
+
+    def quantifier(self) -> Formula:
+        kw = self.take("IDENT", "quantifier")
+        vtok = self.peek()
+        if vtok.kind != "IDENT" or not vtok.text[0].isupper():
+            raise self.err("a quantifier needs one variable (uppercase first letter)", vtok)
+        self.i += 1
+        if self.peek().kind == "COMMA":
+            raise self.err(f"one variable per quantifier: nest them ('{kw.text} X: ({kw.text} Y: (...))')")
+        self.take("COLON", "':' after the quantified variable")
+        if self.peek().kind != "LP":
+            if self.peek().kind == "IDENT" and self.peek(1).kind == "LP" and self.sig.sorts.get(self.peek().text) is not None:
+                raise self.err("typed quantifiers ('forall X:Sort (...)') are not part of the syntax")
+            raise self.err("the body of a quantifier must be in parentheses: 'forall X: (F)'")
+        self.i += 1
+        body = self.iff()
+        self.take("RP", "')' closing the quantifier's body")
+        if vtok.text not in free_vars(body):
+            raise FolSyntaxError(f"Variable(s) '{vtok.text}' not found in quantification.", self.line,
+                                 vtok.col, self.source)
+        var = Var(vtok.text)
+        return Forall(var, body) if kw.text == "forall" else Exists(var, body)
+
+    def term(self) -> tuple[object, int]:
+        tok = self.take("IDENT", "a term (constant or variable)")
+        name = tok.text
+        if name[0].isdigit():
+            raise self.err(f"'{name}' could not be parsed: names cannot start with a digit", tok)
+        if name[0].isupper():
+            return Var(name), tok.col
+        if name[0] == "_":
+            raise self.err(f"'{name}' could not be parsed", tok)
+        if self.sig.sort_of(name) is None:
+            raise self.err(f"Constant '{name}' has not been declared.", tok)
+        return Const(name), tok.col
+
+    def atomic(self) -> Formula:
+        tok = self.peek()
+        nxt = self.peek(1)
+        if nxt.kind in ("EQ", "NEQ"):
+            left, lcol = self.term()
+            op = self.peek()
+            self.i += 1
+            if not self.sig.equality:
+                raise self.err(f"Equality/Inequality predicate {op.text} is not part of this parser's "
+                               f"FolSignature.", op)
+            right, rcol = self.term()
+            node = Equals(left, right) if op.kind == "EQ" else NotEquals(left, right)  # type: ignore[arg-type]
+            return node
+        self.i += 1
+        name = tok.text
+        if name not in self.sig.predicates:
+            if nxt.kind != "LP" and (name[0].isupper() or self.sig.sort_of(name) is not None):
+                raise self.err(f"'{name}' is a term, not a formula (missing predicate?)", tok)
+            raise self.err(f"Predicate '{name}' has not been declared.", tok)
+        arg_sorts = self.sig.predicates[name]
+        args: list[object] = []
+        cols: list[int] = []
+        if self.peek().kind == "LP":
+            self.i += 1
+            if self.peek().kind != "RP":
+                while True:
+                    if self.peek().kind == "IDENT" and self.peek(1).kind == "LP":
+                        raise self.err("function terms are not supported (no functor declarations)")
+                    t, c = self.term()
+                    args.append(t)
+                    cols.append(c)
+                    if self.peek().kind == "COMMA":
+                        self.i += 1
+                        continue
+                    break
+            self.take("RP", "',' or ')' in the argument list")
+        if len(args) != len(arg_sorts):
+            raise self.err(f"Predicate '{_show_pred(name, arg_sorts)}' has arity '{len(arg_sorts)}' "
+                           f"(got {len(args)} argument(s)).", tok)
+        atom = Atom(name, tuple(args))  # type: ignore[arg-type]
+        self.positions[id(atom)] = (atom, cols)
+        return atom
+
+
+def _show_pred(name: str, sorts: tuple[str, ...]) -> str:
+    return f"{name}({','.join(sorts)})" if sorts else name
+
+
+# ----------------------------------------------------------------------------- typing of variables
+def _first_sort(f: Formula, name: str, sig: Signature) -> str | None:
+    """Sort of the first predicate-argument occurrence of free variable `name` in f (text order)."""
+    if isinstance(f, Atom):
+        sorts = sig.predicates.get(f.pred, ())
+        for t, s in zip(f.args, sorts):
+            if isinstance(t, Var) and t.name == name:
+                return s
+        return None
+    if isinstance(f, (Forall, Exists)):
+        return None if f.var.name == name else _first_sort(f.body, name, sig)
+    from logic.fol.model import children
+
+    for c in children(f):
+        s = _first_sort(c, name, sig)
+        if s is not None:
+            return s
+    return None
+
+
+class _Typer:
+    """Rebuilds a parsed formula with every variable carrying its sort, and collects sort uses."""
+
+    def __init__(self, sig: Signature, positions: dict[int, tuple[Atom, list[int]]], line: int,
+                 formula_index: int, strict: bool, source: str) -> None:
+        self.sig, self.positions, self.line, self.idx = sig, positions, line, formula_index
+        self.strict, self.source = strict, source
+        self.uses: list[SortUse] = []
+
+    def run(self, f: Formula, env: dict[str, str]) -> Formula:
+        if isinstance(f, Atom):
+            sorts = self.sig.predicates[f.pred]
+            cols = self.positions.get(id(f), (f, [0] * len(f.args)))[1]
+            new_args: list[object] = []
+            for k, (t, expected) in enumerate(zip(f.args, sorts)):
+                col = cols[k] if k < len(cols) else None
+                if isinstance(t, Var):
+                    actual = env.get(t.name, expected)
+                    new_args.append(Var(t.name, actual))
+                    label = "Variable"
+                else:
+                    actual = self.sig.sort_of(t.name) or ANY
+                    new_args.append(t)
+                    label = "Term"
+                if actual != expected and actual != ANY:
+                    if self.strict:
+                        msg = (f"Variable '{t.name}' has wrong sort: '{actual}' (its first use), "
+                               f"'{expected}' expected by {f.pred}" if isinstance(t, Var) else
+                               f"Term '{t.name}' has the wrong sort: '{actual}', '{expected}' expected "
+                               f"by {f.pred}")
+                        raise FolSyntaxError(msg, self.line, col, self.source)
+                    self.uses.append(SortUse(t.name, isinstance(t, Var), actual, expected, f.pred, k,
+                                             self.line, col or 0, self.idx))
+                del label
+            return Atom(f.pred, tuple(new_args))  # type: ignore[arg-type]
+        if isinstance(f, (Equals, NotEquals)):
+            def fix(t):  # type: ignore[no-untyped-def]
+                return Var(t.name, env.get(t.name, ANY)) if isinstance(t, Var) else t
+            return type(f)(fix(f.left), fix(f.right))
+        if isinstance(f, (Forall, Exists)):
+            sort = _first_sort(f.body, f.var.name, self.sig) or ANY
+            inner = dict(env)
+            inner[f.var.name] = sort
+            return type(f)(Var(f.var.name, sort), self.run(f.body, inner))
+        if isinstance(f, Not):
+            return Not(self.run(f.body, env))
+        if isinstance(f, (And, Or, Xor)):
+            return type(f)(tuple(self.run(p, env) for p in f.parts))
+        if isinstance(f, (Implies, Iff)):
+            return type(f)(self.run(f.left, env), self.run(f.right, env))
+        return f
+
+
+def _type_formula(raw: Formula, p: _FormulaParser, sig: Signature, line: int, index: int,
+                  strict: bool, source: str) -> tuple[Formula, list[SortUse]]:
+    env = {}
+    for v in free_vars(raw):  # free variables (e.g. an uppercase "constant"): first-use sort
+        env[v] = _first_sort(raw, v, sig) or ANY
+    typer = _Typer(sig, p.positions, line, index, strict, source)
+    return typer.run(raw, env), typer.uses
+
+
+# ------------------------------------------------------------------------------------ belief set
+_SORT_LINE = re.compile(r"\s*([^=\s]*)\s*=\s*\{(.*)\}\s*\Z")
+_TYPE_LINE = re.compile(r"\s*type\s*\(")
+
+
+@dataclass
+class ParseReport:
+    belief_set: BeliefSet
+    sort_uses: list[SortUse]
+    warnings: list[str]
+
+
+def parse_formula(text: str, signature: Signature, *, strict: bool = False, line: int = 1,
+                  source: str = "<formula>") -> tuple[Formula, list[SortUse]]:
+    """Parse one formula against a signature; returns it with its (unresolved) sort uses."""
+    p = _FormulaParser(_tokenize(text, line, source), signature, line, source)
+    raw = p.parse()
+    return _type_formula(raw, p, signature, line, 0, strict, source)
+
+
+def parse_report(text: str, *, strict: bool = False, source: str = "<string>") -> ParseReport:
+    """Parse a whole `.fologic` text; sort uses are returned unresolved (see `parse_belief_set`)."""
+    sig = Signature(equality=True)
+    bs = BeliefSet(signature=sig)
+    uses: list[SortUse] = []
+    warnings: list[str] = []
+    section = 0
+    for lineno, raw_line in enumerate(text.splitlines(), start=1):
+        line = raw_line.strip()
+        if not line:
+            continue
+        lead = len(raw_line) - len(raw_line.lstrip())
+        if _TYPE_LINE.match(line):
+            section = 1
+            _parse_type(line, sig, lineno, lead, source)
+            continue
+        if section >= 1:
+            section = 2
+            p = _FormulaParser(_tokenize(raw_line, lineno, source), sig, lineno, source)
+            raw = p.parse()
+            f, fuses = _type_formula(raw, p, sig, lineno, len(bs.formulas), strict, source)
+            for v in sorted(free_vars(f)):
+                warnings.append(f"{source}:{lineno}: '{v}' is a free variable (uppercase first letter); "
+                                f"a constant must start with a lowercase letter")
+            bs.add(f, lineno)
+            uses.extend(fuses)
+            continue
+        _parse_sort(raw_line, sig, lineno, source)
+    return ParseReport(bs, uses, warnings)
+
+
+def _parse_sort(raw_line: str, sig: Signature, lineno: int, source: str) -> None:
+    m = _SORT_LINE.match(raw_line)
+    lead = len(raw_line) - len(raw_line.lstrip()) + 1
+    if not m:
+        raise FolSyntaxError("expected a sort declaration 'Sort = {c1, c2}' (every line before the first "
+                             "type(...) line is a sort declaration; no comments)", lineno, lead, source)
+    name = m.group(1)
+    if not NAME_RE.match(name):
+        raise FolSyntaxError(f"Illegal characters in sort definition '{name}'; declaration must conform "
+                             f"to [a-zA-Z][a-zA-Z0-9]*", lineno, m.start(1) + 1, source)
+    if name in sig.sorts:
+        raise FolSyntaxError(f"Multiple declarations of sort '{name}'.", lineno, m.start(1) + 1, source)
+    consts: list[str] = []
+    body_start = m.start(2)
+    body = m.group(2)
+    if "{" in body or "}" in body:
+        raise FolSyntaxError("Multiple '{' or '}' in sort declaration.", lineno, body_start + 1, source)
+    offset = 0
+    if body.strip():
+        for piece in body.split(","):
+            c = piece.strip()
+            col = body_start + offset + (len(piece) - len(piece.lstrip())) + 1
+            offset += len(piece) + 1
+            if not CONST_RE.match(c):
+                raise FolSyntaxError(f"Illegal characters in constant definition '{c}'; declaration must "
+                                     f"conform to [a-zA-Z][a-zA-Z0-9_]*", lineno, col, source)
+            other = sig.sort_of(c) if c not in consts else name
+            if other is not None:
+                raise FolSyntaxError(f"Constant '{c}' has already been defined to be of sort '{other}'.",
+                                     lineno, col, source)
+            consts.append(c)
+    sig.sorts[name] = consts
+
+
+_TYPE_FULL = re.compile(r"\s*type\s*\(\s*([^()\s]*)\s*(?:\((.*)\))?\s*\)\s*\Z")
+
+
+def _parse_type(line: str, sig: Signature, lineno: int, lead: int, source: str) -> None:
+    m = _TYPE_FULL.match(line)
+    if not m:
+        raise FolSyntaxError("malformed predicate declaration: expected type(Name(Sort1,Sort2)) or "
+                             "type(Name)", lineno, lead + 1, source)
+    name = m.group(1)
+    col = lead + m.start(1) + 1
+    if "=" in name or (m.group(2) is not None and "=" in line[: line.find("(", 5)]):
+        raise FolSyntaxError("functor declarations are not supported", lineno, col, source)
+    if not NAME_RE.match(name):
+        raise FolSyntaxError(f"Illegal characters in predicate definition '{name}'; declaration must "
+                             f"conform to [a-zA-Z][a-zA-Z0-9]*", lineno, col, source)
+    if name in sig.predicates:
+        raise FolSyntaxError(f"Multiple declarations of predicate '{name}'.", lineno, col, source)
+    sorts: list[str] = []
+    if m.group(2) is not None and m.group(2).strip():
+        start = lead + m.start(2)
+        offset = 0
+        for piece in m.group(2).split(","):
+            s = piece.strip()
+            scol = start + offset + (len(piece) - len(piece.lstrip())) + 1
+            offset += len(piece) + 1
+            if s not in sig.sorts:
+                raise FolSyntaxError(f"Sort '{s}' has not been declared before.", lineno, scol, source)
+            sorts.append(s)
+    sig.predicates[name] = tuple(sorts)
+
+
+def parse_belief_set(text: str, *, strict: bool = False, source: str = "<string>") -> BeliefSet:
+    """Parse, infer the sort hierarchy from the universal implications, resolve sort uses.
+
+    A sort use whose sort is a sub-sort of the expected one is accepted and recorded as a repair;
+    otherwise a FolSyntaxError at the use's line:column names the missing link.
+    """
+    from logic.fol.hierarchy import SortHierarchy
+    from logic.fol.repair import Repair, RepairKind
+
+    report = parse_report(text, strict=strict, source=source)
+    bs = report.belief_set
+    hierarchy = SortHierarchy.from_belief_set(bs)
+    for use in report.sort_uses:
+        path = hierarchy.path(use.actual, use.expected)
+        if path is None:
+            what = "Variable" if use.is_variable else "Constant"
+            raise FolSyntaxError(
+                f"{what} '{use.term}' of sort '{use.actual}' used where {use.predicate} expects "
+                f"'{use.expected}' (argument {use.index + 1}): no inferred link {use.actual} ⊑ "
+                f"{use.expected} (known super-sorts of {use.actual}: "
+                f"{sorted(hierarchy.ancestors(use.actual)) or 'none'})", use.line, use.column, source)
+        if not use.is_variable:
+            bs.repairs.append(Repair(
+                kind=RepairKind.SUBSORT_ACCEPTED, constant=use.term, constant_sort=use.actual,
+                expected_sort=use.expected, predicate=use.predicate, argument_index=use.index,
+                fact=print_formula(bs.formulas[use.formula_index]),
+                reason=f"'{use.term}' is a {use.actual}, and {' ⊑ '.join(path)} (inferred)",
+                justified_by=hierarchy.justifications(path), line=use.line))
+    return bs
+
+
+def parse_file(path: str, *, strict: bool = False) -> BeliefSet:
+    with open(path, encoding="utf-8") as fh:
+        return parse_belief_set(fh.read(), strict=strict, source=str(path))
+
+
+# ------------------------------------------------------------------------------------------ printer
+def print_term(t: object) -> str:
+    return t.name  # type: ignore[attr-defined]
+
+
+def _operand(f: Formula) -> str:
+    if isinstance(f, (Atom, Top, Bottom)) or (isinstance(f, Not) and isinstance(f.body, Atom)):
+        return print_formula(f)
+    return f"({print_formula(f)})"
+
+
+def print_formula(f: Formula) -> str:
+    """Tweety syntax; compound operands are always parenthesised so Tweety's parser reads the same tree."""
+    if isinstance(f, Atom):
+        if not f.args:
+            return f.pred
+        return f"{f.pred}({','.join(print_term(t) for t in f.args)})"
+    if isinstance(f, Equals):
+        return f"{print_term(f.left)} == {print_term(f.right)}"
+    if isinstance(f, NotEquals):
+        return f"{print_term(f.left)} /== {print_term(f.right)}"
+    if isinstance(f, Top):
+        return "+"
+    if isinstance(f, Bottom):
+        return "-"
+    if isinstance(f, Not):
+        return "!" + _operand(f.body)
+    if isinstance(f, And):
+        return " && ".join(_operand(p) for p in f.parts)
+    if isinstance(f, Or):
+        return " || ".join(_operand(p) for p in f.parts)
+    if isinstance(f, Xor):
+        return " ^^ ".join(_operand(p) for p in f.parts)
+    if isinstance(f, Implies):
+        return f"{_operand(f.left)} => {_operand(f.right)}"
+    if isinstance(f, Iff):
+        return f"{_operand(f.left)} <=> {_operand(f.right)}"
+    if isinstance(f, Forall):
+        return f"forall {f.var.name}: ({print_formula(f.body)})"
+    if isinstance(f, Exists):
+        return f"exists {f.var.name}: ({print_formula(f.body)})"
+    raise TypeError(f"not a formula: {f!r}")
+
+
+def print_signature(sig: Signature) -> list[str]:
+    lines = [f"{s} = {{{', '.join(cs)}}}" for s, cs in sig.sorts.items()]
+    lines.append("")
+    lines += [f"type({_show_pred(p, ss)})" for p, ss in sig.predicates.items()]
+    return lines
+
+
+def print_belief_set(bs: BeliefSet) -> str:
+    lines = print_signature(bs.signature)
+    lines.append("")
+    lines += [print_formula(f) for f in bs.formulas]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,264 @@
+"""Rule packs as data: the `pack.yaml` manifest, the fact vocabulary, the computed values.
+
+A pack is what a legal engineer edits: ASP files (the legal chain), JSON-Logic computations (dates,
+durations, amounts), the facts it reads (with the question to ask when one is missing), the legal
+sources with their validity dates, the ordered checks (defeaters first), YAML tests and properties.
+Loading never runs an engine: it only reads and validates files (engine checks are in `bridges/`).
+"""
+from __future__ import annotations
+
+from datetime import date
+from enum import Enum
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, Field, ValidationError, field_validator
+
+from logic.proof import LegalSource
+
+
+class PackError(Exception):
+    """A problem in a pack's files, located as ``file:line: message``."""
+
+    def __init__(self, file: Path | str, line: int | None, message: str) -> None:
+        self.file = str(file)
+        self.line = line
+        self.message = message
+        super().__init__(self.location() + ": " + message)
+
+    def location(self) -> str:
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+
+class FactType(str, Enum):
+    BOOL = "bool"
+    DATE = "date"
+    MONTHS = "months"
+    AMOUNT = "amount"
+    PERCENT = "percent"
+    INT = "int"
+    ENUM = "enum"
+    STR = "str"
+    AMOUNTS_BY_YEAR = "amounts_by_year"
+
+
+class FactSpec(BaseModel):
+    """One input fact of the pack's vocabulary."""
+
+    name: str = ""
+    type: FactType
+    label: str
+    values: list[str] | None = None  # for enum
+    question: str | None = None
+    cost: float = 1.0
+    default: Any = None  # taken when nobody alleged the fact (see `burden`)
+    burden: Literal["claimant", "defence"] | None = Field(
+        default=None, description="who must prove the fact (art. 1353 C. civ.); required with a default")
+
+    @property
+    def logical(self) -> bool:
+        """Booleans and enums enter ASP directly; numbers go through computations."""
+        return self.type in (FactType.BOOL, FactType.ENUM)
+
+
+class Computation(BaseModel):
+    """A JSON-Logic hard rule computing a derived value from facts (and earlier computations)."""
+
+    id: str
+    output: str
+    type: FactType
+    label: str
+    inputs: list[str] = Field(description="required inputs: if one is unknown, the output is unknown")
+    logic: Any
+    sources: list[str] = Field(default_factory=list)
+    note: str | None = None
+    line: int | None = None  # where it is declared (set by the loader)
+
+
+class RuleMeta(BaseModel):
+    """Metadata of an ASP rule, from its `%@rule` annotation."""
+
+    id: str
+    label: str
+    sources: list[str] = Field(default_factory=list)
+    valid_from: date | None = None
+    valid_to: date | None = None
+    file: str = ""
+    line: int = 0
+
+
+class Check(BaseModel):
+    """One step of the legal syllogism, in the order a lawyer checks them."""
+
+    id: str
+    label: str
+    outcome: str  # the ASP atom that answers it
+    kind: Literal["defeater", "condition", "exoneration", "remedy", "note"]
+    fatal_if: Literal["yes", "no"] | None = Field(
+        default=None, description="the outcome value that ends the analysis (defeaters: yes; conditions: no)")
+
+
+class PackFiles(BaseModel):
+    asp: list[str]
+    computations: list[str] = Field(default_factory=list)
+    facts: str = "facts.yaml"
+    weights: str | None = None
+    tests: str = "tests"
+    properties: str | None = None
+
+
+class Manifest(BaseModel):
+    name: str
+    title: str
+    jurisdiction: str
+    language: str = "fr"
+    version: str
+    target: str = Field(description="the main conclusion, e.g. 'liable'")
+    files: PackFiles
+    sources: dict[str, LegalSource]
+    checks: list[Check]
+    outcomes: dict[str, str] = Field(default_factory=dict, description="outcome atom -> label")
+
+    @field_validator("sources", mode="before")
+    @classmethod
+    def _ids(cls, v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: ({"id": k, **val} if isinstance(val, dict) else val) for k, val in v.items()}
+        return v
+
+
+class RulePack(BaseModel):
+    """A loaded pack (files read, not yet grounded)."""
+
+    root: Path
+    manifest: Manifest
+    facts: dict[str, FactSpec]
+    computations: list[Computation]
+    asp_sources: dict[str, str]  # relative path -> text
+    rules: dict[str, RuleMeta] = Field(default_factory=dict)  # filled by the ASP annotation reader
+
+    @property
+    def name(self) -> str:
+        return self.manifest.name
+
+    def source(self, sid: str) -> LegalSource | None:
+        return self.manifest.sources.get(sid)
+
+    def computation_for(self, output: str) -> Computation | None:
+        return next((c for c in self.computations if c.output == output), None)
+
+    def value_type(self, name: str) -> FactType | None:
+        if name in self.facts:
+            return self.facts[name].type
+        comp = self.computation_for(name)
+        return comp.type if comp else None
+
+    def label_of(self, name: str) -> str:
+        if name in self.facts:
+            return self.facts[name].label
+        comp = self.computation_for(name)
+        if comp:
+            return comp.label
+        return self.manifest.outcomes.get(name, name)
+
+
+# --------------------------------------------------------------------------------------------- loading
+class _LineLoader(yaml.SafeLoader):
+    """YAML loader that remembers the line of every mapping (for file:line errors)."""
+
+
+def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[str, Any]:
+    mapping = yaml.SafeLoader.construct_mapping(loader, node, deep=True)
+    mapping["__line__"] = node.start_mark.line + 1
+    return mapping
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _strip_lines(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _strip_lines(v) for k, v in value.items() if k != "__line__"}
+    if isinstance(value, list):
+        return [_strip_lines(v) for v in value]
+    return value
+
+
+def read_yaml(path: Path) -> Any:
+    """Parse YAML with line numbers kept under `__line__` keys; syntax errors become PackError."""
+    try:
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_LineLoader)  # noqa: S506 - SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise PackError(path, mark.line + 1 if mark else None, f"invalid YAML: {getattr(exc, 'problem', exc)}") from exc
+    except OSError as exc:
+        raise PackError(path, None, f"cannot read: {exc.strerror}") from exc
+
+
+def _validation_error(path: Path, raw: Any, exc: ValidationError) -> PackError:
+    err = exc.errors()[0]
+    node: Any = raw
+    line = raw.get("__line__") if isinstance(raw, dict) else None
+    for key in err["loc"]:
+        try:
+            node = node[key]
+        except (KeyError, IndexError, TypeError):
+            break
+        if isinstance(node, dict) and "__line__" in node:
+            line = node["__line__"]
+    where = ".".join(str(k) for k in err["loc"])
+    return PackError(path, line, f"{where}: {err['msg']}")
+
+
+def load_pack(root: Path | str) -> RulePack:
+    """Read a pack folder. Raises PackError (file:line) on the first structural problem."""
+    root = Path(root)
+    manifest_path = root / "pack.yaml"
+    if not manifest_path.exists():
+        raise PackError(manifest_path, None, "missing pack manifest")
+    raw = read_yaml(manifest_path)
+    try:
+        manifest = Manifest.model_validate(_strip_lines(raw))
+    except ValidationError as exc:
+        raise _validation_error(manifest_path, raw, exc) from exc
+
+    facts_path = root / manifest.files.facts
+    raw_facts = read_yaml(facts_path)
+    facts: dict[str, FactSpec] = {}
+    for name, spec in (raw_facts or {}).get("facts", {}).items():
+        if name == "__line__":
+            continue
+        try:
+            facts[name] = FactSpec.model_validate({**_strip_lines(spec), "name": name})
+        except ValidationError as exc:
+            raise _validation_error(facts_path, spec, exc) from exc
+
+    computations: list[Computation] = []
+    for rel in manifest.files.computations:
+        path = root / rel
+        raw_comps = read_yaml(path)
+        for item in (raw_comps or {}).get("computations", []):
+            try:
+                comp = Computation.model_validate(_strip_lines(item))
+            except ValidationError as exc:
+                raise _validation_error(path, item, exc) from exc
+            comp.line = item.get("__line__")
+            computations.append(comp)
+
+    asp_sources: dict[str, str] = {}
+    for rel in manifest.files.asp:
+        path = root / rel
+        if not path.exists():
+            raise PackError(manifest_path, raw.get("__line__"), f"listed ASP file does not exist: {rel}")
+        asp_sources[rel] = path.read_text(encoding="utf-8")
+    return RulePack(root=root, manifest=manifest, facts=facts, computations=computations,
+                    asp_sources=asp_sources)
+
+
+def find_packs(path: Path | str) -> list[Path]:
+    """A pack folder itself, or every folder under `path` that holds a pack.yaml."""
+    path = Path(path)
+    if (path / "pack.yaml").exists():
+        return [path]
+    return sorted(p.parent for p in path.glob("*/pack.yaml"))
