@@ -1,8 +1,151 @@
-"""CLI commands for this capability (registered on the main Typer app)."""
+"""`lexlogic check | test | analyze | schema`: the commands legal engineers use on rule packs."""
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
 import typer
+from rich.console import Console
+
+from api.render import render_analysis
+from engine.analysis import analyse
+from engine.pack_check import check_pack
+from engine.packs import get_pack, pack_by_name
+from engine.ruletests import PropertyViolation, check_property, check_test, pack_properties, pack_tests
+from logic.facts import CaseFileError, facts_json_schema, load_case
+from logic.pack import PackError, find_packs
+
+err = Console(stderr=True)
+out = Console(highlight=False, soft_wrap=True)
+
+
+def _fail(message: str) -> None:
+    err.print(f"[bold red]error[/]: {message}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code=2)
+
+
+def parse_assignments(items: list[str], option: str) -> dict[str, Any]:
+    """`NAME=VALUE` pairs; VALUE is read as JSON when it parses (true, 3, "x"), else as a string."""
+    result: dict[str, Any] = {}
+    for item in items:
+        if "=" not in item:
+            _fail(f"{option} {item!r}: expected NAME=VALUE")
+        name, raw = item.split("=", 1)
+        try:
+            result[name.strip()] = json.loads(raw)
+        except json.JSONDecodeError:
+            result[name.strip()] = raw
+    return result
+
+
+def check(path: Path = typer.Argument(Path("rules"), help="a pack folder or a folder of packs")) -> None:
+    """Validate rule packs: ASP syntax, unknown predicates, JSON-Logic operators, legal sources."""
+    roots = find_packs(path)
+    if not roots:
+        _fail(f"{path}: no pack.yaml found")
+    total = 0
+    for root in roots:
+        problems = check_pack(root)
+        total += len(problems)
+        for p in problems:
+            err.print(f"{p.location()}: {p.message}", highlight=False, soft_wrap=True)
+        if not problems:
+            out.print(f"{root}: ok")
+    if total:
+        raise typer.Exit(code=2)
+
+
+def test(path: Path = typer.Argument(Path("rules"), help="a pack folder or a folder of packs"),
+         properties: bool = typer.Option(True, help="also check the declared properties with hypothesis"),
+         max_examples: Optional[int] = typer.Option(None, help="override each property's example count"),
+         verbose: bool = typer.Option(False, "--verbose", "-v")) -> None:
+    """Run the packs' YAML rule tests (and properties); ends with `N passed, N failed`."""
+    passed = failed = 0
+    roots = find_packs(path)
+    if not roots:
+        _fail(f"{path}: no pack.yaml found")
+    for root in roots:
+        try:
+            pack, _ = get_pack(root)
+            tests = pack_tests(pack)
+            props = pack_properties(pack) if properties else []
+        except PackError as exc:
+            _fail(str(exc))
+        for t in tests:
+            outcome = check_test(root, t)
+            if outcome.passed:
+                passed += 1
+                if verbose:
+                    out.print(f"PASS {t.file}:{t.line} {t.name}")
+            else:
+                failed += 1
+                out.print(f"FAIL {t.file}:{t.line} {t.name}")
+                for f in outcome.failures:
+                    out.print(f"     {f}")
+        for spec in props:
+            try:
+                check_property(root, spec, max_examples)
+                passed += 1
+                if verbose:
+                    out.print(f"PASS property {spec.id}")
+            except PropertyViolation as exc:
+                failed += 1
+                out.print(f"FAIL {exc}")
+    out.print(f"{passed} passed, {failed} failed")
+    if failed:
+        raise typer.Exit(code=1)
+
+
+def analyze(
+    source: Path = typer.Argument(..., help="a case facts file (JSON) or a dossier folder"),
+    format: str = typer.Option("text", "--format", help="text | json"),
+    answer: list[str] = typer.Option([], "--answer", help="FACT=VALUE, repeatable: answers to questions"),
+    whatif: list[str] = typer.Option([], "--whatif", help="NAME=VALUE, repeatable: override a prior or weight"),
+    no_input: bool = typer.Option(False, "--no-input", help="never prompt: stop at the question"),
+    html: Optional[Path] = typer.Option(None, "--html", help="also write an HTML report here"),
+) -> None:
+    """Analyse a case: verdict, each conclusion with its proof, why-not of the main conclusion."""
+    if format not in ("text", "json"):
+        _fail(f"--format {format!r}: expected text or json")
+    answers = parse_assignments(answer, "--answer")
+    overrides = parse_assignments(whatif, "--whatif")
+    if source.is_dir():
+        from api.main_job import analyse_dossier
+
+        analyse_dossier(source, format=format, answers=answers, whatif=overrides,
+                        interactive=not no_input and sys.stdin.isatty(), html=html)
+        return
+    try:
+        case, _pack = load_case(source, lambda name: pack_by_name(name)[0])
+        pack, program = pack_by_name(case.pack)
+    except (CaseFileError, PackError) as exc:
+        _fail(str(exc))
+    for name in answers:
+        if name not in pack.facts:
+            _fail(f"--answer {name}: unknown fact (not declared in pack {pack.name})")
+    from api.main_job import analyse_facts
+
+    analyse_facts(pack, program, case, format=format, answers=answers, whatif=overrides,
+                  interactive=not no_input and sys.stdin.isatty(), html=html)
+
+
+schema_app = typer.Typer(help="JSON Schemas of the inputs.")
+
+
+@schema_app.command("facts")
+def schema_facts(pack: str = typer.Option("rupture_brutale", help="pack name")) -> None:
+    """Print the JSON Schema of a case facts file for a pack."""
+    try:
+        rule_pack, _ = pack_by_name(pack)
+    except PackError as exc:
+        _fail(str(exc))
+    out.print_json(json.dumps(facts_json_schema(rule_pack), ensure_ascii=False))
 
 
 def register(app: typer.Typer) -> None:
-    """Add this capability's commands to `app`."""
+    app.command("check")(check)
+    app.command("test")(test)
+    app.command("analyze")(analyze)
+    app.add_typer(schema_app, name="schema")

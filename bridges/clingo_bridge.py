@@ -20,12 +20,40 @@ import clingo
 import yaml
 from clingo import ast
 
-from bridges.clingo_terms import signature, variables
+from bridges.clingo_terms import Unevaluable, evaluate, signature, variables
 from logic.pack import PackError, RuleMeta, RulePack
 
 APP = "__app"
 _ANNOTATION = re.compile(r"^\s*%@\s*(\{.*\})\s*$")
 _CLINGO_MSG = re.compile(r"^<string>:(\d+):(\d+)(?:-\d+(?::\d+)?)?:\s*(.*)$", re.S)
+
+
+@dataclass
+class Lit:
+    """A body literal, pre-digested once (clingo AST attribute access is slow in hot loops)."""
+
+    negated: bool
+    kind: str  # "atom" | "cmp" | "other"
+    node: Any  # the atom's term (kind atom), the Comparison (kind cmp), or the literal
+    ground: clingo.Symbol | None  # the atom itself when it has no variable
+    text: str
+
+
+def _digest(lit: Any) -> Lit:
+    atom = lit.atom
+    negated = lit.sign != ast.Sign.NoSign
+    if atom.ast_type == ast.ASTType.SymbolicAtom:
+        term = atom.symbol
+        ground = None
+        if not variables(term):
+            try:
+                ground = evaluate(term, {})
+            except Unevaluable:
+                ground = None
+        return Lit(negated, "atom", term, ground, str(lit))
+    if atom.ast_type == ast.ASTType.Comparison:
+        return Lit(negated, "cmp", atom, None, str(lit))
+    return Lit(negated, "other", lit, None, str(lit))
 
 
 @dataclass
@@ -41,6 +69,9 @@ class CompiledRule:
     is_choice: bool
     is_constraint: bool
     head_signatures: list[tuple[str, int]] = field(default_factory=list)
+    lits: list[Lit] = field(default_factory=list)
+    heads: list[tuple[Any, clingo.Symbol | None]] = field(default_factory=list)
+    body_predicates: set[str] = field(default_factory=set)
 
     @property
     def rule_id(self) -> str:
@@ -180,8 +211,22 @@ def compile_pack(pack: RulePack) -> CompiledProgram:
                 body=list(stmt.body), variables=variables(stmt), meta=meta,
                 is_choice=stmt.head.ast_type == ast.ASTType.Aggregate and bool(stmt.head.elements),
                 is_constraint=is_constraint, head_signatures=_head_signatures(stmt.head))
+            rule.lits = [_digest(lit) for lit in stmt.body]
+            head_terms = [stmt.head.atom.symbol] if stmt.head.ast_type == ast.ASTType.Literal \
+                and stmt.head.atom.ast_type == ast.ASTType.SymbolicAtom else \
+                [e.literal.atom.symbol for e in stmt.head.elements] if stmt.head.ast_type == ast.ASTType.Aggregate else []
+            for term in head_terms:
+                ground = None
+                if not variables(term):
+                    try:
+                        ground = evaluate(term, {})
+                    except Unevaluable:
+                        pass
+                rule.heads.append((term, ground))
             rules.append(rule)
-            for sig in _body_predicates(stmt.body):
+            body_sigs = _body_predicates(stmt.body)
+            rule.body_predicates = {name for name, _ in body_sigs}
+            for sig in body_sigs:
                 used.setdefault(sig, (path, line))
             if rule.body and not is_constraint:
                 vars_ = ",".join(rule.variables)

@@ -16,6 +16,7 @@ from engine.explain import Explainer
 from engine.packs import pack_by_name
 from engine.values import ValueInfo, ValueStatus, gather_values
 from logic.facts import CaseFile, parse_case
+from logic.jsonlogic_policy import variables_used
 from logic.pack import FactType, RulePack
 from logic.proof import LegalSource, NodeKind, ProofNode
 
@@ -82,20 +83,18 @@ def facts_program(pack: RulePack, values: dict[str, ValueInfo]) -> tuple[str, li
 
 
 def _dependencies(pack: RulePack, program: CompiledProgram) -> dict[str, set[str]]:
+    """Static dependency graph (conclusion -> what it reads), computed once per compiled program."""
+    cached = getattr(program, "_deps", None)
+    if cached is not None:
+        return cached
     deps: dict[str, set[str]] = {}
     for rule in program.rules:
-        body = {sig[0] for sig in _body_sigs(rule)}
         for name, _ in rule.head_signatures:
-            deps.setdefault(name, set()).update(body)
+            deps.setdefault(name, set()).update(rule.body_predicates)
     for comp in pack.computations:
-        from logic.jsonlogic_policy import variables_used
         deps.setdefault(comp.output, set()).update(comp.inputs, variables_used(comp.logic))
+    program._deps = deps  # type: ignore[attr-defined]
     return deps
-
-
-def _body_sigs(rule: Any) -> list[tuple[str, int]]:
-    from bridges.clingo_bridge import _body_predicates
-    return _body_predicates(rule.body)
 
 
 def _cone(atom: str, deps: dict[str, set[str]]) -> set[str]:

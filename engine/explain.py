@@ -11,7 +11,7 @@ from typing import Any
 import clingo
 from clingo import ast
 
-from bridges.clingo_bridge import CompiledProgram, CompiledRule, Solution
+from bridges.clingo_bridge import CompiledProgram, CompiledRule, Lit, Solution
 from bridges.clingo_terms import Binding, Unevaluable, assign, compare, evaluate, unify
 from engine.values import ValueInfo, ValueStatus
 from logic.pack import FactType, RulePack
@@ -98,21 +98,19 @@ class Explainer:
                          note="ne tient pas dans ce modèle")
 
     def _head_matches(self, rule: CompiledRule, sym: clingo.Symbol, binding: Binding) -> bool:
-        head = rule.head
-        try:
-            if head.ast_type == ast.ASTType.Literal:
-                return evaluate(head.atom.symbol, binding) == sym
-            for elem in head.elements:
-                if evaluate(elem.literal.atom.symbol, binding) == sym:
-                    return sym in self.model
-        except Unevaluable:
-            return False
+        for term, ground in rule.heads:
+            try:
+                value = ground if ground is not None else evaluate(term, binding)
+            except Unevaluable:
+                continue
+            if value == sym:
+                return not rule.is_choice or sym in self.model
         return False
 
     def _rule_node(self, rule: CompiledRule, sym: clingo.Symbol, binding: Binding, holds: bool,
                    depth: int, seen: frozenset[str]) -> ProofNode:
         children: list[ProofNode] = []
-        for lit in rule.body:
+        for lit in rule.lits:
             children.append(self._premise(lit, binding, depth, seen))
         meta = rule.meta
         sources = [s for sid in (meta.sources if meta else []) if (s := self.pack.source(sid))]
@@ -121,25 +119,24 @@ class Explainer:
                          kind=NodeKind.RULE, holds=holds, rule_id=rule.rule_id, sources=sources,
                          children=children, note=note)
 
-    def _premise(self, lit: Any, binding: Binding, depth: int, seen: frozenset[str]) -> ProofNode:
-        atom = lit.atom
-        if atom.ast_type == ast.ASTType.SymbolicAtom:
+    def _premise(self, lit: Lit, binding: Binding, depth: int, seen: frozenset[str]) -> ProofNode:
+        if lit.kind == "atom":
             try:
-                inst = evaluate(atom.symbol, binding)
+                inst = lit.ground if lit.ground is not None else evaluate(lit.node, binding)
             except Unevaluable:
-                return ProofNode(atom=str(lit), label=str(lit), kind=NodeKind.ASSUMPTION)
-            if lit.sign == ast.Sign.Negation:
+                return ProofNode(atom=lit.text, label=lit.text, kind=NodeKind.ASSUMPTION)
+            if lit.negated:
                 node = self.why_not(inst, depth + 1, seen) if depth < 3 else ProofNode(atom=str(inst), holds=False)
                 return ProofNode(atom=f"not {inst}", label=f"absence de : {node.label or inst}",
                                  kind=NodeKind.ASSUMPTION, holds=True, children=[node])
             return self.prove(inst, depth + 1, seen)
-        if atom.ast_type == ast.ASTType.Comparison:
+        if lit.kind == "cmp":
             try:
-                ok, text = compare(atom, binding)
+                ok, text = compare(lit.node, binding)
             except Unevaluable:
-                return ProofNode(atom=str(lit), label=str(lit), kind=NodeKind.COMPUTED)
-            return ProofNode(atom=str(lit), label=text, kind=NodeKind.COMPUTED, holds=ok)
-        return ProofNode(atom=str(lit), label=str(lit), kind=NodeKind.COMPUTED)
+                return ProofNode(atom=lit.text, label=lit.text, kind=NodeKind.COMPUTED)
+            return ProofNode(atom=lit.text, label=text, kind=NodeKind.COMPUTED, holds=ok)
+        return ProofNode(atom=lit.text, label=lit.text, kind=NodeKind.COMPUTED)
 
     # ------------------------------------------------------------------ why not
     def why_not(self, sym: clingo.Symbol, depth: int = 0, seen: frozenset[str] = frozenset()) -> ProofNode:
@@ -162,11 +159,9 @@ class Explainer:
                          note="aucune des règles qui y concluent ne s'applique", children=children)
 
     def _rule_failure(self, rule: CompiledRule, sym: clingo.Symbol, depth: int, seen: frozenset[str]) -> ProofNode:
-        heads = [rule.head.atom.symbol] if rule.head.ast_type == ast.ASTType.Literal \
-            else [e.literal.atom.symbol for e in rule.head.elements]
         binding: Binding | None = None
-        for h in heads:
-            binding = unify(h, sym, {})
+        for term, ground in rule.heads:
+            binding = ({} if ground == sym else None) if ground is not None else unify(term, sym, {})
             if binding is not None:
                 break
         meta = rule.meta
@@ -179,32 +174,31 @@ class Explainer:
         if rule.is_choice:
             node.note = "règle ouverte (appréciation du juge) : le juge peut ne pas retenir cette conclusion"
         bindings = [binding]
-        for lit in rule.body:
+        for lit in rule.lits:
             ok_bindings, failure = self._filter(lit, bindings, depth, seen)
             if not ok_bindings:
                 if failure is not None:
                     node.children.append(failure)
                 return node
             node.children.append(self._premise(lit, ok_bindings[0], depth + 1, seen)
-                                 if lit.sign == ast.Sign.NoSign else
-                                 ProofNode(atom=str(lit), label=f"{lit}", kind=NodeKind.ASSUMPTION))
+                                 if not lit.negated else
+                                 ProofNode(atom=lit.text, label=lit.text, kind=NodeKind.ASSUMPTION))
             bindings = ok_bindings
         if rule.is_choice:
             return node
         node.note = "toutes les prémisses tiennent dans ce modèle"
         return node
 
-    def _filter(self, lit: Any, bindings: list[Binding], depth: int,
+    def _filter(self, lit: Lit, bindings: list[Binding], depth: int,
                 seen: frozenset[str]) -> tuple[list[Binding], ProofNode | None]:
-        atom = lit.atom
         out: list[Binding] = []
         failure: ProofNode | None = None
-        if atom.ast_type == ast.ASTType.SymbolicAtom:
-            pattern = atom.symbol
+        if lit.kind == "atom":
+            pattern = lit.node
             for b in bindings:
-                if lit.sign == ast.Sign.NoSign:
+                if not lit.negated:
                     try:
-                        inst = evaluate(pattern, b)
+                        inst = lit.ground if lit.ground is not None else evaluate(pattern, b)
                         cands = [inst] if inst in self.model else []
                         if not cands and failure is None:
                             failure = self.why_not(inst, depth + 1, seen)
@@ -223,7 +217,7 @@ class Explainer:
                             failure = self._absent_pattern(pattern, depth, seen)
                 else:
                     try:
-                        inst = evaluate(pattern, b)
+                        inst = lit.ground if lit.ground is not None else evaluate(pattern, b)
                     except Unevaluable:
                         continue
                     if inst in self.model:
@@ -234,20 +228,20 @@ class Explainer:
                     else:
                         out.append(b)
             return out, failure
-        if atom.ast_type == ast.ASTType.Comparison:
+        if lit.kind == "cmp":
             for b in bindings:
-                nb = assign(atom, b)
+                nb = assign(lit.node, b)
                 if nb is not None:
                     out.append(nb)
                     continue
                 try:
-                    ok, text = compare(atom, b)
+                    ok, text = compare(lit.node, b)
                 except Unevaluable:
                     continue
                 if ok:
                     out.append(b)
                 elif failure is None:
-                    failure = ProofNode(atom=str(lit), label=text, kind=NodeKind.COMPUTED, holds=False)
+                    failure = ProofNode(atom=lit.text, label=text, kind=NodeKind.COMPUTED, holds=False)
             return out, failure
         return bindings, None  # aggregates etc.: not evaluated here
 

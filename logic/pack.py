@@ -74,6 +74,7 @@ class Computation(BaseModel):
     sources: list[str] = Field(default_factory=list)
     note: str | None = None
     line: int | None = None  # where it is declared (set by the loader)
+    file: str = ""
 
 
 class RuleMeta(BaseModel):
@@ -244,6 +245,7 @@ def load_pack(root: Path | str) -> RulePack:
             except ValidationError as exc:
                 raise _validation_error(path, item, exc) from exc
             comp.line = item.get("__line__")
+            comp.file = str(path)
             computations.append(comp)
 
     asp_sources: dict[str, str] = {}

@@ -187,6 +187,7 @@ class BeliefSet:
     lines: list[int | None] = field(default_factory=list)
     labels: dict[str, str] = field(default_factory=dict)  # normalised name -> original label
     repairs: list = field(default_factory=list)  # list[logic.fol.repair.Repair]
+    origins: dict[int, str] = field(default_factory=dict)  # formula index -> where it came from (fact name, …)
 
     def add(self, formula: Formula, line: int | None = None) -> None:
         self.formulas.append(formula)

@@ -82,7 +82,9 @@ def _tokenize(text: str, line: int, source: str) -> list[Tok]:
                 i += len(sym)
                 break
         else:
-            what = "comments are not part of the syntax" if ch == "%" else "unexpected character"
+            what = ("comments are not part of the syntax" if ch == "%" else
+                    "illegal character (accents and non-ASCII letters are not allowed)" if not ch.isascii()
+                    else "unexpected character")
             raise FolSyntaxError(f"{what}: {ch!r}", line, i + 1, source)
     toks.append(Tok("END", "", n + 1))
     return toks
@@ -392,6 +394,9 @@ def parse_report(text: str, *, strict: bool = False, source: str = "<string>") -
             continue
         if section >= 1:
             section = 2
+            if _SORT_LINE.match(raw_line):
+                raise FolSyntaxError("a sort declaration must come before the first type(...) line", lineno,
+                                     lead + 1, source)
             p = _FormulaParser(_tokenize(raw_line, lineno, source), sig, lineno, source)
             raw = p.parse()
             f, fuses = _type_formula(raw, p, sig, lineno, len(bs.formulas), strict, source)

@@ -1,0 +1,98 @@
+"""Rule tests and property declarations of a pack (YAML data, no Python in rule files).
+
+A test file holds a list of cases::
+
+    - name: "Préavis oral : compte pour zéro"
+      facts: {notice_written: false, ...}      # short-form facts (the pack is the folder's)
+      answers: {}                              # optional: answers given to questions
+      expect: {brutal: "yes", liable: "yes"}   # outcome -> yes | no | unknown
+      values: {effective_notice_months: 0}     # computed values (numbers compared to 1e-6)
+      damages: [1000, 2000]                    # expected damages range (optional)
+      absent: [safe_harbour]                   # conclusions that must NOT hold (status no)
+      missing: {liable: [notice_written]}      # facts the outcome must name as missing (subset)
+      rule_in_proof: {brutal: B_brutal}        # a rule id that must appear in the outcome's proof
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from logic.pack import PackError, _strip_lines, read_yaml
+
+
+class RuleTest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    facts: dict[str, Any] = Field(default_factory=dict)
+    answers: dict[str, Any] = Field(default_factory=dict)
+    expect: dict[str, Literal["yes", "no", "unknown"]] = Field(default_factory=dict)
+    values: dict[str, Any] = Field(default_factory=dict)
+    damages: list[float] | None = None
+    absent: list[str] = Field(default_factory=list)
+    missing: dict[str, list[str]] = Field(default_factory=dict)
+    rule_in_proof: dict[str, str] = Field(default_factory=dict)
+    file: str = ""
+    line: int = 0
+
+
+class PropertySpec(BaseModel):
+    """A property checked on hypothesis-generated cases.
+
+    kind `implies`: for every case matching `when`, each outcome in `then` has one of the listed statuses.
+    kind `monotone`: raising fact `vary` (all else equal) never moves `watch` the wrong `direction`:
+      `watch` is an outcome (order no < unknown < yes) or a computed value.
+    `when` fixes facts (a value) or bounds them ({min: .., max: ..}); `free` lists facts left random
+    (default: every fact of the pack is random unless fixed).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    label: str
+    kind: Literal["implies", "monotone"]
+    when: dict[str, Any] = Field(default_factory=dict)
+    then: dict[str, list[Literal["yes", "no", "unknown"]]] = Field(default_factory=dict)
+    vary: str | None = None
+    watch: str | None = None
+    direction: Literal["non_decreasing", "non_increasing"] | None = None
+    max_examples: int = 60
+    file: str = ""
+    line: int = 0
+
+
+def load_tests(path: Path) -> list[RuleTest]:
+    raw = read_yaml(path)
+    if not isinstance(raw, list):
+        raise PackError(path, 1, "a rule test file must be a YAML list of test cases")
+    tests: list[RuleTest] = []
+    for item in raw:
+        line = item.get("__line__", 0) if isinstance(item, dict) else 0
+        try:
+            test = RuleTest.model_validate(_strip_lines(item))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            raise PackError(path, line, f"{'.'.join(map(str, err['loc']))}: {err['msg']}") from exc
+        test.file, test.line = str(path), line
+        tests.append(test)
+    return tests
+
+
+def load_properties(path: Path) -> list[PropertySpec]:
+    raw = read_yaml(path)
+    items = (raw or {}).get("properties", []) if isinstance(raw, dict) else None
+    if not isinstance(items, list):
+        raise PackError(path, 1, "a properties file must have a `properties:` list")
+    out: list[PropertySpec] = []
+    for item in items:
+        line = item.get("__line__", 0) if isinstance(item, dict) else 0
+        try:
+            spec = PropertySpec.model_validate(_strip_lines(item))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            raise PackError(path, line, f"{'.'.join(map(str, err['loc']))}: {err['msg']}") from exc
+        if spec.kind == "monotone" and not (spec.vary and spec.watch and spec.direction):
+            raise PackError(path, line, "a monotone property needs vary, watch and direction")
+        spec.file, spec.line = str(path), line
+        out.append(spec)
+    return out
