@@ -131,6 +131,22 @@ def analyze(
                   interactive=not no_input and sys.stdin.isatty(), html=html)
 
 
+def docs(path: Path = typer.Argument(..., help="a pack folder"),
+         write: bool = typer.Option(False, "--write", help="write PACK/RULES.md instead of printing")) -> None:
+    """The pack's rule table (rule, legal source, validity dates) in Markdown."""
+    from engine.pack_docs import pack_table
+
+    try:
+        text = pack_table(path)
+    except PackError as exc:
+        _fail(str(exc))
+    if write:
+        (path / "RULES.md").write_text(text, encoding="utf-8")
+        out.print(f"wrote {path / 'RULES.md'}")
+    else:
+        print(text, end="")
+
+
 schema_app = typer.Typer(help="JSON Schemas of the inputs.")
 
 
@@ -148,4 +164,5 @@ def register(app: typer.Typer) -> None:
     app.command("check")(check)
     app.command("test")(test)
     app.command("analyze")(analyze)
+    app.command("docs")(docs)
     app.add_typer(schema_app, name="schema")

@@ -1,0 +1,208 @@
+"""E prover (Debian `eprover` 2.6) for full sorted FOL, through TPTP FOF with sort predicates.
+
+Sorts are lowered to unary predicates: each constant gets `s_Sort(c)`, each inferred sub-sort link
+`![X]: (s_A(X) => s_B(X))`, each quantifier is guarded (`![X]: (s_S(X) => F)`, `?[X]: (s_S(X) & F)`).
+That is the standard many-sorted → unsorted translation, so answers match the sorted semantics the
+Prolog bridge implements. The binary is checked first: a missing prover must never read as "not
+entailed" (Tweety's EFOLReasoner makes that mistake).
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+
+from logic.fol.answers import ConsistencyAnswer, EntailmentAnswer, FolReasonerError
+from logic.fol.hierarchy import SortHierarchy
+from logic.fol.model import (
+    ANY, And, Atom, BeliefSet, Bottom, Const, Equals, Exists, Forall, Formula, Iff, Implies, Not,
+    NotEquals, Or, Top, Var, Xor, free_vars,
+)
+from logic.fol.syntax import print_formula
+from logic.proof import NodeKind, ProofNode
+
+DEFAULT_TIMEOUT = 20.0
+
+
+def binary() -> str | None:
+    return os.environ.get("LEXLOGIC_EPROVER") or shutil.which("eprover")
+
+
+def _t(t: object) -> str:
+    return f"V{t.name}" if isinstance(t, Var) else f"c_{t.name}"  # type: ignore[attr-defined]
+
+
+def tptp_formula(f: Formula) -> str:
+    if isinstance(f, Atom):
+        return f"p_{f.pred}" + (f"({','.join(_t(a) for a in f.args)})" if f.args else "")
+    if isinstance(f, Equals):
+        return f"({_t(f.left)} = {_t(f.right)})"
+    if isinstance(f, NotEquals):
+        return f"({_t(f.left)} != {_t(f.right)})"
+    if isinstance(f, Top):
+        return "$true"
+    if isinstance(f, Bottom):
+        return "$false"
+    if isinstance(f, Not):
+        return f"~({tptp_formula(f.body)})"
+    if isinstance(f, (And, Or)):
+        op = " & " if isinstance(f, And) else " | "
+        return "(" + op.join(tptp_formula(p) for p in f.parts) + ")"
+    if isinstance(f, Xor):
+        acc = tptp_formula(f.parts[0])
+        for p in f.parts[1:]:
+            acc = f"({acc} <~> {tptp_formula(p)})"
+        return acc
+    if isinstance(f, Implies):
+        return f"({tptp_formula(f.left)} => {tptp_formula(f.right)})"
+    if isinstance(f, Iff):
+        return f"({tptp_formula(f.left)} <=> {tptp_formula(f.right)})"
+    if isinstance(f, (Forall, Exists)):
+        v = _t(f.var)
+        body = tptp_formula(f.body)
+        if f.var.sort == ANY:
+            return f"{'!' if isinstance(f, Forall) else '?'}[{v}]: {body}"
+        guard = f"s_{f.var.sort}({v})"
+        if isinstance(f, Forall):
+            return f"![{v}]: ({guard} => {body})"
+        return f"?[{v}]: ({guard} & {body})"
+    raise TypeError(f)
+
+
+def _close(f: Formula) -> Formula:
+    for name in sorted(free_vars(f)):
+        sort = next((t.sort for t in _vars(f) if t.name == name), ANY)
+        f = Forall(Var(name, sort), f)
+    return f
+
+
+def _vars(f: Formula):  # type: ignore[no-untyped-def]
+    from logic.fol.model import terms_of
+
+    return [t for t in terms_of(f) if isinstance(t, Var)]
+
+
+def problem(bs: BeliefSet, conjecture: Formula | None = None) -> tuple[str, dict[str, int | str]]:
+    """TPTP text and a map from axiom name to formula index (or a description)."""
+    names: dict[str, int | str] = {}
+    out: list[str] = []
+    hierarchy = SortHierarchy.from_belief_set(bs)
+    for sort, consts in bs.signature.sorts.items():
+        for c in consts:
+            name = f"sort_{c}"
+            names[name] = f"{c} : {sort}"
+            out.append(f"fof({name}, axiom, s_{sort}(c_{c})).")
+    for i, (a, b) in enumerate(hierarchy.edges()):
+        name = f"subsort_{i}"
+        names[name] = f"{a} ⊑ {b}"
+        out.append(f"fof({name}, axiom, ![X]: (s_{a}(X) => s_{b}(X))).")
+    for i, f in enumerate(bs.formulas):
+        name = f"f_{i + 1}"
+        names[name] = i
+        out.append(f"fof({name}, axiom, {tptp_formula(_close(f))}).")
+    if conjecture is not None:
+        out.append(f"fof(query, conjecture, {tptp_formula(_close(conjecture))}).")
+    return "\n".join(out) + "\n", names
+
+
+_STATUS = re.compile(r"# SZS status (\w+)")
+_USED = re.compile(r"file\('[^']*',\s*(\w+)\)")
+
+
+# `--auto` is fast but prunes axioms with SInE, which is incomplete (on 10,000 facts it answered GaveUp
+# on a theorem); `-xAuto` alone can crash on Debian's build (picosat without trace). So: `--auto` first,
+# then E's default (complete) heuristic when the first answer is GaveUp or missing.
+STRATEGIES = (["--auto"], ["-tAuto"])
+
+
+def _run(text: str, timeout: float) -> tuple[str, list[str]]:
+    exe = binary()
+    if exe is None:
+        raise FolReasonerError("E prover not found: install Debian's `eprover` (2.6) or set LEXLOGIC_EPROVER")
+    fd, path = tempfile.mkstemp(suffix=".p", prefix="lexlogic_")
+    with os.fdopen(fd, "w") as fh:
+        fh.write(text)
+    status, used, detail = "GaveUp", [], ""
+    try:
+        for strategy in STRATEGIES:
+            try:
+                proc = subprocess.run([exe, *strategy, "--tptp3-format", "--proof-object", "-s",
+                                       f"--cpu-limit={max(1, int(timeout))}", path],
+                                      capture_output=True, text=True, timeout=timeout + 5)
+            except subprocess.TimeoutExpired:
+                return "Timeout", []
+            m = _STATUS.search(proc.stdout)
+            if not m:
+                detail = f"exit {proc.returncode}: {(proc.stderr or proc.stdout).strip()[:300]}"
+                continue
+            status = m.group(1)
+            used = []
+            for u in _USED.findall(proc.stdout):
+                if u not in used:
+                    used.append(u)
+            if status not in ("GaveUp", "ResourceOut"):
+                break
+    finally:
+        os.unlink(path)
+    if detail and status == "GaveUp" and not used:
+        raise FolReasonerError(f"E prover gave no usable SZS status ({detail})")
+    return status, used
+
+
+def _proof(used: list[str], names: dict[str, int | str], bs: BeliefSet, root_text: str) -> ProofNode:
+    root = ProofNode(atom=root_text, label=f"{root_text} (E prover refutation; premises used)",
+                     kind=NodeKind.RULE, rule_id="fol:eprover")
+    repaired = {r.fact for r in bs.repairs}
+    for u in used:
+        ref = names.get(u)
+        if ref is None:
+            continue
+        if isinstance(ref, int):
+            text = print_formula(bs.formulas[ref])
+            kind = NodeKind.REPAIR if text in repaired else (NodeKind.FACT if not free_vars(bs.formulas[ref]) and
+                                                              isinstance(bs.formulas[ref], (Atom, Not)) else NodeKind.RULE)
+            line = bs.lines[ref]
+            root.children.append(ProofNode(atom=text, label=text, kind=kind, rule_id=f"fol:{ref + 1}",
+                                           note=f"formula {ref + 1}" + (f", line {line}" if line else "")))
+        else:
+            root.children.append(ProofNode(atom=ref, label=ref, kind=NodeKind.RULE, rule_id="fol:sorts"))
+    return root
+
+
+def entails(bs: BeliefSet, query: Formula, *, proof: bool = True, timeout: float = DEFAULT_TIMEOUT) -> EntailmentAnswer:
+    t0 = time.perf_counter()
+    qtext = print_formula(query)
+    text, names = problem(bs, query)
+    status, used = _run(text, timeout)
+    ms = (time.perf_counter() - t0) * 1000
+    if status in ("Theorem", "ContradictoryAxioms"):
+        inconsistent = status == "ContradictoryAxioms" or "query" not in used
+        return EntailmentAnswer(query=qtext, entailed=True, backend="eprover", elapsed_ms=ms,
+                                proof=_proof(used, names, bs, qtext) if proof else None,
+                                inconsistent_kb=inconsistent,
+                                reason="the belief set is inconsistent (everything follows)" if inconsistent
+                                else "E found a proof")
+    if status in ("CounterSatisfiable", "Satisfiable"):
+        return EntailmentAnswer(query=qtext, entailed=False, backend="eprover", elapsed_ms=ms,
+                                reason="E saturated the clause set without contradiction: a countermodel exists")
+    return EntailmentAnswer(query=qtext, entailed=None, backend="eprover", elapsed_ms=ms,
+                            reason=f"E gave up (SZS status {status})")
+
+
+def consistent(bs: BeliefSet, *, timeout: float = DEFAULT_TIMEOUT) -> ConsistencyAnswer:
+    t0 = time.perf_counter()
+    text, names = problem(bs)
+    status, used = _run(text, timeout)
+    ms = (time.perf_counter() - t0) * 1000
+    if status in ("Unsatisfiable", "ContradictoryAxioms"):
+        idx = [names[u] for u in used if isinstance(names.get(u), int)]
+        return ConsistencyAnswer(consistent=False, backend="eprover", elapsed_ms=ms,
+                                 involved=[print_formula(bs.formulas[i]) for i in idx],  # type: ignore[index]
+                                 involved_lines=[bs.lines[i] for i in idx],  # type: ignore[index]
+                                 proof=_proof(used, names, bs, "-"), reason="E derived the empty clause")
+    if status == "Satisfiable":
+        return ConsistencyAnswer(consistent=True, backend="eprover", elapsed_ms=ms, reason="E saturated: satisfiable")
+    return ConsistencyAnswer(consistent=None, backend="eprover", elapsed_ms=ms, reason=f"E gave up (SZS status {status})")
