@@ -260,61 +260,81 @@ class Solution:
     satisfiable: bool
 
 
-_lock = threading.Lock()  # clingo Controls are independent; the lock only guards the stats below
-solve_count = 0
+class GroundedPack:
+    """The pack grounded ONCE with every input atom declared `#external` (multi-shot solving).
 
-
-def solve(program: CompiledProgram, facts: str, unknown_atoms: list[clingo.Symbol]) -> Solution:
-    """Ground the pack with the case facts; compute one reference model and brave/cautious sets.
-
-    `unknown_atoms` are the atoms of unknown booleans (opened by choice rules in `facts`): the
-    reference model assumes them false when that is consistent, so that proofs do not lean on them.
+    A case only assigns the externals: True/False for known facts, *free* for unknown ones, so clingo
+    explores both values of an unknown fact without re-grounding. Enums get an exactly-one constraint.
+    One Control is not re-entrant: calls are serialised by a lock (the analysis is a few ms).
     """
-    global solve_count
-    ctl = clingo.Control(["--warn=none"])
-    try:
-        ctl.add("base", [], program.text)
-        ctl.add("base", [], facts)
-        ctl.ground([("base", [])])
-    except RuntimeError as exc:
-        raise SolveError(f"grounding failed: {exc}") from exc
 
-    reference: list[clingo.Symbol] | None = None
+    def __init__(self, program: CompiledProgram, booleans: list[str], enums: dict[str, list[str]]) -> None:
+        self.inputs: list[clingo.Symbol] = [clingo.Function(b) for b in booleans]
+        parts = [program.text]
+        parts += [f"#external {b}." for b in booleans]
+        for name, values in enums.items():
+            for v in values:
+                parts.append(f"#external {name}({v}).")
+                self.inputs.append(clingo.Function(name, [clingo.Function(v)]))
+            parts.append(f":- not 1 {{ {'; '.join(f'{name}({v})' for v in values)} }} 1.")
+        self.ctl = clingo.Control(["--warn=none"])
+        try:
+            self.ctl.add("base", [], "\n".join(parts))
+            self.ctl.ground([("base", [])])
+        except RuntimeError as exc:
+            raise SolveError(f"grounding failed: {exc}") from exc
+        self.lock = threading.Lock()
 
-    def keep(model: clingo.Model) -> None:
-        nonlocal reference
-        reference = model.symbols(atoms=True)
+    def solve(self, assignment: dict[clingo.Symbol, bool | None]) -> Solution:
+        """`assignment`: input atom -> True | False | None (unknown: free). Absent inputs are False."""
+        global solve_count
+        with self.lock:
+            ctl = self.ctl
+            unknown: list[clingo.Symbol] = []
+            for atom in self.inputs:
+                value = assignment.get(atom, False)
+                if value is None:
+                    ctl.assign_external(atom, None)
+                    unknown.append(atom)
+                else:
+                    ctl.assign_external(atom, bool(value))
+            reference: list[clingo.Symbol] | None = None
 
-    ctl.configuration.solve.models = 1
-    ctl.solve(assumptions=[(a, False) for a in unknown_atoms], on_model=keep)
-    if reference is None:
-        ctl.solve(on_model=keep)
-    if reference is None:
-        with _lock:
-            solve_count += 1
-        return Solution(set(), {}, set(), set(), satisfiable=False)
+            def keep(model: clingo.Model) -> None:
+                nonlocal reference
+                reference = model.symbols(atoms=True)
 
-    consequences: dict[str, set[clingo.Symbol]] = {}
-    for mode in ("brave", "cautious"):
-        last: list[clingo.Symbol] = []
+            conf = ctl.configuration.solve
+            conf.enum_mode = "auto"
+            conf.models = 1
+            ctl.solve(assumptions=[(a, False) for a in unknown], on_model=keep)
+            if reference is None:
+                ctl.solve(on_model=keep)
+            if reference is None:
+                return Solution(set(), {}, set(), set(), satisfiable=False)
+            consequences: dict[str, set[clingo.Symbol]] = {}
+            for mode in ("brave", "cautious"):
+                last: list[clingo.Symbol] = []
 
-        def on_model(model: clingo.Model) -> None:
-            nonlocal last
-            last = model.symbols(atoms=True)
+                def on_model(model: clingo.Model) -> None:
+                    nonlocal last
+                    last = model.symbols(atoms=True)
 
-        ctl.configuration.solve.enum_mode = mode
-        ctl.configuration.solve.models = 0
-        ctl.solve(on_model=on_model)
-        consequences[mode] = {s for s in last if s.name != APP}
-    with _lock:
-        solve_count += 3
+                conf.enum_mode = mode
+                conf.models = 0
+                ctl.solve(on_model=on_model)
+                consequences[mode] = {x for x in last if x.name != APP}
+            conf.enum_mode = "auto"
+            solve_count += 3
+        apps: dict[int, list[tuple[clingo.Symbol, ...]]] = {}
+        atoms: set[clingo.Symbol] = set()
+        for sym in reference:
+            if sym.name == APP:
+                apps.setdefault(sym.arguments[0].number, []).append(tuple(sym.arguments[1].arguments))
+            else:
+                atoms.add(sym)
+        return Solution(reference=atoms, apps=apps, brave=consequences["brave"],
+                        cautious=consequences["cautious"], satisfiable=True)
 
-    apps: dict[int, list[tuple[clingo.Symbol, ...]]] = {}
-    atoms: set[clingo.Symbol] = set()
-    for sym in reference:
-        if sym.name == APP:
-            apps.setdefault(sym.arguments[0].number, []).append(tuple(sym.arguments[1].arguments))
-        else:
-            atoms.add(sym)
-    return Solution(reference=atoms, apps=apps, brave=consequences["brave"],
-                    cautious=consequences["cautious"], satisfiable=True)
+
+solve_count = 0

@@ -11,7 +11,7 @@ from typing import Any, Literal
 import clingo
 from pydantic import BaseModel, Field
 
-from bridges.clingo_bridge import CompiledProgram, Solution, solve
+from bridges.clingo_bridge import CompiledProgram, GroundedPack, Solution
 from engine.explain import Explainer
 from engine.packs import pack_by_name
 from engine.values import ValueInfo, ValueStatus, gather_values
@@ -60,26 +60,29 @@ class Analysis(BaseModel):
         return self.outcomes[next(iter(self.outcomes))] if self.outcomes else None  # type: ignore[return-value]
 
 
-def facts_program(pack: RulePack, values: dict[str, ValueInfo]) -> tuple[str, list[clingo.Symbol]]:
-    """ASP facts for the logical values; unknown booleans/enums become choices (enumerated)."""
-    lines: list[str] = []
-    unknown: list[clingo.Symbol] = []
+def grounded(pack: RulePack, program: CompiledProgram) -> GroundedPack:
+    """The pack grounded once, inputs as externals (cached on the compiled program)."""
+    g = getattr(program, "_grounded", None)
+    if g is None:
+        booleans = [n for n, f in pack.facts.items() if f.type is FactType.BOOL]
+        booleans += [c.output for c in pack.computations if c.type is FactType.BOOL]
+        enums = {n: list(f.values or []) for n, f in pack.facts.items() if f.type is FactType.ENUM}
+        g = GroundedPack(program, booleans, enums)
+        program._grounded = g  # type: ignore[attr-defined]
+    return g
+
+
+def input_assignment(pack: RulePack, values: dict[str, ValueInfo]) -> dict[clingo.Symbol, bool | None]:
+    """Truth of every input atom: known facts True/False, unknown ones None (left free)."""
+    out: dict[clingo.Symbol, bool | None] = {}
     for name, info in values.items():
         t = pack.value_type(name)
         if t is FactType.BOOL:
-            if info.known:
-                if info.value:
-                    lines.append(f"{name}.")
-            else:
-                lines.append(f"{{ {name} }}.")
-                unknown.append(clingo.Function(name))
+            out[clingo.Function(name)] = bool(info.value) if info.known else None
         elif t is FactType.ENUM:
-            spec = pack.facts[name]
-            if info.known:
-                lines.append(f"{name}({info.value}).")
-            else:
-                lines.append("1 { " + "; ".join(f"{name}({v})" for v in spec.values or []) + " } 1.")
-    return "\n".join(lines), unknown
+            for v in pack.facts[name].values or []:
+                out[clingo.Function(name, [clingo.Function(v)])] = (info.value == v) if info.known else None
+    return out
 
 
 def _dependencies(pack: RulePack, program: CompiledProgram) -> dict[str, set[str]]:
@@ -112,8 +115,7 @@ def _cone(atom: str, deps: dict[str, set[str]]) -> set[str]:
 def analyse(pack: RulePack, program: CompiledProgram, case: CaseFile,
             answers: dict[str, Any] | None = None) -> Analysis:
     values = gather_values(pack, case, answers)
-    text, unknown = facts_program(pack, values)
-    solution = solve(program, text, unknown)
+    solution = grounded(pack, program).solve(input_assignment(pack, values))
     if not solution.satisfiable:
         return Analysis(pack=pack.name, case_id=case.case_id, verdict="INCONSISTENT",
                         summary="Les faits violent une contrainte du pack : aucune issue cohérente.",

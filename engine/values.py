@@ -69,8 +69,20 @@ def gather_values(pack: RulePack, case: CaseFile, answers: dict[str, Any] | None
     return values
 
 
+_USED: dict[int, list[str]] = {}
+
+
+def _used(comp: Computation) -> list[str]:
+    """Variables a computation reads, validated once (the policy check is done on first use)."""
+    key = id(comp)
+    if key not in _USED:
+        jsonlogic_policy.validate(comp.logic, f"computation {comp.id}")
+        _USED[key] = sorted(jsonlogic_policy.variables_used(comp.logic))
+    return _USED[key]
+
+
 def _compute(comp: Computation, values: dict[str, ValueInfo]) -> ValueInfo:
-    used = sorted(jsonlogic_policy.variables_used(comp.logic))
+    used = _used(comp)
     deps = list(dict.fromkeys([*comp.inputs, *used]))
     unknown_required = [n for n in comp.inputs if not values.get(n) or not values[n].known]
     if unknown_required:
@@ -78,7 +90,7 @@ def _compute(comp: Computation, values: dict[str, ValueInfo]) -> ValueInfo:
                          missing=_roots(unknown_required, values))
     data = {n: values[n].value for n in deps if n in values and values[n].known}
     try:
-        result = jsonlogic_policy.evaluate(comp.logic, data)
+        result = jsonlogic_policy.evaluate_validated(comp.logic, data)
     except TypeError:  # arithmetic on an unknown optional input
         result = None
     unknown_used = [n for n in used if n in values and not values[n].known]

@@ -139,6 +139,11 @@ def evaluate(logic: Any, data: dict[str, Any]) -> Any:
     return json_logic.jsonLogic(logic, copy.deepcopy(data))
 
 
+def evaluate_validated(logic: Any, data: dict[str, Any]) -> Any:
+    """Evaluate a rule that `validate` already accepted (hot path: computations of a loaded pack)."""
+    return json_logic.jsonLogic(logic, copy.deepcopy(data))
+
+
 def operators_used(logic: Any) -> set[str]:
     if isinstance(logic, list):
         return set().union(*(operators_used(x) for x in logic)) if logic else set()

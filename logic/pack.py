@@ -147,7 +147,11 @@ class RulePack(BaseModel):
         return self.manifest.sources.get(sid)
 
     def computation_for(self, output: str) -> Computation | None:
-        return next((c for c in self.computations if c.output == output), None)
+        index = self.__dict__.get("_by_output")
+        if index is None:
+            index = {c.output: c for c in self.computations}
+            self.__dict__["_by_output"] = index
+        return index.get(output)
 
     def value_type(self, name: str) -> FactType | None:
         if name in self.facts:
