@@ -17,6 +17,9 @@ from engine.values import ValueInfo, ValueStatus
 from logic.pack import FactType, RulePack
 from logic.proof import NodeKind, ProofNode
 
+
+_node = ProofNode
+
 MAX_DEPTH = 12
 
 
@@ -28,6 +31,8 @@ class Explainer:
         self.solution = solution
         self.values = values
         self.model = solution.reference
+        self._memo_values: dict[tuple[str, bool | None], ProofNode] = {}
+        self._memo_proofs: dict[tuple[str, bool], ProofNode] = {}
         self._by_sig: dict[tuple[str, int], list[clingo.Symbol]] = {}
         for sym in self.model:
             self._by_sig.setdefault((sym.name, len(sym.arguments)), []).append(sym)
@@ -41,6 +46,13 @@ class Explainer:
         return (t is FactType.BOOL and not sym.arguments) or (t is FactType.ENUM and len(sym.arguments) == 1)
 
     def value_node(self, name: str, holds: bool | None = None, depth: int = 0) -> ProofNode:
+        key = (name, holds)
+        cached = self._memo_values.get(key)
+        if cached is None:
+            cached = self._memo_values[key] = self._value_node(name, holds, depth)
+        return cached
+
+    def _value_node(self, name: str, holds: bool | None, depth: int) -> ProofNode:
         info = self.values[name]
         label = self.pack.label_of(name)
         comp = self.pack.computation_for(name)
@@ -49,41 +61,48 @@ class Explainer:
             note = None
             if info.missing and info.missing != [name]:
                 note = "inconnu faute de : " + ", ".join(info.missing)
-            return ProofNode(atom=name, label=label, kind=NodeKind.MISSING, holds=False, note=note,
+            return _node(atom=name, label=label, kind=NodeKind.MISSING, holds=False, note=note,
                              rule_id=comp.id if comp else None, sources=sources)
         if info.status is ValueStatus.OPEN:
-            return ProofNode(atom=name, label=label, kind=NodeKind.COMPUTED, holds=False, rule_id=comp.id if comp else None,
+            return _node(atom=name, label=label, kind=NodeKind.COMPUTED, holds=False, rule_id=comp.id if comp else None,
                              sources=sources, note="zone d'appréciation : ni oui ni non par la règle")
         value = info.value
         truth = bool(value) if holds is None else holds
         if info.status is ValueStatus.DEFAULTED:
-            return ProofNode(atom=name, label=label, kind=NodeKind.ASSUMPTION, holds=truth, value=value,
+            return _node(atom=name, label=label, kind=NodeKind.ASSUMPTION, holds=truth, value=value,
                              grounding=info.grounding)
         if comp is not None:
             children = [self.value_node(i, depth=depth + 1) for i in info.inputs
                         if i in self.values and depth < MAX_DEPTH
                         and (self.values[i].status is not ValueStatus.UNKNOWN or i in comp.inputs)]
-            return ProofNode(atom=name, label=label, kind=NodeKind.COMPUTED, holds=truth, value=value,
+            return _node(atom=name, label=label, kind=NodeKind.COMPUTED, holds=truth, value=value,
                              rule_id=comp.id, sources=sources, children=children, note=comp.note)
-        return ProofNode(atom=name, label=label, kind=NodeKind.FACT, holds=truth, value=value,
+        return _node(atom=name, label=label, kind=NodeKind.FACT, holds=truth, value=value,
                          grounding=info.grounding)
 
     def _leaf(self, sym: clingo.Symbol, holds: bool) -> ProofNode:
         name = sym.name
         info = self.values[name]
         if sym.arguments:  # enum: claimant_activity(distribution)
-            node = self.value_node(name, holds=holds)
-            node.atom = str(sym)
-            return node
+            return self.value_node(name, holds=holds).model_copy(update={"atom": str(sym)})
         return self.value_node(name, holds=holds if info.known else None)
 
     # ------------------------------------------------------------------ proofs
     def prove(self, sym: clingo.Symbol, depth: int = 0, seen: frozenset[str] = frozenset()) -> ProofNode:
+        key = (str(sym), True)
+        hit = self._memo_proofs.get(key)
+        if hit is None:
+            hit = self._prove(sym, depth, seen)
+            if hit.note != "(voir plus haut)":
+                self._memo_proofs[key] = hit
+        return hit
+
+    def _prove(self, sym: clingo.Symbol, depth: int, seen: frozenset[str]) -> ProofNode:
         if self._is_value_atom(sym):
             return self._leaf(sym, True)
         key = str(sym)
         if depth > MAX_DEPTH or key in seen:
-            return ProofNode(atom=key, label=self.pack.label_of(sym.name), note="(voir plus haut)")
+            return _node(atom=key, label=self.pack.label_of(sym.name), note="(voir plus haut)")
         seen = seen | {key}
         for rule in self.program.rules_for(sym.name, len(sym.arguments)):
             for values in self.solution.apps.get(rule.index, []):
@@ -92,9 +111,9 @@ class Explainer:
                     continue
                 return self._rule_node(rule, sym, binding, True, depth, seen)
         if self._by_sig.get((sym.name, len(sym.arguments))) and sym in self.model:
-            return ProofNode(atom=key, label=self.pack.label_of(sym.name), kind=NodeKind.FACT,
+            return _node(atom=key, label=self.pack.label_of(sym.name), kind=NodeKind.FACT,
                              note="donné tel quel")
-        return ProofNode(atom=key, label=self.pack.label_of(sym.name), holds=False,
+        return _node(atom=key, label=self.pack.label_of(sym.name), holds=False,
                          note="ne tient pas dans ce modèle")
 
     def _head_matches(self, rule: CompiledRule, sym: clingo.Symbol, binding: Binding) -> bool:
@@ -115,7 +134,7 @@ class Explainer:
         meta = rule.meta
         sources = [s for sid in (meta.sources if meta else []) if (s := self.pack.source(sid))]
         note = "règle ouverte : choix laissé à l'appréciation du juge" if rule.is_choice else None
-        return ProofNode(atom=str(sym), label=meta.label if meta else self.pack.label_of(sym.name),
+        return _node(atom=str(sym), label=meta.label if meta else self.pack.label_of(sym.name),
                          kind=NodeKind.RULE, holds=holds, rule_id=rule.rule_id, sources=sources,
                          children=children, note=note)
 
@@ -124,22 +143,31 @@ class Explainer:
             try:
                 inst = lit.ground if lit.ground is not None else evaluate(lit.node, binding)
             except Unevaluable:
-                return ProofNode(atom=lit.text, label=lit.text, kind=NodeKind.ASSUMPTION)
+                return _node(atom=lit.text, label=lit.text, kind=NodeKind.ASSUMPTION)
             if lit.negated:
-                node = self.why_not(inst, depth + 1, seen) if depth < 3 else ProofNode(atom=str(inst), holds=False)
-                return ProofNode(atom=f"not {inst}", label=f"absence de : {node.label or inst}",
+                node = self.why_not(inst, depth + 1, seen) if depth < 3 else _node(atom=str(inst), holds=False)
+                return _node(atom=f"not {inst}", label=f"absence de : {node.label or inst}",
                                  kind=NodeKind.ASSUMPTION, holds=True, children=[node])
             return self.prove(inst, depth + 1, seen)
         if lit.kind == "cmp":
             try:
                 ok, text = compare(lit.node, binding)
             except Unevaluable:
-                return ProofNode(atom=lit.text, label=lit.text, kind=NodeKind.COMPUTED)
-            return ProofNode(atom=lit.text, label=text, kind=NodeKind.COMPUTED, holds=ok)
-        return ProofNode(atom=lit.text, label=lit.text, kind=NodeKind.COMPUTED)
+                return _node(atom=lit.text, label=lit.text, kind=NodeKind.COMPUTED)
+            return _node(atom=lit.text, label=text, kind=NodeKind.COMPUTED, holds=ok)
+        return _node(atom=lit.text, label=lit.text, kind=NodeKind.COMPUTED)
 
     # ------------------------------------------------------------------ why not
     def why_not(self, sym: clingo.Symbol, depth: int = 0, seen: frozenset[str] = frozenset()) -> ProofNode:
+        key = (str(sym), False)
+        hit = self._memo_proofs.get(key)
+        if hit is None:
+            hit = self._why_not(sym, depth, seen)
+            if hit.note != "(voir plus haut)":
+                self._memo_proofs[key] = hit
+        return hit
+
+    def _why_not(self, sym: clingo.Symbol, depth: int, seen: frozenset[str]) -> ProofNode:
         label = self.pack.label_of(sym.name)
         if self._is_value_atom(sym):
             return self._leaf(sym, False)
@@ -147,15 +175,15 @@ class Explainer:
         if sym in self.model:
             return self.prove(sym, depth, seen)
         if depth > MAX_DEPTH or key in seen:
-            return ProofNode(atom=key, label=label, holds=False, note="(voir plus haut)")
+            return _node(atom=key, label=label, holds=False, note="(voir plus haut)")
         seen = seen | {key}
         rules = self.program.rules_for(sym.name, len(sym.arguments))
         if not rules:
-            return ProofNode(atom=key, label=label, holds=False, note="aucune règle ne conclut à ce fait")
+            return _node(atom=key, label=label, holds=False, note="aucune règle ne conclut à ce fait")
         children = [self._rule_failure(rule, sym, depth, seen) for rule in rules]
         if len(children) == 1:
             return children[0]
-        return ProofNode(atom=key, label=label, holds=False, kind=NodeKind.RULE,
+        return _node(atom=key, label=label, holds=False, kind=NodeKind.RULE,
                          note="aucune des règles qui y concluent ne s'applique", children=children)
 
     def _rule_failure(self, rule: CompiledRule, sym: clingo.Symbol, depth: int, seen: frozenset[str]) -> ProofNode:
@@ -166,7 +194,7 @@ class Explainer:
                 break
         meta = rule.meta
         sources = [s for sid in (meta.sources if meta else []) if (s := self.pack.source(sid))]
-        node = ProofNode(atom=str(sym), label=meta.label if meta else self.pack.label_of(sym.name),
+        node = _node(atom=str(sym), label=meta.label if meta else self.pack.label_of(sym.name),
                          kind=NodeKind.RULE, holds=False, rule_id=rule.rule_id, sources=sources)
         if binding is None:
             node.note = "tête de règle non unifiable"
@@ -182,7 +210,7 @@ class Explainer:
                 return node
             node.children.append(self._premise(lit, ok_bindings[0], depth + 1, seen)
                                  if not lit.negated else
-                                 ProofNode(atom=lit.text, label=lit.text, kind=NodeKind.ASSUMPTION))
+                                 _node(atom=lit.text, label=lit.text, kind=NodeKind.ASSUMPTION))
             bindings = ok_bindings
         if rule.is_choice:
             return node
@@ -223,7 +251,7 @@ class Explainer:
                     if inst in self.model:
                         if failure is None:
                             proof = self.prove(inst, depth + 1, seen)
-                            failure = ProofNode(atom=f"not {inst}", label=f"empêché par : {proof.label or inst}",
+                            failure = _node(atom=f"not {inst}", label=f"empêché par : {proof.label or inst}",
                                                 kind=NodeKind.RULE, holds=False, children=[proof])
                     else:
                         out.append(b)
@@ -241,7 +269,7 @@ class Explainer:
                 if ok:
                     out.append(b)
                 elif failure is None:
-                    failure = ProofNode(atom=lit.text, label=text, kind=NodeKind.COMPUTED, holds=False)
+                    failure = _node(atom=lit.text, label=text, kind=NodeKind.COMPUTED, holds=False)
             return out, failure
         return bindings, None  # aggregates etc.: not evaluated here
 
@@ -251,7 +279,7 @@ class Explainer:
             info = self.values[name]
             if info.status is ValueStatus.UNKNOWN:
                 return self.value_node(name)
-            return ProofNode(atom=str(pattern), label=self.pack.label_of(name), kind=NodeKind.FACT,
+            return _node(atom=str(pattern), label=self.pack.label_of(name), kind=NodeKind.FACT,
                              holds=False, value=info.value, grounding=info.grounding)
-        return ProofNode(atom=str(pattern), label=self.pack.label_of(name), holds=False,
+        return _node(atom=str(pattern), label=self.pack.label_of(name), holds=False,
                          note="aucune instance dérivée")

@@ -1,0 +1,92 @@
+"""Benchmark: symbolic analysis per case (ground + solve + proof), warm, on generated cases.
+
+Prints the median and p90 over N generated rupture-brutale cases for: the whole `analyse` (values,
+JSON-Logic computations, clingo solve — reference model + brave + cautious — and proof/why-not trees),
+then the JSON-Logic computations alone, then clingo alone. Target (issue 2): median < 20 ms per case.
+
+    .venv/bin/python benchmarks/analyse.py [--cases 100] [--seed 7]
+"""
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from datetime import date, timedelta
+from typing import Any
+
+from engine.analysis import analyse, grounded, input_assignment
+from engine.packs import pack_by_name
+from engine.values import gather_values
+from logic.facts import parse_case
+from logic.pack import FactType, RulePack
+
+
+def random_facts(pack: RulePack, rng: random.Random, known: float = 0.8) -> dict[str, Any]:
+    facts: dict[str, Any] = {}
+    for name, spec in pack.facts.items():
+        if rng.random() > known:
+            continue
+        t = spec.type
+        if t is FactType.BOOL:
+            # defences and exclusions (facts with a burden-of-proof default) are rarer in real files
+            facts[name] = rng.random() < (0.1 if spec.default is not None else 0.6)
+        elif t is FactType.ENUM:
+            values = spec.values or []
+            facts[name] = values[0] if rng.random() < 0.6 else rng.choice(values)
+        elif t is FactType.DATE:
+            facts[name] = (date(2000, 1, 1) + timedelta(days=rng.randrange(0, 9500))).isoformat()
+        elif t is FactType.INT:
+            facts[name] = rng.randrange(0, 600)
+        elif t is FactType.MONTHS:
+            facts[name] = rng.randrange(0, 60) / 2
+        elif t is FactType.PERCENT:
+            facts[name] = float(rng.randrange(0, 100))
+        elif t is FactType.AMOUNTS_BY_YEAR:
+            facts[name] = {str(2020 + i): float(rng.randrange(0, 10**6)) for i in range(rng.randrange(1, 4))}
+    return facts
+
+
+def timeit(fn: Any, items: list[Any]) -> list[float]:
+    out = []
+    for item in items:
+        t = time.perf_counter()
+        fn(item)
+        out.append((time.perf_counter() - t) * 1000)
+    return out
+
+
+def report(label: str, ms: list[float]) -> None:
+    ms = sorted(ms)
+    p90 = ms[int(0.9 * (len(ms) - 1))]
+    print(f"{label:<48} median {statistics.median(ms):7.2f} ms   p90 {p90:7.2f} ms   n={len(ms)}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cases", type=int, default=100)
+    ap.add_argument("--seed", type=int, default=7)
+    args = ap.parse_args()
+    pack, program = pack_by_name("rupture_brutale")
+    rng = random.Random(args.seed)
+    cases = [parse_case({"pack": pack.name, "facts": random_facts(pack, rng)}, pack) for _ in range(args.cases)]
+    for case in cases[:5]:  # warm: grounding once, caches
+        analyse(pack, program, case)
+    g = grounded(pack, program)
+    whole = timeit(lambda c: analyse(pack, program, c), cases)
+    values = timeit(lambda c: gather_values(pack, c), cases)
+    assignments = [input_assignment(pack, gather_values(pack, c)) for c in cases]
+    solve = timeit(g.solve, assignments)
+    verdicts: dict[str, int] = {}
+    for c in cases:
+        v = analyse(pack, program, c).verdict
+        verdicts[v] = verdicts.get(v, 0) + 1
+    print(f"rupture_brutale: {args.cases} generated cases (seed {args.seed}), verdicts {verdicts}")
+    report("analyse (values + clingo + proofs), warm", whole)
+    report("JSON-Logic computations (facts → values)", values)
+    report("clingo solve (reference + brave + cautious)", solve)
+    print(f"target: median analyse < 20 ms → {'MET' if statistics.median(whole) < 20 else 'NOT MET'}")
+
+
+if __name__ == "__main__":
+    main()
