@@ -337,4 +337,34 @@ class GroundedPack:
                         cautious=consequences["cautious"], satisfiable=True)
 
 
+    def status_with(self, assignment: dict[clingo.Symbol, bool | None], target: clingo.Symbol,
+                    fixed: list[tuple[clingo.Symbol, bool]]) -> str:
+        """yes/no/unknown of `target` when the unknown atoms in `fixed` take the given values."""
+        with self.lock:
+            ctl = self.ctl
+            for atom in self.inputs:
+                value = assignment.get(atom, False)
+                ctl.assign_external(atom, None if value is None else bool(value))
+            conf = ctl.configuration.solve
+            found: dict[str, bool] = {}
+            for mode in ("brave", "cautious"):
+                last: list[clingo.Symbol] | None = None
+
+                def on_model(model: clingo.Model) -> None:
+                    nonlocal last
+                    last = model.symbols(atoms=True)
+
+                conf.enum_mode = mode
+                conf.models = 0
+                ctl.solve(assumptions=fixed, on_model=on_model)
+                if last is None:
+                    conf.enum_mode = "auto"
+                    return "inconsistent"
+                found[mode] = target in last
+            conf.enum_mode = "auto"
+        if found["cautious"]:
+            return "yes"
+        return "unknown" if found["brave"] else "no"
+
+
 solve_count = 0

@@ -16,7 +16,6 @@ from engine.explain import Explainer
 from engine.packs import pack_by_name
 from engine.values import ValueInfo, ValueStatus, gather_values
 from logic.facts import CaseFile, parse_case
-from logic.jsonlogic_policy import variables_used
 from logic.pack import FactType, RulePack
 from logic.proof import LegalSource, NodeKind, ProofNode
 
@@ -85,48 +84,22 @@ def input_assignment(pack: RulePack, values: dict[str, ValueInfo]) -> dict[cling
     return out
 
 
-def _dependencies(pack: RulePack, program: CompiledProgram) -> dict[str, set[str]]:
-    """Static dependency graph (conclusion -> what it reads), computed once per compiled program."""
-    cached = getattr(program, "_deps", None)
-    if cached is not None:
-        return cached
-    deps: dict[str, set[str]] = {}
-    for rule in program.rules:
-        for name, _ in rule.head_signatures:
-            deps.setdefault(name, set()).update(rule.body_predicates)
-    for comp in pack.computations:
-        deps.setdefault(comp.output, set()).update(comp.inputs, variables_used(comp.logic))
-    program._deps = deps  # type: ignore[attr-defined]
-    return deps
-
-
-def _cone(atom: str, deps: dict[str, set[str]]) -> set[str]:
-    out: set[str] = set()
-    todo = [atom]
-    while todo:
-        a = todo.pop()
-        for d in deps.get(a, ()):
-            if d not in out:
-                out.add(d)
-                todo.append(d)
-    return out
-
-
 def analyse(pack: RulePack, program: CompiledProgram, case: CaseFile,
             answers: dict[str, Any] | None = None) -> Analysis:
     values = gather_values(pack, case, answers)
-    solution = grounded(pack, program).solve(input_assignment(pack, values))
+    assignment = input_assignment(pack, values)
+    g = grounded(pack, program)
+    solution = g.solve(assignment)
     if not solution.satisfiable:
         return Analysis(pack=pack.name, case_id=case.case_id, verdict="INCONSISTENT",
                         summary="Les faits violent une contrainte du pack : aucune issue cohérente.",
                         outcomes={}, checks=[], values=values)
     explainer = Explainer(pack, program, solution, values)
-    deps = _dependencies(pack, program)
     outcomes: dict[str, Outcome] = {}
     target = pack.manifest.target
     atoms = [target] + [a for a in pack.manifest.outcomes if a != target and a != "damages"]
     for atom in atoms:
-        outcomes[atom] = _outcome(pack, atom, solution, explainer, deps, values)
+        outcomes[atom] = _outcome(pack, atom, solution, explainer, values)
     outcomes["damages"] = _damages(pack, outcomes[target], values)
     checks: list[CheckResult] = []
     decisive = None
@@ -154,7 +127,7 @@ def analyse(pack: RulePack, program: CompiledProgram, case: CaseFile,
 
 
 def _outcome(pack: RulePack, atom: str, solution: Solution, explainer: Explainer,
-             deps: dict[str, set[str]], values: dict[str, ValueInfo]) -> Outcome:
+             values: dict[str, ValueInfo]) -> Outcome:
     sym = clingo.Function(atom)
     label = pack.label_of(atom)
     if sym in solution.cautious:
@@ -166,26 +139,71 @@ def _outcome(pack: RulePack, atom: str, solution: Solution, explainer: Explainer
     missing: list[str] = []
     open_reasons: list[str] = []
     if status == "unknown":
-        cone = _cone(atom, deps) | {atom}
-        for name in sorted(cone):
-            info = values.get(name)
-            if info is None:
-                continue
-            if info.status is ValueStatus.UNKNOWN:
-                for m in info.missing:
-                    if m not in missing and m in pack.facts:
-                        missing.append(m)
-            elif info.status is ValueStatus.OPEN:
-                open_reasons.append(pack.label_of(name))
-        for rule in explainer.program.rules:
-            if rule.is_choice and any(h[0] in cone for h in rule.head_signatures) \
-                    and rule.index in solution.apps and rule.meta:
-                open_reasons.append(rule.meta.label)
-        missing.sort(key=lambda f: list(pack.facts).index(f))
+        missing, open_reasons = _live_unknowns(pack, explainer.program, solution, values, sym)
     holds_in_reference = sym in solution.reference
     proof = explainer.prove(sym) if holds_in_reference and status != "no" else explainer.why_not(sym)
     return Outcome(atom=atom, label=label, status=status, missing=missing,
                    open_reasons=list(dict.fromkeys(open_reasons)), proof=proof)
+
+
+def _live_unknowns(pack: RulePack, program: CompiledProgram, solution: Solution,
+                   values: dict[str, ValueInfo], target: clingo.Symbol) -> tuple[list[str], list[str]]:
+    """The unknown inputs on a derivation path of `target` that is still alive.
+
+    A rule is dead when one of its premises is decided against it (a positive premise false in every
+    answer set, a negated one true in every answer set); only the undecided premises of live rules are
+    followed. Unknown computed values lead to the facts they lack; appreciation facts become reasons.
+    """
+    missing: list[str] = []
+    reasons: list[str] = []
+    seen: set[clingo.Symbol] = set()
+
+    def decided_true(a: clingo.Symbol) -> bool:
+        return a in solution.cautious
+
+    def decided_false(a: clingo.Symbol) -> bool:
+        return a not in solution.brave
+
+    def visit(a: clingo.Symbol) -> None:
+        if a in seen:
+            return
+        seen.add(a)
+        info = values.get(a.name)
+        if info is not None and pack.value_type(a.name) in (FactType.BOOL, FactType.ENUM):
+            if info.status is ValueStatus.UNKNOWN:
+                for m in info.missing:
+                    spec = pack.facts.get(m)
+                    if spec is not None and spec.appreciation:
+                        reasons.append(spec.label)
+                    elif m in pack.facts and m not in missing:
+                        missing.append(m)
+            elif info.status is ValueStatus.OPEN:
+                reasons.append(pack.label_of(a.name))
+            return
+        for rule in program.rules_for(a.name, len(a.arguments)):
+            if rule.is_constraint:
+                continue
+            heads = [g for _, g in rule.heads]
+            if any(h is not None and h != a for h in heads) and a not in heads:
+                continue
+            lits = [lit for lit in rule.lits if lit.kind == "atom"]
+            if any(lit.ground is not None and (decided_true(lit.ground) if lit.negated else decided_false(lit.ground))
+                   for lit in lits):
+                continue  # a premise is decided against this rule
+            for lit in lits:
+                if lit.ground is not None:
+                    if not (decided_false(lit.ground) if lit.negated else decided_true(lit.ground)):
+                        visit(lit.ground)
+                else:  # non-ground premise: follow every undecided instance of its predicate
+                    name = getattr(lit.node, "name", None)
+                    for cand in solution.brave:
+                        if cand.name == name and not decided_true(cand):
+                            visit(cand)
+
+    visit(target)
+    order = list(pack.facts)
+    missing.sort(key=order.index)
+    return missing, list(dict.fromkeys(reasons))
 
 
 def _damages(pack: RulePack, liable: Outcome, values: dict[str, ValueInfo]) -> Outcome:

@@ -52,6 +52,9 @@ class FactSpec(BaseModel):
     values: list[str] | None = None  # for enum
     question: str | None = None
     cost: float = 1.0
+    appreciation: bool = Field(default=False, description=(
+        "the judge's sovereign appreciation, not a fact a party proves: when absent it leaves the "
+        "outcome open (reported as such, never asked as a question)"))
     default: Any = None  # taken when nobody alleged the fact (see `burden`)
     burden: Literal["claimant", "defence"] | None = Field(
         default=None, description="who must prove the fact (art. 1353 C. civ.); required with a default")
