@@ -1,8 +1,312 @@
-"""CLI commands for this capability (registered on the main Typer app)."""
+"""`lexlogic rules dynamic …`: manage dynamic rules and run one in the sandbox.
+
+    lexlogic rules dynamic run RULE.py --facts FACTS.json [--format json]
+    lexlogic rules dynamic add RULE.py --author gpt-x [--case C] [--reliability 0.7] [--schema '{"x": "bool"}']
+    lexlogic rules dynamic approve RULE_ID --by "Me Dupont"
+    lexlogic rules dynamic list [--status active] [--format json]
+    lexlogic rules dynamic retire RULE_ID --by "Me Dupont" [--reason …]
+    lexlogic rules dynamic apply --facts FACTS.json [--case C]      (runs the ACTIVE rules)
+
+A rule file may have metadata beside it, `RULE.meta.json` or `RULE.meta.yaml` (id, name, output,
+reliability, description, author, author_kind, case_id); command-line options win.
+Errors: one line on stderr saying which (refused at compile time / failed at run time / limit hit /
+output invalid, or a bad file with file:line:col), exit code 2.
+"""
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any, NoReturn, Optional
+
 import typer
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from sandbox.errors import SandboxError
+from sandbox.pool import Limits, SandboxPool
+from sandbox.schema import SchemaError, build_output_adapter
+
+dynamic_app = typer.Typer(help="Dynamic (LLM- or person-written) rules: lifecycle and sandboxed runs.",
+                          no_args_is_help=True)
+
+
+class RuleMeta(BaseModel):
+    """Metadata declared beside a rule file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str | None = None
+    name: str | None = None
+    output: Any = None
+    reliability: float | None = None
+    description: str = ""
+    author: str | None = None
+    author_kind: str | None = None
+    case_id: str | None = None
+
+
+def _fail(message: str) -> NoReturn:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def _read_text(path: Path, what: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        _fail(f"{what} {path}: no such file")
+    except UnicodeDecodeError as exc:
+        _fail(f"{what} {path}: not UTF-8 text (byte {exc.start})")
+    except OSError as exc:
+        _fail(f"{what} {path}: {exc.strerror or exc}")
+
+
+def _load_json(path: Path, what: str) -> Any:
+    text = _read_text(path, what)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        _fail(f"{what} {path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}")
+
+
+def _load_meta(rule: Path) -> RuleMeta:
+    for suffix in (".meta.json", ".meta.yaml", ".meta.yml"):
+        path = rule.with_name(rule.stem + suffix)
+        if not path.exists():
+            continue
+        text = _read_text(path, "metadata file")
+        try:
+            data = json.loads(text) if suffix == ".meta.json" else yaml.safe_load(text)
+        except json.JSONDecodeError as exc:
+            _fail(f"metadata file {path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}")
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
+            _fail(f"metadata file {path}{where}: invalid YAML: {getattr(exc, 'problem', exc)}")
+        try:
+            return RuleMeta.model_validate(data or {})
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"])
+            _fail(f"metadata file {path}: {loc}: {err['msg']}")
+    return RuleMeta()
+
+
+def _schema(option: Optional[str], meta: RuleMeta) -> Any:
+    if option is None:
+        spec = meta.output
+    else:
+        try:
+            spec = json.loads(option)
+        except json.JSONDecodeError:
+            spec = option  # a bare type name such as bool or list[int]
+    try:
+        build_output_adapter(spec)
+    except SchemaError as exc:
+        _fail(f"invalid output schema: {exc}")
+    return spec
+
+
+def _store(db: Optional[str]) -> Any:
+    from engine.dynamic_rules import DynamicRuleStore
+
+    return DynamicRuleStore(db)
+
+
+def _lifecycle(call: Any) -> Any:
+    from engine.dynamic_rules import DynamicRuleError
+
+    try:
+        return call()
+    except DynamicRuleError as exc:
+        _fail(str(exc))
+    except SandboxError as exc:
+        _fail(exc.describe())
+
+
+FormatOpt = typer.Option("text", "--format", help="text | json")
+DbOpt = typer.Option(None, "--db", help="database URL (default: LEXLOGIC_DATABASE_URL or ./.lexlogic/lexlogic.db)")
+
+
+@dynamic_app.command("run")
+def run_cmd(
+    rule: Path = typer.Argument(..., help="a rule file defining `def rule(facts):`"),
+    facts: Path = typer.Option(..., "--facts", help="the facts, a JSON file"),
+    fmt: str = FormatOpt,
+    schema: Optional[str] = typer.Option(None, "--schema", help="declared output (JSON), overrides RULE.meta.*"),
+    cpu_seconds: int = typer.Option(2, "--cpu-seconds", min=1, help="CPU time limit"),
+    timeout: float = typer.Option(5.0, "--timeout", min=0.1, help="wall-clock limit, seconds"),
+    memory_mb: int = typer.Option(256, "--memory-mb", min=64, help="address-space limit of the worker"),
+) -> None:
+    """Run one rule file in the sandbox: result on stdout (exit 0) or why not on stderr (exit 2)."""
+    if fmt not in ("text", "json"):
+        _fail(f"--format must be text or json, not {fmt!r}")
+    source = _read_text(rule, "rule file")
+    meta = _load_meta(rule)
+    spec = _schema(schema, meta)
+    data = _load_json(facts, "facts file")
+    limits = Limits(cpu_seconds=cpu_seconds, wall_seconds=timeout, memory_mb=memory_mb)
+    with SandboxPool(size=1, limits=limits) as pool:
+        try:
+            result = pool.run(source, data, output_schema=spec, filename=str(rule))
+        except SandboxError as exc:
+            _fail(exc.describe())
+    if fmt == "json":
+        typer.echo(json.dumps({"rule": str(rule), "sha256": result.sha256, "output": result.output,
+                               "reads": result.reads, "elapsed_ms": round(result.elapsed_ms, 3)},
+                              ensure_ascii=False))
+    else:
+        typer.echo(json.dumps(result.output, ensure_ascii=False, indent=2))
+        typer.echo(f"(read: {', '.join(result.reads) or 'nothing'}; sha256 {result.sha256[:12]}; "
+                   f"{result.elapsed_ms:.1f} ms)", err=True)
+
+
+@dynamic_app.command("add")
+def add_cmd(
+    rule: Path = typer.Argument(..., help="a rule file defining `def rule(facts):`"),
+    rule_id: Optional[str] = typer.Option(None, "--id", help="default: dyn-<sha256 prefix>"),
+    name: Optional[str] = typer.Option(None, "--name", help="the fact a scalar output is named after"),
+    author: Optional[str] = typer.Option(None, "--author", help="LLM model name or person"),
+    author_kind: Optional[str] = typer.Option(None, "--author-kind", help="llm | person"),
+    case_id: Optional[str] = typer.Option(None, "--case", help="restrict the rule to one case"),
+    reliability: Optional[float] = typer.Option(None, "--reliability", help="prior that the rule is right (0.7)"),
+    schema: Optional[str] = typer.Option(None, "--schema", help="declared output (JSON)"),
+    description: Optional[str] = typer.Option(None, "--description"),
+    fmt: str = FormatOpt,
+    db: Optional[str] = DbOpt,
+) -> None:
+    """Store a rule as proposed (active at once where the deployment requires no approval)."""
+    from engine.dynamic_rules import DEFAULT_RELIABILITY
+
+    source = _read_text(rule, "rule file")
+    meta = _load_meta(rule)
+    spec = _schema(schema, meta)
+    who = author or meta.author
+    if not who:
+        _fail("--author is required (an LLM model name or a person), or `author` in the rule's metadata")
+    store = _store(db)
+    with SandboxPool(size=1) as pool:
+        stored = _lifecycle(lambda: store.add(
+            source, author=who, author_kind=author_kind or meta.author_kind or "llm", name=name or meta.name,
+            rule_id=rule_id or meta.id, case_id=case_id or meta.case_id, output_schema=spec,
+            reliability=reliability if reliability is not None else (meta.reliability or DEFAULT_RELIABILITY),
+            description=description if description is not None else meta.description,
+            checker=lambda text: pool.check(text, filename=str(rule))))
+    _print_rule(stored, fmt)
+
+
+@dynamic_app.command("approve")
+def approve_cmd(rule_id: str, by: str = typer.Option(..., "--by", help="the person approving"),
+                activate: bool = typer.Option(True, "--activate/--no-activate"),
+                fmt: str = FormatOpt, db: Optional[str] = DbOpt) -> None:
+    """A person approves a proposed rule (never its author); it becomes active unless --no-activate."""
+    store = _store(db)
+    rule = _lifecycle(lambda: store.approve(rule_id, by=by, activate=activate))
+    _print_rule(rule, fmt)
+
+
+@dynamic_app.command("activate")
+def activate_cmd(rule_id: str, by: str = typer.Option(..., "--by"), fmt: str = FormatOpt,
+                 db: Optional[str] = DbOpt) -> None:
+    """Activate an approved rule (or a proposed one where no approval is required)."""
+    store = _store(db)
+    _print_rule(_lifecycle(lambda: store.activate(rule_id, by=by)), fmt)
+
+
+@dynamic_app.command("retire")
+def retire_cmd(rule_id: str, by: str = typer.Option(..., "--by"), reason: str = typer.Option("", "--reason"),
+               fmt: str = FormatOpt, db: Optional[str] = DbOpt) -> None:
+    """Retire a rule: it never runs again."""
+    store = _store(db)
+    _print_rule(_lifecycle(lambda: store.retire(rule_id, by=by, reason=reason)), fmt)
+
+
+@dynamic_app.command("list")
+def list_cmd(status: Optional[str] = typer.Option(None, "--status", help="proposed|approved|active|retired"),
+             case_id: Optional[str] = typer.Option(None, "--case"), fmt: str = FormatOpt,
+             db: Optional[str] = DbOpt) -> None:
+    """List stored dynamic rules."""
+    from engine.dynamic_rules import RuleStatus
+
+    if status is not None and status not in {s.value for s in RuleStatus}:
+        _fail(f"--status must be one of {', '.join(s.value for s in RuleStatus)}, not {status!r}")
+    rules = _store(db).list(status=status, case_id=case_id)
+    if fmt == "json":
+        typer.echo(json.dumps([r.model_dump(mode="json", exclude={"text"}) for r in rules], ensure_ascii=False))
+        return
+    if not rules:
+        typer.echo("no dynamic rules")
+    for r in rules:
+        scope = r.case_id or "all cases"
+        typer.echo(f"{r.id}  {r.status.value:<8}  {r.name}  by {r.author} ({r.author_kind.value})  "
+                   f"reliability {r.reliability:.2f}  {scope}  sha256 {r.sha256[:12]}")
+
+
+@dynamic_app.command("show")
+def show_cmd(rule_id: str, fmt: str = FormatOpt, db: Optional[str] = DbOpt) -> None:
+    """One rule with its text and its lifecycle history."""
+    store = _store(db)
+    rule = _lifecycle(lambda: store.get(rule_id))
+    events = store.history(rule_id)
+    if fmt == "json":
+        typer.echo(json.dumps({"rule": rule.model_dump(mode="json"),
+                               "history": [e.model_dump(mode="json") for e in events]}, ensure_ascii=False))
+        return
+    _print_rule(rule, "text")
+    for e in events:
+        typer.echo(f"  {e.at.isoformat()}  {e.from_status.value if e.from_status else '-'} → {e.to_status.value}"
+                   f"  by {e.actor}  {e.note}")
+    typer.echo(rule.text)
+
+
+@dynamic_app.command("apply")
+def apply_cmd(facts: Path = typer.Option(..., "--facts", help="the case's facts, a JSON object"),
+              case_id: Optional[str] = typer.Option(None, "--case"), fmt: str = FormatOpt,
+              db: Optional[str] = DbOpt) -> None:
+    """Run the ACTIVE rules of a case on its facts: DYNAMIC facts with their proof (exit 2 if any rule failed)."""
+    from engine.dynamic_rules import run_active_rules
+
+    data = _load_json(facts, "facts file")
+    if not isinstance(data, dict):
+        _fail(f"facts file {facts}: $: expected a JSON object")
+    store = _store(db)
+    with SandboxPool(size=1) as pool:
+        result = run_active_rules(store, data, case_id=case_id, pool=pool)
+    if fmt == "json":
+        typer.echo(result.model_dump_json())
+    else:
+        for fact in result.facts:
+            typer.echo(fact.proof.render())
+        if not result.facts:
+            typer.echo("no dynamic facts")
+    for failure in result.failures:
+        typer.echo(f"error: rule {failure.rule_id}: {failure.message}", err=True)
+    if result.failures:
+        raise typer.Exit(2)
+
+
+def _print_rule(rule: Any, fmt: str) -> None:
+    if fmt == "json":
+        typer.echo(json.dumps(rule.model_dump(mode="json", exclude={"text"}), ensure_ascii=False))
+    else:
+        typer.echo(f"{rule.id}: {rule.status.value} ({rule.name}, by {rule.author}, sha256 {rule.sha256[:12]})")
+
+
+def _find_group(app: typer.Typer, name: str) -> typer.Typer | None:
+    for info in app.registered_groups:
+        instance = info.typer_instance
+        given = info.name if isinstance(info.name, str) else None
+        if given is None and instance is not None and isinstance(instance.info.name, str):
+            given = instance.info.name
+        if given == name and instance is not None:
+            return instance
+    return None
 
 
 def register(app: typer.Typer) -> None:
-    """Add this capability's commands to `app`."""
+    """Mount `rules dynamic` — inside an existing `rules` group if another module made one."""
+    rules_app = _find_group(app, "rules")
+    if rules_app is None:
+        rules_app = typer.Typer(help="Rule management", no_args_is_help=True)
+        app.add_typer(rules_app, name="rules")
+    rules_app.add_typer(dynamic_app, name="dynamic")

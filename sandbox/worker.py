@@ -1,0 +1,238 @@
+"""The sandbox worker: a fresh interpreter that runs rules under process limits. Stdlib + policy only.
+
+Started by `sandbox.pool` as ``python -I -B -c …`` (isolated mode: no PYTHON* variables, no user site,
+no current directory on sys.path), with a minimal environment, only fds 0/1/2 (0 and 1 are the
+protocol pipes, 2 is /dev/null), in its own session. Before it accepts work it:
+
+- imports everything it will ever need (no lazy import can open a file later);
+- sets rlimits: address space (memory), no core files, no file writes (FSIZE 0), few fds, a
+  lifetime CPU cap (hard) — the per-run CPU budget is the soft limit, re-armed before each run; the
+  kernel's SIGXCPU then kills the worker, which the parent reports as "CPU time limit";
+- drops root to nobody (when started as root), then forbids new processes (NPROC 0).
+
+Each request carries the rule source, the facts (JSON text) and the per-run CPU budget; the reply is a
+JSON meta frame, then (on success) the raw JSON output frame. After a memory or recursion limit the
+worker exits after replying ("recycle"), so the next run gets a clean interpreter.
+"""
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+import time
+from collections import OrderedDict
+from datetime import date
+from typing import Any
+
+from sandbox.policy import RuleRefused, RunContext, SandboxViolation, compile_rule, freeze, make_globals
+from sandbox.protocol import FrameError, frame, read_frame, write_all
+
+RFD, WFD = 0, 1
+MAX_REQUEST = 64 * 1024 * 1024
+NOBODY = 65534
+_cache: "OrderedDict[tuple[str, str], Any]" = OrderedDict()
+_CACHE_SIZE = 256
+
+
+def _cpu_used() -> float:
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
+def _fds() -> list[int]:
+    out = []
+    for fd in range(0, 256):
+        try:
+            os.fstat(fd)
+        except OSError:
+            continue
+        out.append(fd)
+    return out
+
+
+def _apply_limits(cfg: dict[str, Any]) -> None:
+    mem = int(cfg["memory_mb"]) * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (8, 8))
+    hard = int(cfg["lifetime_cpu_seconds"])
+    resource.setrlimit(resource.RLIMIT_CPU, (hard, hard))
+    sys.setrecursionlimit(int(cfg["recursion_limit"]))
+
+
+def _drop_privileges() -> None:
+    if os.geteuid() == 0:
+        os.setgroups([])
+        os.setgid(NOBODY)
+        os.setuid(NOBODY)
+    os.umask(0o777)
+    resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
+
+
+def _probe() -> dict[str, Any]:
+    limits = {name: resource.getrlimit(getattr(resource, name)) for name in
+              ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_CORE")}
+    return {"pid": os.getpid(), "uid": os.getuid(), "euid": os.geteuid(), "gid": os.getgid(),
+            "fds": _fds(), "env": sorted(os.environ), "cwd": os.getcwd(), "rlimits": limits,
+            "sys_path_has_cwd": "" in sys.path, "recursion_limit": sys.getrecursionlimit()}
+
+
+def _json_default(obj: Any) -> Any:
+    if isinstance(obj, date):
+        return obj.isoformat()
+    raise TypeError(f"a {type(obj).__name__} is not JSON-serialisable")
+
+
+def _rule_line(exc: BaseException, filename: str) -> int | None:
+    line, tb = None, exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def _describe(exc: BaseException) -> str:
+    try:
+        text = str(exc)
+    except BaseException:  # noqa: BLE001 - a hostile str() must not take the worker down
+        text = ""
+    text = text[:300] + ("…" if len(text) > 300 else "")
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _arm_cpu(budget: int) -> None:
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    soft = int(_cpu_used()) + 1 + int(budget)
+    if hard != resource.RLIM_INFINITY:
+        soft = min(soft, hard)
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+
+
+def _near_cpu_end(budget: int) -> bool:
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    return hard != resource.RLIM_INFINITY and _cpu_used() + 2 * budget + 2 > hard
+
+
+def _compile(source: str, filename: str) -> Any:
+    key = (source, filename)
+    code = _cache.get(key)
+    if code is None:
+        code = compile_rule(source, filename)
+        _cache[key] = code
+        if len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    else:
+        _cache.move_to_end(key)
+    return code
+
+
+def _error(kind: str, code: str, message: str, line: int | None = None, **extra: Any) -> dict[str, Any]:
+    return {"ok": False, "kind": kind, "code": code, "message": message, "line": line, **extra}
+
+
+def _run(req: dict[str, Any]) -> tuple[dict[str, Any], bytes | None]:
+    filename = str(req.get("filename") or "<rule>")
+    budget = int(req["cpu_seconds"])
+    max_output = int(req["max_output_bytes"])
+    _arm_cpu(budget)
+    try:
+        code = _compile(req["source"], filename)
+    except RuleRefused as exc:
+        problems = [{"line": p.line, "message": p.message} for p in exc.problems]
+        return _error("refused", "compile", str(exc), problems[0]["line"], problems=problems), None
+    ctx = RunContext()
+    reads: set = set()
+    try:
+        facts = freeze(json.loads(req["facts"]), reads)
+        glb = make_globals(ctx)
+        exec(code, glb)  # noqa: S102 - restricted bytecode, curated globals, limited process
+        fn = glb.get("rule")
+        if not callable(fn):
+            return _error("runtime", "no_rule", "the rule module does not define a callable `rule`"), None
+        result = fn(facts)
+        if ctx.violations:
+            return _error("runtime", "policy", f"blocked by the sandbox policy: {ctx.violations[0]}"), None
+        try:
+            text = json.dumps(result, ensure_ascii=False, allow_nan=False, separators=(",", ":"),
+                              default=_json_default)
+            data = text.encode("utf-8")
+        except (TypeError, ValueError, UnicodeEncodeError) as exc:
+            return _error("output", "not_json", f"the rule's output is not JSON-serialisable: {_describe(exc)}"), None
+        del text
+        if len(data) > max_output:
+            return _error("limit", "output_size",
+                          f"output of {len(data)} bytes exceeds the cap of {max_output} bytes"), None
+        meta = {"ok": True, "reads": sorted(reads), "output_bytes": len(data)}
+        return meta, data
+    except MemoryError:
+        return _error("limit", "memory", "memory limit exceeded", recycle=True), None
+    except RecursionError as exc:
+        return _error("limit", "recursion", "recursion limit exceeded", _rule_line(exc, filename), recycle=True), None
+    except SandboxViolation as exc:
+        return _error("runtime", "policy", f"blocked by the sandbox policy: {ctx.violations[0] if ctx.violations else exc}",
+                      _rule_line(exc, filename)), None
+    except BaseException as exc:  # noqa: BLE001 - anything the rule raises is its failure, not ours
+        if ctx.violations:
+            return _error("runtime", "policy", f"blocked by the sandbox policy: {ctx.violations[0]}",
+                          _rule_line(exc, filename)), None
+        return _error("runtime", "exception", _describe(exc), _rule_line(exc, filename)), None
+
+
+def _check(req: dict[str, Any]) -> dict[str, Any]:
+    _arm_cpu(int(req.get("cpu_seconds", 2)))
+    try:
+        _compile(req["source"], str(req.get("filename") or "<rule>"))
+    except RuleRefused as exc:
+        problems = [{"line": p.line, "message": p.message} for p in exc.problems]
+        return _error("refused", "compile", str(exc), problems[0]["line"], problems=problems)
+    return {"ok": True}
+
+
+def _send(meta: dict[str, Any], data: bytes | None = None) -> None:
+    raw = frame(json.dumps(meta).encode())
+    if data is not None:
+        raw += frame(data)
+    write_all(WFD, raw)
+
+
+def serve(cfg: dict[str, Any]) -> None:
+    sys.stdout = sys.stderr  # fd 1 is the protocol pipe: stray writes go to /dev/null
+    _apply_limits(cfg)
+    if cfg.get("drop_privileges", True):
+        _drop_privileges()
+    _send({"ready": True, **_probe()})
+    runs, max_runs = 0, int(cfg.get("max_runs", 10_000))
+    while True:
+        try:
+            req = json.loads(read_frame(RFD, MAX_REQUEST))
+        except FrameError:
+            return  # parent gone or closed us: exit quietly
+        op = req.get("op")
+        recycle = False
+        if op == "run":
+            started = time.perf_counter()
+            meta, data = _run(req)
+            meta["worker_ms"] = (time.perf_counter() - started) * 1000
+            runs += 1
+            recycle = bool(meta.pop("recycle", False)) or runs >= max_runs or _near_cpu_end(int(req["cpu_seconds"]))
+            meta["recycle"] = recycle
+            _send(meta, data)
+        elif op == "check":
+            _send(_check(req))
+        elif op == "probe":
+            _send({"ok": True, **_probe()})
+        else:
+            _send(_error("runtime", "protocol", f"unknown op {op!r}"))
+        if recycle:
+            return
+
+
+def main() -> None:
+    serve(json.loads(sys.argv[1]))
+
+
+if __name__ == "__main__":
+    main()
