@@ -1,4 +1,4 @@
-"""The main job behind `lexlogic analyze`: symbolic analysis, probabilistic verdict, output."""
+"""The main job behind `lexlogic analyze`: symbolic analysis, probabilistic verdict, questions, output."""
 from __future__ import annotations
 
 import json
@@ -7,27 +7,99 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from rich.prompt import Prompt
 
 from api.render import render_analysis
 from bridges.clingo_bridge import CompiledProgram
-from engine.analysis import analyse
-from logic.facts import CaseFile
+from engine.verdict import CaseVerdict, decide
+from logic.facts import CaseFile, check_value
 from logic.pack import RulePack
 
-out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False)
+
+
+def verdict_json(v: CaseVerdict) -> dict[str, Any]:
+    """The JSON contract of `lexlogic analyze --format json`."""
+    a = v.analysis
+    payload = a.model_dump(mode="json", exclude={"values", "questions"})
+    payload["values"] = {k: {"status": x.status.value, "value": x.value, "missing": x.missing}
+                         for k, x in a.values.items()}
+    p = v.probability
+    payload["status"] = v.status
+    payload["questions"] = v.questions or a.questions
+    if p is not None:
+        payload["probability"] = {
+            "p_liability": p.p_target, "by_narrative": p.p_target_by_narrative,
+            "p_narrative": p.p_narrative, "entropy": p.entropy, "entropy_threshold": p.entropy_threshold,
+            "method": p.method, "error": p.error, "n_worlds": p.n_worlds, "evaluator": p.evaluator,
+            "collapsed": [c.model_dump(mode="json") for c in p.collapsed],
+            "p_outcomes": p.p_queries, "soft_factors": p.soft_factors, "whatif": p.whatif,
+        }
+    return payload
+
+
+def render_verdict(v: CaseVerdict) -> str:
+    text = render_analysis(v.analysis, v.probability)
+    lines = [text]
+    if v.probability is not None:
+        p = v.probability
+        lines.append("")
+        by = ", ".join(f"{k}: {'—' if val is None else f'{val:.3f}'}" for k, val in p.p_target_by_narrative.items())
+        lines.append(f"Statut : {v.status} — P(responsabilité) = {p.p_target:.3f}"
+                     + (f" ± {p.error:.3f}" if p.error else "") + f" [{p.method}, {p.n_worlds} mondes]"
+                     + (f" ; par récit : {by}" if by else ""))
+        for c in p.collapsed:
+            lines.append(f"Récit {c.narrative.value} écarté (probabilité {c.probability:.4f} < {c.epsilon})")
+        if v.questions:
+            lines.append("Questions classées par information attendue / coût :")
+            for q in v.questions[:5]:
+                lines.append(f"  - [{q['fact']}] {q['question']}  (EIG {q['eig']:.3f} bit, coût {q['cost']}, "
+                             f"utilité {q['utility']:.3f})")
+    return "\n".join(lines)
 
 
 def analyse_facts(pack: RulePack, program: CompiledProgram, case: CaseFile, *, format: str,
                   answers: dict[str, Any], whatif: dict[str, Any], interactive: bool,
                   html: Path | None) -> None:
-    result = analyse(pack, program, case, answers)
+    answers = dict(answers)
+    for name, value in list(answers.items()):
+        try:
+            answers[name] = check_value(pack.facts[name], value)
+        except ValueError as exc:
+            err.print(f"error: --answer {name}: {exc}")
+            raise typer.Exit(code=2) from exc
+    while True:
+        try:
+            verdict = decide(pack, program, case, answers, whatif)
+        except ValueError as exc:
+            err.print(f"error: {exc}")
+            raise typer.Exit(code=2) from exc
+        if not (interactive and verdict.status == "NEEDS_INFORMATION" and verdict.questions):
+            break
+        q = verdict.questions[0]
+        print(render_verdict(verdict))
+        raw = Prompt.ask(f"\n{q['question']} ({q['fact']})")
+        try:
+            answers[q["fact"]] = check_value(pack.facts[q["fact"]], _parse_answer(raw))
+        except ValueError as exc:
+            err.print(f"réponse invalide : {exc}")
     if format == "json":
-        payload = result.model_dump(mode="json", exclude={"values"})
-        payload["values"] = {k: {"status": v.status.value, "value": v.value, "missing": v.missing}
-                             for k, v in result.values.items()}
-        print(json.dumps(payload, ensure_ascii=False, indent=2))
+        print(json.dumps(verdict_json(verdict), ensure_ascii=False, indent=2))
     else:
-        print(render_analysis(result))
+        print(render_verdict(verdict))
+
+
+def _parse_answer(raw: str) -> Any:
+    text = raw.strip()
+    lowered = text.lower()
+    if lowered in ("oui", "o", "yes", "y", "true", "vrai"):
+        return True
+    if lowered in ("non", "n", "no", "false", "faux"):
+        return False
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
 
 
 def analyse_dossier(source: Path, **kwargs: Any) -> None:

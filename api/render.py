@@ -15,9 +15,6 @@ def render_analysis(result: Analysis, prob: Any = None) -> str:
     lines.append(result.summary)
     if result.applicable_law:
         lines.append(f"Texte appliqué : {result.applicable_law}")
-    if prob is not None:
-        lines.append(f"Probabilité de responsabilité : {prob.p_target:.3f} (méthode {prob.method}, "
-                     f"entropie {prob.entropy:.3f} bit) — statut {prob.status}")
     lines.append("")
     lines.append("Contrôles (fins de non-recevoir d'abord) :")
     for c in result.checks:

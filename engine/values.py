@@ -66,6 +66,7 @@ def gather_values(pack: RulePack, case: CaseFile, answers: dict[str, Any] | None
             values[name] = ValueInfo(name=name, status=ValueStatus.UNKNOWN, missing=[name])
     for comp in pack.computations:
         values[comp.output] = _compute(comp, values)
+    _supervaluate(pack, values)
     return values
 
 
@@ -81,7 +82,44 @@ def _used(comp: Computation) -> list[str]:
     return _USED[key]
 
 
+MAX_SUPERVALUATION_ROOTS = 4
+
+
 def _compute(comp: Computation, values: dict[str, ValueInfo]) -> ValueInfo:
+    return _compute_once(comp, values)
+
+
+def _supervaluate(pack: RulePack, values: dict[str, ValueInfo]) -> None:
+    """A computed value unknown only for lack of a few yes/no facts is known when every completion of
+    those facts gives the same value (3 months written or 0 oral are both below 8 months)."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for comp in pack.computations:
+        info = values[comp.output]
+        roots = tuple(info.missing)
+        if info.status is ValueStatus.UNKNOWN and roots and len(roots) <= MAX_SUPERVALUATION_ROOTS \
+                and all(r in pack.facts and pack.facts[r].type is FactType.BOOL for r in roots):
+            groups.setdefault(roots, []).append(comp.output)
+    for roots, outputs in groups.items():
+        results: dict[str, list[Any]] = {o: [] for o in outputs}
+        for combo in range(2 ** len(roots)):
+            trial = dict(values)
+            for k, name in enumerate(roots):
+                trial[name] = ValueInfo(name=name, status=ValueStatus.GIVEN, value=bool(combo >> k & 1))
+            for comp in pack.computations:
+                trial[comp.output] = _compute_once(comp, trial)
+            for o in outputs:
+                results[o].append(trial[o].value if trial[o].known else _UNDECIDED)
+        for o, vals in results.items():
+            if vals[0] is not _UNDECIDED and all(v == vals[0] for v in vals):
+                old = values[o]
+                values[o] = ValueInfo(name=o, status=ValueStatus.COMPUTED, value=vals[0],
+                                      computation=old.computation, inputs=old.inputs)
+
+
+_UNDECIDED = object()
+
+
+def _compute_once(comp: Computation, values: dict[str, ValueInfo]) -> ValueInfo:
     used = _used(comp)
     deps = list(dict.fromkeys([*comp.inputs, *used]))
     unknown_required = [n for n in comp.inputs if not values.get(n) or not values[n].known]

@@ -55,6 +55,8 @@ class FactSpec(BaseModel):
     appreciation: bool = Field(default=False, description=(
         "the judge's sovereign appreciation, not a fact a party proves: when absent it leaves the "
         "outcome open (reported as such, never asked as a question)"))
+    prior: float | str | None = Field(default=None, description=(
+        "prior probability when the fact is uncertain: a number, or the name of a computed percent"))
     default: Any = None  # taken when nobody alleged the fact (see `burden`)
     burden: Literal["claimant", "defence"] | None = Field(
         default=None, description="who must prove the fact (art. 1353 C. civ.); required with a default")
