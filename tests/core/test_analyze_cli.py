@@ -73,6 +73,7 @@ def test_unknown_pack(tmp_path: Path) -> None:
 def test_missing_decisive_facts_are_unknown_and_named(tmp_path: Path) -> None:
     facts = json.loads(EXAMPLE.read_text())
     del facts["facts"]["notice_written"]
+    facts["facts"]["notice_given_months"] = 18  # written: safe harbour; oral: brutal
     result = runner.invoke(app, ["analyze", str(_write(tmp_path, facts)), "--format", "json", "--no-input"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
@@ -85,9 +86,10 @@ def test_missing_decisive_facts_are_unknown_and_named(tmp_path: Path) -> None:
 def test_answer_option_settles_the_question(tmp_path: Path) -> None:
     facts = json.loads(EXAMPLE.read_text())
     del facts["facts"]["notice_written"]
+    facts["facts"]["notice_given_months"] = 18
     result = runner.invoke(app, ["analyze", str(_write(tmp_path, facts)), "--format", "json", "--no-input",
                                  "--answer", "notice_written=true"])
-    assert json.loads(result.output)["verdict"] == "LIABLE"
+    assert json.loads(result.output)["verdict"] == "NOT_LIABLE"
 
 
 def test_schema_facts_is_a_json_schema_that_accepts_the_example() -> None:
