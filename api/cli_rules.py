@@ -105,6 +105,9 @@ def analyze(
     whatif: list[str] = typer.Option([], "--whatif", help="NAME=VALUE, repeatable: override a prior or weight"),
     no_input: bool = typer.Option(False, "--no-input", help="never prompt: stop at the question"),
     html: Optional[Path] = typer.Option(None, "--html", help="also write an HTML report here"),
+    dynamic_rules: bool = typer.Option(False, "--dynamic-rules", help=(
+        "run the ACTIVE dynamic rules of the store (LEXLOGIC_DATABASE_URL) in the sandbox; their outputs "
+        "fill facts nobody gave, marked as interpretations")),
 ) -> None:
     """Analyse a case: verdict, each conclusion with its proof, why-not of the main conclusion."""
     if format not in ("text", "json"):
@@ -128,7 +131,7 @@ def analyze(
     from api.main_job import analyse_facts
 
     analyse_facts(pack, program, case, format=format, answers=answers, whatif=overrides,
-                  interactive=not no_input and sys.stdin.isatty(), html=html)
+                  interactive=not no_input and sys.stdin.isatty(), html=html, dynamic_rules=dynamic_rules)
 
 
 def docs(path: Path = typer.Argument(..., help="a pack folder"),

@@ -60,8 +60,9 @@ def render_verdict(v: CaseVerdict) -> str:
 
 def analyse_facts(pack: RulePack, program: CompiledProgram, case: CaseFile, *, format: str,
                   answers: dict[str, Any], whatif: dict[str, Any], interactive: bool,
-                  html: Path | None) -> None:
+                  html: Path | None, dynamic_rules: bool = False) -> None:
     answers = dict(answers)
+    dynamic = run_dynamic_rules(case) if dynamic_rules else None
     for name, value in list(answers.items()):
         try:
             answers[name] = check_value(pack.facts[name], value)
@@ -70,7 +71,7 @@ def analyse_facts(pack: RulePack, program: CompiledProgram, case: CaseFile, *, f
             raise typer.Exit(code=2) from exc
     while True:
         try:
-            verdict = decide(pack, program, case, answers, whatif)
+            verdict = decide(pack, program, case, answers, whatif, dynamic=dynamic)
         except ValueError as exc:
             err.print(f"error: {exc}")
             raise typer.Exit(code=2) from exc
@@ -87,6 +88,21 @@ def analyse_facts(pack: RulePack, program: CompiledProgram, case: CaseFile, *, f
         print(json.dumps(verdict_json(verdict), ensure_ascii=False, indent=2))
     else:
         print(render_verdict(verdict))
+
+
+def run_dynamic_rules(case: CaseFile) -> list[Any]:
+    """Active dynamic rules of the store, run in the sandbox on the case's plain facts."""
+    from engine.dynamic_rules import DynamicRuleStore, run_active_rules
+
+    facts = {name: fv.value for name, fv in case.facts.items()}
+    try:
+        evaluation = run_active_rules(DynamicRuleStore(), facts, case_id=case.case_id)
+    except Exception as exc:  # noqa: BLE001 - the store or the pool: say which and stop
+        err.print(f"error: dynamic rules could not run: {exc}")
+        raise typer.Exit(code=2) from exc
+    for failure in evaluation.failures:
+        err.print(f"dynamic rule {failure.rule_id} skipped: {failure.kind}/{failure.code}: {failure.message}")
+    return list(evaluation.facts)
 
 
 def _parse_answer(raw: str) -> Any:

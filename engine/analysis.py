@@ -85,8 +85,8 @@ def input_assignment(pack: RulePack, values: dict[str, ValueInfo]) -> dict[cling
 
 
 def analyse(pack: RulePack, program: CompiledProgram, case: CaseFile,
-            answers: dict[str, Any] | None = None) -> Analysis:
-    values = gather_values(pack, case, answers)
+            answers: dict[str, Any] | None = None, dynamic: list[Any] | None = None) -> Analysis:
+    values = gather_values(pack, case, answers, dynamic)
     assignment = input_assignment(pack, values)
     g = grounded(pack, program)
     solution = g.solve(assignment)

@@ -68,6 +68,8 @@ class Explainer:
                              sources=sources, note="zone d'appréciation : ni oui ni non par la règle")
         value = info.value
         truth = bool(value) if holds is None else holds
+        if info.status is ValueStatus.DYNAMIC and info.proof is not None:
+            return info.proof.model_copy(update={"holds": truth, "label": label + " — " + (info.proof.label or "")})
         if info.status is ValueStatus.DEFAULTED:
             return _node(atom=name, label=label, kind=NodeKind.ASSUMPTION, holds=truth, value=value,
                              grounding=info.grounding)

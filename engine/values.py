@@ -12,7 +12,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from logic import jsonlogic_policy
-from logic.facts import CaseFile, FactValue
+from logic.facts import CaseFile, FactValue, check_value
+from logic.proof import ProofNode
 from logic.grounding import Grounding, SourceKind
 from logic.pack import Computation, FactType, RulePack
 
@@ -23,6 +24,7 @@ class ValueStatus(str, Enum):
     COMPUTED = "computed"
     UNKNOWN = "unknown"
     OPEN = "open"  # computed as null with inputs known: appreciation zone
+    DYNAMIC = "dynamic"  # filled by a sandboxed dynamic rule: an interpretation, not a given
 
 
 class ValueInfo(BaseModel):
@@ -34,22 +36,38 @@ class ValueInfo(BaseModel):
     computation: str | None = None
     inputs: list[str] = Field(default_factory=list)
     confidence: float = 1.0
+    proof: ProofNode | None = Field(default=None, description="for DYNAMIC: the rule's interpretation node")
 
     @property
     def known(self) -> bool:
-        return self.status in (ValueStatus.GIVEN, ValueStatus.DEFAULTED, ValueStatus.COMPUTED)
+        return self.status in (ValueStatus.GIVEN, ValueStatus.DEFAULTED, ValueStatus.COMPUTED, ValueStatus.DYNAMIC)
 
 
 class ValueError_(ValueError):
     pass
 
 
-def gather_values(pack: RulePack, case: CaseFile, answers: dict[str, Any] | None = None) -> dict[str, ValueInfo]:
-    """Facts (answers override the file), defaults, then every computation in order."""
+def gather_values(pack: RulePack, case: CaseFile, answers: dict[str, Any] | None = None,
+                  dynamic: list[Any] | None = None) -> dict[str, ValueInfo]:
+    """Facts (answers override the file), dynamic interpretations for facts nobody gave, defaults,
+    then every computation in order. `dynamic`: DynamicFact-like objects (name, value, reliability, proof)."""
     values: dict[str, ValueInfo] = {}
     answers = answers or {}
+    interpretations = {d.name: d for d in (dynamic or []) if d.name in pack.facts}
     for name, spec in pack.facts.items():
         fv: FactValue | None = case.facts.get(name)
+        given = name in answers or (fv is not None and fv.value is not None)
+        if not given and name in interpretations:
+            d = interpretations[name]
+            try:
+                value = check_value(spec, d.value)
+            except ValueError:
+                value = None
+            if value is not None:
+                values[name] = ValueInfo(name=name, status=ValueStatus.DYNAMIC, value=value,
+                                         confidence=d.reliability, proof=d.proof,
+                                         grounding=list(d.proof.grounding))
+                continue
         if name in answers:
             values[name] = ValueInfo(name=name, status=ValueStatus.GIVEN, value=answers[name],
                                      grounding=[Grounding(kind=SourceKind.USER_ANSWER, note=f"{name} = {answers[name]}")])

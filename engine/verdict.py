@@ -64,11 +64,11 @@ def _prior_of(pack: RulePack, name: str, values: dict[str, ValueInfo], priors: d
     return 0.5
 
 
-def build_program(pack: RulePack, case: CaseFile, answers: dict[str, Any] | None = None
-                  ) -> tuple[ProbProgram, dict[str, str]]:
+def build_program(pack: RulePack, case: CaseFile, answers: dict[str, Any] | None = None,
+                  dynamic: list[Any] | None = None) -> tuple[ProbProgram, dict[str, str]]:
     """The case as a ProbProgram, and for each variable the fact a question would ask about."""
     answers = dict(answers or {})
-    values = gather_values(pack, case, answers)
+    values = gather_values(pack, case, answers, dynamic)
     weights = load_weights(pack.root / pack.manifest.files.weights) if pack.manifest.files.weights else None
     priors = dict(weights.priors) if weights else {}
     lines = [text for text in pack.asp_sources.values()]
@@ -91,6 +91,10 @@ def build_program(pack: RulePack, case: CaseFile, answers: dict[str, Any] | None
             continue
         spec = pack.facts.get(name)
         fv = case.facts.get(name)
+        if info.status is ValueStatus.DYNAMIC and t is FactType.BOOL:
+            # an interpretation, discounted by its rule's reliability (never hard law)
+            add_bool(name, prior=info.confidence if info.value else 1.0 - info.confidence)
+            continue
         if info.known:
             uncertain = (spec is not None and name not in answers and fv is not None
                          and (fv.confidence < 1.0 or fv.alternatives) and t is FactType.BOOL)
@@ -149,10 +153,11 @@ def build_program(pack: RulePack, case: CaseFile, answers: dict[str, Any] | None
 
 
 def decide(pack: RulePack, program: CompiledProgram, case: CaseFile, answers: dict[str, Any] | None = None,
-           whatif: dict[str, Any] | None = None, entropy_threshold: float = 0.3) -> CaseVerdict:
+           whatif: dict[str, Any] | None = None, entropy_threshold: float = 0.3,
+           dynamic: list[Any] | None = None) -> CaseVerdict:
     """Symbolic analysis, then the probabilistic verdict over what is still uncertain."""
-    analysis = analyse(pack, program, case, answers)
-    prob_program, asks = build_program(pack, case, answers)
+    analysis = analyse(pack, program, case, answers, dynamic)
+    prob_program, asks = build_program(pack, case, answers, dynamic)
     unknown_whatif = sorted(set(whatif or {}) - {v.name for v in prob_program.variables}
                             - {f"{r.id}.{k}" for r in prob_program.soft_rules
                                for k in ("I1", "W1", "R1", "I2", "W2", "R2")})
