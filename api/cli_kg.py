@@ -1,8 +1,227 @@
-"""CLI commands for this capability (registered on the main Typer app)."""
+"""`lexlogic kg ...`: extract, ingest, promote, query and the KPI sentinel of the evidence graph.
+
+Where assertions live: the case database (``--db`` URL, else ``LEXLOGIC_DATABASE_URL``, else the SQLite
+file ``.lexlogic/lexlogic.db``), one journal per ``--case`` id (default "default"). ``kg extract`` only
+prints unless ``--case`` is given, in which case it also journals what it extracted (and its
+abstentions); ``kg ingest`` journals EXPLICIT/DISCURSIVE assertions from a JSON-lines file;
+``kg promote`` rebuilds the canonical and semantic layers of the case from its journal; ``kg query``
+walks the promoted layer of the case.
+"""
 from __future__ import annotations
 
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Any, Optional
+
 import typer
+from pydantic import ValidationError
+
+kg_app = typer.Typer(help="Evidence knowledge graph: explicit and discursive assertions, tiers, traversal.",
+                     no_args_is_help=True)
+
+
+class OutputFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+class Tiers(str, Enum):
+    strict = "strict"
+    extended = "extended"
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code=2)
+
+
+def _store(db: Optional[str]):  # type: ignore[no-untyped-def]
+    from engine.kg.store import KGStore
+
+    try:
+        return KGStore(db)
+    except Exception as exc:  # connection or schema errors: say where
+        _fail(f"cannot open the case database {db or '(LEXLOGIC_DATABASE_URL / default)'}: {exc}".splitlines()[0])
+
+
+def _span(s: Any) -> str:
+    where = f"{s.doc_id}" + (f" § {s.section}" if s.section else "") + f" [{s.char_start}:{s.char_end}]"
+    return f"{where} «{s.text}»"
+
+
+DB_OPTION = typer.Option(None, "--db", help="database URL (default: LEXLOGIC_DATABASE_URL or .lexlogic/lexlogic.db)")
+CASE_OPTION = typer.Option("default", "--case", help="case id whose journal is used")
+
+
+@kg_app.command("extract")
+def extract_cmd(
+    text_or_file: str = typer.Argument(..., help="a text, or the path of a UTF-8 text file"),
+    fmt: OutputFormat = typer.Option(OutputFormat.text, "--format"),
+    doc_id: Optional[str] = typer.Option(None, "--doc-id", help="document id (default: file name or 'text')"),
+    case: Optional[str] = typer.Option(None, "--case", help="also journal the result in this case"),
+    db: Optional[str] = DB_OPTION,
+    no_llm: bool = typer.Option(False, "--no-llm", help="PATTERN only even when an LLM is configured"),
+) -> None:
+    """Print the raw assertions (kind, basis, method, relation, spans) and the abstentions with reasons."""
+    from bridges.llm import LLMClient
+    from engine.kg.hybrid import confirm
+    from engine.kg.patterns import extract
+
+    path = Path(text_or_file)
+    if len(text_or_file) < 4096 and path.is_file():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            _fail(f"{path}: not a UTF-8 text file (byte {exc.start}); extract text from PDFs first")
+        doc = doc_id or path.name
+    else:
+        text, doc = text_or_file, doc_id or "text"
+    result = extract(text, doc)
+    llm = None if no_llm else LLMClient.from_env()
+    if llm is not None:
+        result = confirm(result, llm)
+    if case:
+        store = _store(db)
+        store.append(case, result.assertions)
+        store.record_abstentions(case, result.abstentions)
+    if fmt is OutputFormat.json:
+        typer.echo(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2))
+        return
+    for a in result.assertions:
+        typer.echo(f"ASSERT  {a.kind.value}/{a.basis.value if a.basis else '-'}  {a.method.value}  "
+                   f"{a.subject} --{a.relation.value}--> {a.object}")
+        if a.markers:
+            typer.echo(f"        cues: {', '.join(a.markers)}")
+        for extra, label in ((a.qualifier, "qualifier"), (a.anchor, "anchor")):
+            if extra:
+                typer.echo(f"        {label}: {extra}")
+        if a.enumeration_complete is not None:
+            typer.echo(f"        list complete: {a.enumeration_complete}")
+        for s in a.bundle.spans:
+            typer.echo(f"        ↳ {_span(s)}")
+    for x in result.abstentions:
+        typer.echo(f"ABSTAIN {x.reason.value}: {x.detail}")
+        typer.echo(f"        ↳ {_span(x.span)}")
+    typer.echo(f"{len(result.assertions)} assertion(s), {len(result.abstentions)} abstention(s)"
+               + (f"; journaled in case '{case}'" if case else ""))
+
+
+@kg_app.command("ingest")
+def ingest_cmd(
+    file: Path = typer.Argument(..., help="JSON lines, one RawAssertion per line (e.g. EXPLICIT ones from perception)"),
+    case: str = CASE_OPTION,
+    db: Optional[str] = DB_OPTION,
+) -> None:
+    """Journal assertions from a file; all or nothing, refused ones named by line."""
+    from engine.kg.constraints import check
+    from engine.kg.model import RawAssertion
+
+    if not file.is_file():
+        _fail(f"{file}: no such file")
+    items = []
+    for n, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            a = RawAssertion.model_validate(json.loads(line))
+        except json.JSONDecodeError as exc:
+            _fail(f"{file}:{n}:{exc.colno}: invalid JSON: {exc.msg}")
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            _fail(f"{file}:{n}: $.{'.'.join(str(p) for p in err['loc'])}: {err['msg']}")
+        violation = check(a)
+        if violation is not None:
+            _fail(f"{file}:{n}: refused ({violation.rule}, {violation.reason.value}): {violation.detail}")
+        items.append(a)
+    count = _store(db).append(case, items)
+    typer.echo(f"journaled {count} assertion(s) in case '{case}'")
+
+
+@kg_app.command("promote")
+def promote_cmd(
+    case: str = CASE_OPTION,
+    db: Optional[str] = DB_OPTION,
+    fmt: OutputFormat = typer.Option(OutputFormat.text, "--format"),
+) -> None:
+    """Aggregate the case journal, promote by the thresholds, assign grade and tier, log every decision."""
+    store = _store(db)
+    result = store.promote(case)
+    if fmt is OutputFormat.json:
+        typer.echo(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2))
+        return
+    for rec in result.log:
+        status = f"{rec.grade.value}/{rec.tier.value}" if rec.promoted and rec.grade and rec.tier else "not promoted"
+        s = rec.strength
+        typer.echo(f"{status:24} {rec.relation_id}  (support {s.support_count}: explicit {s.explicit_count}, "
+                   f"discursive {s.discursive_count}, docs {s.doc_coverage}, sections {s.distinct_sections}, "
+                   f"diversity {s.bundle_diversity:.2f}) — {rec.reason}")
+    tiers = result.by_tier()
+    typer.echo(f"run {result.run_id}: {len(result.log)} canonical, {len(result.relations)} promoted "
+               f"(STRICT {tiers['STRICT']}, EXTENDED {tiers['EXTENDED']}) in case '{case}'")
+
+
+@kg_app.command("query")
+def query_cmd(
+    entity: str = typer.Argument(...),
+    tiers: Tiers = typer.Option(Tiers.strict, "--tiers"),
+    depth: int = typer.Option(3, "--depth", min=1, max=10),
+    escalate: bool = typer.Option(False, "--escalate", help="STRICT → EXTENDED → anchored text when nothing found"),
+    case: str = CASE_OPTION,
+    db: Optional[str] = DB_OPTION,
+    fmt: OutputFormat = typer.Option(OutputFormat.text, "--format"),
+) -> None:
+    """Walk the promoted graph from ENTITY; every edge printed with its grade and tier."""
+    from engine.kg.traverse import TIER_SETS, query
+
+    store = _store(db)
+    result = query(store.graph(case), entity, TIER_SETS[tiers.value], depth, escalate,
+                   text_search=store.text_search(case))
+    if fmt is OutputFormat.json:
+        typer.echo(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2))
+        return
+    typer.echo(f"{result.entity}: answered at level {result.level} (tried {' → '.join(result.tried)})")
+    for e in result.edges:
+        arrow = f"<--{e.relation.value}--" if e.reversed else f"--{e.relation.value}-->"
+        typer.echo(f"{'  ' * e.depth}{e.source} {arrow} {e.target}  [{e.grade.value}, {e.tier.value}]")
+    for s in result.passages:
+        typer.echo(f"  TEXT ↳ {_span(s)}")
+    if result.level == "NONE":
+        typer.echo("  nothing found (has `lexlogic kg promote` been run for this case?)")
+
+
+@kg_app.command("sentinel")
+def sentinel_cmd(
+    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="folder with type1.jsonl and type2.jsonl"),
+    fmt: OutputFormat = typer.Option(OutputFormat.text, "--format"),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="list every failing item"),
+) -> None:
+    """Print the KPIs (FP Type 2 = 0 %, accept Type 1 ≥ 80 %, every abstain motivated); exit 1 if one is broken."""
+    from engine.kg.sentinel import DATA_DIR, DataError, run
+
+    try:
+        report = run(data_dir or DATA_DIR)
+    except (DataError, FileNotFoundError) as exc:
+        _fail(str(exc))
+    if fmt is OutputFormat.json:
+        typer.echo(json.dumps({"ok": report.ok, **report.model_dump(mode="json")}, ensure_ascii=False, indent=2))
+    else:
+        for k in report.kpis:
+            value = f"{k.value:.1%}" if k.name != "type2_items" else f"{int(k.value)}"
+            typer.echo(f"{'OK  ' if k.ok else 'FAIL'} {k.name:18} {value:>8}  target {k.target}")
+        typer.echo(f"abstentions by reason: {report.abstentions_by_reason}")
+        failing = [o for o in report.type1 + report.type2 if not o.ok]
+        for o in failing if verbose else failing[:10]:
+            typer.echo(f"  item {o.id}: {o.detail}")
+    if not report.ok:
+        raise typer.Exit(code=1)
 
 
 def register(app: typer.Typer) -> None:
     """Add this capability's commands to `app`."""
+    app.add_typer(kg_app, name="kg")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(kg_app())
