@@ -1,0 +1,36 @@
+"""One entry point: analyse a text with the LLM navigator when configured, the offline one otherwise."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from bridges.llm import LLMClient
+from engine.fallacies.actions import Navigator
+from engine.fallacies.navigation import FallacyAnalysis, navigate
+from engine.fallacies.taxonomy import Taxonomy, load_taxonomy
+
+Mode = Literal["auto", "llm", "offline"]
+
+
+class NavigatorUnavailable(RuntimeError):
+    pass
+
+
+def make_navigator(mode: Mode = "auto", client: LLMClient | None = None) -> Navigator:
+    """auto: the LLM when LEXLOGIC_LLM_BASE_URL is set (or a client is given), else offline embeddings."""
+    if mode in ("auto", "llm"):
+        client = client or LLMClient.from_env()
+        if client is not None:
+            from engine.fallacies.navigators.llm import LLMNavigator
+            return LLMNavigator(client)
+        if mode == "llm":
+            raise NavigatorUnavailable("no LLM configured: set LEXLOGIC_LLM_BASE_URL (or use --navigator offline)")
+    from engine.fallacies.navigators.offline import OfflineNavigator
+    return OfflineNavigator()
+
+
+def analyse(text: str, taxonomy: Taxonomy | Path | str | None = None, navigator: Navigator | None = None,
+            *, beam_width: int = 2, max_steps: int = 24) -> FallacyAnalysis:
+    tax = taxonomy if isinstance(taxonomy, Taxonomy) else load_taxonomy(taxonomy)
+    return navigate(text.strip(), tax, navigator or make_navigator(), beam_width=beam_width,
+                    max_steps=max_steps)

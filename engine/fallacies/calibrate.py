@@ -1,0 +1,88 @@
+"""Fit the offline navigator's thresholds on the CALIBRATION set and write data/thresholds.json.
+
+Method (recorded in the file):
+1. For each calibration text, margin m = (best family's subtree similarity) − (best sound-anchor similarity)
+   and the family that best branch belongs to.
+2. τ is chosen among midpoints between sorted margins to maximise (clean rate + strict family rate) / 2,
+   where clean rate = share of sound texts with m < τ (→ "no fallacy") and strict family rate = share of
+   fallacious texts with m ≥ τ AND the right family; only τ with a clean rate ≥ 0.90 are eligible; ties
+   are broken by the median of the optimal candidates (away from both edges).
+3. confidence = σ(a·m + b), a 1-D logistic regression of "fallacious" on m (Newton's method, small L2).
+The evaluation set (tests/fallacies/data/eval_fr.yaml) is never read here.
+
+Run: .venv/bin/python -m engine.fallacies.calibrate [--dry-run]
+"""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from engine.fallacies.labelled import CALIBRATION_SET, NONE, file_sha256, load_labelled
+from engine.fallacies.navigators.offline import OfflineNavigator
+from engine.fallacies.taxonomy import builtin_taxonomy
+from engine.fallacies.thresholds import THRESHOLDS_FILE, Thresholds
+
+MIN_CLEAN_RATE = 0.90
+
+
+def _logistic(m: np.ndarray, y: np.ndarray, l2: float = 1e-3) -> tuple[float, float]:
+    X = np.stack([m, np.ones_like(m)], axis=1)
+    w = np.zeros(2)
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-X @ w))
+        grad = X.T @ (p - y) + l2 * w
+        H = X.T @ (X * (p * (1 - p))[:, None]) + l2 * np.eye(2)
+        w -= np.linalg.solve(H, grad)
+    return float(w[0]), float(w[1])
+
+
+def fit() -> Thresholds:
+    taxonomy = builtin_taxonomy()
+    nav = OfflineNavigator(thresholds=Thresholds(margin_conclude=0.0))
+    items = load_labelled(CALIBRATION_SET)
+    margins, right, fallacious = [], [], []
+    for item in items:
+        m, fam = nav.margin(item.text, taxonomy)
+        margins.append(m)
+        right.append(fam.id == item.label)
+        fallacious.append(item.label != NONE)
+    m = np.asarray(margins)
+    right_a, fal = np.asarray(right), np.asarray(fallacious)
+    s = np.sort(m)
+    candidates = np.concatenate([[s[0] - 1e-3], (s[:-1] + s[1:]) / 2, [s[-1] + 1e-3]])
+    scored = []
+    for tau in candidates:
+        clean = float(np.mean(m[~fal] < tau))
+        strict = float(np.mean((m[fal] >= tau) & right_a[fal]))
+        if clean >= MIN_CLEAN_RATE:
+            scored.append(((clean + strict) / 2, float(tau), clean, strict))
+    best = max(x[0] for x in scored)
+    optima = sorted(x for x in scored if x[0] == best)
+    _, tau, clean, strict = optima[len(optima) // 2]
+    a, b = _logistic(m, fal.astype(float))
+    detected = (m[fal] >= tau)
+    return Thresholds(
+        margin_conclude=round(tau, 5), beam_delta=0.01, logistic_a=round(a, 3), logistic_b=round(b, 3),
+        method=("τ maximises (clean rate + strict family rate)/2 s.t. clean rate ≥ 0.90 on the calibration "
+                "set (median of optimal midpoints); confidence = σ(a·margin+b) by logistic regression; "
+                "beam_delta fixed by hand (not calibrated)"),
+        calibrated_on=CALIBRATION_SET.name, calibration_sha256=file_sha256(CALIBRATION_SET),
+        figures={"n_clean": int((~fal).sum()), "n_fallacious": int(fal.sum()),
+                 "clean_no_fallacy_rate": round(clean, 3), "strict_family_rate": round(strict, 3),
+                 "detection_rate": round(float(detected.mean()), 3),
+                 "family_rate_at_root_ignoring_tau": round(float(right_a[fal].mean()), 3)})
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    th = fit()
+    print(th.model_dump_json(indent=2))
+    if "--dry-run" not in argv:
+        th.save()
+        print(f"written {THRESHOLDS_FILE}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

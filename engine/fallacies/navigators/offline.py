@@ -1,0 +1,89 @@
+"""Offline navigator: embedding similarity between the argument and each branch's exemplars.
+
+A branch's score is the best cosine between the argument and any exemplar (name+definition, example)
+in its subtree; the "sound" reference is the best cosine with the shipped sound legal arguments. The
+margin score − reference, against the calibrated τ, decides: below τ at the root → conclude no fallacy;
+otherwise explore the best branch (and a runner-up within beam_delta), confirm a leaf, or confirm the
+current node when its own exemplar beats all its children.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from bridges.embeddings import embed_query
+from engine.fallacies.actions import ConcludeNoFallacy, ConfirmFallacy, Decision, ExploreBranch
+from engine.fallacies.embedding_index import index_for, node_texts, sound_anchor_vectors
+from engine.fallacies.taxonomy import FallacyNode, Taxonomy
+from engine.fallacies.thresholds import Thresholds, load_thresholds
+
+
+class OfflineNavigator:
+    name = "offline-embeddings"
+
+    def __init__(self, thresholds: Thresholds | None = None, beam_width: int = 2) -> None:
+        self.thresholds = thresholds or load_thresholds()
+        self.beam_width = beam_width
+        self._last: tuple[str, str, np.ndarray, float] | None = None  # (argument, taxonomy hash, sims, ref)
+
+    def scores(self, argument: str, taxonomy: Taxonomy) -> tuple[np.ndarray, float]:
+        """Similarities with every exemplar row, and the sound reference (one embedding per argument)."""
+        key = taxonomy.content_hash()
+        if self._last and self._last[0] == argument and self._last[1] == key:
+            return self._last[2], self._last[3]
+        q = embed_query(argument)
+        sims = index_for(taxonomy).similarities(q)
+        reference = float((sound_anchor_vectors() @ q).max())
+        self._last = (argument, key, sims, reference)
+        return sims, reference
+
+    def margin(self, argument: str, taxonomy: Taxonomy) -> tuple[float, FallacyNode]:
+        """Margin of the best family over the sound reference (what calibration fits τ on)."""
+        sims, ref = self.scores(argument, taxonomy)
+        index = index_for(taxonomy)
+        best = max(taxonomy.children(taxonomy.root.id), key=lambda c: index.subtree_score(sims, c.id))
+        return index.subtree_score(sims, best.id) - ref, best
+
+    def _why(self, node: FallacyNode, sims: np.ndarray, taxonomy: Taxonomy, margin: float) -> str:
+        index = index_for(taxonomy)
+        rows = index.own[node.id]
+        which = int(np.argmax(sims[rows]))
+        part = "sa définition" if which == 0 else ("son exemple" if which == 1 else "un exemple complémentaire")
+        return (f"L'argument est le plus proche de {part} (cos {float(sims[rows][which]):.3f}) ; "
+                f"écart {margin:+.3f} avec l'argument sain de référence le plus proche "
+                f"(seuil calibré τ={self.thresholds.margin_conclude:+.3f}).")
+
+    def decide(self, argument: str, taxonomy: Taxonomy, node: FallacyNode) -> Decision:
+        sims, ref = self.scores(argument, taxonomy)
+        index = index_for(taxonomy)
+        th = self.thresholds
+        children = taxonomy.children(node.id)
+        if not children:
+            return Decision(note="leaf reached without confirmation")
+        scored = sorted(((index.subtree_score(sims, c.id), c) for c in children), key=lambda t: -t[0])
+        best_score, best = scored[0]
+        if best_score - ref < th.margin_conclude:
+            if node.id == taxonomy.root.id:
+                return Decision(actions=[ConcludeNoFallacy(reason=(
+                    f"aucune famille ne se distingue : la plus proche, « {best.name_fr} » (cos {best_score:.3f}), "
+                    f"n'excède la référence d'argument sain ({ref:.3f}) que de {best_score - ref:+.3f}, "
+                    f"sous le seuil calibré τ={th.margin_conclude:+.3f}"))])
+            return Decision(note="branch below threshold: abandoned")
+        own = index.own_score(sims, node.id)
+        if node.id != taxonomy.root.id and own >= best_score:
+            m = own - ref
+            return Decision(actions=[ConfirmFallacy(node_id=node.id, confidence=th.confidence(m),
+                                                    justification=self._why(node, sims, taxonomy, m))])
+        actions: list = []
+        for score, child in scored[: self.beam_width]:
+            m = score - ref
+            if score < best_score - th.beam_delta or m < th.margin_conclude:
+                break
+            if child.is_leaf:
+                actions.append(ConfirmFallacy(node_id=child.id, confidence=th.confidence(m),
+                                              justification=self._why(child, sims, taxonomy, m)))
+            else:
+                actions.append(ExploreBranch(node_id=child.id, score=score))
+        return Decision(actions=actions)
+
+
+__all__ = ["OfflineNavigator", "node_texts"]

@@ -1,0 +1,78 @@
+"""The offline navigator (real embeddings), its calibration provenance, and the measured evaluation."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.fallacies import embedding_index
+from engine.fallacies.evaluate import evaluate
+from engine.fallacies.labelled import CALIBRATION_SET, file_sha256, load_labelled
+from engine.fallacies.navigation import StepStatus, navigate
+from engine.fallacies.navigators.offline import OfflineNavigator
+from engine.fallacies.taxonomy import builtin_taxonomy
+from engine.fallacies.thresholds import load_thresholds
+from tests.fallacies.conftest import EVAL_SET
+
+# Measured on the held-out set with the current thresholds.json (notes/issue-11.md): clean 20/22 = 0.909,
+# right family 12/22 = 0.545 (the issue's target is 0.60: NOT reached). Embeddings are deterministic
+# (same figures with 1 or 2 OpenMP threads), so the floors are the measured levels rounded down.
+MIN_CLEAN_RATE = 0.90
+MIN_FAMILY_RATE = 0.50
+
+
+@pytest.fixture(scope="module")
+def report():  # type: ignore[no-untyped-def]
+    return evaluate(load_labelled(EVAL_SET), builtin_taxonomy(), OfflineNavigator())
+
+
+def test_eval_set_shape() -> None:
+    items = load_labelled(EVAL_SET)
+    clean = [i for i in items if i.label == "none"]
+    assert len(items) >= 40 and len(clean) == len(items) - len(clean)
+    families = {c.id for c in builtin_taxonomy().children("sophisme")}
+    assert {i.label for i in items if i.label != "none"} <= families
+    calibration = {i.text for i in load_labelled(CALIBRATION_SET)}
+    assert not calibration & {i.text for i in items}  # held out
+
+
+def test_offline_meets_measured_thresholds(report) -> None:  # type: ignore[no-untyped-def]
+    print("\n" + report.summary())
+    assert report.n_clean >= 20 and report.n_fallacious >= 20
+    assert report.clean_no_fallacy_rate >= MIN_CLEAN_RATE
+    assert report.family_rate >= MIN_FAMILY_RATE
+
+
+def test_thresholds_were_fitted_on_the_current_calibration_set() -> None:
+    th = load_thresholds()
+    assert th.calibration_sha256 == file_sha256(CALIBRATION_SET), "re-run python -m engine.fallacies.calibrate"
+    assert th.figures["clean_no_fallacy_rate"] >= 0.9 and "calibration set" in th.method
+
+
+def test_clean_argument_concludes_at_the_root() -> None:
+    result = navigate("Le bail commercial a été signé le 2 janvier 2020 pour neuf ans ; il expire donc le "
+                      "1er janvier 2029.", builtin_taxonomy(), OfflineNavigator())
+    assert result.outcome == "no_fallacy" and result.stopped_by == "conclude_no_fallacy"
+    assert len(result.trace) == 1 and result.trace[0].status is StepStatus.CONCLUDED
+    assert "seuil calibré" in (result.reason or "")
+
+
+def test_clear_fallacy_is_confirmed_with_path_and_justification() -> None:
+    tax = builtin_taxonomy()
+    result = navigate("Soit vous signez cet avenant, soit vous perdez votre emploi : il n'y a aucune autre "
+                      "possibilité.", tax, OfflineNavigator())
+    assert result.outcome == "fallacies"
+    top = result.top
+    assert top is not None and top.family_id == "raisonnement" and top.node_id == "faux_dilemme"
+    assert 0.5 <= top.confidence <= 1 and "cos" in top.justification
+    assert [s.depth for s in result.trace][:2] == [0, 1]
+
+
+def test_embedding_cache_is_keyed_by_content(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("LEXLOGIC_HOME", str(tmp_path))
+    first = embedding_index.embed_cached(["Appel à la tradition.", "Faux dilemme."])
+    files = list((tmp_path / "cache" / "fallacies").glob("*.npy"))
+    assert len(files) == 1 and np.allclose(np.load(files[0]), first)
+    np.save(files[0], np.zeros_like(first))  # a cache hit returns what is stored (proves it is read)
+    assert not embedding_index.embed_cached(["Appel à la tradition.", "Faux dilemme."]).any()
+    embedding_index.embed_cached(["Appel à la tradition."])  # other content → other key
+    assert len(list((tmp_path / "cache" / "fallacies").glob("*.npy"))) == 2
