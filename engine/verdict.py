@@ -95,6 +95,10 @@ def build_program(pack: RulePack, case: CaseFile, answers: dict[str, Any] | None
             # an interpretation, discounted by its rule's reliability (never hard law)
             add_bool(name, prior=info.confidence if info.value else 1.0 - info.confidence)
             continue
+        if fv is not None and fv.value is not None and name not in answers \
+                and any(r.value != fv.value for r in fv.alternatives):
+            if _add_ambiguity(pack, name, fv, variables, lines, asks):
+                continue
         if info.known:
             uncertain = (spec is not None and name not in answers and fv is not None
                          and (fv.confidence < 1.0 or fv.alternatives) and t is FactType.BOOL)
@@ -150,6 +154,37 @@ def build_program(pack: RulePack, case: CaseFile, answers: dict[str, Any] | None
         queries=[c.outcome for c in pack.manifest.checks if c.outcome not in ("damages", pack.manifest.target)],
         soft_rules=list(weights.soft_rules) if weights else [])
     return program, asks
+
+
+def _add_ambiguity(pack: RulePack, name: str, fv: Any, variables: list[Any], lines: list[str],
+                   asks: dict[str, str]) -> bool:
+    """Two readings of one fact, claimed by the two narratives: one variable per narrative.
+
+    `name__A` (world NARRATIVE_A) and `name__B` (world NARRATIVE_B), exactly one true (two integrity
+    constraints). With independent priors pa, pb = 1 - pa and the mask, P(A's reading) =
+    pa(1-pb) / (pa(1-pb) + (1-pa)pb) = pa² / (pa² + (1-pa)²); pa = √q / (√q + √(1-q)) makes it q, the
+    readings' relative confidence. Each narrative is then exactly "its reading holds".
+    """
+    readings = [fv, *fv.alternatives]
+    a = next((r for r in readings if r.world.value == "NARRATIVE_A"), None)
+    b = next((r for r in readings if r.world.value == "NARRATIVE_B"), None)
+    t = pack.value_type(name)
+    if a is None or b is None or len(readings) != 2 or t not in (FactType.BOOL, FactType.ENUM):
+        return False
+    q = a.confidence / (a.confidence + b.confidence) if a.confidence + b.confidence > 0 else 0.5
+    pa = q ** 0.5 / (q ** 0.5 + (1 - q) ** 0.5)
+    spec = pack.facts[name]
+    for tag, reading, prior in (("A", a, pa), ("B", b, 1 - pa)):
+        var = f"{name}__{tag}"
+        variables.append(BoolVar(name=var, atom=var, prior=prior, world=WorldTag(f"NARRATIVE_{tag}"),
+                                 asserted=True, cost=spec.cost, question=spec.question or ""))
+        asks[var] = name
+        head = _asp_fact(pack, name, reading.value)
+        if head:
+            lines.append(f"{head[:-1]} :- {var}.")
+    lines.append(f":- {name}__A, {name}__B.")
+    lines.append(f":- not {name}__A, not {name}__B.")
+    return True
 
 
 def decide(pack: RulePack, program: CompiledProgram, case: CaseFile, answers: dict[str, Any] | None = None,
