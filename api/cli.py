@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import typer
 
-from api import (cli_claims, cli_dynamic, cli_fallacies, cli_fol, cli_kg, cli_rules, cli_serve)
+from api import (cli_case, cli_claims, cli_dynamic, cli_fallacies, cli_fol, cli_kg, cli_rules, cli_serve)
 
 app = typer.Typer(
     name="lexlogic",
@@ -13,7 +13,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (cli_rules, cli_fol, cli_dynamic, cli_kg, cli_claims, cli_fallacies, cli_serve):
+for module in (cli_rules, cli_case, cli_fol, cli_dynamic, cli_kg, cli_claims, cli_fallacies, cli_serve):
     module.register(app)
 
 

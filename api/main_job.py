@@ -118,8 +118,45 @@ def _parse_answer(raw: str) -> Any:
         return text
 
 
-def analyse_dossier(source: Path, **kwargs: Any) -> None:
-    from engine.dossier import run_dossier  # the case pipeline (documents → facts → verdict)
+def analyse_dossier(source: Path, *, format: str, answers: dict[str, Any], whatif: dict[str, Any],
+                    interactive: bool, html: Path | None, **_: Any) -> None:
+    """The case pipeline on a folder: documents → facts with grounding → verdict (resumable)."""
+    from engine.documents.ingest import IngestError
+    from engine.dossier import run_dossier
 
-    run_dossier(source, **kwargs)
+    if whatif:
+        err.print("error: --whatif applies to a facts file; for a dossier, answer with --answer")
+        raise typer.Exit(code=2)
+    out_dir = html.parent if html else None
+    try:
+        result = run_dossier(source, answers=answers, interactive=interactive, out_dir=out_dir,
+                             progress=format != "json")
+    except IngestError as exc:
+        err.print(f"error: {exc}")
+        raise typer.Exit(code=2) from exc
+    if format == "json":
+        print(json.dumps(result, ensure_ascii=False, indent=2, default=str))
+    else:
+        print(render_dossier_result(result))
     raise typer.Exit(code=0)
+
+
+def render_dossier_result(result: dict[str, Any]) -> str:
+    """Terminal view of a dossier run: the verdict with its proof (re-derived from the extracted case
+    file and the answers, which is deterministic), the question, and the HTML report's path."""
+    from engine.packs import pack_by_name
+    from logic.facts import parse_case
+
+    lines = [f"Affaire {result.get('case_id', '?')} — état {result.get('phase', '?')} / {result.get('status', '?')}"]
+    case_file = result.get("case_file")
+    if isinstance(case_file, dict) and case_file.get("pack"):
+        pack, program = pack_by_name(case_file["pack"])
+        case = parse_case(case_file, pack)
+        answers = {k: check_value(pack.facts[k], v) for k, v in (result.get("answers") or {}).items()
+                   if k in pack.facts}
+        lines.append(render_verdict(decide(pack, program, case, answers)))
+    if result.get("message"):
+        lines.append(str(result["message"]))
+    if result.get("report"):
+        lines.append(f"Rapport HTML (faits reliés à leur passage exact) : {result['report']}")
+    return "\n".join(lines)

@@ -36,9 +36,12 @@ def render_analysis(result: Analysis, prob: Any = None) -> str:
         lines.append(main.proof.render(1))
     if result.why_not is not None:
         lines.append("")
-        lines.append("Pourquoi pas (conclusion principale) :")
+        if main is not None and main.status == "unknown":
+            lines.append("Issue ouverte — l'une des complétions possibles des faits manquants :")
+        else:
+            lines.append("Pourquoi pas (conclusion principale) :")
         lines.append(result.why_not.render(1))
-    if result.questions:
+    if result.questions and prob is None:
         lines.append("")
         lines.append("Questions à poser (faits manquants décisifs) :")
         for q in result.questions:

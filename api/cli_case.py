@@ -1,0 +1,140 @@
+"""CLI for the case pipeline: `lexlogic case run|states|restore|replay` and `lexlogic ingest DIR`.
+
+(The lead may route `lexlogic analyze DOSSIER_DIR` to ``engine.dossier.run_dossier``.)
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+case_app = typer.Typer(help="Dossier runs: analyse a directory, list/restore/replay persisted states.",
+                       no_args_is_help=True)
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def _parse_answers(items: list[str]) -> dict:
+    out = {}
+    for i, item in enumerate(items):
+        if "=" not in item:
+            _fail(f"--answer #{i + 1} {item!r}: expected FACT=VALUE")
+        k, v = item.split("=", 1)
+        try:
+            out[k.strip()] = json.loads(v)
+        except json.JSONDecodeError:
+            out[k.strip()] = {"oui": True, "non": False}.get(v.strip().lower(), v.strip())
+    return out
+
+
+@case_app.command("run")
+def run(directory: Path = typer.Argument(..., help="dossier directory"),
+        answer: list[str] = typer.Option([], "--answer", "-a", help="FACT=VALUE (JSON value), repeatable"),
+        no_input: bool = typer.Option(False, "--no-input", help="stop at the question instead of asking"),
+        fresh: bool = typer.Option(False, "--fresh", help="restart from scratch (ignore saved states)"),
+        out: Optional[Path] = typer.Option(None, "--out", help="output directory (report.html, result.json)"),
+        db: Optional[str] = typer.Option(None, "--db", help="database URL (default LEXLOGIC_DATABASE_URL or SQLite)"),
+        as_json: bool = typer.Option(False, "--json", help="print the result JSON on stdout")) -> None:
+    """Analyse a dossier directory (resumes the last persisted state of the same dossier)."""
+    from engine.documents.ingest import IngestError
+    from engine.dossier import run_dossier
+
+    if not directory.is_dir():
+        _fail(f"{directory}: not a directory")
+    try:
+        result = run_dossier(directory, db_url=db, answers=_parse_answers(answer), interactive=not no_input,
+                             fresh=fresh, out_dir=out)
+    except IngestError as exc:
+        _fail(str(exc))
+    if as_json:
+        typer.echo(json.dumps(result, ensure_ascii=False, indent=1, default=str))
+
+
+@case_app.command("states")
+def states(case_id: str, db: Optional[str] = typer.Option(None, "--db")) -> None:
+    """List a case's persisted states (time travel)."""
+    from engine.store.cases import CaseStore
+
+    rows = CaseStore(db).states(case_id)
+    if not rows:
+        _fail(f"case {case_id!r}: no states")
+    for r in rows:
+        typer.echo(f"{r['seq']:>4}  {r['phase']:<11} {r['status']:<15} {r['hash']}  {r['note']}")
+
+
+@case_app.command("list")
+def list_cases(db: Optional[str] = typer.Option(None, "--db")) -> None:
+    """List the persisted cases."""
+    from engine.store.cases import CaseStore
+
+    for c in CaseStore(db).cases():
+        typer.echo(f"{c['case_id']}  head={c['head']}  {c['phase']:<11} {c['status']:<15} {c['source']}")
+
+
+@case_app.command("restore")
+def restore(case_id: str, seq: int, db: Optional[str] = typer.Option(None, "--db")) -> None:
+    """Make state SEQ the head again (appended; history is kept). The next `case run` resumes from it."""
+    from engine.store.cases import CaseStore
+
+    try:
+        new = CaseStore(db).restore(case_id, seq)
+    except KeyError as exc:
+        _fail(str(exc.args[0]))
+    typer.echo(f"{case_id}: state {seq} restored as state {new}")
+
+
+@case_app.command("replay")
+def replay_cmd(case_id: str, seq: int, db: Optional[str] = typer.Option(None, "--db")) -> None:
+    """Re-run a case from state SEQ under the id CASE_ID@SEQ (original untouched)."""
+    from engine.orchestrator import replay
+    from engine.store.cases import CaseStore
+
+    try:
+        state = replay(CaseStore(db), case_id, seq)
+    except KeyError as exc:
+        _fail(str(exc.args[0]))
+    typer.echo(f"{state.case_id}: {state.phase.value} {state.status} {state.message}")
+
+
+def ingest(directory: Path = typer.Argument(..., help="dossier directory"),
+           as_json: bool = typer.Option(False, "--json", help="print documents as JSON"),
+           chunks: bool = typer.Option(False, "--chunks", help="also list the chunks")) -> None:
+    """Ingest a dossier: documents, pages, layout blocks (OCR for scans)."""
+    from engine.documents.chunking import chunk_document
+    from engine.documents.ingest import IngestError, dossier_files, ingest_dossier
+
+    try:
+        docs = ingest_dossier(directory)
+        skipped = dossier_files(directory)[1]
+    except IngestError as exc:
+        _fail(str(exc))
+    if as_json:
+        typer.echo(json.dumps([d.model_dump(mode="json", exclude={"pages"}) for d in docs], ensure_ascii=False))
+        return
+    for d in docs:
+        ocr = f" OCR p.{d.metadata['ocr_pages']}" if d.metadata.get("ocr_pages") else ""
+        kinds: dict[str, int] = {}
+        for b in d.blocks:
+            kinds[b.kind.value] = kinds.get(b.kind.value, 0) + 1
+        typer.echo(f"{d.id:<32} {d.kind.value:<14} {d.media_type:<18} {len(d.text):>6} chars "
+                   f"{len(d.pages)} p.{ocr}  blocks {kinds}")
+        if chunks:
+            for c in chunk_document(d):
+                typer.echo(f"    {c.id} [{c.char_start}:{c.char_end}] {c.section or ''}")
+    for p in skipped:
+        typer.echo(f"skipped (unsupported): {p}", err=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(case_app, name="case")
+    app.command("ingest")(ingest)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(case_app())

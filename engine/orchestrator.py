@@ -1,0 +1,318 @@
+"""The case FSM: INIT → PLANNING → EXECUTING → EVALUATING → VERDICT | INTERACTING | PLANNING.
+
+Every transition (and every executed task) is persisted as a full snapshot (``engine.store.cases``),
+so a run killed at any point resumes from its last snapshot, and any snapshot can be restored or
+replayed. Watchdogs: a repeated state hash (a loop) and a budget of steps/tokens/cost stop the run
+with an explicit status. Evaluation is pluggable (``engine.evaluators.Evaluator``).
+"""
+from __future__ import annotations
+
+import os
+import time
+from enum import Enum
+from typing import Any, Callable
+
+from pydantic import BaseModel, Field
+
+from engine.documents.ingest import ingest_dossier
+from engine.documents.model import Document
+from engine.evaluators import Evaluator, default_evaluator
+from engine.perception.model import to_case_file, validate_case_file
+from engine.perception.offline import extract
+from engine.planner import Plan, load_checks, make_plan, replan_major_fact, replan_missing, MAJOR_FACTS
+from engine.store.cases import CaseStore, canonical_hash
+
+
+class Phase(str, Enum):
+    INIT = "INIT"
+    PLANNING = "PLANNING"
+    EXECUTING = "EXECUTING"
+    EVALUATING = "EVALUATING"
+    INTERACTING = "INTERACTING"
+    VERDICT = "VERDICT"
+
+
+TERMINAL_STATUSES = ("verdict", "awaiting_answer", "stopped_budget", "stopped_loop", "error")
+
+
+class Budget(BaseModel):
+    max_steps: int = 200
+    max_tokens: int = 200_000
+    max_cost: float = 5.0
+    steps: int = 0
+    tokens: int = 0
+    cost: float = 0.0
+
+    def exceeded(self) -> str | None:
+        if self.steps >= self.max_steps:
+            return f"steps {self.steps}/{self.max_steps}"
+        if self.tokens > self.max_tokens:
+            return f"tokens {self.tokens}/{self.max_tokens}"
+        if self.cost > self.max_cost:
+            return f"cost {self.cost:.2f}/{self.max_cost:.2f}"
+        return None
+
+
+class CaseState(BaseModel):
+    case_id: str
+    pack: str = "rupture_brutale"
+    source: str = ""
+    phase: Phase = Phase.INIT
+    status: str = "running"
+    message: str = ""
+    documents: list[dict[str, Any]] = Field(default_factory=list, description="id, sha256, kind, title, key")
+    case_file: dict[str, Any] | None = None
+    ambiguities: list[dict[str, Any]] = Field(default_factory=list)
+    ontology: dict[str, Any] | None = None
+    plan: Plan | None = None
+    evaluation: dict[str, Any] | None = None
+    evaluated_hash: str | None = None
+    answers: dict[str, Any] = Field(default_factory=dict)
+    pending_question: dict[str, Any] | None = None
+    budget: Budget = Field(default_factory=Budget)
+    timings: dict[str, float] = Field(default_factory=dict)
+    log: list[str] = Field(default_factory=list)
+
+    def logical_hash(self) -> str:
+        """What the loop detector compares: the reasoning content, not counters or timings."""
+        return canonical_hash({"phase": self.phase.value, "case": self.case_file, "answers": self.answers,
+                               "plan": [(t.id, t.status) for t in self.plan.tasks] if self.plan else None,
+                               "eval": (self.evaluation or {}).get("status"), "q": self.pending_question})
+
+
+AnswerProvider = Callable[[dict[str, Any], "CaseState"], Any]  # question → answer (None: no answer)
+
+
+class Orchestrator:
+    def __init__(self, store: CaseStore, evaluator: Evaluator | None = None, *, llm: Any = None,
+                 answer_provider: AnswerProvider | None = None, loop_limit: int = 3,
+                 on_transition: Callable[[CaseState, int], None] | None = None) -> None:
+        self.store = store
+        self.evaluator = evaluator or default_evaluator()
+        self.llm = llm
+        self.answer_provider = answer_provider
+        self.loop_limit = loop_limit
+        self.on_transition = on_transition
+        self.step_delay = float(os.environ.get("LEXLOGIC_STEP_DELAY", "0") or 0)  # test/debug knob
+        self._docs: dict[str, Document] = {}
+
+    # --- persistence ------------------------------------------------------------------------------
+    def persist(self, state: CaseState, note: str = "") -> int:
+        t = time.perf_counter()
+        seq = self.store.save(state.case_id, state.model_dump(mode="json"), phase=state.phase.value,
+                              status=state.status, state_hash=state.logical_hash(), note=note, source=state.source)
+        self._time(state, "persist", t)
+        if self.on_transition:
+            self.on_transition(state, seq)
+        if self.step_delay:
+            time.sleep(self.step_delay)
+        return seq
+
+    @staticmethod
+    def _time(state: CaseState, stage: str, t0: float) -> None:
+        state.timings[stage] = round(state.timings.get(stage, 0.0) + time.perf_counter() - t0, 6)
+
+    def documents(self, state: CaseState) -> list[Document]:
+        """The case's documents, from the content-addressed store (loaded once)."""
+        out = []
+        for d in state.documents:
+            if d["key"] not in self._docs:
+                raw = self.store.get_document(d["key"])
+                if raw is None:
+                    raise KeyError(f"document {d['id']} ({d['key']}) missing from the store")
+                self._docs[d["key"]] = Document.model_validate(raw)
+            out.append(self._docs[d["key"]])
+        return out
+
+    # --- the run loop ---------------------------------------------------------------------------------
+    def start(self, case_id: str, source: str, pack: str = "rupture_brutale") -> CaseState:
+        state = CaseState(case_id=case_id, source=source, pack=pack)
+        self.persist(state, "created")
+        return state
+
+    def run(self, state: CaseState) -> CaseState:
+        seen = self.store.hashes(state.case_id)
+        if state.status == "awaiting_answer" and self.answer_provider is not None:
+            state.status = "running"  # try the provider once more (new answers, a terminal)
+        while state.status == "running":
+            over = state.budget.exceeded()
+            if over:
+                state.status, state.message = "stopped_budget", f"budget exceeded: {over}"
+                self.persist(state, state.message)
+                break
+            state = self.step(state)
+            state.budget.steps += 1
+            h = state.logical_hash()
+            if state.status == "running" and seen.count(h) + 1 >= self.loop_limit:
+                state.status, state.message = "stopped_loop", \
+                    f"loop detected: state {h[:12]} reached {self.loop_limit} times in {state.phase.value}"
+            seen.append(h)
+            self.persist(state, state.message if state.status != "running" else state.phase.value)
+        return state
+
+    def step(self, state: CaseState) -> CaseState:
+        handler = {Phase.INIT: self._init, Phase.PLANNING: self._plan, Phase.EXECUTING: self._execute,
+                   Phase.EVALUATING: self._evaluate, Phase.INTERACTING: self._interact,
+                   Phase.VERDICT: lambda s: s}[state.phase]
+        return handler(state)
+
+    # --- phases -------------------------------------------------------------------------------------------
+    def _init(self, state: CaseState) -> CaseState:
+        t = time.perf_counter()
+        docs = ingest_dossier(state.source)
+        self._time(state, "ingest", t)
+        state.documents = []
+        for d in docs:
+            key = canonical_hash({"sha": d.sha256, "id": d.id, "v": 1})
+            self.store.put_document(key, d.model_dump(mode="json"))
+            self._docs[key] = d
+            state.documents.append({"id": d.id, "sha256": d.sha256, "kind": d.kind.value, "title": d.title,
+                                    "path": d.path, "key": key})
+        t = time.perf_counter()
+        perception = self._perceive(docs)
+        state.case_file = to_case_file(perception, state.case_id, state.pack)
+        validate_case_file(state.case_file)
+        state.ambiguities = [a.model_dump(mode="json") for a in perception.ambiguities]
+        state.ontology = perception.ontology.model_dump(mode="json")
+        self._time(state, "perceive", t)
+        state.log.append(f"{len(docs)} documents, {len(state.case_file['facts'])} facts, "
+                         f"{len(perception.ambiguities)} ambiguities")
+        state.phase = Phase.PLANNING
+        return state
+
+    def _perceive(self, docs: list[Document]):  # type: ignore[no-untyped-def]
+        if self.llm is not None:
+            from engine.perception.llm import perceive_with_llm
+
+            try:
+                return perceive_with_llm(self.llm, docs)
+            except Exception as exc:  # the offline extractor is the floor, never a crash
+                p = extract(docs)
+                p.conflicts.append(f"LLM perception failed ({exc}); offline extractor used")
+                return p
+        return extract(docs)
+
+    def _plan(self, state: CaseState) -> CaseState:
+        t = time.perf_counter()
+        if state.plan is None:
+            summary = ", ".join(f"{k}={(v['value'] if isinstance(v, dict) else v)}"
+                                for k, v in (state.case_file or {}).get("facts", {}).items())
+            state.plan = make_plan(state.pack, self.llm, summary)
+            state.log.append(f"plan ({state.plan.source}): {' → '.join(state.plan.order())}")
+        self._time(state, "plan", t)
+        state.phase = Phase.EXECUTING
+        return state
+
+    def _ensure_evaluation(self, state: CaseState) -> None:
+        h = canonical_hash({"case": state.case_file, "answers": state.answers})
+        if state.evaluation is not None and state.evaluated_hash == h:
+            return
+        t = time.perf_counter()
+        result = self.evaluator.evaluate(state.case_file or {}, dict(state.answers))
+        self._time(state, "evaluate", t)
+        state.evaluation, state.evaluated_hash = result, h
+        state.budget.tokens += int(result.get("tokens", 0) or 0)
+        state.budget.cost += float(result.get("cost", 0.0) or 0.0)
+
+    def _execute(self, state: CaseState) -> CaseState:
+        """One task per step (each persisted). Stops at a fatal outcome or when nothing is ready."""
+        assert state.plan is not None
+        t = time.perf_counter()
+        if state.evaluation is None or state.evaluated_hash != canonical_hash(
+                {"case": state.case_file, "answers": state.answers}):
+            self._ensure_evaluation(state)
+            self._time(state, "execute", t)
+            return state  # the evaluation itself is a persisted step
+        task = state.plan.next_ready()
+        checks = {c.id: c for c in load_checks(state.pack)}
+        if task is None:
+            state.phase = Phase.EVALUATING
+            self._time(state, "execute", t)
+            return state
+        if task.kind == "acquire":
+            if task.fact in state.answers:
+                task.status = "done"
+            else:
+                task.status = "failed"
+                task.result = {"missing": task.fact}
+            self._time(state, "execute", t)
+            return state
+        check = checks[task.check or task.id]
+        outcome = (state.evaluation.get("outcomes") or {}).get(check.outcome, {"value": "unknown", "missing": []})
+        task.result = {"outcome": check.outcome, "value": outcome.get("value"), "missing": outcome.get("missing", [])}
+        if outcome.get("value") == "unknown" and outcome.get("missing") and task.depends_on == [
+                d for d in task.depends_on if not d.startswith("acquire:")]:
+            state.plan = replan_missing(state.plan, task.id, list(outcome["missing"])[:3])
+            state.plan.get(task.id).status = "failed"
+            state.plan.get(task.id).result = task.result
+        else:
+            task.status = "done" if outcome.get("value") != "unknown" else "failed"
+            fatal = check.fatal_if and outcome.get("value") == check.fatal_if
+            if fatal:
+                for other in state.plan.tasks:
+                    if other.status == "pending":
+                        other.status = "skipped"
+                state.log.append(f"fatal outcome at {check.id}: {check.outcome}={outcome.get('value')}")
+        self._time(state, "execute", t)
+        return state
+
+    def _evaluate(self, state: CaseState) -> CaseState:
+        ev = state.evaluation or {}
+        if ev.get("status") == "error":
+            state.log.append("logic error in evaluation: re-planning")
+            state.plan = None
+            state.evaluation = None
+            state.phase = Phase.PLANNING
+        elif ev.get("status") == "needs_input" and ev.get("questions"):
+            asked = [q for q in ev["questions"] if q["fact"] not in state.answers]
+            if asked:
+                state.pending_question = asked[0]
+                state.phase = Phase.INTERACTING
+            else:
+                state.phase = Phase.VERDICT
+        else:
+            state.phase = Phase.VERDICT
+        if state.phase is Phase.VERDICT:
+            state.status = "verdict"
+            state.pending_question = None
+        return state
+
+    def _interact(self, state: CaseState) -> CaseState:
+        q = state.pending_question
+        answer = self.answer_provider(q, state) if (self.answer_provider and q) else None
+        if answer is None:
+            state.status = "awaiting_answer"
+            state.message = f"question: {q['question'] if q else '?'} ({q['fact'] if q else ''})"
+            return state
+        return self.add_answers(state, {q["fact"]: answer})
+
+    @staticmethod
+    def add_answers(state: CaseState, answers: dict[str, Any]) -> CaseState:
+        """Record answers (asked or volunteered) and re-plan: a major fact re-opens its defeater."""
+        for fact, answer in answers.items():
+            state.answers[fact] = answer
+            state.log.append(f"answer {fact} = {answer!r}")
+            if fact in MAJOR_FACTS and state.plan is not None:
+                state.plan = replan_major_fact(state.plan, fact)
+            elif state.plan is not None:  # re-open what the answer can change
+                for t in state.plan.tasks:
+                    if t.status in ("failed", "skipped") or t.id == f"acquire:{fact}":
+                        t.status = "pending"
+        state.pending_question = None
+        if state.phase in (Phase.INTERACTING, Phase.VERDICT, Phase.EVALUATING):
+            state.phase = Phase.PLANNING
+        state.status = "running"
+        return state
+
+
+def replay(store: CaseStore, case_id: str, seq: int, evaluator: Evaluator | None = None,
+           replay_id: str | None = None) -> CaseState:
+    """Re-run a case from snapshot ``seq`` under a new id (the original history is untouched)."""
+    raw = store.get(case_id, seq)
+    state = CaseState.model_validate(raw)
+    state.case_id = replay_id or f"{case_id}@{seq}"
+    if state.status != "running" and state.phase is not Phase.VERDICT:
+        state.status = "running"
+    orch = Orchestrator(store, evaluator)
+    orch.persist(state, f"replay of {case_id} from {seq}")
+    return orch.run(state)

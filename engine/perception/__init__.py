@@ -1,0 +1,1 @@
+"""Perception: documents → grounded facts (offline French extractor, or an LLM), ambiguity nodes."""

@@ -1,0 +1,154 @@
+"""LLM perception: any OpenAI-compatible endpoint reads the documents and returns facts as JSON.
+
+The model must quote its evidence; the engine, not the model, computes the grounding: each quote is
+located in the document text (exact, then whitespace-insensitive). A reply with an unknown fact, a
+value of the wrong type or a quote not found in the document is rejected and the reasons are sent
+back for a bounded number of retries. Nothing ungrounded enters the case.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from engine.documents.model import Document
+from engine.ontology import World
+from engine.perception.model import Ambiguity, Finding, Perception, build_graph
+
+MAX_CHARS_PER_DOC = 6000
+
+
+class LLMEvidence(BaseModel):
+    document_id: str
+    quote: str = Field(description="verbatim text copied from the document")
+
+
+class LLMReading(BaseModel):
+    value: Any
+    confidence: float = Field(default=0.8, ge=0, le=1)
+    world: World = World.SHARED
+    evidence: list[LLMEvidence] = Field(min_length=1)
+    note: str | None = None
+
+
+class LLMFact(BaseModel):
+    fact: str
+    readings: list[LLMReading] = Field(min_length=1, description="several readings = an ambiguity")
+
+
+class LLMExtraction(BaseModel):
+    facts: list[LLMFact]
+
+
+def locate(doc: Document, quote: str) -> tuple[int, int] | None:
+    """Span of ``quote`` in the document: exact, else with any whitespace run matching any other."""
+    i = doc.text.find(quote)
+    if i >= 0:
+        return i, i + len(quote)
+    words = quote.split()
+    if not words:
+        return None
+    m = re.search(r"\s+".join(re.escape(w) for w in words), doc.text)
+    return (m.start(), m.end()) if m else None
+
+
+def _fact_specs() -> dict[str, Any]:
+    try:
+        from logic.pack import load_pack
+
+        from engine.perception.model import PACKS_DIR
+        return load_pack(PACKS_DIR / "rupture_brutale").facts
+    except Exception:
+        import yaml
+
+        from engine.perception.model import PACKS_DIR
+        return yaml.safe_load((PACKS_DIR / "rupture_brutale" / "facts.yaml").read_text(encoding="utf-8"))["facts"]
+
+
+def _check_value(spec: Any, value: Any) -> Any:
+    try:
+        from logic.facts import check_value
+
+        return check_value(spec, value)
+    except ImportError:  # pragma: no cover - the lead's module is present in this tree
+        return value
+
+
+def ground_extraction(extraction: LLMExtraction, docs: list[Document]) -> tuple[Perception, list[str]]:
+    """Turn a validated reply into findings; returns the problems that make it unacceptable."""
+    specs = _fact_specs()
+    by_id = {d.id: d for d in docs}
+    p, problems = Perception(), []
+    for i, f in enumerate(extraction.facts):
+        if f.fact not in specs:
+            problems.append(f"facts[{i}]: unknown fact '{f.fact}'")
+            continue
+        amb_id = f"llm-{f.fact}" if len(f.readings) > 1 else None
+        readings = []
+        for j, r in enumerate(f.readings):
+            try:
+                value = _check_value(specs[f.fact], r.value)
+            except ValueError as exc:
+                problems.append(f"facts[{i}].readings[{j}].value: {exc}")
+                continue
+            grounding = []
+            for e in r.evidence:
+                doc = by_id.get(e.document_id)
+                span = locate(doc, e.quote) if doc else None
+                if span is None:
+                    problems.append(f"facts[{i}].readings[{j}]: quote not found in '{e.document_id}': {e.quote[:60]!r}")
+                    continue
+                grounding.append(doc.ground(*span))
+            if grounding:
+                finding = Finding(fact=f.fact, value=value, confidence=r.confidence, world=r.world,
+                                  grounding=grounding, note=r.note, ambiguity=amb_id, source="llm")
+                readings.append(finding)
+                p.add(finding)
+        if amb_id and len(readings) > 1:
+            p.ambiguities.append(Ambiguity(id=amb_id, statement=readings[0].grounding[0],
+                                           question=f"Quelle lecture retenir pour « {f.fact} » ?", readings=readings))
+    return p, problems
+
+
+def perceive_with_llm(client: Any, docs: list[Document], max_rounds: int = 3) -> Perception:
+    """Ask, validate (schema by ``complete_json``, grounding and types here), retry with the reasons."""
+    specs = _fact_specs()
+    vocab = "\n".join(f"- {name} ({_describe(s)})" for name, s in specs.items())
+    corpus = "\n\n".join(f"=== document_id: {d.id} ===\n{d.text[:MAX_CHARS_PER_DOC]}" for d in docs)
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": "Tu extrais des faits d'un dossier de rupture brutale (droit français). "
+         "Réponds en JSON seulement, selon le schéma. Chaque lecture cite au moins une preuve : "
+         "document_id et citation VERBATIM. Une déclaration ambiguë donne plusieurs lectures, "
+         "chacune dans un monde (NARRATIVE_A demanderesse, NARRATIVE_B défense)."},
+        {"role": "user", "content": f"Vocabulaire des faits :\n{vocab}\n\nDossier :\n{corpus}"},
+    ]
+    last: list[str] = []
+    for _ in range(max_rounds):
+        extraction = client.complete_json(messages, LLMExtraction)
+        perception, problems = ground_extraction(extraction, docs)
+        if not problems:
+            for d in docs:
+                from engine.ontology import Evidence, EvidenceKind
+                perception.ontology.evidence.append(Evidence(kind=EvidenceKind.OTHER, document_id=d.id, title=d.title))
+            build_graph(perception)
+            return perception
+        last = problems
+        messages = messages + [
+            {"role": "assistant", "content": extraction.model_dump_json()},
+            {"role": "user", "content": "Réponse rejetée :\n" + "\n".join(problems) +
+             "\nCorrige et renvoie tout le JSON (citations verbatim, faits du vocabulaire)."}]
+    from bridges.llm import LLMError
+
+    raise LLMError(f"no grounded extraction after {max_rounds} rounds: {'; '.join(last)}")
+
+
+def _describe(spec: Any) -> str:
+    if isinstance(spec, dict):
+        return f"{spec.get('type')}: {spec.get('label')}"
+    return f"{spec.type.value}: {spec.label}" + (f" {spec.values}" if spec.values else "")
+
+
+def to_json(extraction: LLMExtraction) -> str:
+    return json.dumps(extraction.model_dump(mode="json"), ensure_ascii=False)

@@ -1,0 +1,128 @@
+"""What perception produces: findings (one reading of one fact, with grounding), ambiguity nodes,
+and the conversion to the CASE FILE dict that `lexlogic analyze` consumes.
+
+A plain dict is produced (the contract); ``validate_case_file`` checks it with the lead's
+``logic.facts.parse_case`` when the pack is loadable.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from engine.ontology import (CaseOntology, Distribution, NarrativeNode, NodeType, Outcome, World)
+from logic.grounding import Grounding
+
+PACKS_DIR = Path(__file__).resolve().parents[2] / "rules"
+
+
+class Finding(BaseModel):
+    fact: str
+    value: Any
+    confidence: float = Field(default=0.9, ge=0.0, le=1.0)
+    world: World = World.SHARED
+    grounding: list[Grounding] = Field(default_factory=list)
+    note: str | None = None
+    ambiguity: str | None = Field(default=None, description="id of the ambiguity node this reading belongs to")
+    source: str = Field(default="offline", description="offline | llm")
+
+
+class Ambiguity(BaseModel):
+    """An ambiguous statement: one branch (a Finding) per reading, each feeding a world."""
+
+    id: str
+    statement: Grounding
+    question: str
+    readings: list[Finding]
+
+
+class Perception(BaseModel):
+    findings: list[Finding] = Field(default_factory=list)
+    ambiguities: list[Ambiguity] = Field(default_factory=list)
+    ontology: CaseOntology = Field(default_factory=CaseOntology)
+    conflicts: list[str] = Field(default_factory=list)
+
+    def add(self, finding: Finding) -> None:
+        self.findings.append(finding)
+
+
+def _g(g: Grounding) -> dict[str, Any]:
+    return g.model_dump(mode="json", exclude_none=True)
+
+
+def _reading(f: Finding) -> dict[str, Any]:
+    out: dict[str, Any] = {"value": f.value, "confidence": round(f.confidence, 4), "world": f.world.value,
+                           "grounding": [_g(g) for g in f.grounding]}
+    if f.note:
+        out["note"] = f.note
+    return out
+
+
+def merge_findings(perception: Perception) -> dict[str, dict[str, Any]]:
+    """One FactValue per fact: ambiguity readings become alternatives; agreeing findings pool their
+    grounding; a disagreement keeps the most confident reading and is recorded as a conflict."""
+    by_fact: dict[str, list[Finding]] = {}
+    for f in perception.findings:
+        by_fact.setdefault(f.fact, []).append(f)
+    facts: dict[str, dict[str, Any]] = {}
+    for name, found in by_fact.items():
+        amb = [f for f in found if f.ambiguity]
+        plain = sorted((f for f in found if not f.ambiguity), key=lambda f: -f.confidence)
+        if amb:
+            amb.sort(key=lambda f: -f.confidence)
+            head = _reading(amb[0])
+            head["alternatives"] = [_reading(f) for f in amb[1:]]
+            facts[name] = head
+            continue
+        best = plain[0]
+        value = _reading(best)
+        for other in plain[1:]:
+            if other.value == best.value:
+                seen = {(g.document_id, g.char_start, g.char_end) for g in best.grounding}
+                value["grounding"] += [_g(g) for g in other.grounding
+                                       if (g.document_id, g.char_start, g.char_end) not in seen]
+            else:
+                perception.conflicts.append(
+                    f"{name}: kept {best.value!r} ({best.confidence}) over {other.value!r} ({other.confidence})")
+        facts[name] = value
+    return facts
+
+
+def to_case_file(perception: Perception, case_id: str, pack: str = "rupture_brutale") -> dict[str, Any]:
+    return {"pack": pack, "case_id": case_id, "facts": merge_findings(perception)}
+
+
+def build_graph(perception: Perception) -> None:
+    """FACT nodes for each finding, EVIDENCE nodes per document, edges evidence → fact."""
+    graph = perception.ontology.graph
+    evidence_nodes: dict[str, str] = {}
+    for ev in perception.ontology.evidence:
+        node = graph.add(NarrativeNode(type=NodeType.EVIDENCE, label=ev.title or ev.document_id,
+                                       evidence_id=ev.id, distribution=Distribution.point(True)))
+        evidence_nodes[ev.document_id] = node.id
+    for f in perception.findings:
+        dist = Distribution(outcomes=[Outcome(value=f.value, p=1.0)])
+        node = graph.add(NarrativeNode(type=NodeType.FACT, label=f.fact, fact=f.fact, world=f.world,
+                                       distribution=dist, grounding=f.grounding, ambiguity=f.ambiguity))
+        for doc_id in {g.document_id for g in f.grounding if g.document_id}:
+            if doc_id in evidence_nodes:
+                graph.add_edge(evidence_nodes[doc_id], node.id)
+
+
+@lru_cache(maxsize=8)
+def _pack(name: str):  # type: ignore[no-untyped-def]
+    from logic.pack import load_pack
+
+    return load_pack(PACKS_DIR / name)
+
+
+def validate_case_file(case: dict[str, Any]) -> None:
+    """Check the dict with the lead's CaseFile model (skipped if the pack is not loadable yet)."""
+    try:
+        from logic.facts import parse_case
+        pack = _pack(case["pack"])
+    except Exception:  # the pack or loader is not there yet: the contract shape is still tested
+        return
+    parse_case(case, pack, source=f"perception:{case.get('case_id')}")

@@ -1,0 +1,35 @@
+"""Shared fixtures of the pipeline tests: the example dossier, ingested once per session."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DOSSIER = ROOT / "examples" / "rupture_brutale" / "dossier"
+
+
+@pytest.fixture(scope="session")
+def docs():
+    from engine.documents.ingest import ingest_dossier
+
+    return ingest_dossier(DOSSIER, use_cache=False)
+
+
+@pytest.fixture(scope="session")
+def perception(docs):
+    from engine.perception.offline import extract
+
+    return extract(docs)
+
+
+@pytest.fixture(scope="session")
+def case_file(perception):
+    from engine.perception.model import to_case_file
+
+    return to_case_file(perception, "example")
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path, monkeypatch):
+    monkeypatch.setenv("LEXLOGIC_HOME", str(tmp_path / "home"))

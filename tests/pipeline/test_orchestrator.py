@@ -1,0 +1,80 @@
+"""The FSM on SQLite and PostgreSQL: snapshots at every transition, time travel, watchdogs."""
+from __future__ import annotations
+
+from typing import Any
+
+from engine.fallback_evaluator import FallbackEvaluator
+from engine.orchestrator import CaseState, Orchestrator, Phase, replay
+from engine.store.cases import CaseStore
+from tests.pipeline.conftest import DOSSIER
+
+
+def _run(db_url: str, evaluator=None, answers: dict[str, Any] | None = None, case_id: str = "c1", **kw):
+    store = CaseStore(db_url)
+    given = dict(answers or {})
+    orch = Orchestrator(store, evaluator or FallbackEvaluator(),
+                        answer_provider=lambda q, s: given.pop(q["fact"], None), **kw)
+    state = orch.run(orch.start(case_id, str(DOSSIER)))
+    return store, orch, state
+
+
+def test_run_persists_every_transition_and_stops_at_question(db_url):
+    store, _, state = _run(db_url)
+    assert state.phase is Phase.INTERACTING and state.status == "awaiting_answer"
+    assert state.pending_question["fact"] == "rupture_kind"  # the ambiguity has the best EIG/cost
+    rows = store.states("c1")
+    phases = [r["phase"] for r in rows]
+    assert phases[0] == "INIT" and "PLANNING" in phases and "EVALUATING" in phases and phases[-1] == "INTERACTING"
+    assert [r["seq"] for r in rows] == list(range(1, len(rows) + 1))
+    head = CaseState.model_validate(store.latest("c1")[1])
+    assert head.case_file == state.case_file and head.plan.order()[0] == "prescription"
+
+
+def test_answers_lead_to_verdict_with_the_default_evaluator(db_url):
+    from engine.evaluators import VerdictEvaluator, default_evaluator
+
+    evaluator = default_evaluator()
+    assert isinstance(evaluator, VerdictEvaluator)
+    store, _, state = _run(db_url, evaluator=evaluator, answers={"rupture_kind": "total", "fault_serious": False})
+    # default evaluator: the lead's clingo analysis when importable
+    assert state.status == "verdict", state.message
+    assert state.evaluation["verdict"]["label"] == "LIABLE"
+    assert state.answers == {"rupture_kind": "total", "fault_serious": False}
+
+
+def test_restore_and_replay(db_url):
+    store, _, state = _run(db_url)
+    n = len(store.states("c1"))
+    planning = next(r["seq"] for r in store.states("c1") if r["phase"] == "PLANNING")
+    new = store.restore("c1", planning)
+    assert new == n + 1 and store.latest("c1")[1]["phase"] == "PLANNING"
+    assert store.states("c1")[-1]["note"] == f"restored from {planning}"
+    replayed = replay(store, "c1", planning, FallbackEvaluator())
+    assert replayed.case_id == f"c1@{planning}"
+    assert replayed.pending_question == state.pending_question  # deterministic replay
+    assert len(store.states("c1")) == n + 1  # the original history is untouched
+
+
+class _Flaky:
+    """Always reports a logic error: the FSM must go back to PLANNING, then the loop detector stops it."""
+
+    name = "flaky"
+
+    def evaluate(self, case_facts, answers=None):
+        return {"status": "error", "outcomes": {}, "questions": [], "tokens": 5, "cost": 0.0}
+
+
+def test_loop_detector_stops_a_cycling_run(db_url):
+    store, _, state = _run(db_url, evaluator=_Flaky())
+    assert state.status == "stopped_loop" and "loop detected" in state.message
+    assert "PLANNING" in [r["phase"] for r in store.states("c1")[3:]]
+
+
+def test_budget_stops_with_a_clear_status(db_url):
+    store = CaseStore(db_url)
+    orch = Orchestrator(store, FallbackEvaluator())
+    state = orch.start("c2", str(DOSSIER))
+    state.budget.max_steps = 4
+    state = orch.run(state)
+    assert state.status == "stopped_budget" and state.message == "budget exceeded: steps 4/4"
+    assert store.latest("c2")[1]["status"] == "stopped_budget"
