@@ -1,0 +1,1 @@
+"""One router per capability; each is wired in ``api.app`` only when its engine module imports."""

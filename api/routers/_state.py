@@ -1,0 +1,51 @@
+"""Reading and advancing a case's orchestrator state (snapshots under the run id ``api-<case id>``)."""
+from __future__ import annotations
+
+from typing import Any
+
+from api.deps import Services
+from api.problems import ProblemError
+from engine.evaluators import LeadEvaluator
+from engine.orchestrator import CaseState, Orchestrator
+from engine.store.api_cases import ApiCase
+from engine.store.cases import CaseRun
+from sqlalchemy import select
+
+
+def head(svc: Services, case: ApiCase) -> tuple[int, CaseState]:
+    """The head state; parsed once per (case, seq): a read costs one small query when nothing changed.
+    Callers that modify the returned state must copy it first (``fresh_head``)."""
+    with svc.runs.Session() as s:
+        seq = s.scalar(select(CaseRun.head_seq).where(CaseRun.case_id == case.run_id))
+    if not seq:
+        return 0, CaseState(case_id=case.run_id, pack=case.pack)
+    hit = svc.heads.get(case.run_id)
+    if hit is not None and hit[0] == seq:
+        return hit
+    state = CaseState.model_validate(svc.runs.get(case.run_id, seq))
+    svc.heads[case.run_id] = (seq, state)
+    return seq, state
+
+
+def fresh_head(svc: Services, case: ApiCase) -> tuple[int, CaseState]:
+    """A private, mutable copy of the head state (to advance it)."""
+    seq, state = head(svc, case)
+    return seq, state.model_copy(deep=True)
+
+
+def case_file_of(svc: Services, case: ApiCase) -> tuple[CaseState, dict[str, Any]]:
+    _, state = head(svc, case)
+    if not state.case_file:
+        raise ProblemError(409, "this case has no facts yet: upload its documents and POST …/run first",
+                           slug="not-run")
+    return state, state.case_file
+
+
+def evaluator(svc: Services) -> LeadEvaluator:
+    ev = LeadEvaluator()
+    ev._analyse = svc.verdicts.analyse  # the orchestrator's evaluator, through the API's analysis cache
+    return ev
+
+
+def orchestrator(svc: Services, on_transition=None) -> Orchestrator:  # type: ignore[no-untyped-def]
+    return Orchestrator(svc.runs, evaluator(svc), on_transition=on_transition)

@@ -1,0 +1,126 @@
+"""Verdict (with proof and why-not), what-if (priors/answers → new verdict, saved only on request),
+questions and answers, and the argument graph for the page."""
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Body
+from fastapi.responses import Response
+from starlette.concurrency import run_in_threadpool
+from pydantic import BaseModel, Field
+
+from api.deps import Case, Svc
+from api.problems import ProblemError, problem_responses
+from api.routers._graph import Graph, build_graph
+from api.routers._state import case_file_of, fresh_head, head, orchestrator
+from api.routers._verdicts import QuestionOut, Verdict, apply_priors, validate_inputs
+from engine.orchestrator import Orchestrator
+
+router = APIRouter(prefix="/v1/cases/{case_id}", tags=["verdicts"])
+
+
+class WhatIf(BaseModel):
+    answers: dict[str, Any] = Field(default_factory=dict, description="fact → value, as if answered")
+    priors: dict[str, float] = Field(default_factory=dict,
+                                     description="ambiguous fact → weight of its first reading (narrative A's)")
+    persist: bool = Field(default=False, description="save these answers/priors into the case (a new state)")
+
+
+class Answers(BaseModel):
+    answers: dict[str, Any] = Field(min_length=1, description="fact → value (bool, number, date, enum option)")
+
+
+class Questions(BaseModel):
+    pending: QuestionOut | None = Field(default=None, description="the question the orchestrator waits on")
+    questions: list[QuestionOut] = Field(description="ranked by EIG / cost")
+
+
+def _verdict(svc: Svc, case: Case) -> Verdict:
+    state, cf = case_file_of(svc, case)
+    return svc.verdicts.verdict(case.id, cf, dict(state.answers), {})
+
+
+def _verdict_response(svc: Svc, case: Case, answers: dict[str, Any], priors: dict[str, float]) -> Response:
+    seq, state = head(svc, case)
+    if not state.case_file:
+        case_file_of(svc, case)  # raises the 409
+    key = {"run": case.run_id, "seq": seq, "a": answers, "p": priors}  # the head fixes case file + answers
+    body, hit = svc.verdicts.verdict_json(case.id, state.case_file, {**state.answers, **answers}, priors, key=key)
+    return Response(body, media_type="application/json", headers={"X-Cache": "hit" if hit else "miss"})
+
+
+@router.get("/verdict", response_model=Verdict, summary="Verdict with proof tree and why-not",
+            responses=problem_responses(401, 404, 409, 422))
+async def get_verdict(case: Case, svc: Svc) -> Response:
+    """Async: a cache hit is a few small queries and a dict lookup; a miss computes in a worker thread."""
+    seq, state = head(svc, case)
+    key = {"run": case.run_id, "seq": seq, "a": {}, "p": {}}
+    hit = svc.verdicts.peek(key)
+    if hit is not None:
+        return Response(hit, media_type="application/json", headers={"X-Cache": "hit"})
+    return await run_in_threadpool(_verdict_response, svc, case, {}, {})
+
+
+def _save(svc: Svc, case: Case, answers: dict[str, Any], priors: dict[str, float]) -> None:
+    lock = svc.case_lock(case.id)
+    if not lock.acquire(blocking=False):
+        raise ProblemError(409, "this case is running", slug="busy")
+    try:
+        _, state = fresh_head(svc, case)
+        orch = orchestrator(svc)
+        if priors:
+            state.case_file = apply_priors(state.case_file or {}, priors)
+            state.log.append("priors: " + ", ".join(f"{k}={v}" for k, v in priors.items()))
+        if answers:
+            state = Orchestrator.add_answers(state, answers)
+        orch.persist(state, "what-if saved" if not answers else "answers: " + ", ".join(answers))
+        if state.status == "running":
+            orch.run(state)
+    finally:
+        lock.release()
+
+
+@router.post("/what-if", response_model=Verdict, summary="Verdict under changed priors / answers",
+             responses=problem_responses(401, 404, 409, 413, 422))
+def what_if(case: Case, svc: Svc, body: WhatIf = Body(openapi_examples={
+        "prior": {"summary": "weight narrative A's reading of an ambiguity",
+                  "value": {"priors": {"rupture_kind": 0.9}, "persist": False}},
+        "answer": {"summary": "as if a question were answered", "value": {"answers": {"fault_serious": True}}}})) -> Response:
+    _, cf = case_file_of(svc, case)
+    answers = validate_inputs(cf, body.answers, body.priors)
+    if body.persist:
+        _save(svc, case, answers, body.priors)
+        return _verdict_response(svc, case, {}, {})
+    return _verdict_response(svc, case, answers, body.priors)
+
+
+@router.get("/questions", response_model=Questions, summary="Questions ranked by EIG/cost",
+            responses=problem_responses(401, 404, 409, 422))
+def questions(case: Case, svc: Svc) -> Questions:
+    _, state = head(svc, case)
+    v = _verdict(svc, case)
+    pending = None
+    if state.pending_question:
+        q = state.pending_question
+        pending = QuestionOut(fact=q["fact"], question=q.get("question"), options=q.get("options") or [],
+                              cost=float(q.get("cost", 1) or 1), eig=q.get("eig"), score=q.get("score"))
+    return Questions(pending=pending or v.best_question, questions=v.questions)
+
+
+@router.post("/answers", response_model=Verdict, summary="Answer questions (saved; the case runs on)",
+             responses=problem_responses(401, 404, 409, 413, 422))
+def answer(case: Case, svc: Svc, body: Answers = Body(openapi_examples={
+        "bool": {"summary": "a yes/no fact", "value": {"answers": {"fault_serious": False}}}})) -> Response:
+    _, cf = case_file_of(svc, case)
+    answers = validate_inputs(cf, body.answers, {})
+    _save(svc, case, answers, {})
+    return _verdict_response(svc, case, {}, {})
+
+
+@router.get("/graph", response_model=Graph, summary="Argument graph (from the proof trees of each narrative)",
+            responses=problem_responses(401, 404, 409, 422))
+def graph(case: Case, svc: Svc) -> Graph:
+    state, cf = case_file_of(svc, case)
+    worlds = svc.verdicts.worlds(cf, dict(state.answers), {})
+    main = max(worlds, key=lambda t: t[1])[0]
+    return build_graph(case.id, worlds, main)

@@ -1,0 +1,108 @@
+"""Load on the HTTP API: N concurrent clients asking for the verdict of the example case for T seconds.
+
+Starts its own uvicorn server in a child process on 127.0.0.1 (free port, temporary SQLite database, one
+tenant; a separate process so the load generator does not share the server's GIL), creates
+the example case, warms the verdict cache once, then runs the clients (httpx, asyncio) and stops by
+itself. Prints throughput, p50/p99 latency and errors. Target: 0 errors, p99 < 500 ms (cached case).
+
+    .venv/bin/python benchmarks/api_load.py            # 16 clients, 30 s
+    .venv/bin/python benchmarks/api_load.py --quick    # 16 clients, 5 s
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import subprocess
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from engine.store.tenants import TenantStore  # noqa: E402
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def _client(base: str, path: str, headers: dict[str, str], stop_at: float,
+                  lat: list[float], errors: list[str]) -> None:
+    async with httpx.AsyncClient(base_url=base, headers=headers, timeout=10) as c:
+        while time.perf_counter() < stop_at:
+            t = time.perf_counter()
+            try:
+                r = await c.get(path)
+                if r.status_code != 200 or b'"label":"LIABLE"' not in r.content:
+                    errors.append(f"{r.status_code}")
+            except httpx.HTTPError as exc:
+                errors.append(type(exc).__name__)
+            lat.append(time.perf_counter() - t)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--clients", type=int, default=16)
+    ap.add_argument("--seconds", type=float, default=30.0)
+    ap.add_argument("--quick", action="store_true", help="5 seconds")
+    args = ap.parse_args()
+    seconds = 5.0 if args.quick else args.seconds
+    tmp = Path(tempfile.mkdtemp(prefix="lexlogic-load-"))
+    db = f"sqlite:///{tmp / 'api.db'}"
+    store = TenantStore(db)
+    _, key = store.create_key("load")
+    store.close()
+    port = _free_port()
+    env = {**os.environ, "LEXLOGIC_DATABASE_URL": db, "LEXLOGIC_API_DATA": str(tmp / "data")}
+    server = subprocess.Popen([sys.executable, "-m", "uvicorn", "api.app:create_app", "--factory", "--host", "127.0.0.1",
+                               "--port", str(port), "--log-level", "warning", "--no-access-log"], cwd=ROOT, env=env)
+    base, headers = f"http://127.0.0.1:{port}", {"X-API-Key": key}
+    for _ in range(300):
+        try:
+            httpx.get(base + "/v1/health", timeout=1)
+            break
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    example = json.loads((ROOT / "examples/rupture_brutale/facts.json").read_text())
+    case_id = httpx.post(base + "/v1/cases", json={"case_file": example}, headers=headers, timeout=30).json()["id"]
+    path = f"/v1/cases/{case_id}/verdict"
+    t = time.perf_counter()
+    first = httpx.get(base + path, headers=headers, timeout=30)
+    cold = time.perf_counter() - t
+    assert first.status_code == 200, first.text
+    lat: list[float] = []
+    errors: list[str] = []
+    stop_at = time.perf_counter() + seconds
+
+    async def run() -> None:
+        await asyncio.gather(*(_client(base, path, headers, stop_at, lat, errors) for _ in range(args.clients)))
+
+    t0 = time.perf_counter()
+    asyncio.run(run())
+    wall = time.perf_counter() - t0
+    server.terminate()
+    server.wait(timeout=15)
+    lat.sort()
+    p = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))] * 1000  # noqa: E731
+    print(f"verdict of the example case, {args.clients} concurrent clients, {wall:.1f} s on 127.0.0.1 (uvicorn, 1 server process)")
+    print(f"  cold (first, uncached) request : {cold * 1000:.0f} ms")
+    print(f"  requests                       : {len(lat)}  ({len(lat) / wall:.0f} req/s)")
+    print(f"  latency p50 / p99 / max        : {p(0.50):.1f} / {p(0.99):.1f} / {lat[-1] * 1000:.1f} ms "
+          f"(mean {statistics.mean(lat) * 1000:.1f})")
+    print(f"  errors                         : {len(errors)}" + (f" {sorted(set(errors))}" if errors else ""))
+    ok = not errors and p(0.99) < 500
+    print(f"  target (0 errors, p99 < 500 ms): {'met' if ok else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+"""The API's ownership records: which tenant owns which case and which uploaded document.
+
+The reasoning state itself (FSM snapshots, time travel) lives in ``engine.store.cases`` under the run
+id ``api-<case id>``; this module only adds what that store does not know: the owning tenant, the
+case's display name and pack, and the documents uploaded through the API (text kept for the page's
+side panel, the original bytes kept on disk in the case's dossier directory for the orchestrator).
+Every read takes the tenant: a row of another tenant is simply not found.
+"""
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import DateTime, ForeignKey, Integer, String, Text, UniqueConstraint, select
+from sqlalchemy.orm import Mapped, mapped_column
+
+from engine.store.db import Base, JSONType, make_engine, session_factory
+from engine.store.tenants import Tenant  # noqa: F401 - the FK target must be in the metadata
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _aware(t: datetime | None) -> datetime | None:
+    """SQLite drops the zone of stored datetimes: they were written in UTC."""
+    return t.replace(tzinfo=timezone.utc) if t is not None and t.tzinfo is None else t
+
+
+class ApiCase(Base):
+    __tablename__ = "api_cases"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(String(32), ForeignKey("api_tenants.id"), index=True)
+    name: Mapped[str] = mapped_column(String(200))
+    pack: Mapped[str] = mapped_column(String(100))
+    origin: Mapped[str] = mapped_column(String(16))  # facts | documents
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+    @property
+    def run_id(self) -> str:
+        return f"api-{self.id}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "pack": self.pack, "origin": self.origin,
+                "created_at": _aware(self.created_at)}
+
+
+class ApiDocument(Base):
+    __tablename__ = "api_documents"
+    __table_args__ = (UniqueConstraint("case_id", "doc_id", name="uq_api_document"),)
+    pk: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    tenant_id: Mapped[str] = mapped_column(String(32), ForeignKey("api_tenants.id"), index=True)
+    case_id: Mapped[str] = mapped_column(String(32), ForeignKey("api_cases.id"), index=True)
+    doc_id: Mapped[str] = mapped_column(String(200))
+    filename: Mapped[str] = mapped_column(String(300))
+    media_type: Mapped[str] = mapped_column(String(100))
+    kind: Mapped[str] = mapped_column(String(32))
+    size: Mapped[int] = mapped_column(Integer)
+    sha256: Mapped[str] = mapped_column(String(64))
+    text: Mapped[str] = mapped_column(Text)
+    pages: Mapped[list[dict[str, Any]]] = mapped_column(JSONType)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+    def as_dict(self, with_text: bool = False) -> dict[str, Any]:
+        out = {"id": self.doc_id, "filename": self.filename, "media_type": self.media_type, "kind": self.kind,
+               "size": self.size, "sha256": self.sha256, "pages": len(self.pages or []),
+               "chars": len(self.text), "created_at": _aware(self.created_at)}
+        if with_text:
+            out["text"] = self.text
+            out["page_spans"] = self.pages
+        return out
+
+
+class ApiCaseStore:
+    def __init__(self, url: str | None = None, engine=None) -> None:  # type: ignore[no-untyped-def]
+        self.engine = engine or make_engine(url)
+        Base.metadata.create_all(self.engine, tables=[Tenant.__table__, ApiCase.__table__, ApiDocument.__table__])
+        self.Session = session_factory(self.engine)
+
+    def create_case(self, tenant_id: str, name: str, pack: str, origin: str) -> ApiCase:
+        with self.Session.begin() as s:
+            row = ApiCase(id=uuid.uuid4().hex, tenant_id=tenant_id, name=name, pack=pack, origin=origin)
+            s.add(row)
+            s.flush()
+            return row
+
+    def get_case(self, tenant_id: str, case_id: str) -> ApiCase | None:
+        with self.Session() as s:
+            return s.scalars(select(ApiCase).where(ApiCase.id == case_id, ApiCase.tenant_id == tenant_id)).one_or_none()
+
+    def list_cases(self, tenant_id: str, limit: int = 100, offset: int = 0) -> list[ApiCase]:
+        with self.Session() as s:
+            return list(s.scalars(select(ApiCase).where(ApiCase.tenant_id == tenant_id)
+                                  .order_by(ApiCase.created_at.desc(), ApiCase.id).limit(limit).offset(offset)))
+
+    def add_document(self, tenant_id: str, case_id: str, **fields: Any) -> ApiDocument:
+        with self.Session.begin() as s:
+            row = ApiDocument(tenant_id=tenant_id, case_id=case_id, **fields)
+            s.add(row)
+            s.flush()
+            return row
+
+    def has_document(self, tenant_id: str, case_id: str, doc_id: str) -> bool:
+        return self.get_document(tenant_id, case_id, doc_id) is not None
+
+    def list_documents(self, tenant_id: str, case_id: str) -> list[ApiDocument]:
+        with self.Session() as s:
+            return list(s.scalars(select(ApiDocument).where(ApiDocument.tenant_id == tenant_id,
+                                                            ApiDocument.case_id == case_id)
+                                  .order_by(ApiDocument.doc_id)))
+
+    def get_document(self, tenant_id: str, case_id: str, doc_id: str) -> ApiDocument | None:
+        with self.Session() as s:
+            return s.scalars(select(ApiDocument).where(ApiDocument.tenant_id == tenant_id,
+                                                       ApiDocument.case_id == case_id,
+                                                       ApiDocument.doc_id == doc_id)).one_or_none()

@@ -1,0 +1,124 @@
+"""Tenants and their API keys (hashed at rest).
+
+A key reads ``llx_<key_id>_<secret>``. Only ``sha256(secret)`` is stored, next to the public
+``key_id`` used to find the row; the comparison is constant time (``hmac.compare_digest``). The
+plaintext is shown once, at creation. SHA-256 (not a slow password hash) is the right tool here: the
+secret is 256 random bits, so there is nothing to brute-force, and every request pays the hash.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import uuid
+from datetime import datetime, timezone
+
+from sqlalchemy import DateTime, ForeignKey, String, select
+from sqlalchemy.orm import Mapped, mapped_column
+
+from engine.store.db import Base, make_engine, session_factory
+
+KEY_PREFIX = "llx"
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Tenant(Base):
+    __tablename__ = "api_tenants"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+class ApiKey(Base):
+    __tablename__ = "api_keys"
+    key_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(String(32), ForeignKey("api_tenants.id"), index=True)
+    secret_sha256: Mapped[str] = mapped_column(String(64))
+    label: Mapped[str] = mapped_column(String(200), default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def split_key(key: str) -> tuple[str, str] | None:
+    """``llx_<key_id>_<secret>`` → (key_id, secret); None when it is not of that shape."""
+    parts = key.strip().split("_", 2)
+    if len(parts) != 3 or parts[0] != KEY_PREFIX or not parts[1] or not parts[2]:
+        return None
+    return parts[1], parts[2]
+
+
+class TenantStore:
+    def __init__(self, url: str | None = None, engine=None) -> None:  # type: ignore[no-untyped-def]
+        if engine is None and url and url.startswith("sqlite:///"):
+            from pathlib import Path
+
+            Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+        self.engine = engine or make_engine(url)
+        Base.metadata.create_all(self.engine, tables=[Tenant.__table__, ApiKey.__table__])
+        self.Session = session_factory(self.engine)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+    def tenant(self, name: str, *, create: bool = True) -> str:
+        """The id of tenant ``name`` (created on first use when ``create``)."""
+        with self.Session.begin() as s:
+            row = s.scalars(select(Tenant).where(Tenant.name == name)).one_or_none()
+            if row is None:
+                if not create:
+                    raise KeyError(f"no tenant named {name!r}")
+                row = Tenant(id=uuid.uuid4().hex, name=name)
+                s.add(row)
+            return row.id
+
+    def create_key(self, tenant_name: str, label: str = "") -> tuple[str, str]:
+        """A new key for the tenant (created if needed): (key_id, plaintext key — shown once)."""
+        tenant_id = self.tenant(tenant_name)
+        key_id = secrets.token_hex(8)
+        secret = secrets.token_urlsafe(32)
+        with self.Session.begin() as s:
+            s.add(ApiKey(key_id=key_id, tenant_id=tenant_id, secret_sha256=_digest(secret), label=label))
+        return key_id, f"{KEY_PREFIX}_{key_id}_{secret}"
+
+    def revoke(self, key_id: str) -> bool:
+        """Revoke a key by its id (or by the full key); False if no such active key."""
+        parsed = split_key(key_id)
+        if parsed:
+            key_id = parsed[0]
+        with self.Session.begin() as s:
+            row = s.get(ApiKey, key_id)
+            if row is None or row.revoked_at is not None:
+                return False
+            row.revoked_at = _now()
+            return True
+
+    def keys(self) -> list[dict[str, str | None]]:
+        with self.Session() as s:
+            rows = s.execute(select(ApiKey, Tenant.name).join(Tenant, Tenant.id == ApiKey.tenant_id)
+                             .order_by(ApiKey.created_at)).all()
+            return [{"key_id": k.key_id, "tenant": name, "label": k.label,
+                     "created_at": k.created_at.isoformat() if k.created_at else None,
+                     "revoked_at": k.revoked_at.isoformat() if k.revoked_at else None} for k, name in rows]
+
+    def authenticate(self, key: str | None) -> str | None:
+        """The tenant id of an active key, else None. Constant-time on the secret."""
+        if not key:
+            return None
+        parsed = split_key(key)
+        if parsed is None:
+            return None
+        key_id, secret = parsed
+        with self.Session() as s:
+            row = s.get(ApiKey, key_id)
+            expected = row.secret_sha256 if row is not None else _digest("\0absent")
+            ok = hmac.compare_digest(expected, _digest(secret))
+            if row is None or row.revoked_at is not None or not ok:
+                return None
+            return row.tenant_id

@@ -1,0 +1,138 @@
+"""The page in headless Chromium (Debian's, never downloaded) against a uvicorn server on 127.0.0.1:
+load the dossier case, verdict → critical path, fact → document span, slider → new probability,
+answer the pending question. A screenshot is saved to artifacts/."""
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from pathlib import Path
+from typing import Iterator
+
+import httpx
+import pytest
+import uvicorn
+
+from api.app import create_app
+from api.deps import Settings
+
+from .conftest import DOSSIER, ROOT
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    tmp = tmp_path_factory.mktemp("browser")
+    app = create_app(Settings(db_url=f"sqlite:///{tmp / 'api.db'}", data_dir=tmp / "data"))
+    _, key = app.state.services.tenants.create_key("browser")
+    port = _free_port()
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(100):
+        try:
+            if httpx.get(base + "/v1/health", timeout=1).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    yield base, key
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def dossier_case(server: tuple[str, str]) -> str:
+    """The example dossier uploaded file by file, then run with server-sent progress events."""
+    base, key = server
+    h = {"X-API-Key": key}
+    with httpx.Client(base_url=base, headers=h, timeout=300) as c:
+        cid = c.post("/v1/cases", json={"name": "dossier Lemoine", "pack": "rupture_brutale"}).json()["id"]
+        for f in sorted(DOSSIER.iterdir()):
+            r = c.post(f"/v1/cases/{cid}/documents", files={"file": (f.name, f.read_bytes())})
+            assert r.status_code == 201, r.text
+        events = []
+        with c.stream("POST", f"/v1/cases/{cid}/run") as r:
+            assert r.headers["content-type"].startswith("text/event-stream")
+            name = None
+            for line in r.iter_lines():
+                if line.startswith("event: "):
+                    name = line[7:]
+                elif line.startswith("data: "):
+                    events.append((name, json.loads(line[6:])))
+        kinds = [e for e, _ in events]
+        assert kinds[0] == "start" and kinds[-1] == "done" and kinds.count("transition") >= 5, kinds
+        phases = [d["phase"] for e, d in events if e == "transition"]
+        assert "PLANNING" in phases and "EVALUATING" in phases
+        assert events[-1][1]["status"] == "awaiting_answer"  # the rupture_kind ambiguity is asked about
+    return cid
+
+
+def test_page_golden_thread(server: tuple[str, str], dossier_case: str) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    base, key = server
+    graph = httpx.get(f"{base}/v1/cases/{dossier_case}/graph", headers={"X-API-Key": key}).json()
+    grounded = {e["target"] for e in graph["edges"] if e["kind"] == "grounds"}
+    fact = next(n for n in graph["nodes"] if n["kind"] == "fact" and n["critical"] and n["id"] in grounded)
+    ev = next(n for n in graph["nodes"] if n["id"] in
+              [e["source"] for e in graph["edges"] if e["kind"] == "grounds" and e["target"] == fact["id"]])
+    out = ROOT / "artifacts"
+    out.mkdir(exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"{base}/?case={dossier_case}#key={key}")
+        expect(page.locator("body")).to_have_attribute("data-loaded", dossier_case, timeout=30_000)
+        # the graph: three shapes, both narratives coloured
+        assert page.locator("#graph .node.fact circle").count() > 5
+        assert page.locator("#graph .node.rule polygon").count() > 5
+        assert page.locator("#graph .node.evidence rect").count() > 3
+        assert page.locator("#graph .node.A").count() >= 1 and page.locator("#graph .node.B").count() >= 1
+        # verdict → critical path
+        page.click("#verdict")
+        expect(page.locator("#graph")).to_have_class("critical-on")
+        assert page.locator("#graph .node.critical").count() >= 5
+        assert page.locator("#graph .edge.critical").count() >= 4
+        # fact → side panel → document scrolled to the grounding span
+        page.locator(f'#graph .node[data-id="{fact["id"]}"]').dispatch_event("click")
+        expect(page.locator("#side")).to_be_visible()
+        mark = page.locator("#doc-text mark#span")
+        expect(mark).to_have_text(ev["quote"] or "", timeout=10_000)
+        expect(page.locator("#doc-title")).to_contain_text(fact_doc := ev["document_id"])
+        assert fact_doc
+        box, pre = mark.bounding_box(), page.locator("#doc-text").bounding_box()
+        assert box and pre and pre["y"] - 1 <= box["y"] <= pre["y"] + pre["height"], (box, pre)
+        # slider → what-if → the probability changes live
+        before = page.locator("#prob").get_attribute("data-p")
+        slider = page.locator("#slider-rupture_kind")
+        slider.fill("100")  # sets the value and fires input
+        expect(page.locator("#prob")).not_to_have_attribute("data-p", before or "", timeout=15_000)
+        after = float(page.locator("#prob").get_attribute("data-p") or "nan")
+        assert after != float(before or "nan")
+        page.screenshot(path=str(out / "api-page.png"), full_page=True)
+        # the current question (after the slider, the fault is the most informative), answered in the page
+        asked = page.locator("#question-text").get_attribute("data-fact")
+        assert asked, "no question shown"
+        page.select_option("#answer-value", index=1)  # "non" / the second option
+        page.click("#answer-btn")
+        expect(page.locator("#status")).to_contain_text(f"réponse : {asked}", timeout=30_000)
+        expect(page.locator("#question-text")).not_to_have_attribute("data-fact", asked)
+        page.screenshot(path=str(out / "api-page-answered.png"), full_page=True)
+        browser.close()
+    assert not errors, errors
+    state = httpx.get(f"{base}/v1/cases/{dossier_case}", headers={"X-API-Key": key}).json()
+    assert asked in state["answers"]  # saved: the answer is part of the case now
