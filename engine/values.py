@@ -71,6 +71,14 @@ def gather_values(pack: RulePack, case: CaseFile, answers: dict[str, Any] | None
         if name in answers:
             values[name] = ValueInfo(name=name, status=ValueStatus.GIVEN, value=answers[name],
                                      grounding=[Grounding(kind=SourceKind.USER_ANSWER, note=f"{name} = {answers[name]}")])
+        elif fv is not None and fv.value is not None and any(r.value != fv.value for r in fv.alternatives):
+            # an ambiguity: the readings disagree, so the fact is unknown for the logic; the
+            # probabilistic layer weighs the readings (one world per narrative)
+            readings = " / ".join(f"{r.value} ({r.world.value}, {r.confidence:.2f})" for r in [fv, *fv.alternatives])
+            values[name] = ValueInfo(name=name, status=ValueStatus.UNKNOWN, missing=[name],
+                                     grounding=[g for r in [fv, *fv.alternatives] for g in r.grounding]
+                                     or [Grounding(kind=SourceKind.CASE_FILE, json_path=f"$.facts.{name}",
+                                                   note=f"ambiguïté : {readings}")])
         elif fv is not None and fv.value is not None:
             grounding = fv.grounding or [Grounding(kind=SourceKind.CASE_FILE, json_path=f"$.facts.{name}")]
             values[name] = ValueInfo(name=name, status=ValueStatus.GIVEN, value=fv.value,
