@@ -15,9 +15,7 @@ case_app = typer.Typer(help="Dossier runs: analyse a directory, list/restore/rep
                        no_args_is_help=True)
 
 
-def _fail(message: str) -> None:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
+from api.cli_common import fail as _fail
 
 
 def _parse_answers(items: list[str]) -> dict:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, NoReturn, Optional
+from typing import Any, Optional
 
 import typer
 import yaml
@@ -45,9 +45,7 @@ class RuleMeta(BaseModel):
     case_id: str | None = None
 
 
-def _fail(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
+from api.cli_common import fail as _fail
 
 
 def _read_text(path: Path, what: str) -> str:

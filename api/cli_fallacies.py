@@ -14,14 +14,7 @@ class NavigatorChoice(str, Enum):
     offline = "offline"
 
 
-class OutputFormat(str, Enum):
-    text = "text"
-    json = "json"
-
-
-def _fail(message: str) -> None:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code=2)
+from api.cli_common import OutputFormat, fail as _fail
 
 
 def _read_argument(text_or_file: str) -> str:

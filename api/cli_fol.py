@@ -1,20 +1,21 @@
 """`lexlogic fol …` (check, query, hierarchy of `.fologic` files) and `lexlogic tweety …` (status, install)."""
 from __future__ import annotations
 
+from typing import NoReturn
+
 import json
 import os
-import sys
-from typing import Optional
 
 import typer
+
+from api.cli_common import fail
 
 fol_app = typer.Typer(help="Sorted first-order belief sets (TweetyProject .fologic syntax).", no_args_is_help=True)
 tweety_app = typer.Typer(help="TweetyProject jars for the Tweety FOL backend.", no_args_is_help=True)
 
 
-def _fail(message: str) -> None:
-    typer.echo(message, err=True)
-    raise typer.Exit(2)
+def _fail(message: str) -> NoReturn:
+    fail(message, prefix="")  # messages already start with file:line:col
 
 
 def _load(path: str, strict: bool = False):  # type: ignore[no-untyped-def]

@@ -22,9 +22,7 @@ kg_app = typer.Typer(help="Evidence knowledge graph: explicit and discursive ass
                      no_args_is_help=True)
 
 
-class OutputFormat(str, Enum):
-    text = "text"
-    json = "json"
+from api.cli_common import OutputFormat, fail as _fail
 
 
 class Tiers(str, Enum):
@@ -32,9 +30,6 @@ class Tiers(str, Enum):
     extended = "extended"
 
 
-def _fail(message: str) -> None:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(code=2)
 
 
 def _store(db: Optional[str]):  # type: ignore[no-untyped-def]

@@ -9,8 +9,6 @@ from typing import Any, Optional
 import typer
 from rich.console import Console
 
-from api.render import render_analysis
-from engine.analysis import analyse
 from engine.pack_check import check_pack
 from engine.packs import get_pack, pack_by_name
 from engine.ruletests import PropertyViolation, check_property, check_test, pack_properties, pack_tests
@@ -21,9 +19,7 @@ err = Console(stderr=True)
 out = Console(highlight=False, soft_wrap=True)
 
 
-def _fail(message: str) -> None:
-    err.print(f"[bold red]error[/]: {message}", highlight=False, soft_wrap=True)
-    raise typer.Exit(code=2)
+from api.cli_common import fail as _fail
 
 
 def parse_assignments(items: list[str], option: str) -> dict[str, Any]:

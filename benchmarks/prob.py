@@ -11,7 +11,6 @@ Medians over repeats; the machine is shared, so figures are noisy.
 from __future__ import annotations
 
 import argparse
-import math
 import random
 import statistics
 import sys

@@ -18,7 +18,7 @@ import time
 from logic.fol.answers import ConsistencyAnswer, EntailmentAnswer, FolReasonerError
 from logic.fol.hierarchy import SortHierarchy
 from logic.fol.model import (
-    ANY, And, Atom, BeliefSet, Bottom, Const, Equals, Exists, Forall, Formula, Iff, Implies, Not,
+    ANY, And, Atom, BeliefSet, Bottom, Equals, Exists, Forall, Formula, Iff, Implies, Not,
     NotEquals, Or, Top, Var, Xor, free_vars,
 )
 from logic.fol.syntax import print_formula

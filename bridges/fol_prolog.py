@@ -22,7 +22,7 @@ from typing import Any, Callable
 from logic.fol.answers import ConsistencyAnswer, EntailmentAnswer, FolReasonerError
 from logic.fol.clauses import Clause, Clausifier, HornProgram, NotClausal, horn_program
 from logic.fol.hierarchy import SortHierarchy
-from logic.fol.model import ANY, Atom, BeliefSet, Const, Formula, Not, Var
+from logic.fol.model import ANY, Atom, BeliefSet, Formula, Not, Var
 from logic.fol.syntax import print_formula
 from logic.proof import NodeKind, ProofNode
 

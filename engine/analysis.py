@@ -17,7 +17,7 @@ from engine.packs import pack_by_name
 from engine.values import ValueInfo, ValueStatus, gather_values
 from logic.facts import CaseFile, parse_case
 from logic.pack import FactType, RulePack
-from logic.proof import LegalSource, NodeKind, ProofNode
+from logic.proof import NodeKind, ProofNode
 
 Tri = Literal["yes", "no", "unknown"]
 

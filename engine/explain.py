@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 import clingo
-from clingo import ast
 
 from bridges.clingo_bridge import CompiledProgram, CompiledRule, Lit, Solution
 from bridges.clingo_terms import Binding, Unevaluable, assign, compare, evaluate, unify
@@ -276,7 +275,7 @@ class Explainer:
         return bindings, None  # aggregates etc.: not evaluated here
 
     def _absent_pattern(self, pattern: Any, depth: int, seen: frozenset[str]) -> ProofNode:
-        name, arity = pattern.name, len(pattern.arguments)
+        name = pattern.name
         if name in self.values:
             info = self.values[name]
             if info.status is ValueStatus.UNKNOWN:

@@ -61,38 +61,32 @@ class PropertySpec(BaseModel):
     line: int = 0
 
 
-def load_tests(path: Path) -> list[RuleTest]:
-    raw = read_yaml(path)
-    if not isinstance(raw, list):
-        raise PackError(path, 1, "a rule test file must be a YAML list of test cases")
-    tests: list[RuleTest] = []
-    for item in raw:
+def _load_items(path: Path, items: Any, model: type[Any], what: str) -> list[Any]:
+    """Validate each YAML item into `model`, remembering file:line; errors point at the item."""
+    if not isinstance(items, list):
+        raise PackError(path, 1, what)
+    out: list[Any] = []
+    for item in items:
         line = item.get("__line__", 0) if isinstance(item, dict) else 0
         try:
-            test = RuleTest.model_validate(_strip_lines(item))
+            obj = model.model_validate(_strip_lines(item))
         except ValidationError as exc:
             err = exc.errors()[0]
             raise PackError(path, line, f"{'.'.join(map(str, err['loc']))}: {err['msg']}") from exc
-        test.file, test.line = str(path), line
-        tests.append(test)
-    return tests
+        obj.file, obj.line = str(path), line
+        out.append(obj)
+    return out
+
+
+def load_tests(path: Path) -> list[RuleTest]:
+    return _load_items(path, read_yaml(path), RuleTest, "a rule test file must be a YAML list of test cases")
 
 
 def load_properties(path: Path) -> list[PropertySpec]:
     raw = read_yaml(path)
     items = (raw or {}).get("properties", []) if isinstance(raw, dict) else None
-    if not isinstance(items, list):
-        raise PackError(path, 1, "a properties file must have a `properties:` list")
-    out: list[PropertySpec] = []
-    for item in items:
-        line = item.get("__line__", 0) if isinstance(item, dict) else 0
-        try:
-            spec = PropertySpec.model_validate(_strip_lines(item))
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            raise PackError(path, line, f"{'.'.join(map(str, err['loc']))}: {err['msg']}") from exc
+    specs = _load_items(path, items, PropertySpec, "a properties file must have a `properties:` list")
+    for spec in specs:
         if spec.kind == "monotone" and not (spec.vary and spec.watch and spec.direction):
-            raise PackError(path, line, "a monotone property needs vary, watch and direction")
-        spec.file, spec.line = str(path), line
-        out.append(spec)
-    return out
+            raise PackError(path, spec.line, "a monotone property needs vary, watch and direction")
+    return specs

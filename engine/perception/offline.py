@@ -15,7 +15,7 @@ from typing import Iterator
 from engine.documents.model import Document, DocumentKind
 from engine.ontology import Actor, Event, EventKind, Evidence, EvidenceKind, PersonKind, World
 from engine.perception.french import (DATE_RE, DATE_TEXT, NOTICE_RE, duration_months, fold, parse_amount,
-                                      parse_date, ws)
+                                      parse_date)
 from engine.perception.model import Ambiguity, Finding, Perception, build_graph
 
 SPECIALISED_COURTS = ("marseille", "bordeaux", "lille", "tourcoing", "fort-de-france", "lyon", "nancy",
