@@ -170,6 +170,18 @@ def check_property(pack_root: Path, spec: PropertySpec, max_examples: int | None
                 got = result.outcomes[atom].status
                 if got not in allowed:
                     raise PropertyViolation(spec, f"{atom} is {got}, allowed {allowed}", facts, pack.name)
+    elif spec.kind == "bounds":
+        @settings(max_examples=n, deadline=None, database=None,
+                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+        @given(facts_strategy(pack, spec.when))
+        def prop(facts: dict[str, Any]) -> None:
+            info = run_case(pack_root, facts).values.get(spec.watch or "")
+            if info is None or not info.known:
+                return
+            value = float(info.value)
+            if (spec.min is not None and value < spec.min - 1e-9) or (spec.max is not None and value > spec.max + 1e-9):
+                raise PropertyViolation(spec, f"{spec.watch} = {value} outside [{spec.min}, {spec.max}]",
+                                        facts, pack.name)
     else:
         vary = spec.vary or ""
 

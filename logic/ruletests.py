@@ -41,6 +41,7 @@ class PropertySpec(BaseModel):
     """A property checked on hypothesis-generated cases.
 
     kind `implies`: for every case matching `when`, each outcome in `then` has one of the listed statuses.
+    kind `bounds`: the computed value `watch`, whenever it is known, stays within [`min`, `max`].
     kind `monotone`: raising fact `vary` (all else equal) never moves `watch` the wrong `direction`:
       `watch` is an outcome (order no < unknown < yes) or a computed value.
     `when` fixes facts (a value) or bounds them ({min: .., max: ..}); `free` lists facts left random
@@ -50,12 +51,14 @@ class PropertySpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str
     label: str
-    kind: Literal["implies", "monotone"]
+    kind: Literal["implies", "monotone", "bounds"]
     when: dict[str, Any] = Field(default_factory=dict)
     then: dict[str, list[Literal["yes", "no", "unknown"]]] = Field(default_factory=dict)
     vary: str | None = None
     watch: str | None = None
     direction: Literal["non_decreasing", "non_increasing"] | None = None
+    min: float | None = None  # kind `bounds`: the watched value stays within [min, max] when known
+    max: float | None = None
     max_examples: int = 60
     file: str = ""
     line: int = 0
@@ -89,4 +92,6 @@ def load_properties(path: Path) -> list[PropertySpec]:
     for spec in specs:
         if spec.kind == "monotone" and not (spec.vary and spec.watch and spec.direction):
             raise PackError(path, spec.line, "a monotone property needs vary, watch and direction")
+        if spec.kind == "bounds" and not (spec.watch and (spec.min is not None or spec.max is not None)):
+            raise PackError(path, spec.line, "a bounds property needs watch and min and/or max")
     return specs
