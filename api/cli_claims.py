@@ -1,8 +1,98 @@
-"""CLI commands for this capability (registered on the main Typer app)."""
+"""CLI for claim verification: ``lexlogic verify DOSSIER_DIR "claim"`` / ``--submission FILE``."""
 from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
 
 import typer
 
 
+from api.cli_common import OutputFormat, fail as _fail
+
+
+def _index_dir(dossier: Path, given: Path | None) -> Path:
+    if given:
+        return given
+    home = Path(os.environ.get("LEXLOGIC_HOME", ".lexlogic"))
+    key = hashlib.sha256(str(dossier.resolve()).encode()).hexdigest()[:16]
+    return home / "evidence" / key
+
+
+def _where(e) -> str:  # type: ignore[no-untyped-def]
+    g = e.grounding
+    quote = " ".join((g.quote or e.content).split())
+    quote = quote if len(quote) <= 220 else quote[:217] + "..."
+    page = f" p.{g.page}" if g.page is not None else ""
+    return f"{g.document_id}{page} [{g.char_start}:{g.char_end}] «{quote}»"
+
+
+def _render(result) -> str:  # type: ignore[no-untyped-def]
+    lines = [f"{result.status.value:<13} {result.claim}", f"  confiance {result.confidence:.3f} · juge {result.judge}"]
+    if result.evidence:
+        e = result.evidence
+        lines.append(f"  pièce : {_where(e)}")
+        lines.append(f"  nuance : {e.nuance}")
+    for e in result.contradictory:
+        lines.append(f"  contra : {_where(e)} — {e.nuance}")
+    return "\n".join(lines)
+
+
 def register(app: typer.Typer) -> None:
     """Add this capability's commands to `app`."""
+
+    @app.command("verify")
+    def verify(
+        dossier: Path = typer.Argument(..., help="directory of the case's documents"),
+        claim: str | None = typer.Argument(None, help="the claim to verify (French)"),
+        submission: Path | None = typer.Option(None, "--submission", help="verify every claim of this file"),
+        fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text | json"),
+        k: int = typer.Option(3, "--k", min=1, max=50, help="candidates read by the judge"),
+        index_dir: Path | None = typer.Option(None, "--index-dir", help="where the case's evidence index lives"),
+    ) -> None:
+        """Check a claim (or a submission's claims) against the dossier: VERIFIED, CONTRADICTED, AMBIGUOUS, UNKNOWN."""
+        if not dossier.is_dir():
+            _fail(f"{dossier}: not a directory (DOSSIER_DIR)")
+        if (claim is None) == (submission is None):
+            _fail("give exactly one of CLAIM or --submission FILE")
+        claims: list[str]
+        if submission is not None:
+            try:
+                text = submission.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                _fail(f"{submission}: cannot read submission: {exc}")
+            from engine.claims.extract import extract_claims
+
+            claims = extract_claims(text)
+            if not claims:
+                _fail(f"{submission}:1: no factual claim found in the submission")
+        else:
+            if not claim or not claim.strip():
+                _fail("CLAIM is empty")
+            claims = [claim.strip()]
+        try:
+            from engine.documents.ingest import (
+                ingest_dossier,  # lazy: ingestion pulls PDF/OCR stacks
+            )
+        except ImportError as exc:  # pragma: no cover - present in this tree
+            _fail(f"document ingestion is unavailable (engine.documents.ingest): {exc}")
+        try:
+            documents = ingest_dossier(dossier)
+        except Exception as exc:  # ingestion names the file that failed
+            _fail(f"{dossier}: cannot ingest the dossier: {exc}")
+        from engine.claims.memory import EvidenceMemory
+        from engine.claims.verify import default_judge, verify_all
+
+        memory = EvidenceMemory.open(_index_dir(dossier, index_dir), documents)
+        judge = default_judge()
+        results = verify_all(memory, claims, k=k, judge=judge)
+        if fmt is OutputFormat.json:
+            payload = results[0].model_dump(mode="json") if submission is None else \
+                [r.model_dump(mode="json") for r in results]
+            typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
+        else:
+            if not documents:
+                typer.echo(f"(dossier vide : {dossier})", err=True)
+            for r in results:
+                typer.echo(_render(r))

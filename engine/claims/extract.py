@@ -1,0 +1,83 @@
+"""Claims of a written submission: the factual sentences worth checking against the dossier.
+
+Offline: sentence split, then filters that keep sentences stating a fact (a date, an amount, a duration,
+a party, or an event of a commercial relation) and drop legal argument, requests to the court, questions
+and headings. When an LLM is configured it extracts instead (schema-validated), and each claim it returns
+must still be a sentence-sized statement.
+"""
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, Field
+
+from bridges.llm import LLMClient
+from engine.claims import facets as fx
+
+MIN_CHARS, MAX_CHARS = 20, 400
+_EVENT = re.compile(r"\b(ruptur|romp|resili|notifi|preavis|command|contrat|accord|factur|mise en demeure|"
+                    r"relanc|livr|chiffre d'affaires|marge|prix|volume|exclusivit|investiss|appel d'offres|"
+                    r"courrier|lettre|courriel|reunion|paiement|pay|arbitrage|litige)", re.IGNORECASE)
+_ARGUMENT = re.compile(r"\b(il convient|attendu que|en droit|jurisprudence|la cour de cassation|cass\.|"
+                       r"article l\.?\s?\d|art\.\s|par ces motifs|plaise au tribunal|condamner|debouter|"
+                       r"il est demande|nous demandons|le tribunal|il en resulte|des lors que|a titre subsidiaire)",
+                       re.IGNORECASE)
+_CONNECTOR = re.compile(r"^(?:en effet|ainsi|or|de plus|par ailleurs|enfin|en outre|d'abord|ensuite|"
+                        r"au surplus|de surcroit|tout d'abord)\s*,\s*", re.IGNORECASE)
+
+
+def _clean(sentence: str) -> str:
+    s = re.sub(r"\s+", " ", sentence).strip().lstrip("-•* ").strip()
+    s = re.sub(r"^\d+[.)]\s+", "", s)  # numbered paragraphs
+    m = _CONNECTOR.match(s)
+    if m:
+        s = s[m.end():]
+        s = s[:1].upper() + s[1:]
+    return s
+
+
+def is_claim(sentence: str) -> bool:
+    s = sentence.strip()
+    if not (MIN_CHARS <= len(s) <= MAX_CHARS) or s.endswith(("?", ":")):
+        return False
+    folded = fx.fold(s)
+    if _ARGUMENT.search(folded):
+        return False
+    if not re.search(r"[a-zà-ÿ]{3,}", s) or s.isupper():  # headings
+        return False
+    f = fx.read(s)
+    has_fact = bool(f.dates or f.amounts or f.durations or f.percents or f.counts)
+    return has_fact or bool(_EVENT.search(folded))
+
+
+def extract_claims_offline(text: str) -> list[str]:
+    out: list[str] = []
+    for start, end in fx.sentences(text):
+        s = _clean(text[start:end])
+        if is_claim(s) and s not in out:
+            out.append(s)
+    return out
+
+
+class ExtractedClaims(BaseModel):
+    claims: list[str] = Field(description="factual statements, one sentence each, in the submission's words")
+
+
+_SYSTEM = ("Extrait des conclusions ci-dessous les affirmations FACTUELLES vérifiables contre les pièces "
+           "(dates, montants, durées, courriers, commandes, parties). Pas d'argument juridique, pas de demande "
+           "au tribunal. Une phrase par affirmation, en reprenant les mots du texte. Réponds en JSON.")
+
+
+def extract_claims(text: str, client: LLMClient | None = None) -> list[str]:
+    """Claims of ``text``: by the LLM when a client is given (or configured), else offline."""
+    client = client if client is not None else LLMClient.from_env()
+    if client is None:
+        return extract_claims_offline(text)
+    reply = client.complete_json([{"role": "system", "content": _SYSTEM},
+                                  {"role": "user", "content": text[:12000]}], ExtractedClaims)
+    out: list[str] = []
+    for c in reply.claims:
+        c = _clean(c)
+        if MIN_CHARS <= len(c) <= MAX_CHARS and c not in out:
+            out.append(c)
+    return out

@@ -1,0 +1,71 @@
+"""Boundary models of claim verification (what the CLI prints as JSON and the debate persists)."""
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, Field
+
+from logic.grounding import Grounding
+
+
+class Status(str, Enum):
+    VERIFIED = "VERIFIED"  # a memory explicitly confirms the claim
+    CONTRADICTED = "CONTRADICTED"  # a memory explicitly contradicts it
+    AMBIGUOUS = "AMBIGUOUS"  # memories contradict each other on it
+    UNKNOWN = "UNKNOWN"  # nothing relevant (a similar-looking memory is not evidence)
+
+
+class Stance(str, Enum):
+    """What one candidate memory says about the claim (the judge's per-candidate reading)."""
+
+    SUPPORTS = "supports"
+    CONTRADICTS = "contradicts"
+    NEUTRAL = "neutral"  # on topic but does not settle the claim (missing detail, other modality)
+    IRRELEVANT = "irrelevant"
+
+
+class Memory(BaseModel):
+    """One chunk of one document, as stored in the evidence memory (keeps its grounding)."""
+
+    id: str = Field(description="source node id: the chunk id")
+    document_id: str
+    text: str
+    grounding: Grounding
+
+
+class Candidate(BaseModel):
+    """A memory retrieved for a claim, with its similarity (cosine, query vs passage)."""
+
+    memory: Memory
+    similarity: float
+
+
+class Evidence(BaseModel):
+    source_id: str = Field(description="id of the memory (chunk) that is the evidence")
+    document_id: str
+    content: str = Field(description="the sentence of the memory that the judge relied on")
+    nuance: str = Field(default="", description="why it confirms/contradicts (what matched or differed)")
+    similarity: float
+    stance: Stance
+    grounding: Grounding
+
+
+class Judgement(BaseModel):
+    """A judge's decision over the candidates of one claim."""
+
+    status: Status
+    stances: list[Stance]
+    nuances: list[str]
+    sentences: list[str] = Field(default_factory=list, description="the sentence used per candidate")
+
+
+class VerificationResult(BaseModel):
+    claim: str
+    status: Status
+    confidence: float = Field(description="similarity of the best candidate (0 when there is none)")
+    evidence: Evidence | None = Field(default=None, description="main evidence")
+    contradictory: list[Evidence] = Field(
+        default_factory=list, description="the other candidates that contradict (AMBIGUOUS, CONTRADICTED)")
+    candidates: int = Field(default=0, description="how many candidates the judge read (k)")
+    readings: list[Evidence] = Field(default_factory=list, description="every candidate as the judge read it")
+    judge: str = Field(default="offline", description="offline | llm")

@@ -1,0 +1,77 @@
+"""Two-step verification: search widely (top-k by similarity), then verify precisely (a judge)."""
+from __future__ import annotations
+
+from typing import Protocol
+
+from bridges.llm import LLMClient
+from engine.claims.judge_llm import LLMJudge
+from engine.claims.judge_offline import OfflineJudge
+from engine.claims.memory import EvidenceMemory
+from engine.claims.models import (
+    Candidate,
+    Evidence,
+    Judgement,
+    Stance,
+    Status,
+    VerificationResult,
+)
+
+
+class Judge(Protocol):
+    name: str
+
+    def judge(self, claim: str, candidates: list[Candidate]) -> Judgement: ...
+
+
+def default_judge() -> Judge:
+    """The LLM judge when an endpoint is configured (LEXLOGIC_LLM_BASE_URL), else the offline judge."""
+    client = LLMClient.from_env()
+    return LLMJudge(client) if client else OfflineJudge()
+
+
+def _evidence(c: Candidate, stance: Stance, nuance: str, sentence: str) -> Evidence:
+    g = c.memory.grounding
+    # Narrow the grounding to the sentence the judge relied on when it is found in the chunk.
+    pos = c.memory.text.find(sentence) if sentence else -1
+    if pos >= 0 and g.char_start is not None:
+        start = g.char_start + pos
+        g = g.model_copy(update={"char_start": start, "char_end": start + len(sentence), "quote": sentence})
+    return Evidence(source_id=c.memory.id, document_id=c.memory.document_id, content=sentence or c.memory.text,
+                    nuance=nuance, similarity=round(c.similarity, 4), stance=stance, grounding=g)
+
+
+def result_of(claim: str, candidates: list[Candidate], judgement: Judgement, judge_name: str) -> VerificationResult:
+    sentences = judgement.sentences or [""] * len(candidates)
+    ev = [_evidence(c, s, n, t) for c, s, n, t in zip(candidates, judgement.stances, judgement.nuances, sentences)]
+    status = judgement.status
+    main, others = None, []
+    supports = [e for e in ev if e.stance is Stance.SUPPORTS]
+    contradicts = [e for e in ev if e.stance is Stance.CONTRADICTS]
+    if status is Status.VERIFIED:
+        main = supports[0]
+    elif status is Status.AMBIGUOUS:
+        main, others = supports[0], contradicts
+    elif status is Status.CONTRADICTED:
+        main, others = contradicts[0], contradicts[1:]
+    confidence = max((c.similarity for c in candidates), default=0.0)
+    return VerificationResult(claim=claim, status=status, confidence=round(confidence, 4), evidence=main,
+                              contradictory=others, candidates=len(candidates), judge=judge_name,
+                              readings=ev)
+
+
+def find_evidence(memory: EvidenceMemory, claim: str, k: int = 3, judge: Judge | None = None) -> VerificationResult:
+    """Verify ``claim`` against the case's memory: top-``k`` candidates, then the judge's decision."""
+    judge = judge or default_judge()
+    candidates = memory.search(claim, k)
+    if not candidates:
+        return VerificationResult(claim=claim, status=Status.UNKNOWN, confidence=0.0, candidates=0,
+                                  judge=judge.name)
+    return result_of(claim, candidates, judge.judge(claim, candidates), judge.name)
+
+
+def verify_all(memory: EvidenceMemory, claims: list[str], k: int = 3, judge: Judge | None = None) -> list[VerificationResult]:
+    """Verify several claims (a submission): their query vectors are embedded in one batch first."""
+    judge = judge or default_judge()
+    if len(memory):
+        memory.prime(claims)
+    return [find_evidence(memory, c, k=k, judge=judge) for c in claims]
