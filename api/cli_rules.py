@@ -101,6 +101,12 @@ def analyze(
     whatif: list[str] = typer.Option([], "--whatif", help="NAME=VALUE, repeatable: override a prior or weight"),
     no_input: bool = typer.Option(False, "--no-input", help="never prompt: stop at the question"),
     html: Optional[Path] = typer.Option(None, "--html", help="also write an HTML report here"),
+    evidence: Optional[Path] = typer.Option(None, "--evidence", help=(
+        "dossier folder the submissions' claims are verified against")),
+    claimant_submission: Optional[Path] = typer.Option(None, "--claimant-submission", help=(
+        "the claimant's written submission: verified claims move the priors of their facts")),
+    defence_submission: Optional[Path] = typer.Option(None, "--defence-submission", help=(
+        "the defence's written submission (same)")),
     dynamic_rules: bool = typer.Option(False, "--dynamic-rules", help=(
         "run the ACTIVE dynamic rules of the store (LEXLOGIC_DATABASE_URL) in the sandbox; their outputs "
         "fill facts nobody gave, marked as interpretations")),
@@ -126,8 +132,19 @@ def analyze(
             _fail(f"--answer {name}: unknown fact (not declared in pack {pack.name})")
     from api.main_job import analyse_facts
 
+    submissions: list[tuple[str, str]] = []
+    for party, path in (("claimant", claimant_submission), ("defence", defence_submission)):
+        if path is None:
+            continue
+        try:
+            submissions.append((party, path.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError) as exc:
+            _fail(f"{path}: cannot read the submission: {exc}")
+    if submissions and (evidence is None or not evidence.is_dir()):
+        _fail("--claimant-submission/--defence-submission need --evidence DOSSIER_DIR (a folder)")
     analyse_facts(pack, program, case, format=format, answers=answers, whatif=overrides,
-                  interactive=not no_input and sys.stdin.isatty(), html=html, dynamic_rules=dynamic_rules)
+                  interactive=not no_input and sys.stdin.isatty(), html=html, dynamic_rules=dynamic_rules,
+                  evidence=evidence, submissions=submissions)
 
 
 def docs(path: Path = typer.Argument(..., help="a pack folder"),

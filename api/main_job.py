@@ -1,7 +1,9 @@
 """The main job behind `lexlogic analyze`: symbolic analysis, probabilistic verdict, questions, output."""
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -60,9 +62,13 @@ def render_verdict(v: CaseVerdict) -> str:
 
 def analyse_facts(pack: RulePack, program: CompiledProgram, case: CaseFile, *, format: str,
                   answers: dict[str, Any], whatif: dict[str, Any], interactive: bool,
-                  html: Path | None, dynamic_rules: bool = False) -> None:
+                  html: Path | None, dynamic_rules: bool = False, evidence: Path | None = None,
+                  submissions: list[tuple[str, str]] | None = None) -> None:
     answers = dict(answers)
     dynamic = run_dynamic_rules(case) if dynamic_rules else None
+    claims_report = None
+    if submissions and evidence is not None:
+        case, claims_report = apply_submissions(pack, case, evidence, submissions)
     for name, value in list(answers.items()):
         try:
             answers[name] = check_value(pack.facts[name], value)
@@ -85,9 +91,49 @@ def analyse_facts(pack: RulePack, program: CompiledProgram, case: CaseFile, *, f
         except ValueError as exc:
             err.print(f"réponse invalide : {exc}")
     if format == "json":
-        print(json.dumps(verdict_json(verdict), ensure_ascii=False, indent=2))
+        payload = verdict_json(verdict)
+        if claims_report is not None:
+            payload["submissions"] = claims_report.model_dump(mode="json")
+        print(json.dumps(payload, ensure_ascii=False, indent=2))
     else:
+        if claims_report is not None:
+            print(render_submissions(claims_report))
         print(render_verdict(verdict))
+
+
+def apply_submissions(pack: RulePack, case: CaseFile, evidence: Path,
+                      submissions: list[tuple[str, str]]) -> tuple[CaseFile, Any]:
+    """Verify the parties' claims against the evidence folder and apply what the pieces support."""
+    from engine.documents.ingest import IngestError, ingest_dossier
+    from engine.submissions import weigh_submissions
+    from logic.facts import CaseFileError, parse_case
+
+    try:
+        documents = ingest_dossier(evidence)
+    except IngestError as exc:
+        err.print(f"error: {exc}")
+        raise typer.Exit(code=2) from exc
+    home = Path(os.environ.get("LEXLOGIC_HOME", ".lexlogic"))
+    index_dir = home / "evidence" / hashlib.sha256(str(evidence.resolve()).encode()).hexdigest()[:16]
+    updated, report = weigh_submissions(pack, case.model_dump(mode="json"), documents, submissions,
+                                        index_dir=index_dir)
+    try:
+        return parse_case(updated, pack, "<submissions>"), report
+    except CaseFileError as exc:  # pragma: no cover - updates are validated value by value
+        err.print(f"error: {exc}")
+        raise typer.Exit(code=2) from exc
+
+
+def render_submissions(report: Any) -> str:
+    lines = ["Conclusions des parties (vérifiées contre les pièces) :"]
+    for c in report.claims:
+        who = "demanderesse" if c.party == "claimant" else "défense"
+        lines.append(f"  [{c.status:<12}] ({who}) {c.claim}")
+        if c.effect:
+            lines.append(f"      → {c.effect}")
+        if c.fallacies:
+            lines.append(f"      sophisme(s) : {', '.join(c.fallacies)} — fiabilité {c.reliability:.2f}")
+    return "\n".join(lines) + "\n"
 
 
 def run_dynamic_rules(case: CaseFile) -> list[Any]:

@@ -6,6 +6,7 @@ UNKNOWN with the input facts whose absence makes it so (its `missing` roots), or
 """
 from __future__ import annotations
 
+import itertools
 from enum import Enum
 from typing import Any
 
@@ -37,6 +38,7 @@ class ValueInfo(BaseModel):
     inputs: list[str] = Field(default_factory=list)
     confidence: float = 1.0
     proof: ProofNode | None = Field(default=None, description="for DYNAMIC: the rule's interpretation node")
+    readings: list[Any] = Field(default_factory=list, description="for an ambiguity: the values its readings give")
 
     @property
     def known(self) -> bool:
@@ -76,6 +78,8 @@ def gather_values(pack: RulePack, case: CaseFile, answers: dict[str, Any] | None
             # probabilistic layer weighs the readings (one world per narrative)
             readings = " / ".join(f"{r.value} ({r.world.value}, {r.confidence:.2f})" for r in [fv, *fv.alternatives])
             values[name] = ValueInfo(name=name, status=ValueStatus.UNKNOWN, missing=[name],
+                                     readings=list(dict.fromkeys(r.value for r in [fv, *fv.alternatives]
+                                                                 if r.value is not None)),
                                      grounding=[g for r in [fv, *fv.alternatives] for g in r.grounding]
                                      or [Grounding(kind=SourceKind.CASE_FILE, json_path=f"$.facts.{name}",
                                                    note=f"ambiguïté : {readings}")])
@@ -116,27 +120,39 @@ def _compute(comp: Computation, values: dict[str, ValueInfo]) -> ValueInfo:
 
 
 def _supervaluate(pack: RulePack, values: dict[str, ValueInfo]) -> None:
-    """A computed value unknown only for lack of a few yes/no facts is known when every completion of
-    those facts gives the same value (3 months written or 0 oral are both below 8 months)."""
+    """A computed value unknown only for lack of a few yes/no facts, or because of an ambiguity (a fact
+    with a few readings), is known when every completion gives the same value (3 months written or 0
+    oral are both below 8 months; a relation of 11 years is long enough whichever date is read)."""
+
+    def completions(name: str) -> list[Any] | None:
+        info = values.get(name)
+        if info is None or info.status is not ValueStatus.UNKNOWN:
+            return None
+        if info.readings:
+            return info.readings
+        if name in pack.facts and pack.facts[name].type is FactType.BOOL:
+            return [True, False]
+        return None
+
     groups: dict[tuple[str, ...], list[str]] = {}
     for comp in pack.computations:
         info = values[comp.output]
         roots = tuple(info.missing)
         if info.status is ValueStatus.UNKNOWN and roots and len(roots) <= MAX_SUPERVALUATION_ROOTS \
-                and all(r in pack.facts and pack.facts[r].type is FactType.BOOL for r in roots):
+                and all(completions(r) is not None for r in roots):
             groups.setdefault(roots, []).append(comp.output)
     for roots, outputs in groups.items():
         results: dict[str, list[Any]] = {o: [] for o in outputs}
-        for combo in range(2 ** len(roots)):
+        for combo in itertools.product(*(completions(r) or [] for r in roots)):
             trial = dict(values)
-            for k, name in enumerate(roots):
-                trial[name] = ValueInfo(name=name, status=ValueStatus.GIVEN, value=bool(combo >> k & 1))
+            for name, value in zip(roots, combo):
+                trial[name] = ValueInfo(name=name, status=ValueStatus.GIVEN, value=value)
             for comp in pack.computations:
                 trial[comp.output] = _compute_once(comp, trial)
             for o in outputs:
                 results[o].append(trial[o].value if trial[o].known else _UNDECIDED)
         for o, vals in results.items():
-            if vals[0] is not _UNDECIDED and all(v == vals[0] for v in vals):
+            if vals and vals[0] is not _UNDECIDED and all(v == vals[0] for v in vals):
                 old = values[o]
                 values[o] = ValueInfo(name=o, status=ValueStatus.COMPUTED, value=vals[0],
                                       computation=old.computation, inputs=old.inputs)
