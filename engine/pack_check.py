@@ -10,10 +10,9 @@ from pathlib import Path
 
 from bridges.clingo_bridge import compile_pack
 from logic import jsonlogic_policy
-from logic.pack import FactType, PackError, RulePack, load_pack
+from logic.pack import FactType, PackError, load_pack
 from logic.ruletests import load_properties, load_tests
 
-BUILTIN_PREDICATES: set[tuple[str, int]] = set()
 
 
 def check_pack(root: Path) -> list[PackError]:
