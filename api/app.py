@@ -21,7 +21,7 @@ from api.deps import Services, Settings
 
 STATIC = Path(__file__).resolve().parent / "static"
 CORE_ROUTERS = ("cases", "documents", "runs", "verdicts", "packs")
-OPTIONAL_ROUTERS: tuple[str, ...] = ()  # e.g. "claims", "fallacies", "kg", "dynamic_rules" once they land
+OPTIONAL_ROUTERS: tuple[str, ...] = ("fallacies", "evidence_graph", "dynamic_rules", "claims")
 log = logging.getLogger("lexlogic.api")
 
 
@@ -47,7 +47,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                     "`lexlogic keys create --tenant NAME`). Cases, documents and states belong to the key's tenant: "
                     "another tenant's id answers 404. Errors are RFC 9457 problem details "
                     "(`application/problem+json`).",
-        openapi_tags=[{"name": n} for n in ("cases", "documents", "runs", "verdicts", "rule packs", "service")],
+        openapi_tags=[{"name": n} for n in ("cases", "documents", "runs", "verdicts", "rule packs", "dynamic rules",
+                                             "evidence graph", "fallacies", "claims", "service")],
     )
     app.state.services = svc
     problems.install(app)

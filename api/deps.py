@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import threading
+from functools import cached_property
 from pathlib import Path
 from typing import Annotated
 
@@ -53,6 +54,20 @@ class Services:
         self.heads: dict[str, tuple[int, object]] = {}  # run id → (seq, parsed CaseState)
         self._case_locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
+
+    @cached_property
+    def dynamic_rules(self):  # type: ignore[no-untyped-def]
+        """The dynamic-rule store on the API's database (created on first use: an optional router)."""
+        from engine.dynamic_rules import DynamicRuleStore  # noqa: PLC0415
+
+        return DynamicRuleStore(self.engine)
+
+    @cached_property
+    def kg(self):  # type: ignore[no-untyped-def]
+        """The evidence-graph store on the API's database (created on first use: an optional router)."""
+        from engine.kg.store import KGStore  # noqa: PLC0415
+
+        return KGStore(engine=self.engine)
 
     def case_lock(self, case_id: str) -> threading.Lock:
         with self._locks_guard:

@@ -70,6 +70,10 @@ def run_dossier(directory: str | Path, *, db_url: str | None = None, case_id: st
         console.print(f"[dim]#{seq:>3}[/dim] [bold cyan]{state.phase.value:<11}[/bold cyan] "
                       f"{state.status:<15} tâches {done}/{total}  {(state.log[-1] if state.log else '')[:70]}")
 
+    if llm is None:  # an OpenAI-compatible endpoint when LEXLOGIC_LLM_BASE_URL is set; offline otherwise
+        from bridges.llm import LLMClient
+
+        llm = LLMClient.from_env()
     orch = Orchestrator(store, evaluator, llm=llm, answer_provider=provide, on_transition=show)
     latest = None if fresh else store.latest(case_id)
     resumed_from = None

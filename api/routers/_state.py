@@ -5,7 +5,7 @@ from typing import Any
 
 from api.deps import Services
 from api.problems import ProblemError
-from engine.evaluators import LeadEvaluator
+from engine.evaluators import VerdictEvaluator
 from engine.orchestrator import CaseState, Orchestrator
 from engine.store.api_cases import ApiCase
 from engine.store.cases import CaseRun
@@ -41,10 +41,9 @@ def case_file_of(svc: Services, case: ApiCase) -> tuple[CaseState, dict[str, Any
     return state, state.case_file
 
 
-def evaluator(svc: Services) -> LeadEvaluator:
-    ev = LeadEvaluator()
-    ev._analyse = svc.verdicts.analyse  # the orchestrator's evaluator, through the API's analysis cache
-    return ev
+def evaluator(svc: Services) -> VerdictEvaluator:
+    """The orchestrator's default evaluator (engine.verdict.decide), the same model as GET …/verdict."""
+    return VerdictEvaluator()
 
 
 def orchestrator(svc: Services, on_transition=None) -> Orchestrator:  # type: ignore[no-untyped-def]

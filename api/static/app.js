@@ -2,7 +2,7 @@
 "use strict";
 const $ = (s) => document.querySelector(s);
 const NS = "http://www.w3.org/2000/svg";
-const state = { key: "", caseId: "", verdict: null, graph: null, priors: {}, timer: null };
+const state = { key: "", caseId: "", verdict: null, graph: null, priors: {}, weights: {}, timer: null };
 
 function el(tag, attrs = {}, parent = null) {
   const e = document.createElementNS(NS, tag);
@@ -21,18 +21,28 @@ async function api(path, opts = {}) {
 function setStatus(msg) { $("#status").textContent = msg; }
 
 // ---------------------------------------------------------------- verdict, probability, charts
+const pct = (p) => (p == null ? "—" : `${(p * 100).toFixed(1)} %`);
+const WORLD = { SHARED: "commun", NARRATIVE_A: "récit A", NARRATIVE_B: "récit B" };
+
 function showVerdict(v) {
   state.verdict = v;
   const btn = $("#verdict");
   btn.className = v.label + (btn.classList.contains("active") ? " active" : "");
   $("#verdict-label").textContent = v.label;
-  const p = v.probability.p_target;
+  const pr = v.probability, p = pr.p_target;
   $("#prob").dataset.p = p == null ? "" : String(p);
-  $("#prob").textContent = p == null ? "P(responsabilité) indisponible" : `P(responsabilité) = ${(p * 100).toFixed(1)} %`;
+  $("#prob").textContent = p == null ? "P(responsabilité) indisponible" : `P(responsabilité) = ${pct(p)}`;
   $("#summary").textContent = v.summary;
-  $("#prob-note").textContent = v.probability.layer === "pyro"
-    ? `Méthode : ${v.probability.method}`
-    : `Couche probabiliste (Pyro) non branchée : verdict symbolique par récit, mélangé selon le poids des récits. ${v.probability.method}`;
+  const by = Object.entries(pr.p_by_world || {}).map(([w, x]) => `${WORLD[w] || w} : ${pct(x)}`).join(" · ");
+  $("#prob-detail").textContent = `${v.status === "VERDICT" ? "verdict" : "information requise"} · ` +
+    `entropie ${pr.entropy == null ? "—" : pr.entropy.toFixed(3)} bit (seuil ${pr.entropy_threshold ?? "—"})` +
+    (by ? ` · P(resp. | récit) ${by}` : "");
+  $("#prob-detail").dataset.entropy = pr.entropy == null ? "" : String(pr.entropy);
+  $("#prob-method").textContent = pr.method;
+  $("#prob-note").textContent = `Modèle probabiliste (engine.verdict) : ${pr.method === "exact" ? "inférence exacte" : pr.method}` +
+    ` sur ${pr.n_worlds ?? "?"} mondes (${pr.evaluator || "—"})${pr.error ? ` ± ${pr.error.toFixed(3)}` : ""}. ` +
+    "Les faits incertains sont des variables (a priori du pack), chaque ambiguïté oppose le récit A au récit B, " +
+    "et les règles souples d'Alexy pondèrent l'appréciation du juge ; probabilités et preuve viennent des mêmes règles.";
   drawPosterior(v);
   drawEig(v);
   showQuestion(v);
@@ -41,66 +51,87 @@ function showVerdict(v) {
 
 function drawPosterior(v) {
   const svg = $("#posterior-chart"); svg.innerHTML = "";
-  const worlds = v.worlds;
-  el("text", { x: 0, y: 10, class: "chart-label" }, svg).textContent = "poids du récit / P(resp. | récit)";
-  worlds.forEach((w, i) => {
-    const y = 18 + i * 30, cls = w.world === "NARRATIVE_A" ? "bar-a" : w.world === "NARRATIVE_B" ? "bar-b" : "bar-s";
-    el("text", { x: 0, y: y + 10, class: "chart-label" }, svg).textContent = w.world.replace("NARRATIVE_", "récit ");
-    el("rect", { x: 70, y, width: Math.max(1, 200 * w.weight), height: 11, class: cls, "data-world": w.world }, svg);
-    el("text", { x: 275, y: y + 10, class: "chart-label" }, svg).textContent = w.weight.toFixed(2);
-    const pw = v.probability.p_by_world[w.world];
-    el("rect", { x: 70, y: y + 13, width: Math.max(1, 200 * (pw ?? 0)), height: 6, class: cls, opacity: .45 }, svg);
-    el("text", { x: 305, y: y + 20, class: "chart-label" }, svg).textContent = `${w.verdict}`;
+  const pr = v.probability;
+  el("text", { x: 0, y: 10, class: "chart-label" }, svg).textContent = "P(responsabilité) — globale et par récit (barre fine : P(récit))";
+  const rows = [{ world: "TOTAL", p: pr.p_target, weight: null, verdict: v.label }]
+    .concat(v.worlds.filter((w) => v.worlds.length > 1).map((w) => ({ world: w.world, p: w.p_liable, weight: w.weight, verdict: w.verdict })));
+  rows.forEach((r, i) => {
+    const y = 18 + i * 28, cls = r.world === "NARRATIVE_A" ? "bar-a" : r.world === "NARRATIVE_B" ? "bar-b" : "bar-s";
+    el("text", { x: 0, y: y + 10, class: "chart-label" }, svg).textContent = r.world === "TOTAL" ? "global" : (WORLD[r.world] || r.world);
+    el("rect", { x: 70, y, width: Math.max(1, 200 * (r.p ?? 0)), height: 11, class: cls, "data-world": r.world }, svg);
+    el("text", { x: 275, y: y + 10, class: "chart-label" }, svg).textContent = r.p == null ? "écarté" : r.p.toFixed(3);
+    if (r.weight != null) {
+      el("rect", { x: 70, y: y + 13, width: Math.max(1, 200 * r.weight), height: 5, class: cls, opacity: .45 }, svg);
+      el("text", { x: 275, y: y + 20, class: "chart-label" }, svg).textContent = `P(récit) ${r.weight.toFixed(2)}`;
+    }
+    el("text", { x: 345, y: y + 10, class: "chart-label" }, svg).textContent = r.verdict;
   });
 }
 
 function drawEig(v) {
   const svg = $("#eig-chart"); svg.innerHTML = "";
-  el("text", { x: 0, y: 10, class: "chart-label" }, svg).textContent = "EIG (bits) des questions";
+  el("text", { x: 0, y: 10, class: "chart-label" }, svg).textContent = "EIG (bits) des questions, classées par EIG / coût";
   const qs = v.questions.filter((q) => q.eig != null).slice(0, 5);
   if (!qs.length) { el("text", { x: 0, y: 28, class: "chart-label" }, svg).textContent = "aucune question informative"; return; }
   const max = Math.max(...qs.map((q) => q.eig), 1e-9);
   qs.forEach((q, i) => {
     const y = 18 + i * 21;
     el("text", { x: 0, y: y + 10, class: "chart-label" }, svg).textContent = q.fact.slice(0, 22);
-    el("rect", { x: 130, y, width: Math.max(1, 150 * q.eig / max), height: 12, class: "bar-eig" }, svg);
-    el("text", { x: 285, y: y + 10, class: "chart-label" }, svg).textContent = q.eig.toFixed(3);
+    el("rect", { x: 130, y, width: Math.max(1, 150 * q.eig / max), height: 12, class: "bar-eig", "data-fact": q.fact }, svg);
+    el("text", { x: 285, y: y + 10, class: "chart-label" }, svg).textContent = `${q.eig.toFixed(3)} · coût ${q.cost} · ${q.score == null ? "" : q.score.toFixed(3)}`;
   });
 }
 
 // ---------------------------------------------------------------- what-if sliders
+// A prior slider moves a probability (0–100 %); an Alexy slider moves a magnitude on a log2 scale
+// (½ … 8 for intensity/weight, ⅛ … 1 for reliability; Alexy's levels are 1, 2, 4 and 1, ½, ¼).
+const sliderId = (name) => `slider-${name.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+const toInput = (s, x) => (s.scale === "log2" ? Math.round(Math.log2(x) * 10) : Math.round(x * 100));
+const fromInput = (s, n) => (s.scale === "log2" ? Math.round(2 ** (n / 10) * 1000) / 1000 : n / 100);
+const shown = (s, x) => (s.scale === "log2" ? x.toFixed(2) : `${Math.round(x * 100)} %`);
+
 function buildSliders(v) {
-  const box = $("#sliders");
-  const existing = new Set([...box.querySelectorAll("input[type=range]")].map((i) => i.dataset.fact));
-  const wanted = v.sliders.map((s) => s.fact);
+  const box = $("#sliders"), wbox = $("#weights");
+  const existing = new Set([...document.querySelectorAll("#sliders-box input[type=range]")].map((i) => i.dataset.name));
+  const wanted = v.sliders.map((s) => s.name);
   if (wanted.length === existing.size && wanted.every((f) => existing.has(f))) return; // keep focus while dragging
-  box.innerHTML = "";
-  if (!v.sliders.length) { box.textContent = "Aucune ambiguïté à pondérer dans cette affaire."; return; }
+  box.innerHTML = ""; wbox.innerHTML = "";
+  const priors = v.sliders.filter((s) => s.group === "priors"), weights = v.sliders.filter((s) => s.group === "weights");
+  if (!priors.length) box.textContent = "Aucun fait incertain dans cette affaire.";
+  if (!weights.length) wbox.textContent = "Aucune règle souple dans ce pack.";
   for (const s of v.sliders) {
-    const div = document.createElement("div"); div.className = "slider";
+    const div = document.createElement("div"); div.className = `slider ${s.kind}`;
     const label = document.createElement("label");
     const val = document.createElement("output");
     const input = document.createElement("input");
-    Object.assign(input, { type: "range", min: 0, max: 100, step: 1, value: Math.round(s.value * 100) });
-    input.dataset.fact = s.fact; input.id = `slider-${s.fact}`;
-    val.textContent = `${input.value} %`;
-    label.append(`P(${s.fact} = ${s.readings[0].value}) `, val);
-    const readings = document.createElement("div"); readings.className = "readings";
-    readings.textContent = s.readings.map((r) => `${r.value} [${r.world}]${r.note ? " — " + r.note : ""}`).join(" | ");
+    const bounds = { min: toInput(s, s.min), max: toInput(s, s.max) };
+    Object.assign(input, { type: "range", min: bounds.min, max: bounds.max, step: 1, value: toInput(s, s.value) });
+    input.dataset.name = s.name; input.dataset.group = s.group; input.id = sliderId(s.name);
+    if (s.kind === "ambiguity") input.dataset.fact = s.fact;
+    val.textContent = shown(s, s.value);
+    label.append(s.kind === "prior" ? `P(${s.name}) — ${s.label} ` : `${s.label} `, val);
+    div.append(label, input);
+    if (s.kind === "ambiguity") {
+      const readings = document.createElement("div"); readings.className = "readings";
+      readings.textContent = s.readings.map((r) => `${r.value} [${r.world}]${r.note ? " — " + r.note : ""}`).join(" | ");
+      div.append(readings);
+    }
     input.addEventListener("input", () => {
-      val.textContent = `${input.value} %`;
-      state.priors[s.fact] = Number(input.value) / 100;
+      const x = fromInput(s, Number(input.value));
+      val.textContent = shown(s, x);
+      state[s.group][s.name] = x;
       clearTimeout(state.timer);
       state.timer = setTimeout(whatIf, 120);
     });
-    div.append(label, input, readings); box.append(div);
+    (s.group === "weights" ? wbox : box).append(div);
   }
 }
 
 async function whatIf() {
   try {
     setStatus("recalcul…");
-    const v = await api(`/v1/cases/${state.caseId}/what-if`, { method: "POST", body: JSON.stringify({ priors: state.priors }) });
+    const v = await api(`/v1/cases/${state.caseId}/what-if`, { method: "POST",
+      body: JSON.stringify({ priors: state.priors, weights: state.weights }) });
     showVerdict(v);
     setStatus("");
   } catch (e) { setStatus(`erreur : ${e.message}`); }
@@ -111,9 +142,14 @@ function showQuestion(v) {
   const q = v.best_question || v.questions[0];
   const input = $("#answer-input"); input.innerHTML = "";
   $("#answer-btn").disabled = !q;
-  if (!q) { $("#question-text").textContent = "Aucune question en attente."; return; }
+  if (!q) { $("#question-text").textContent = "Aucune question en attente."; delete $("#question-text").dataset.fact; return; }
   $("#question-text").textContent = q.question || q.fact;
   $("#question-text").dataset.fact = q.fact;
+  if (!q.options.length && q.type && q.type !== "bool") {
+    const box = document.createElement("input"); box.id = "answer-value";
+    box.type = q.type === "date" ? "date" : q.type === "str" ? "text" : "number";
+    box.dataset.type = q.type; input.append(box); return;
+  }
   const sel = document.createElement("select"); sel.id = "answer-value";
   const opts = q.options && q.options.length ? q.options : [true, false];
   for (const o of opts) {
@@ -124,15 +160,21 @@ function showQuestion(v) {
   input.append(sel);
 }
 
+function answerValue() {
+  const box = $("#answer-value");
+  if (box.tagName === "SELECT") return JSON.parse(box.value);
+  return box.type === "number" ? Number(box.value) : box.value;
+}
+
 $("#answer-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const fact = $("#question-text").dataset.fact;
-  const value = JSON.parse($("#answer-value").value);
+  const value = answerValue();
   try {
     setStatus("réponse enregistrée, analyse…");
     await api(`/v1/cases/${state.caseId}/answers`, { method: "POST", body: JSON.stringify({ answers: { [fact]: value } }) });
-    state.priors = {};
-    $("#sliders").innerHTML = "";  // rebuilt from the saved case's weights
+    state.priors = {}; state.weights = {};
+    $("#sliders").innerHTML = ""; $("#weights").innerHTML = "";  // rebuilt from the saved case
     await loadCase(state.caseId);
     setStatus(`réponse : ${fact} = ${value}`);
   } catch (e) { setStatus(`erreur : ${e.message}`); }
@@ -247,6 +289,7 @@ $("#side-close").addEventListener("click", () => { $("#side").hidden = true; });
 
 // ---------------------------------------------------------------- loading
 async function loadCase(id) {
+  if (id !== state.caseId) { state.priors = {}; state.weights = {}; }
   state.caseId = id;
   setStatus("chargement…");
   const [v, g] = await Promise.all([api(`/v1/cases/${id}/verdict`), api(`/v1/cases/${id}/graph`)]);

@@ -72,10 +72,22 @@ class ApiDocument(Base):
         return out
 
 
+class ApiRuleOwner(Base):
+    """Which tenant owns a dynamic rule (``engine.dynamic_rules``; its id), and the API case it is
+    scoped to (None: every case of the tenant). The rule store knows no tenants: this table does."""
+
+    __tablename__ = "api_rule_owners"
+    rule_id: Mapped[str] = mapped_column(String(80), primary_key=True)
+    tenant_id: Mapped[str] = mapped_column(String(32), ForeignKey("api_tenants.id"), index=True)
+    case_id: Mapped[str | None] = mapped_column(String(32), ForeignKey("api_cases.id"), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
 class ApiCaseStore:
     def __init__(self, url: str | None = None, engine=None) -> None:  # type: ignore[no-untyped-def]
         self.engine = engine or make_engine(url)
-        Base.metadata.create_all(self.engine, tables=[Tenant.__table__, ApiCase.__table__, ApiDocument.__table__])
+        Base.metadata.create_all(self.engine, tables=[Tenant.__table__, ApiCase.__table__, ApiDocument.__table__,
+                                                      ApiRuleOwner.__table__])
         self.Session = session_factory(self.engine)
 
     def create_case(self, tenant_id: str, name: str, pack: str, origin: str) -> ApiCase:
@@ -115,3 +127,22 @@ class ApiCaseStore:
             return s.scalars(select(ApiDocument).where(ApiDocument.tenant_id == tenant_id,
                                                        ApiDocument.case_id == case_id,
                                                        ApiDocument.doc_id == doc_id)).one_or_none()
+
+    # dynamic rules: ownership only (the rule itself lives in engine.dynamic_rules)
+    def own_rule(self, tenant_id: str, rule_id: str, case_id: str | None) -> None:
+        with self.Session.begin() as s:
+            s.add(ApiRuleOwner(rule_id=rule_id, tenant_id=tenant_id, case_id=case_id))
+
+    def rule_owner(self, tenant_id: str, rule_id: str) -> ApiRuleOwner | None:
+        with self.Session() as s:
+            return s.scalars(select(ApiRuleOwner).where(ApiRuleOwner.rule_id == rule_id,
+                                                        ApiRuleOwner.tenant_id == tenant_id)).one_or_none()
+
+    def rule_ids(self, tenant_id: str, case_id: str | None = None, *, with_tenant_wide: bool = True) -> list[str]:
+        """The tenant's rule ids; with ``case_id``: those scoped to that case (and the tenant-wide ones)."""
+        q = select(ApiRuleOwner.rule_id).where(ApiRuleOwner.tenant_id == tenant_id)
+        if case_id is not None:
+            q = q.where((ApiRuleOwner.case_id == case_id) | (ApiRuleOwner.case_id.is_(None))) if with_tenant_wide \
+                else q.where(ApiRuleOwner.case_id == case_id)
+        with self.Session() as s:
+            return list(s.scalars(q.order_by(ApiRuleOwner.rule_id)))

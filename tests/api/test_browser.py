@@ -3,6 +3,7 @@ load the dossier case, verdict → critical path, fact → document span, slider
 answer the pending question. A screenshot is saved to artifacts/."""
 from __future__ import annotations
 
+import copy
 import json
 import socket
 import threading
@@ -123,6 +124,27 @@ def test_page_golden_thread(server: tuple[str, str], dossier_case: str) -> None:
         expect(page.locator("#prob")).not_to_have_attribute("data-p", before or "", timeout=15_000)
         after = float(page.locator("#prob").get_attribute("data-p") or "nan")
         assert after != float(before or "nan")
+        h = {"X-API-Key": key}
+        ref = httpx.post(f"{base}/v1/cases/{dossier_case}/what-if", json={"priors": {"rupture_kind": 1.0}},
+                         headers=h).json()
+        assert after == pytest.approx(ref["probability"]["p_target"])  # the page shows the model's value
+        # entropy, method and per-narrative probabilities of the real model are on the page
+        expect(page.locator("#prob-method")).to_have_text(ref["probability"]["method"])
+        assert float(page.locator("#prob-detail").get_attribute("data-entropy") or "nan") == pytest.approx(
+            ref["probability"]["entropy"])
+        assert "modèle probabiliste" in (page.locator("#prob-note").text_content() or "").lower()
+        # the Alexy magnitudes of the soft rule: six sliders; the claimant's intensity at its maximum
+        assert page.locator("#weights input[type=range]").count() == 6
+        page.locator("#slider-confiance_vs_liberte_I1").fill(page.locator(
+            "#slider-confiance_vs_liberte_I1").get_attribute("max") or "30")
+        ref2 = httpx.post(f"{base}/v1/cases/{dossier_case}/what-if", json={
+            "priors": {"rupture_kind": 1.0}, "weights": {"confiance_vs_liberte.I1": 8.0}}, headers=h).json()
+        expected = ref2["probability"]["p_target"]
+        page.wait_for_function("(p) => Math.abs(Number(document.querySelector('#prob').dataset.p) - p) < 1e-9",
+                               arg=expected, timeout=15_000)
+        assert page.locator("#eig-chart rect.bar-eig").count() == len(
+            [q for q in ref2["questions"] if q["eig"] is not None][:5])
+        (out / "api-page-verdict.json").write_text(json.dumps(ref2, indent=1, ensure_ascii=False))
         page.screenshot(path=str(out / "api-page.png"), full_page=True)
         # the current question (after the slider, the fault is the most informative), answered in the page
         asked = page.locator("#question-text").get_attribute("data-fact")
@@ -132,6 +154,21 @@ def test_page_golden_thread(server: tuple[str, str], dossier_case: str) -> None:
         expect(page.locator("#status")).to_contain_text(f"réponse : {asked}", timeout=30_000)
         expect(page.locator("#question-text")).not_to_have_attribute("data-fact", asked)
         page.screenshot(path=str(out / "api-page-answered.png"), full_page=True)
+        # an Alexy magnitude visibly moves P(liable) where the judge's appreciation decides (notice 12 months,
+        # inside the range of reasonable notice)
+        case = copy.deepcopy(json.loads((ROOT / "examples/rupture_brutale/facts.json").read_text()))
+        case["facts"]["notice_given_months"] = 12
+        cid2 = httpx.post(f"{base}/v1/cases", json={"case_file": case, "name": "appréciation"}, headers=h).json()["id"]
+        page.goto(f"{base}/?case={cid2}")
+        expect(page.locator("body")).to_have_attribute("data-loaded", cid2, timeout=30_000)
+        before = float(page.locator("#prob").get_attribute("data-p") or "nan")
+        slider = page.locator("#slider-confiance_vs_liberte_I1")
+        slider.fill(slider.get_attribute("max") or "30")
+        expect(page.locator("#prob")).not_to_have_attribute("data-p", str(before), timeout=15_000)
+        after = float(page.locator("#prob").get_attribute("data-p") or "nan")
+        assert after > before + 0.05, (before, after)  # the claimant's interest weighs more → more liable
+        expect(page.locator("#slider-confiance_vs_liberte_I1 + *, #weights output").first).to_be_visible()
+        page.screenshot(path=str(out / "api-page-alexy.png"), full_page=True)
         browser.close()
     assert not errors, errors
     state = httpx.get(f"{base}/v1/cases/{dossier_case}", headers={"X-API-Key": key}).json()

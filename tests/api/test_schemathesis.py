@@ -35,7 +35,10 @@ def seeded() -> None:
         case_id = r.json()["id"]
         assert c.post(f"/v1/cases/{case_id}/documents", headers={"X-API-Key": key},
                       files={"file": ("note.md", b"# Note\nPreavis de trois mois.\n", "text/markdown")}).status_code == 201
-    STATE.update(key=key, case_id=case_id, doc_id="note")
+        rule = c.post("/v1/dynamic-rules", headers={"X-API-Key": key},
+                      json={"text": "def rule(facts):\n    return {'n': len(facts)}\n", "author": "fuzz"})
+        assert rule.status_code == 201, rule.text
+    STATE.update(key=key, case_id=case_id, doc_id="note", rule_id=rule.json()["id"])
 
 
 def _coin(value: Any, n: int) -> int:
@@ -52,6 +55,8 @@ def test_api_conforms_to_its_schema(case) -> None:  # type: ignore[no-untyped-de
         params["case_id"] = STATE["case_id"]  # mostly the real case; sometimes the generated (unknown) id
         if "doc_id" in params and _coin(params.get("doc_id"), 2):
             params["doc_id"] = STATE["doc_id"]
+    if "rule_id" in params and _coin(params, 4):
+        params["rule_id"] = STATE["rule_id"]
     if "name" in params and _coin(params["name"], 3) == 0 and not case.operation.path.endswith("/test"):
         params["name"] = "rupture_brutale"
     if case.operation.path.endswith("/run"):

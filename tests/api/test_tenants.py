@@ -9,6 +9,7 @@ from engine.store.tenants import TenantStore, split_key
 
 from .conftest import Api
 
+RULE = "def rule(facts):\n    return {'many_orders': facts.get('orders_count', 0) > 100}\n"
 NOTE = b"# Note\n\nLa relation a dure onze ans. Preavis de trois mois.\n"
 
 
@@ -26,6 +27,9 @@ def test_other_tenant_gets_404_on_every_id_endpoint(api: Api) -> None:
     doc = up.json()["id"]
     run = c.post(f"/v1/cases/{case}/run?stream=false", headers=api.h("a"))
     assert run.status_code == 200 and run.json()["status"] == "verdict", run.text
+    rule = c.post("/v1/dynamic-rules", json={"text": RULE, "author": "gpt-4o", "case_id": case}, headers=api.h("a"))
+    assert rule.status_code == 201, rule.text
+    rid = rule.json()["id"]
     calls = {
         ("GET", "/v1/cases/{case_id}"): lambda: c.get(f"/v1/cases/{case}", headers=api.h("b")),
         ("GET", "/v1/cases/{case_id}/documents"): lambda: c.get(f"/v1/cases/{case}/documents", headers=api.h("b")),
@@ -47,6 +51,23 @@ def test_other_tenant_gets_404_on_every_id_endpoint(api: Api) -> None:
         ("POST", "/v1/cases/{case_id}/answers"): lambda: c.post(
             f"/v1/cases/{case}/answers", json={"answers": {"fault_serious": True}}, headers=api.h("b")),
         ("GET", "/v1/cases/{case_id}/graph"): lambda: c.get(f"/v1/cases/{case}/graph", headers=api.h("b")),
+        # dynamic rules (owned through api_rule_owners)
+        ("GET", "/v1/dynamic-rules/{rule_id}"): lambda: c.get(f"/v1/dynamic-rules/{rid}", headers=api.h("b")),
+        ("POST", "/v1/dynamic-rules/{rule_id}/approve"): lambda: c.post(
+            f"/v1/dynamic-rules/{rid}/approve", json={"by": "Me B"}, headers=api.h("b")),
+        ("POST", "/v1/dynamic-rules/{rule_id}/retire"): lambda: c.post(
+            f"/v1/dynamic-rules/{rid}/retire", json={"by": "Me B"}, headers=api.h("b")),
+        ("POST", "/v1/dynamic-rules/{rule_id}/run"): lambda: c.post(
+            f"/v1/dynamic-rules/{rid}/run", json={"facts": {"orders_count": 1}}, headers=api.h("b")),
+        ("POST", "/v1/cases/{case_id}/dynamic-rules/run"): lambda: c.post(
+            f"/v1/cases/{case}/dynamic-rules/run", headers=api.h("b")),
+        ("POST", "/v1/cases/{case_id}/claims/verify"): lambda: c.post(
+            f"/v1/cases/{case}/claims/verify", json={"claims": ["La relation a duré onze ans."]}, headers=api.h("b")),
+        # evidence graph of the case
+        ("POST", "/v1/cases/{case_id}/evidence-graph/extract"): lambda: c.post(
+            f"/v1/cases/{case}/evidence-graph/extract", headers=api.h("b")),
+        ("GET", "/v1/cases/{case_id}/evidence-graph/entities/{entity}"): lambda: c.get(
+            f"/v1/cases/{case}/evidence-graph/entities/relation", headers=api.h("b")),
     }
     assert set(calls) == _id_routes(), "a route taking an id is not covered by this test"
     before = c.get(f"/v1/cases/{case}/states", headers=api.h("a")).json()
@@ -57,10 +78,15 @@ def test_other_tenant_gets_404_on_every_id_endpoint(api: Api) -> None:
         body = r.json()
         assert body["status"] == 404 and "tenant" not in (body.get("detail") or "").lower()
         assert case not in (body.get("detail") or "") or "no case" in body["detail"]
+        assert rid not in (body.get("detail") or "") or "no dynamic rule" in body["detail"]
     # nothing leaked or changed: A still sees its case, unchanged, and B lists nothing
     assert c.get(f"/v1/cases/{case}/states", headers=api.h("a")).json() == before
     assert [d["id"] for d in c.get(f"/v1/cases/{case}/documents", headers=api.h("a")).json()] == [doc]
     assert c.get("/v1/cases", headers=api.h("b")).json()["items"] == []
+    assert c.get("/v1/dynamic-rules", headers=api.h("b")).json() == []
+    mine = c.get(f"/v1/dynamic-rules/{rid}", headers=api.h("a")).json()
+    assert mine["status"] == "proposed" and [e["to_status"] for e in mine["history"]] == ["proposed"]
+    assert c.get(f"/v1/cases/{case}/evidence-graph/entities/relation", headers=api.h("a")).json()["level"] == "NONE"
     assert [x["id"] for x in c.get("/v1/cases", headers=api.h("a")).json()["items"]] == [case]
     # and the owner gets 200 on the same reads
     for path in (f"/v1/cases/{case}", f"/v1/cases/{case}/documents/{doc}/text", f"/v1/cases/{case}/verdict",
