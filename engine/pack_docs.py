@@ -23,6 +23,10 @@ def pack_table(root: Path) -> str:
              "",
              "Statut des sources : V = vue dans un commentaire publié ; M = de mémoire, à revérifier sur Légifrance / Judilibre.",
              "",
+             "En vigueur : « — → — » signifie que la règle vaut sous les deux versions du texte (ancien L.442-6 I 5° "
+             "et L.442-1 II) ; une règle propre à une version porte ses dates, et la version applicable est choisie "
+             "par la date de notification de la rupture.",
+             "",
              "## Ordre des contrôles",
              "",
              "| # | contrôle | conclusion | nature |",
