@@ -21,6 +21,8 @@ class Thresholds(BaseModel):
         description="τ: explore only if (best branch similarity − best sound-anchor similarity) ≥ τ; "
                     "below it at the root the navigator concludes no fallacy")
     beam_delta: float = Field(default=0.01, description="also open a runner-up branch within this of the best")
+    cue_weight: float = Field(default=0.0, description="β: added to a fallacy's similarity when one of its "
+                              "cue patterns (data/cues.yaml) fires; fitted with τ on the calibration set")
     logistic_a: float = Field(default=60.0, description="confidence = σ(a·margin + b), fitted on the calibration set")
     logistic_b: float = 0.0
     method: str = ""

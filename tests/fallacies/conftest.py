@@ -17,6 +17,7 @@ from engine.fallacies.taxonomy import load_argumentum_csv
 
 REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "taxonomy" / "argumentum_fallacies_taxonomy.csv"
 EVAL_SET = Path(__file__).parent / "data" / "eval_fr.yaml"
+HOLDOUT2_SET = Path(__file__).parent / "data" / "holdout2_fr.yaml"
 
 # (PK, path, text_fr, text_en): a 5-level tree in the Argumentum format, rows deliberately out of order
 DEEP_ROWS = [

@@ -11,13 +11,20 @@ from engine.fallacies.navigation import StepStatus, navigate
 from engine.fallacies.navigators.offline import OfflineNavigator
 from engine.fallacies.taxonomy import builtin_taxonomy
 from engine.fallacies.thresholds import load_thresholds
-from tests.fallacies.conftest import EVAL_SET
+from tests.fallacies.conftest import EVAL_SET, HOLDOUT2_SET
 
-# Measured on the held-out set with the current thresholds.json (notes/issue-11.md): clean 20/22 = 0.909,
-# right family 12/22 = 0.545 (the issue's target is 0.60: NOT reached). Embeddings are deterministic
-# (same figures with 1 or 2 OpenMP threads), so the floors are the measured levels rounded down.
-MIN_CLEAN_RATE = 0.90
-MIN_FAMILY_RATE = 0.50
+# Measured with the current thresholds.json (cue weight β and τ fitted on the calibration set only;
+# notes/issue-11.md, "Update: offline navigator accuracy"). Embeddings and cues are deterministic.
+# Original evaluation set: clean 22/22 = 1.00, right family 21/22 = 0.955 (before the update: 0.909 and
+# 0.545). Its texts had been seen before the cue lexicon was written, so it is not blind: see HOLDOUT2.
+MIN_CLEAN_RATE = 0.95
+MIN_FAMILY_RATE = 0.95
+# Second held-out set, written before any change and never used to tune: clean 23/24 = 0.958, right
+# family 24/24 = 1.00 (before: 0.917 and 0.542). Caveat: the same engineer wrote it and the cue lexicon,
+# so phrasing is shared (the 1.00 is optimistic for third-party texts); floors: the measured levels
+# with one text of slack for the family (23/24 = 0.958 ≥ 0.95).
+MIN_HOLDOUT2_CLEAN_RATE = 0.90
+MIN_HOLDOUT2_FAMILY_RATE = 0.95
 
 
 @pytest.fixture(scope="module")
@@ -42,10 +49,35 @@ def test_offline_meets_measured_thresholds(report) -> None:  # type: ignore[no-u
     assert report.family_rate >= MIN_FAMILY_RATE
 
 
+@pytest.fixture(scope="module")
+def holdout2_report():  # type: ignore[no-untyped-def]
+    return evaluate(load_labelled(HOLDOUT2_SET), builtin_taxonomy(), OfflineNavigator())
+
+
+def test_holdout2_set_shape() -> None:
+    items = load_labelled(HOLDOUT2_SET)
+    tax = builtin_taxonomy()
+    clean = [i for i in items if i.label == "none"]
+    assert len(items) >= 40 and len(clean) == len(items) - len(clean)
+    for i in items:
+        if i.label != "none":
+            assert i.fallacy and tax.family(i.fallacy).id == i.label
+    seen = {i.text for i in load_labelled(CALIBRATION_SET)} | {i.text for i in load_labelled(EVAL_SET)}
+    assert not seen & {i.text for i in items}  # held out from both
+
+
+def test_offline_on_second_holdout(holdout2_report) -> None:  # type: ignore[no-untyped-def]
+    print("\n" + holdout2_report.summary())
+    assert holdout2_report.n_clean >= 20 and holdout2_report.n_fallacious >= 20
+    assert holdout2_report.clean_no_fallacy_rate >= MIN_HOLDOUT2_CLEAN_RATE
+    assert holdout2_report.family_rate >= MIN_HOLDOUT2_FAMILY_RATE
+
+
 def test_thresholds_were_fitted_on_the_current_calibration_set() -> None:
     th = load_thresholds()
     assert th.calibration_sha256 == file_sha256(CALIBRATION_SET), "re-run python -m engine.fallacies.calibrate"
     assert th.figures["clean_no_fallacy_rate"] >= 0.9 and "calibration set" in th.method
+    assert 0 < th.cue_weight <= 0.10  # fitted on the grid; 0 would mean the cues do not help
 
 
 def test_clean_argument_concludes_at_the_root() -> None:

@@ -1,10 +1,13 @@
 """Offline navigator: embedding similarity between the argument and each branch's exemplars.
 
 A branch's score is the best cosine between the argument and any exemplar (name+definition, example)
-in its subtree; the "sound" reference is the best cosine with the shipped sound legal arguments. The
+in its subtree, where a fallacy whose cue pattern fires on the argument (data/cues.yaml: the surface
+form of the reasoning, which embeddings of the topic miss) gets the calibrated bonus β on all its
+exemplars; the "sound" reference is the best cosine with the shipped sound legal arguments. The
 margin score − reference, against the calibrated τ, decides: below τ at the root → conclude no fallacy;
 otherwise explore the best branch (and a runner-up within beam_delta), confirm a leaf, or confirm the
-current node when its own exemplar beats all its children.
+current node when its own exemplar beats all its children. A cue alone never confirms anything: the
+margin must still clear τ.
 """
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ import numpy as np
 
 from bridges.embeddings import embed_query
 from engine.fallacies.actions import ConcludeNoFallacy, ConfirmFallacy, Decision, ExploreBranch
+from engine.fallacies.cues import cue_hits
 from engine.fallacies.embedding_index import index_for, node_texts, sound_anchor_vectors
 from engine.fallacies.taxonomy import FallacyNode, Taxonomy
 from engine.fallacies.thresholds import Thresholds, load_thresholds
@@ -20,21 +24,39 @@ from engine.fallacies.thresholds import Thresholds, load_thresholds
 class OfflineNavigator:
     name = "offline-embeddings"
 
-    def __init__(self, thresholds: Thresholds | None = None, beam_width: int = 2) -> None:
+    def __init__(self, thresholds: Thresholds | None = None, beam_width: int = 2,
+                 query_vectors: dict[str, np.ndarray] | None = None) -> None:
         self.thresholds = thresholds or load_thresholds()
         self.beam_width = beam_width
-        self._last: tuple[str, str, np.ndarray, float] | None = None  # (argument, taxonomy hash, sims, ref)
+        self.query_vectors = query_vectors  # argument → its embedding, when already computed (calibration)
+        # (argument, taxonomy hash, β, scores, reference, cue hits)
+        self._last: tuple[str, str, float, np.ndarray, float, set[str]] | None = None
 
     def scores(self, argument: str, taxonomy: Taxonomy) -> tuple[np.ndarray, float]:
-        """Similarities with every exemplar row, and the sound reference (one embedding per argument)."""
+        """Scores of every exemplar row (cosine + β on the rows of cued fallacies), and the sound reference.
+
+        One embedding per argument; the cue bonus goes on the rows, so subtree maxima carry it upwards.
+        """
         key = taxonomy.content_hash()
-        if self._last and self._last[0] == argument and self._last[1] == key:
-            return self._last[2], self._last[3]
-        q = embed_query(argument)
-        sims = index_for(taxonomy).similarities(q)
+        beta = self.thresholds.cue_weight
+        if self._last and self._last[:3] == (argument, key, beta):
+            return self._last[3], self._last[4]
+        q = self.query_vectors.get(argument) if self.query_vectors else None
+        q = embed_query(argument) if q is None else q
+        index = index_for(taxonomy)
+        sims = index.similarities(q).copy()
+        hits = {h for h in cue_hits(argument) if h in index.own} if beta else set()
+        for node_id in hits:
+            sims[index.own[node_id]] += beta
         reference = float((sound_anchor_vectors() @ q).max())
-        self._last = (argument, key, sims, reference)
+        self._last = (argument, key, beta, sims, reference, hits)
         return sims, reference
+
+    def cue_hits(self, argument: str, taxonomy: Taxonomy) -> set[str]:
+        """The fallacies whose cue fired on the argument (as used in its scores)."""
+        self.scores(argument, taxonomy)
+        assert self._last is not None
+        return set(self._last[5])
 
     def margin(self, argument: str, taxonomy: Taxonomy) -> tuple[float, FallacyNode]:
         """Margin of the best family over the sound reference (what calibration fits τ on)."""
@@ -48,7 +70,11 @@ class OfflineNavigator:
         rows = index.own[node.id]
         which = int(np.argmax(sims[rows]))
         part = "sa définition" if which == 0 else ("son exemple" if which == 1 else "un exemple complémentaire")
-        return (f"L'argument est le plus proche de {part} (cos {float(sims[rows][which]):.3f}) ; "
+        cued = self._last is not None and node.id in self._last[5]
+        beta = self.thresholds.cue_weight
+        cue = f", dont +{beta:.3f} car sa forme typique est repérée dans le texte" if cued else ""
+        return (f"L'argument est le plus proche de {part} (score {float(sims[rows][which]):.3f}{cue}, cos "
+                f"{float(sims[rows][which]) - (beta if cued else 0.0):.3f}) ; "
                 f"écart {margin:+.3f} avec l'argument sain de référence le plus proche "
                 f"(seuil calibré τ={self.thresholds.margin_conclude:+.3f}).")
 
@@ -64,7 +90,7 @@ class OfflineNavigator:
         if best_score - ref < th.margin_conclude:
             if node.id == taxonomy.root.id:
                 return Decision(actions=[ConcludeNoFallacy(reason=(
-                    f"aucune famille ne se distingue : la plus proche, « {best.name_fr} » (cos {best_score:.3f}), "
+                    f"aucune famille ne se distingue : la plus proche, « {best.name_fr} » (score {best_score:.3f}), "
                     f"n'excède la référence d'argument sain ({ref:.3f}) que de {best_score - ref:+.3f}, "
                     f"sous le seuil calibré τ={th.margin_conclude:+.3f}"))])
             return Decision(note="branch below threshold: abandoned")
