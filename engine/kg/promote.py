@@ -13,6 +13,7 @@ from typing import Iterable
 from pydantic import BaseModel
 
 from engine.kg.aggregate import Accumulator, Aggregator
+from engine.kg.ingest import gc_paused
 from engine.kg.model import (DefensibilityTier, PromotionRecord, RawAssertion, SemanticGrade,
                              SemanticRelation, relation_id)
 from engine.kg.tiers import grade_of
@@ -72,7 +73,16 @@ def decide(acc: Accumulator, policy: PromotionPolicy = DEFAULT_POLICY
 
 def promote(source: Aggregator | Iterable[RawAssertion], policy: PromotionPolicy = DEFAULT_POLICY,
             run_id: str | None = None) -> PromotionResult:
-    """Promote every canonical relation that meets the thresholds; log each decision."""
+    """Promote every canonical relation that meets the thresholds; log each decision.
+
+    The cyclic garbage collector is paused meanwhile: the run creates two small acyclic models per
+    canonical relation, and collector passes over the growing heap were a large share of its cost."""
+    with gc_paused():
+        return _promote(source, policy, run_id)
+
+
+def _promote(source: Aggregator | Iterable[RawAssertion], policy: PromotionPolicy, run_id: str | None
+             ) -> PromotionResult:
     agg = source if isinstance(source, Aggregator) else Aggregator().add_all(source)
     run = run_id or uuid.uuid4().hex[:12]
     relations: list[SemanticRelation] = []

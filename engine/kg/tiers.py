@@ -10,6 +10,8 @@ evidence does not contain does not count.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from engine.kg.constraints import DISCURSIVE_METHODS, discursive_whitelist
 from engine.kg.markers import OPEN_LIST, STRONG_MARKERS
 from engine.kg.model import (AssertionKind, DefensibilityTier, DiscursiveBasis, RawAssertion,
@@ -40,28 +42,54 @@ def strength_of(assertion: RawAssertion) -> tuple[bool, str]:
     violation = discursive_whitelist(assertion.relation, text)
     if violation is not None:
         return False, violation.detail
+    weakness = basis_weakness(assertion, text)
+    if weakness is not None:
+        return False, weakness
     basis = assertion.basis
-    spans = len(assertion.bundle.spans)
     if basis in STRONG_MARKERS:
-        pattern = STRONG_MARKERS[basis]
-        claimed = [m.lower() for m in assertion.markers if pattern.fullmatch(m)]
-        if not claimed or not set(claimed) & {m.group(0).lower() for m in pattern.finditer(text)}:
-            return False, f"{basis.value} without a strong marker quoted in the evidence"
+        return True, f"{basis.value} with a strong marker"  # type: ignore[union-attr]
+    if basis in (DiscursiveBasis.SCOPE, DiscursiveBasis.COREF):
+        return True, f"{basis.value} with {len(assertion.bundle.spans)} spans and anchor '{assertion.anchor}'"
+    return True, "ENUMERATION of a complete list"
+
+
+@lru_cache(maxsize=4096)
+def _claimed(basis: DiscursiveBasis, marker: str) -> str | None:
+    """The lower-cased marker when it is a strong cue of ``basis`` (markers are few distinct strings)."""
+    return marker.lower() if STRONG_MARKERS[basis].fullmatch(marker) else None
+
+
+def basis_weakness(assertion: RawAssertion, text: str | None = None) -> str | None:
+    """None when the basis of a DISCURSIVE assertion is strong (issue §5), else why not.
+
+    The basis rule alone: the method and whitelist gates of ``strength_of`` are NOT re-checked, so call this
+    directly only for an assertion the journal admitted (``constraints.check`` is None), for which those
+    gates are already known to pass — that is what lets batch ingestion skip a second whitelist regex.
+    """
+    if text is None:
+        text = assertion.bundle.text
+    basis = assertion.basis
+    pattern = STRONG_MARKERS.get(basis)  # type: ignore[arg-type]
+    if pattern is not None:
+        claimed = {c for m in assertion.markers if (c := _claimed(basis, m)) is not None}  # type: ignore[arg-type]
+        if not claimed or not any(m.group(0).lower() in claimed for m in pattern.finditer(text)):
+            return f"{basis.value} without a strong marker quoted in the evidence"  # type: ignore[union-attr]
         if basis is DiscursiveBasis.ALTERNATIVE and not (
                 option_identified(assertion.subject) and option_identified(assertion.object)):
-            return False, "ALTERNATIVE whose options are not both identified"
-        return True, f"{basis.value} with a strong marker"
-    if basis in (DiscursiveBasis.SCOPE, DiscursiveBasis.COREF):
+            return "ALTERNATIVE whose options are not both identified"
+        return None
+    if basis is DiscursiveBasis.SCOPE or basis is DiscursiveBasis.COREF:
+        spans = len(assertion.bundle.spans)
         if spans < 2:
-            return False, f"{basis.value} needs ≥ 2 spans (has {spans})"
+            return f"{basis.value} needs ≥ 2 spans (has {spans})"
         if not (assertion.anchor or "").strip():
-            return False, f"{basis.value} without a documented anchor/resolution"
-        return True, f"{basis.value} with {spans} spans and anchor '{assertion.anchor}'"
+            return f"{basis.value} without a documented anchor/resolution"
+        return None
     if basis is DiscursiveBasis.ENUMERATION:
         if assertion.enumeration_complete is not True or OPEN_LIST.search(text):
-            return False, "ENUMERATION of an open or unverified list"
-        return True, "ENUMERATION of a complete list"
-    return False, f"unknown basis {basis}"
+            return "ENUMERATION of an open or unverified list"
+        return None
+    return f"unknown basis {basis}"
 
 
 def grade_of(explicit_count: int, discursive_count: int) -> SemanticGrade:
