@@ -5,6 +5,12 @@ JSON-Logic computations, clingo solve — reference model + brave + cautious —
 then the JSON-Logic computations alone, then clingo alone. Target (issue 2): median < 20 ms per case.
 
     .venv/bin/python benchmarks/analyse.py [--cases 100] [--seed 7]
+
+Peer (issue 2 names xclingo): when `xclingo` is importable (`pip install xclingo==2.0b24`, not a project
+dependency: it pins clingo==5.8), the same cases are explained by xclingo — the pack's annotations turned
+into `%!trace_rule` labels, unknown facts as choices, ground + first model + explanation of `liable`.
+xclingo does less (one model, one conclusion, no why-not, no three-valued outcomes); the ratio is reported
+as measured, in the same run.
 """
 from __future__ import annotations
 
@@ -47,6 +53,42 @@ def random_facts(pack: RulePack, rng: random.Random, known: float = 0.8) -> dict
     return facts
 
 
+def xclingo_program(pack: RulePack) -> str:
+    """The pack's ASP with our `%@` annotations rewritten as xclingo trace labels."""
+    import re
+
+    out: list[str] = []
+    for text in pack.asp_sources.values():
+        for line in text.splitlines():
+            m = re.match(r'^\s*%@\s*\{id: (\w+), label: "([^"]*)"', line)
+            label = m.group(2).replace('"', "'").replace("%", " pct") if m else ""
+            out.append('%!trace_rule {"' + label + '"}.' if m else line)
+    return "\n".join(out) + f"\n%!show_trace {{{pack.manifest.target}}}.\n"
+
+
+def xclingo_explain(program: str, facts: str) -> int:
+    from xclingo import XclingoControl
+
+    ctl = XclingoControl(["1", "--warn=none"], n_explanations="1")
+    ctl.add("base", [], program + facts)
+    ctl.ground([("base", [])])
+    graphs = 0
+    for model in ctl.solve():
+        graphs += sum(1 for _ in model.explain_model())
+        break
+    return graphs
+
+
+def case_facts_asp(pack: RulePack, case: Any) -> str:
+    lines = []
+    for atom, value in input_assignment(pack, gather_values(pack, case)).items():
+        if value is None:
+            lines.append(f"{{ {atom} }}.")
+        elif value:
+            lines.append(f"{atom}.")
+    return "\n".join(lines)
+
+
 def timeit(fn: Any, items: list[Any]) -> list[float]:
     out = []
     for item in items:
@@ -86,6 +128,17 @@ def main() -> None:
     report("JSON-Logic computations (facts → values)", values)
     report("clingo solve (reference + brave + cautious)", solve)
     print(f"target: median analyse < 20 ms → {'MET' if statistics.median(whole) < 20 else 'NOT MET'}")
+    try:
+        import xclingo  # noqa: F401
+    except ImportError:
+        print("peer xclingo: not installed (pip install xclingo==2.0b24) — skipped")
+        return
+    program_x = xclingo_program(pack)
+    facts_x = [case_facts_asp(pack, c) for c in cases]
+    xclingo_explain(program_x, facts_x[0])  # warm
+    peer = timeit(lambda f: xclingo_explain(program_x, f), facts_x)
+    report("peer xclingo (ground + 1 model + explain target)", peer)
+    print(f"ratio xclingo / lexlogic analyse (medians): {statistics.median(peer) / statistics.median(whole):.1f}x")
 
 
 if __name__ == "__main__":
