@@ -16,19 +16,7 @@ case_app = typer.Typer(help="Dossier runs: analyse a directory, list/restore/rep
 
 
 from api.cli_common import fail as _fail
-
-
-def _parse_answers(items: list[str]) -> dict:
-    out = {}
-    for i, item in enumerate(items):
-        if "=" not in item:
-            _fail(f"--answer #{i + 1} {item!r}: expected FACT=VALUE")
-        k, v = item.split("=", 1)
-        try:
-            out[k.strip()] = json.loads(v)
-        except json.JSONDecodeError:
-            out[k.strip()] = {"oui": True, "non": False}.get(v.strip().lower(), v.strip())
-    return out
+from api.cli_common import parse_assignments
 
 
 @case_app.command("run")
@@ -46,7 +34,7 @@ def run(directory: Path = typer.Argument(..., help="dossier directory"),
     if not directory.is_dir():
         _fail(f"{directory}: not a directory")
     try:
-        result = run_dossier(directory, db_url=db, answers=_parse_answers(answer), interactive=not no_input,
+        result = run_dossier(directory, db_url=db, answers=parse_assignments(answer, "--answer"), interactive=not no_input,
                              fresh=fresh, out_dir=out)
     except IngestError as exc:
         _fail(str(exc))

@@ -4,14 +4,20 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import typer
 from rich.console import Console
 
 from engine.pack_check import check_pack
 from engine.packs import get_pack, pack_by_name
-from engine.ruletests import PropertyViolation, check_property, check_test, pack_properties, pack_tests
+from engine.ruletests import (
+    PropertyViolation,
+    check_property,
+    check_test,
+    pack_properties,
+    pack_tests,
+)
 from logic.facts import CaseFileError, facts_json_schema, load_case
 from logic.pack import PackError, find_packs
 
@@ -20,20 +26,7 @@ out = Console(highlight=False, soft_wrap=True)
 
 
 from api.cli_common import fail as _fail
-
-
-def parse_assignments(items: list[str], option: str) -> dict[str, Any]:
-    """`NAME=VALUE` pairs; VALUE is read as JSON when it parses (true, 3, "x"), else as a string."""
-    result: dict[str, Any] = {}
-    for item in items:
-        if "=" not in item:
-            _fail(f"{option} {item!r}: expected NAME=VALUE")
-        name, raw = item.split("=", 1)
-        try:
-            result[name.strip()] = json.loads(raw)
-        except json.JSONDecodeError:
-            result[name.strip()] = raw
-    return result
+from api.cli_common import parse_assignments
 
 
 def check(path: Path = typer.Argument(Path("rules"), help="a pack folder or a folder of packs")) -> None:

@@ -14,7 +14,7 @@ from rich.prompt import Prompt
 from api.render import render_analysis
 from bridges.clingo_bridge import CompiledProgram
 from engine.verdict import CaseVerdict, decide
-from logic.facts import CaseFile, check_value
+from logic.facts import CaseFile, check_value, read_answer
 from logic.pack import RulePack
 
 err = Console(stderr=True, highlight=False)
@@ -87,7 +87,7 @@ def analyse_facts(pack: RulePack, program: CompiledProgram, case: CaseFile, *, f
         print(render_verdict(verdict))
         raw = Prompt.ask(f"\n{q['question']} ({q['fact']})")
         try:
-            answers[q["fact"]] = check_value(pack.facts[q["fact"]], _parse_answer(raw))
+            answers[q["fact"]] = check_value(pack.facts[q["fact"]], read_answer(raw))
         except ValueError as exc:
             err.print(f"réponse invalide : {exc}")
     if format == "json":
@@ -149,19 +149,6 @@ def run_dynamic_rules(case: CaseFile) -> list[Any]:
     for failure in evaluation.failures:
         err.print(f"dynamic rule {failure.rule_id} skipped: {failure.kind}/{failure.code}: {failure.message}")
     return list(evaluation.facts)
-
-
-def _parse_answer(raw: str) -> Any:
-    text = raw.strip()
-    lowered = text.lower()
-    if lowered in ("oui", "o", "yes", "y", "true", "vrai"):
-        return True
-    if lowered in ("non", "n", "no", "false", "faux"):
-        return False
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        return text
 
 
 def analyse_dossier(source: Path, *, format: str, answers: dict[str, Any], whatif: dict[str, Any],

@@ -20,6 +20,7 @@ from engine.evaluators import Evaluator
 from engine.orchestrator import CaseState, Orchestrator, Phase
 from engine.report import render_report
 from engine.store.cases import CaseStore
+from logic.facts import read_answer
 
 
 def case_id_for(directory: str | Path) -> str:
@@ -27,19 +28,19 @@ def case_id_for(directory: str | Path) -> str:
 
 
 def _coerce(answer: str, question: dict[str, Any]) -> Any:
-    text = answer.strip()
-    low = text.lower()
-    if low in ("oui", "o", "yes", "y", "true", "vrai"):
-        return True
-    if low in ("non", "n", "no", "false", "faux"):
-        return False
+    """An answer typed in the terminal: one of the question's options, else as `read_answer` reads it
+    (French decimal commas accepted)."""
+    low = answer.strip().lower()
     for opt in question.get("options") or []:
         if str(opt).lower() == low:
             return opt
-    try:
-        return float(text.replace(",", "."))
-    except ValueError:
-        return text
+    value = read_answer(answer)
+    if isinstance(value, str):
+        try:
+            return float(value.replace(",", "."))
+        except ValueError:
+            return value
+    return value
 
 
 def run_dossier(directory: str | Path, *, db_url: str | None = None, case_id: str | None = None,

@@ -71,6 +71,25 @@ def _loc_to_path(loc: tuple[Any, ...]) -> str:
     return out
 
 
+YES = ("oui", "o", "yes", "y", "true", "vrai")
+NO = ("non", "n", "no", "false", "faux")
+
+
+def read_answer(text: str) -> Any:
+    """A typed answer as a person writes it: oui/non (and yes/no, vrai/faux), JSON, or the text itself.
+    The fact's type is checked afterwards by `check_value`."""
+    raw = text.strip()
+    low = raw.lower()
+    if low in YES:
+        return True
+    if low in NO:
+        return False
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        return raw
+
+
 def check_value(spec: FactSpec, value: Any) -> Any:
     """Coerce one value to the fact's type (ValueError with a readable message otherwise)."""
     if spec.type is FactType.ENUM:
