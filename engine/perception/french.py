@@ -14,7 +14,8 @@ MONTHS = {"janvier": 1, "février": 2, "fevrier": 2, "mars": 3, "avril": 4, "mai
 NUMBERS = {"un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "six": 6, "sept": 7,
            "huit": 8, "neuf": 9, "dix": 10, "onze": 11, "douze": 12, "treize": 13, "quatorze": 14,
            "quinze": 15, "seize": 16, "dix-sept": 17, "dix-huit": 18, "dix-neuf": 19, "vingt": 20,
-           "vingt-quatre": 24, "trente": 30, "trente-six": 36}
+           "vingt-quatre": 24, "trente": 30, "trente-six": 36, "quarante-cinq": 45, "soixante": 60,
+           "quatre-vingt-dix": 90, "cent-vingt": 120}
 NUMBER_WORD = "|".join(sorted(NUMBERS, key=len, reverse=True))
 
 DATE_RE = re.compile(
@@ -23,13 +24,17 @@ DATE_RE = re.compile(
 
 DATE_TEXT = re.sub(r"\(\?P<\w+>", "(?:", DATE_RE.pattern)  # same pattern, no groups (to embed)
 
+UNIT = r"(?:mois|ans?|années?|semaines?|jours?)"
+NUM = r"(?:\d+(?:[.,]\d+)?|" + NUMBER_WORD + r")(?:\s*\(\d+\))?"  # « six (6) mois »
+
 DURATION_RE = re.compile(
-    r"(?P<num>\d+(?:[.,]\d+)?|" + NUMBER_WORD + r"|d'un|d'une)\s+(?P<unit>mois|ans?|années?|semaines?)\b",
-    re.IGNORECASE)
+    r"(?P<num>\d+(?:[.,]\d+)?|" + NUMBER_WORD + r"|d'un|d'une)(?:\s*\(\d+\))?\s+(?P<unit>mois|ans?|années?|"
+    r"semaines?|jours?)\b", re.IGNORECASE)
 
 NOTICE_RE = re.compile(
-    r"préavis\s+(?:écrit\s+)?(?:de|d'une\s+durée\s+de)\s+(?P<dur>(?:\d+(?:[.,]\d+)?|" + NUMBER_WORD +
-    r")\s+(?:mois|ans?|années?|semaines?))|préavis\s+d'(?P<one>un\s+(?:mois|an)|une\s+année)", re.IGNORECASE)
+    r"(?:préavis|délai\s+de\s+prévenance)\s+(?:(?:écrit|contractuel|minimum|minimal|raisonnable)\s+)?"
+    r"(?:de|d'une\s+durée\s+(?:de|d'au\s+moins)|d'au\s+moins|minimum\s+de)\s+(?P<dur>" + NUM + r"\s+" + UNIT +
+    r")|préavis\s+d'(?P<one>un\s+(?:mois|an)|une\s+année)", re.IGNORECASE)
 
 
 def ws(pattern: str) -> str:
@@ -81,6 +86,8 @@ def duration_months(text: str) -> float | None:
         return n
     if unit.startswith("semaine"):
         return round(n * 7 / 30.4, 1)
+    if unit.startswith("jour"):
+        return round(n / 30.4, 1)
     return n * 12
 
 
@@ -95,3 +102,108 @@ def parse_amount(s: str) -> float | None:
         return float(s)
     except ValueError:
         return None
+
+
+def months_between(start: date, end: date) -> float:
+    """Calendar distance in months, to 0.1 (« du 31 mars au 1er juillet » → 3.0)."""
+    return round((end - start).days / 30.4, 1)
+
+
+AMOUNT_RE = re.compile(
+    r"(?P<num>\d{1,3}(?:[ \u202f\xa0.]\d{3})+(?:,\d+)?|\d+(?:[.,]\d+)?)\s*"
+    r"(?P<mult>millions?|milliards?|M(?=€)|k(?=€)|K(?=€))?\s*(?:d'euros|d’euros|euros?|€|EUR\b)")
+
+
+def amount_value(m: re.Match[str]) -> float | None:
+    """« 1,5 million d'euros » → 1500000.0; « 420 000 € » → 420000.0."""
+    base = parse_amount(m.group("num"))
+    if base is None:
+        return None
+    mult = (m.group("mult") or "").lower()
+    factor = 1e6 if mult.startswith("million") or mult == "m" else 1e9 if mult.startswith("milliard") else \
+        1e3 if mult == "k" else 1.0
+    return round(base * factor, 2)
+
+
+# --- sentences, negation, hypotheticals ---------------------------------------------------------------
+_ABBREV = re.compile(r"(?:\b[A-Z]|\bart|\bcf|\bMe|\bMM|\bn°|\bp|\bal|\bcom|\bciv)\.$", re.IGNORECASE)
+_BLOCK_START = re.compile(r"\s*(?:#+\s|Article\s|ARTICLE\s|\d+(?:\.\d+)+\.?\s|[-*•]\s|>)")
+_HEADING = re.compile(r"\s*(?:#+\s|Article\s+\S+\s+[–—-]|ARTICLE\s)")
+
+
+def sentences(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """Sentence spans of ``text[start:end]``: split at . ! ? before a capital, at blank lines, and at line
+    starts that open a block (heading, clause number, bullet). Offsets are those of ``text``."""
+    end = len(text) if end is None else end
+    cuts = {start, end}
+    for m in re.finditer(r"[.!?](?=\s+[«\"(A-ZÀ-Ý0-9])", text[start:end]):
+        if not _ABBREV.search(text[max(start, start + m.start() - 4):start + m.end()]):
+            cuts.add(start + m.end())
+    for m in re.finditer(r"\n[ \t]*\n", text[start:end]):
+        cuts.add(start + m.end())
+    pos = start
+    for line in text[start:end].split("\n"):
+        if _BLOCK_START.match(line):
+            cuts.add(pos)
+        if _HEADING.match(line) and not line.rstrip().endswith((".", ",", ";", ":")):
+            cuts.add(pos + len(line) + 1)
+        pos += len(line) + 1
+    bounds = sorted(c for c in cuts if start <= c <= end)
+    out = []
+    for s, e in zip(bounds, bounds[1:]):
+        while s < e and text[s].isspace():
+            s += 1
+        while e > s and text[e - 1].isspace():
+            e -= 1
+        if e > s:
+            out.append((s, e))
+    return out
+
+
+_CLAUSE_CUT = re.compile(r";|\s:\s|,\s+(?=(?:alors\s+que|mais|car|tandis\s+que|bien\s+que|puisque)\b)|\s—\s",
+                         re.IGNORECASE)
+_NE = re.compile(r"\b(?:ne|n')(?=\s|\w|')", re.IGNORECASE)
+_NEG2 = re.compile(r"\b(?:pas|jamais|plus|aucun|aucune|point|nullement|guère|rien|ni)\b", re.IGNORECASE)
+_NEG_BEFORE = re.compile(r"(?:\b(?:aucun|aucune|sans|nul|nulle|non|ni)|\babsence\s+d[e']|\bpas\s+d[e'])\s*"
+                         r"(?:[\w'’-]+\s+){0,3}$", re.IGNORECASE)  # no punctuation in between
+# After a subject cue, only a denial of its existence or effect bears on it (« la clause … n'est pas
+# applicable »), not one on the object (« le contrat-cadre ne comporte aucune exclusivité »).
+_SUBJECT_DENIED = re.compile(r"^\W*(?:[\w'’-]+\s+){0,4}?(?:ne\s+|n')(?:est|sont|sera|seront|serait|était|étaient|a\s+"
+                             r"(?:pas\s+|jamais\s+)?été|existe|existent|figure|figurent|s'applique|s'appliquent|"
+                             r"lie|vaut|fut)\b", re.IGNORECASE)
+
+
+def clause_of(text: str, s: int, e: int, cue_s: int, cue_e: int) -> tuple[int, int]:
+    """The clause (cut at ; « : » and « , alors que / mais / car … ») of sentence [s, e) holding the cue."""
+    cs, ce = s, e
+    for m in _CLAUSE_CUT.finditer(text, s, e):
+        if m.end() <= cue_s:
+            cs = m.end()
+        elif m.start() >= cue_e:
+            ce = min(ce, m.start())
+            break
+    return cs, ce
+
+
+def negated(text: str, s: int, e: int, cue_s: int, cue_e: int) -> bool:
+    """Is the cue [cue_s, cue_e) denied in its clause? (« ne … pas / jamais / aucun », « aucun(e) X »,
+    « sans X », « absence de X », « pas de X »). Negation words inside the cue itself are ignored, so a cue
+    such as « ne pas renouveler » is not read as its own denial."""
+    cs, ce = clause_of(text, s, e, cue_s, cue_e)
+    before, after = text[cs:cue_s], text[cue_e:ce]
+    if _NE.search(before) and _NEG2.search(before + " " + after):
+        return True
+    if _NE.search(after) and _NEG2.search(after) and _SUBJECT_DENIED.match(after):
+        return True
+    return bool(_NEG_BEFORE.search(text[max(cs, cue_s - 40):cue_s]))
+
+
+_NOT_CONDITIONAL = {"trait", "portrait", "retrait", "extrait", "attrait", "abstrait", "distrait", "frais", "vrais"}
+HYPOTHETICAL_RE = re.compile(
+    r"\b(?:si|s'ils?|à\s+défaut|en\s+cas\s+d[e']|au\s+cas\s+où|le\s+cas\s+échéant|éventuel\w*|envisag\w*|"
+    r"pourr\w+|susceptibles?)\b|\b\w{2,}(?:rais|rait|rions|riez|raient)\b", re.IGNORECASE)
+
+
+def hypothetical(sentence: str) -> bool:
+    """A conditional, a threat or a mere plan (« si … », « nous pourrions », « accorderions »), not an act."""
+    return any(m.group(0).lower() not in _NOT_CONDITIONAL for m in HYPOTHETICAL_RE.finditer(sentence))
