@@ -26,7 +26,7 @@ def render_analysis(result: Analysis, prob: Any = None) -> str:
                 lines.append(f"            faits manquants : {', '.join(o.missing)}")
             for r in o.open_reasons:
                 lines.append(f"            ouvert : {r}")
-    dmg = result.outcomes.get("damages")
+    dmg = result.outcomes.get(result.remedy) if result.remedy else None
     if dmg is not None and dmg.value:
         lines.append(f"  Dommages-intérêts : {dmg.value[0]:,.0f} € – {dmg.value[1]:,.0f} €".replace(",", " "))
     main = result.outcomes.get(next(iter(result.outcomes), ""), None)

@@ -204,8 +204,6 @@ def compile_pack(pack: RulePack) -> CompiledProgram:
             is_constraint = stmt.head.ast_type == ast.ASTType.Aggregate and not stmt.head.elements \
                 or (stmt.head.ast_type == ast.ASTType.Literal
                     and stmt.head.atom.ast_type == ast.ASTType.BooleanConstant)
-            if is_constraint and meta is None:
-                pass
             rule = CompiledRule(
                 index=len(rules), file=path, line=line, text=str(stmt), head=stmt.head,
                 body=list(stmt.body), variables=variables(stmt), meta=meta,
@@ -287,7 +285,6 @@ class GroundedPack:
 
     def solve(self, assignment: dict[clingo.Symbol, bool | None]) -> Solution:
         """`assignment`: input atom -> True | False | None (unknown: free). Absent inputs are False."""
-        global solve_count
         with self.lock:
             ctl = self.ctl
             unknown: list[clingo.Symbol] = []
@@ -325,7 +322,6 @@ class GroundedPack:
                 ctl.solve(on_model=on_model)
                 consequences[mode] = {x for x in last if x.name != APP}
             conf.enum_mode = "auto"
-            solve_count += 3
         apps: dict[int, list[tuple[clingo.Symbol, ...]]] = {}
         atoms: set[clingo.Symbol] = set()
         for sym in reference:
@@ -335,36 +331,3 @@ class GroundedPack:
                 atoms.add(sym)
         return Solution(reference=atoms, apps=apps, brave=consequences["brave"],
                         cautious=consequences["cautious"], satisfiable=True)
-
-
-    def status_with(self, assignment: dict[clingo.Symbol, bool | None], target: clingo.Symbol,
-                    fixed: list[tuple[clingo.Symbol, bool]]) -> str:
-        """yes/no/unknown of `target` when the unknown atoms in `fixed` take the given values."""
-        with self.lock:
-            ctl = self.ctl
-            for atom in self.inputs:
-                value = assignment.get(atom, False)
-                ctl.assign_external(atom, None if value is None else bool(value))
-            conf = ctl.configuration.solve
-            found: dict[str, bool] = {}
-            for mode in ("brave", "cautious"):
-                last: list[clingo.Symbol] | None = None
-
-                def on_model(model: clingo.Model) -> None:
-                    nonlocal last
-                    last = model.symbols(atoms=True)
-
-                conf.enum_mode = mode
-                conf.models = 0
-                ctl.solve(assumptions=fixed, on_model=on_model)
-                if last is None:
-                    conf.enum_mode = "auto"
-                    return "inconsistent"
-                found[mode] = target in last
-            conf.enum_mode = "auto"
-        if found["cautious"]:
-            return "yes"
-        return "unknown" if found["brave"] else "no"
-
-
-solve_count = 0

@@ -16,7 +16,7 @@ from engine.explain import Explainer
 from engine.packs import pack_by_name
 from engine.values import ValueInfo, ValueStatus, gather_values
 from logic.facts import CaseFile, parse_case
-from logic.pack import FactType, RulePack
+from logic.pack import FactType, Remedy, RulePack
 from logic.proof import NodeKind, ProofNode
 
 Tri = Literal["yes", "no", "unknown"]
@@ -50,13 +50,11 @@ class Analysis(BaseModel):
     outcomes: dict[str, Outcome]
     checks: list[CheckResult]
     decisive_check: str | None = None
+    remedy: str | None = Field(default=None, description="the outcome holding the remedy range (pack's `remedy`)")
     missing_facts: list[str] = Field(default_factory=list)
     questions: list[dict[str, Any]] = Field(default_factory=list)
     values: dict[str, ValueInfo] = Field(default_factory=dict)
     why_not: ProofNode | None = None
-
-    def main(self) -> Outcome:
-        return self.outcomes[next(iter(self.outcomes))] if self.outcomes else None  # type: ignore[return-value]
 
 
 def grounded(pack: RulePack, program: CompiledProgram) -> GroundedPack:
@@ -97,10 +95,12 @@ def analyse(pack: RulePack, program: CompiledProgram, case: CaseFile,
     explainer = Explainer(pack, program, solution, values)
     outcomes: dict[str, Outcome] = {}
     target = pack.manifest.target
-    atoms = [target] + [a for a in pack.manifest.outcomes if a != target and a != "damages"]
+    remedy = pack.manifest.remedy
+    atoms = [target] + [a for a in pack.manifest.outcomes if a != target and (remedy is None or a != remedy.outcome)]
     for atom in atoms:
         outcomes[atom] = _outcome(pack, atom, solution, explainer, values)
-    outcomes["damages"] = _damages(pack, outcomes[target], values)
+    if remedy is not None:
+        outcomes[remedy.outcome] = _remedy(pack, remedy, outcomes[target], values)
     checks: list[CheckResult] = []
     decisive = None
     for check in pack.manifest.checks:
@@ -119,10 +119,10 @@ def analyse(pack: RulePack, program: CompiledProgram, case: CaseFile,
         for f in missing if f in pack.facts and pack.facts[f].question
     ]
     questions.sort(key=lambda q: q["cost"])
-    summary = _summary(pack, verdict, checks, decisive, main, outcomes["damages"])
+    summary = _summary(pack, verdict, checks, decisive, main, outcomes.get(remedy.outcome) if remedy else None)
     why = None if main.status == "yes" else explainer.why_not(clingo.Function(target))
     return Analysis(pack=pack.name, case_id=case.case_id, verdict=verdict, summary=summary,
-                    applicable_law=law, outcomes=outcomes, checks=checks, decisive_check=decisive,
+                    applicable_law=law, outcomes=outcomes, remedy=remedy.outcome if remedy else None, checks=checks, decisive_check=decisive,
                     missing_facts=missing, questions=questions, values=values, why_not=why)
 
 
@@ -206,59 +206,56 @@ def _live_unknowns(pack: RulePack, program: CompiledProgram, solution: Solution,
     return missing, list(dict.fromkeys(reasons))
 
 
-def _damages(pack: RulePack, liable: Outcome, values: dict[str, ValueInfo]) -> Outcome:
-    low, high = values.get("damages_low"), values.get("damages_high")
-    label = pack.label_of("damages")
-    children = [n for n in ("damages_low", "damages_high") if n in values]
-    explainer_nodes = []
-    for n in children:
-        info = values[n]
-        comp = pack.computation_for(n)
-        explainer_nodes.append(ProofNode(atom=n, label=pack.label_of(n), kind=NodeKind.COMPUTED,
-                                         holds=info.known, value=info.value,
-                                         rule_id=comp.id if comp else None,
-                                         sources=[s for sid in (comp.sources if comp else []) if (s := pack.source(sid))],
-                                         note=None if info.known else "inconnu faute de : " + ", ".join(info.missing)))
-    proof = ProofNode(atom="damages", label=label, kind=NodeKind.COMPUTED, holds=liable.status == "yes",
-                      children=explainer_nodes)
+def _remedy(pack: RulePack, remedy: Remedy, liable: Outcome, values: dict[str, ValueInfo]) -> Outcome:
+    """The remedy range: yes with [low, high] when liable, no when not liable; otherwise unknown, naming
+    what the range lacks (or, when the range is known, what liability lacks)."""
+    label = pack.label_of(remedy.outcome)
+    children = []
+    for name in (remedy.low, remedy.high):
+        info = values.get(name)
+        comp = pack.computation_for(name)
+        children.append(ProofNode(atom=name, label=pack.label_of(name), kind=NodeKind.COMPUTED,
+                                  holds=bool(info and info.known), value=info.value if info else None,
+                                  rule_id=comp.id if comp else None,
+                                  sources=[s for sid in (comp.sources if comp else []) if (s := pack.source(sid))],
+                                  note=None if info and info.known else
+                                  "inconnu faute de : " + ", ".join(info.missing if info else [name])))
+    proof = ProofNode(atom=remedy.outcome, label=label, kind=NodeKind.COMPUTED, holds=liable.status == "yes",
+                      children=children)
     if liable.status == "no":
-        return Outcome(atom="damages", label=label, status="no", value=None, proof=proof)
+        return Outcome(atom=remedy.outcome, label=label, status="no", proof=proof)
+    low, high = values.get(remedy.low), values.get(remedy.high)
     if low is not None and high is not None and low.known and high.known:
-        value = [round(low.value, 2), round(high.value, 2)]
         status: Tri = "yes" if liable.status == "yes" else "unknown"
-        return Outcome(atom="damages", label=label, status=status, value=value, proof=proof,
+        return Outcome(atom=remedy.outcome, label=label, status=status, proof=proof,
+                       value=[round(low.value, 2), round(high.value, 2)],
                        missing=[] if status == "yes" else liable.missing)
-    missing: list[str] = []
-    for info in (low, high):
-        for m in (info.missing if info else []):
-            if m not in missing:
-                missing.append(m)
-    if "monthly_gross_margin" in values and not values["monthly_gross_margin"].known:
-        for m in ("annual_gross_margin", "annual_turnover", "margin_rate_pct"):
-            if m not in missing and not values[m].known:
-                missing.append(m)
-    return Outcome(atom="damages", label=label, status="unknown", value=None, missing=missing, proof=proof,
+    missing = list(dict.fromkeys(m for info in (low, high) if info for m in info.missing))
+    return Outcome(atom=remedy.outcome, label=label, status="unknown", missing=missing, proof=proof,
                    open_reasons=["montant incalculable : " + ", ".join(missing)] if missing else [])
 
 
 def _applicable_law(pack: RulePack, outcomes: dict[str, Outcome], values: dict[str, ValueInfo]) -> str | None:
-    date = values.get("notification_date")
-    if "applicable_l442_1" in outcomes and outcomes["applicable_l442_1"].status == "yes":
-        src = pack.source("L442_1_II")
-        return f"{src.cite() if src else 'L.442-1 II'} — rupture notifiée le {date.value} (à compter du 26/04/2019)"
-    if "applicable_l442_6" in outcomes and outcomes["applicable_l442_6"].status == "yes":
-        src = pack.source("L442_6_I_5")
-        return f"{src.cite() if src else 'L.442-6 I 5°'} — rupture notifiée le {date.value} (avant le 26/04/2019)"
-    return "indéterminé : date de notification inconnue"
+    """The version of the text that applies, and why (the pack's `versions`: decided by a date)."""
+    versions = pack.manifest.versions
+    if versions is None:
+        return None
+    date = values.get(versions.date_fact)
+    for text in versions.texts:
+        if text.outcome in outcomes and outcomes[text.outcome].status == "yes":
+            src = pack.source(text.source)
+            when = date.value if date is not None and date.known else "?"
+            return f"{src.cite() if src else text.source} — {pack.label_of(versions.date_fact).lower()} : {when} ({text.reason})"
+    return f"indéterminé : {pack.label_of(versions.date_fact).lower()} inconnue"
 
 
 def _summary(pack: RulePack, verdict: str, checks: list[CheckResult], decisive: str | None,
-             main: Outcome, damages: Outcome) -> str:
+             main: Outcome, damages: Outcome | None) -> str:
     if verdict == "LIABLE":
         s = "Responsabilité engagée pour rupture brutale."
-        if damages.value:
+        if damages is not None and damages.value:
             s += f" Dommages-intérêts estimés entre {damages.value[0]:,.0f} € et {damages.value[1]:,.0f} €.".replace(",", " ")
-        elif damages.missing:
+        elif damages is not None and damages.missing:
             s += " Préjudice incalculable en l'état : manquent " + ", ".join(damages.missing) + "."
         return s
     if verdict == "NOT_LIABLE":

@@ -17,8 +17,6 @@ from logic.pack import FactType, RulePack
 from logic.proof import NodeKind, ProofNode
 
 
-_node = ProofNode
-
 MAX_DEPTH = 12
 
 
@@ -44,14 +42,14 @@ class Explainer:
         t = self.pack.value_type(sym.name)
         return (t is FactType.BOOL and not sym.arguments) or (t is FactType.ENUM and len(sym.arguments) == 1)
 
-    def value_node(self, name: str, holds: bool | None = None, depth: int = 0) -> ProofNode:
+    def valueProofNode(self, name: str, holds: bool | None = None, depth: int = 0) -> ProofNode:
         key = (name, holds)
         cached = self._memo_values.get(key)
         if cached is None:
-            cached = self._memo_values[key] = self._value_node(name, holds, depth)
+            cached = self._memo_values[key] = self._valueProofNode(name, holds, depth)
         return cached
 
-    def _value_node(self, name: str, holds: bool | None, depth: int) -> ProofNode:
+    def _valueProofNode(self, name: str, holds: bool | None, depth: int) -> ProofNode:
         info = self.values[name]
         label = self.pack.label_of(name)
         comp = self.pack.computation_for(name)
@@ -60,33 +58,33 @@ class Explainer:
             note = None
             if info.missing and info.missing != [name]:
                 note = "inconnu faute de : " + ", ".join(info.missing)
-            return _node(atom=name, label=label, kind=NodeKind.MISSING, holds=False, note=note,
+            return ProofNode(atom=name, label=label, kind=NodeKind.MISSING, holds=False, note=note,
                              rule_id=comp.id if comp else None, sources=sources)
         if info.status is ValueStatus.OPEN:
-            return _node(atom=name, label=label, kind=NodeKind.COMPUTED, holds=False, rule_id=comp.id if comp else None,
+            return ProofNode(atom=name, label=label, kind=NodeKind.COMPUTED, holds=False, rule_id=comp.id if comp else None,
                              sources=sources, note="zone d'appréciation : ni oui ni non par la règle")
         value = info.value
         truth = bool(value) if holds is None else holds
         if info.status is ValueStatus.DYNAMIC and info.proof is not None:
             return info.proof.model_copy(update={"holds": truth, "label": label + " — " + (info.proof.label or "")})
         if info.status is ValueStatus.DEFAULTED:
-            return _node(atom=name, label=label, kind=NodeKind.ASSUMPTION, holds=truth, value=value,
+            return ProofNode(atom=name, label=label, kind=NodeKind.ASSUMPTION, holds=truth, value=value,
                              grounding=info.grounding)
         if comp is not None:
-            children = [self.value_node(i, depth=depth + 1) for i in info.inputs
+            children = [self.valueProofNode(i, depth=depth + 1) for i in info.inputs
                         if i in self.values and depth < MAX_DEPTH
                         and (self.values[i].status is not ValueStatus.UNKNOWN or i in comp.inputs)]
-            return _node(atom=name, label=label, kind=NodeKind.COMPUTED, holds=truth, value=value,
+            return ProofNode(atom=name, label=label, kind=NodeKind.COMPUTED, holds=truth, value=value,
                              rule_id=comp.id, sources=sources, children=children, note=comp.note)
-        return _node(atom=name, label=label, kind=NodeKind.FACT, holds=truth, value=value,
+        return ProofNode(atom=name, label=label, kind=NodeKind.FACT, holds=truth, value=value,
                          grounding=info.grounding)
 
     def _leaf(self, sym: clingo.Symbol, holds: bool) -> ProofNode:
         name = sym.name
         info = self.values[name]
         if sym.arguments:  # enum: claimant_activity(distribution)
-            return self.value_node(name, holds=holds).model_copy(update={"atom": str(sym)})
-        return self.value_node(name, holds=holds if info.known else None)
+            return self.valueProofNode(name, holds=holds).model_copy(update={"atom": str(sym)})
+        return self.valueProofNode(name, holds=holds if info.known else None)
 
     # ------------------------------------------------------------------ proofs
     def prove(self, sym: clingo.Symbol, depth: int = 0, seen: frozenset[str] = frozenset()) -> ProofNode:
@@ -103,18 +101,18 @@ class Explainer:
             return self._leaf(sym, True)
         key = str(sym)
         if depth > MAX_DEPTH or key in seen:
-            return _node(atom=key, label=self.pack.label_of(sym.name), note="(voir plus haut)")
+            return ProofNode(atom=key, label=self.pack.label_of(sym.name), note="(voir plus haut)")
         seen = seen | {key}
         for rule in self.program.rules_for(sym.name, len(sym.arguments)):
             for values in self.solution.apps.get(rule.index, []):
                 binding = dict(zip(rule.variables, values))
                 if not self._head_matches(rule, sym, binding):
                     continue
-                return self._rule_node(rule, sym, binding, True, depth, seen)
+                return self._ruleProofNode(rule, sym, binding, True, depth, seen)
         if self._by_sig.get((sym.name, len(sym.arguments))) and sym in self.model:
-            return _node(atom=key, label=self.pack.label_of(sym.name), kind=NodeKind.FACT,
+            return ProofNode(atom=key, label=self.pack.label_of(sym.name), kind=NodeKind.FACT,
                              note="donné tel quel")
-        return _node(atom=key, label=self.pack.label_of(sym.name), holds=False,
+        return ProofNode(atom=key, label=self.pack.label_of(sym.name), holds=False,
                          note="ne tient pas dans ce modèle")
 
     def _head_matches(self, rule: CompiledRule, sym: clingo.Symbol, binding: Binding) -> bool:
@@ -127,7 +125,7 @@ class Explainer:
                 return not rule.is_choice or sym in self.model
         return False
 
-    def _rule_node(self, rule: CompiledRule, sym: clingo.Symbol, binding: Binding, holds: bool,
+    def _ruleProofNode(self, rule: CompiledRule, sym: clingo.Symbol, binding: Binding, holds: bool,
                    depth: int, seen: frozenset[str]) -> ProofNode:
         children: list[ProofNode] = []
         for lit in rule.lits:
@@ -135,7 +133,7 @@ class Explainer:
         meta = rule.meta
         sources = [s for sid in (meta.sources if meta else []) if (s := self.pack.source(sid))]
         note = "règle ouverte : choix laissé à l'appréciation du juge" if rule.is_choice else None
-        return _node(atom=str(sym), label=meta.label if meta else self.pack.label_of(sym.name),
+        return ProofNode(atom=str(sym), label=meta.label if meta else self.pack.label_of(sym.name),
                          kind=NodeKind.RULE, holds=holds, rule_id=rule.rule_id, sources=sources,
                          children=children, note=note)
 
@@ -144,19 +142,19 @@ class Explainer:
             try:
                 inst = lit.ground if lit.ground is not None else evaluate(lit.node, binding)
             except Unevaluable:
-                return _node(atom=lit.text, label=lit.text, kind=NodeKind.ASSUMPTION)
+                return ProofNode(atom=lit.text, label=lit.text, kind=NodeKind.ASSUMPTION)
             if lit.negated:
-                node = self.why_not(inst, depth + 1, seen) if depth < 3 else _node(atom=str(inst), holds=False)
-                return _node(atom=f"not {inst}", label=f"absence de : {node.label or inst}",
+                node = self.why_not(inst, depth + 1, seen) if depth < 3 else ProofNode(atom=str(inst), holds=False)
+                return ProofNode(atom=f"not {inst}", label=f"absence de : {node.label or inst}",
                                  kind=NodeKind.ASSUMPTION, holds=True, children=[node])
             return self.prove(inst, depth + 1, seen)
         if lit.kind == "cmp":
             try:
                 ok, text = compare(lit.node, binding)
             except Unevaluable:
-                return _node(atom=lit.text, label=lit.text, kind=NodeKind.COMPUTED)
-            return _node(atom=lit.text, label=text, kind=NodeKind.COMPUTED, holds=ok)
-        return _node(atom=lit.text, label=lit.text, kind=NodeKind.COMPUTED)
+                return ProofNode(atom=lit.text, label=lit.text, kind=NodeKind.COMPUTED)
+            return ProofNode(atom=lit.text, label=text, kind=NodeKind.COMPUTED, holds=ok)
+        return ProofNode(atom=lit.text, label=lit.text, kind=NodeKind.COMPUTED)
 
     # ------------------------------------------------------------------ why not
     def why_not(self, sym: clingo.Symbol, depth: int = 0, seen: frozenset[str] = frozenset()) -> ProofNode:
@@ -176,15 +174,15 @@ class Explainer:
         if sym in self.model:
             return self.prove(sym, depth, seen)
         if depth > MAX_DEPTH or key in seen:
-            return _node(atom=key, label=label, holds=False, note="(voir plus haut)")
+            return ProofNode(atom=key, label=label, holds=False, note="(voir plus haut)")
         seen = seen | {key}
         rules = self.program.rules_for(sym.name, len(sym.arguments))
         if not rules:
-            return _node(atom=key, label=label, holds=False, note="aucune règle ne conclut à ce fait")
+            return ProofNode(atom=key, label=label, holds=False, note="aucune règle ne conclut à ce fait")
         children = [self._rule_failure(rule, sym, depth, seen) for rule in rules]
         if len(children) == 1:
             return children[0]
-        return _node(atom=key, label=label, holds=False, kind=NodeKind.RULE,
+        return ProofNode(atom=key, label=label, holds=False, kind=NodeKind.RULE,
                          note="aucune des règles qui y concluent ne s'applique", children=children)
 
     def _rule_failure(self, rule: CompiledRule, sym: clingo.Symbol, depth: int, seen: frozenset[str]) -> ProofNode:
@@ -195,7 +193,7 @@ class Explainer:
                 break
         meta = rule.meta
         sources = [s for sid in (meta.sources if meta else []) if (s := self.pack.source(sid))]
-        node = _node(atom=str(sym), label=meta.label if meta else self.pack.label_of(sym.name),
+        node = ProofNode(atom=str(sym), label=meta.label if meta else self.pack.label_of(sym.name),
                          kind=NodeKind.RULE, holds=False, rule_id=rule.rule_id, sources=sources)
         if binding is None:
             node.note = "tête de règle non unifiable"
@@ -211,7 +209,7 @@ class Explainer:
                 return node
             node.children.append(self._premise(lit, ok_bindings[0], depth + 1, seen)
                                  if not lit.negated else
-                                 _node(atom=lit.text, label=lit.text, kind=NodeKind.ASSUMPTION))
+                                 ProofNode(atom=lit.text, label=lit.text, kind=NodeKind.ASSUMPTION))
             bindings = ok_bindings
         if rule.is_choice:
             return node
@@ -252,7 +250,7 @@ class Explainer:
                     if inst in self.model:
                         if failure is None:
                             proof = self.prove(inst, depth + 1, seen)
-                            failure = _node(atom=f"not {inst}", label=f"empêché par : {proof.label or inst}",
+                            failure = ProofNode(atom=f"not {inst}", label=f"empêché par : {proof.label or inst}",
                                                 kind=NodeKind.RULE, holds=False, children=[proof])
                     else:
                         out.append(b)
@@ -270,7 +268,7 @@ class Explainer:
                 if ok:
                     out.append(b)
                 elif failure is None:
-                    failure = _node(atom=lit.text, label=text, kind=NodeKind.COMPUTED, holds=False)
+                    failure = ProofNode(atom=lit.text, label=text, kind=NodeKind.COMPUTED, holds=False)
             return out, failure
         return bindings, None  # aggregates etc.: not evaluated here
 
@@ -279,8 +277,8 @@ class Explainer:
         if name in self.values:
             info = self.values[name]
             if info.status is ValueStatus.UNKNOWN:
-                return self.value_node(name)
-            return _node(atom=str(pattern), label=self.pack.label_of(name), kind=NodeKind.FACT,
+                return self.valueProofNode(name)
+            return ProofNode(atom=str(pattern), label=self.pack.label_of(name), kind=NodeKind.FACT,
                              holds=False, value=info.value, grounding=info.grounding)
-        return _node(atom=str(pattern), label=self.pack.label_of(name), holds=False,
+        return ProofNode(atom=str(pattern), label=self.pack.label_of(name), holds=False,
                          note="aucune instance dérivée")

@@ -75,11 +75,26 @@ def check_pack(root: Path) -> list[PackError]:
         for sid in meta.sources:
             if sid not in pack.manifest.sources:
                 problems.append(PackError(meta.file, meta.line, f"rule {meta.id} cites unknown source '{sid}'"))
+    remedy = pack.manifest.remedy
+    if remedy is not None:
+        for name in (remedy.low, remedy.high):
+            if name not in outputs:
+                problems.append(PackError(manifest, None, f"remedy: '{name}' is not the output of a computation"))
+    if pack.manifest.versions is not None:
+        v = pack.manifest.versions
+        if v.date_fact not in pack.facts:
+            problems.append(PackError(manifest, None, f"versions: unknown date fact '{v.date_fact}'"))
+        for text in v.texts:
+            if text.source not in pack.manifest.sources:
+                problems.append(PackError(manifest, None, f"versions: unknown source '{text.source}'"))
+            if (text.outcome, 0) not in known:
+                problems.append(PackError(manifest, None, f"versions: nothing concludes '{text.outcome}'"))
+    remedy_outcome = remedy.outcome if remedy else None
     for check in pack.manifest.checks:
-        if check.outcome != "damages" and (check.outcome, 0) not in known:
+        if check.outcome != remedy_outcome and (check.outcome, 0) not in known:
             problems.append(PackError(manifest, None, f"check '{check.id}': nothing concludes '{check.outcome}'"))
     for atom in pack.manifest.outcomes:
-        if atom != "damages" and (atom, 0) not in known:
+        if atom != remedy_outcome and (atom, 0) not in known:
             problems.append(PackError(manifest, None, f"outcome '{atom}': nothing concludes it"))
     tests_dir = root / pack.manifest.files.tests
     for path in sorted(tests_dir.glob("*.yaml")) if tests_dir.exists() else []:

@@ -45,10 +45,6 @@ class ValueInfo(BaseModel):
         return self.status in (ValueStatus.GIVEN, ValueStatus.DEFAULTED, ValueStatus.COMPUTED, ValueStatus.DYNAMIC)
 
 
-class ValueError_(ValueError):
-    pass
-
-
 def gather_values(pack: RulePack, case: CaseFile, answers: dict[str, Any] | None = None,
                   dynamic: list[Any] | None = None) -> dict[str, ValueInfo]:
     """Facts (answers override the file), dynamic interpretations for facts nobody gave, defaults,
@@ -115,10 +111,6 @@ def _used(comp: Computation) -> list[str]:
 MAX_SUPERVALUATION_ROOTS = 4
 
 
-def _compute(comp: Computation, values: dict[str, ValueInfo]) -> ValueInfo:
-    return _compute_once(comp, values)
-
-
 def _supervaluate(pack: RulePack, values: dict[str, ValueInfo]) -> None:
     """A computed value unknown only for lack of a few yes/no facts, or because of an ambiguity (a fact
     with a few readings), is known when every completion gives the same value (3 months written or 0
@@ -148,7 +140,7 @@ def _supervaluate(pack: RulePack, values: dict[str, ValueInfo]) -> None:
             for name, value in zip(roots, combo):
                 trial[name] = ValueInfo(name=name, status=ValueStatus.GIVEN, value=value)
             for comp in pack.computations:
-                trial[comp.output] = _compute_once(comp, trial)
+                trial[comp.output] = _compute(comp, trial)
             for o in outputs:
                 results[o].append(trial[o].value if trial[o].known else _UNDECIDED)
         for o, vals in results.items():
@@ -161,7 +153,7 @@ def _supervaluate(pack: RulePack, values: dict[str, ValueInfo]) -> None:
 _UNDECIDED = object()
 
 
-def _compute_once(comp: Computation, values: dict[str, ValueInfo]) -> ValueInfo:
+def _compute(comp: Computation, values: dict[str, ValueInfo]) -> ValueInfo:
     used = _used(comp)
     deps = list(dict.fromkeys([*comp.inputs, *used]))
     unknown_required = [n for n in comp.inputs if not values.get(n) or not values[n].known]

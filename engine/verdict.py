@@ -65,10 +65,19 @@ def _prior_of(pack: RulePack, name: str, values: dict[str, ValueInfo], priors: d
 
 
 def build_program(pack: RulePack, case: CaseFile, answers: dict[str, Any] | None = None,
-                  dynamic: list[Any] | None = None) -> tuple[ProbProgram, dict[str, str]]:
-    """The case as a ProbProgram, and for each variable the fact a question would ask about."""
+                  dynamic: list[Any] | None = None, values: dict[str, ValueInfo] | None = None
+                  ) -> tuple[ProbProgram, dict[str, str]]:
+    """The case as a ProbProgram, and for each variable the fact a question would ask about.
+    `values`: the case's values when the caller already has them (the symbolic analysis did)."""
     answers = dict(answers or {})
-    values = gather_values(pack, case, answers, dynamic)
+    # A yes/no interpretation of a dynamic rule is NOT a given here: it is a variable whose prior is the
+    # rule's reliability, so the values computed from it are compiled over both of its values below.
+    interpreted = {d.name: d for d in (dynamic or [])
+                   if pack.value_type(d.name) is FactType.BOOL and isinstance(d.value, bool)}
+    dynamic = [d for d in (dynamic or []) if d.name not in interpreted]
+    if values is None or interpreted:
+        values = gather_values(pack, case, answers, dynamic)
+    completions: dict[tuple[tuple[str, bool], ...], dict[str, ValueInfo]] = {}  # one evaluation per completion
     weights = load_weights(pack.root / pack.manifest.files.weights) if pack.manifest.files.weights else None
     priors = dict(weights.priors) if weights else {}
     lines = [text for text in pack.asp_sources.values()]
@@ -91,9 +100,10 @@ def build_program(pack: RulePack, case: CaseFile, answers: dict[str, Any] | None
             continue
         spec = pack.facts.get(name)
         fv = case.facts.get(name)
-        if info.status is ValueStatus.DYNAMIC and t is FactType.BOOL:
-            # an interpretation, discounted by its rule's reliability (never hard law)
-            add_bool(name, prior=info.confidence if info.value else 1.0 - info.confidence)
+        given = name in answers or (fv is not None and fv.value is not None)
+        if name in interpreted and not given:  # an interpretation, discounted by its rule's reliability
+            d = interpreted[name]
+            add_bool(name, prior=d.reliability if d.value else 1.0 - d.reliability)
             continue
         if fv is not None and fv.value is not None and name not in answers \
                 and any(r.value != fv.value for r in fv.alternatives):
@@ -134,7 +144,10 @@ def build_program(pack: RulePack, case: CaseFile, answers: dict[str, Any] | None
                 and len(roots) <= MAX_COMPILED_ROOTS:
             open_combos = []
             for combo in itertools.product([True, False], repeat=len(roots)):
-                trial = gather_values(pack, case, {**answers, **dict(zip(roots, combo))})
+                key = tuple(sorted(zip(roots, combo)))
+                if key not in completions:
+                    completions[key] = gather_values(pack, case, {**answers, **dict(key)}, dynamic)
+                trial = completions[key]
                 result = trial[name]
                 body = ", ".join(r if v else f"not {r}" for r, v in zip(roots, combo))
                 if result.known and result.value:
@@ -151,7 +164,9 @@ def build_program(pack: RulePack, case: CaseFile, answers: dict[str, Any] | None
         add_bool(name, prior=_prior_of(pack, name, values, priors), ask=first)
     program = ProbProgram(
         program="\n".join(lines), variables=variables, target=pack.manifest.target,
-        queries=[c.outcome for c in pack.manifest.checks if c.outcome not in ("damages", pack.manifest.target)],
+        queries=[c.outcome for c in pack.manifest.checks
+                 if c.outcome != pack.manifest.target
+                 and (pack.manifest.remedy is None or c.outcome != pack.manifest.remedy.outcome)],
         soft_rules=list(weights.soft_rules) if weights else [])
     return program, asks
 
@@ -192,7 +207,7 @@ def decide(pack: RulePack, program: CompiledProgram, case: CaseFile, answers: di
            dynamic: list[Any] | None = None) -> CaseVerdict:
     """Symbolic analysis, then the probabilistic verdict over what is still uncertain."""
     analysis = analyse(pack, program, case, answers, dynamic)
-    prob_program, asks = build_program(pack, case, answers, dynamic)
+    prob_program, asks = build_program(pack, case, answers, dynamic, values=analysis.values)
     unknown_whatif = sorted(set(whatif or {}) - {v.name for v in prob_program.variables}
                             - {f"{r.id}.{k}" for r in prob_program.soft_rules
                                for k in ("I1", "W1", "R1", "I2", "W2", "R2")})

@@ -105,6 +105,27 @@ class Check(BaseModel):
         default=None, description="the outcome value that ends the analysis (defeaters: yes; conditions: no)")
 
 
+class Remedy(BaseModel):
+    """The outcome that quantifies the remedy, as a range of two computed values."""
+
+    outcome: str
+    low: str
+    high: str
+
+
+class VersionText(BaseModel):
+    outcome: str = Field(description="the ASP atom that holds when this version of the text applies")
+    source: str = Field(description="id of the legal source (its version and dates are in `sources`)")
+    reason: str = Field(description="why, in words, e.g. 'à compter du 26/04/2019'")
+
+
+class Versions(BaseModel):
+    """Which version of the law applies, decided by the date in `date_fact` (the verdict says which)."""
+
+    date_fact: str
+    texts: list[VersionText]
+
+
 class PackFiles(BaseModel):
     asp: list[str]
     computations: list[str] = Field(default_factory=list)
@@ -125,6 +146,8 @@ class Manifest(BaseModel):
     sources: dict[str, LegalSource]
     checks: list[Check]
     outcomes: dict[str, str] = Field(default_factory=dict, description="outcome atom -> label")
+    remedy: Remedy | None = None
+    versions: Versions | None = None
 
     @field_validator("sources", mode="before")
     @classmethod

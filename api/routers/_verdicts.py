@@ -337,7 +337,7 @@ class VerdictService:
             questions = [self._question(pack, cf, q["fact"], {}) for q in a.questions
                          if q.get("fact") in pack.facts and q["fact"] not in answers]
         target = a.outcomes.get(pack.manifest.target)
-        damages = a.outcomes.get("damages")
+        damages = a.outcomes.get(a.remedy) if a.remedy else None
         return Verdict(
             case_id=case_id, pack=a.pack, label=a.verdict, status=v.status, summary=a.summary,
             applicable_law=a.applicable_law, main_world=main_world, worlds=world_list, probability=prob,

@@ -11,35 +11,36 @@ from api.cli import app
 from engine.dynamic_rules import DynamicRuleStore
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rupture_brutale" / "facts.json"
+# An interpretation as an LLM might propose it (the fixture stands for the LLM's text, not for law).
 RULE = '''
 def rule(facts):
-    # interpretation: more than 80 % of the claimant's turnover with one client = dependence
-    share = facts.get("share_with_defendant_pct", 0)
-    return {"economic_dependence_proven": share > 80}
+    # a rupture notified in 2024, during the sector crisis, is treated as force majeure
+    return {"force_majeure": str(facts.get("notification_date", ""))[:4] == "2024"}
 '''
 
 
-def test_dynamic_interpretation_in_proof_and_probability(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_dynamic_interpretation_is_shown_and_discounted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     url = f"sqlite:///{tmp_path / 'd.db'}"
     monkeypatch.setenv("LEXLOGIC_DATABASE_URL", url)
     store = DynamicRuleStore(url)
-    rule = store.add(RULE, author="model-x", name="dependance_part_ca", reliability=0.6)
+    rule = store.add(RULE, author="model-x", name="crise_force_majeure", reliability=0.6)
     store.approve(rule.id, by="Me Martin")
     raw = json.loads(EXAMPLE.read_text())
-    facts = raw["facts"]
-    facts.pop("economic_dependence_proven")
-    # a relation in the range without dependence, brutal with it: the interpretation decides
-    facts["notice_given_months"] = 0
-    facts["arbitration_clause"] = False
+    raw["facts"].pop("force_majeure", None)  # nobody alleged it: the rule fills the gap
     path = tmp_path / "case.json"
     path.write_text(json.dumps(raw))
-    result = CliRunner().invoke(app, ["analyze", str(path), "--format", "json", "--no-input", "--dynamic-rules"])
+    runner = CliRunner()
+
+    without = json.loads(runner.invoke(app, ["analyze", str(path), "--format", "json", "--no-input"]).output)
+    assert without["verdict"] == "LIABLE" and without["probability"]["p_liability"] == pytest.approx(1.0)
+
+    result = runner.invoke(app, ["analyze", str(path), "--format", "json", "--no-input", "--dynamic-rules"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert data["values"]["economic_dependence_proven"]["status"] == "dynamic"
-    text = json.dumps(data["outcomes"])
-    assert '"kind": "dynamic"' in text and rule.id in text
-    # the symbolic chain holds (notice 0 is brutal anyway) but the dependence is an interpretation
-    assert data["verdict"] == "LIABLE"
-    without = CliRunner().invoke(app, ["analyze", str(path), "--format", "json", "--no-input"])
-    assert json.loads(without.output)["values"]["economic_dependence_proven"]["status"] == "unknown"
+    assert data["values"]["force_majeure"]["status"] == "dynamic"
+    # symbolically the interpretation exonerates — and the proof says it is an interpretation
+    assert data["verdict"] == "NOT_LIABLE"
+    exo = json.dumps(data["outcomes"]["exonerated"]["proof"])
+    assert '"kind": "dynamic"' in exo and rule.id in exo
+    # probabilistically it weighs only its reliability: P(liable) = 1 - 0.6
+    assert data["probability"]["p_liability"] == pytest.approx(0.4, abs=1e-6)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.fallback_evaluator import FallbackEvaluator
+from engine.evaluators import VerdictEvaluator
 from engine.orchestrator import CaseState, Orchestrator, Phase, replay
 from engine.store.cases import CaseStore
 from tests.pipeline.conftest import DOSSIER
@@ -12,7 +12,7 @@ from tests.pipeline.conftest import DOSSIER
 def _run(db_url: str, evaluator=None, answers: dict[str, Any] | None = None, case_id: str = "c1", **kw):
     store = CaseStore(db_url)
     given = dict(answers or {})
-    orch = Orchestrator(store, evaluator or FallbackEvaluator(),
+    orch = Orchestrator(store, evaluator or VerdictEvaluator(),
                         answer_provider=lambda q, s: given.pop(q["fact"], None), **kw)
     state = orch.run(orch.start(case_id, str(DOSSIER)))
     return store, orch, state
@@ -49,7 +49,7 @@ def test_restore_and_replay(db_url):
     new = store.restore("c1", planning)
     assert new == n + 1 and store.latest("c1")[1]["phase"] == "PLANNING"
     assert store.states("c1")[-1]["note"] == f"restored from {planning}"
-    replayed = replay(store, "c1", planning, FallbackEvaluator())
+    replayed = replay(store, "c1", planning, VerdictEvaluator())
     assert replayed.case_id == f"c1@{planning}"
     assert replayed.pending_question == state.pending_question  # deterministic replay
     assert len(store.states("c1")) == n + 1  # the original history is untouched
@@ -72,7 +72,7 @@ def test_loop_detector_stops_a_cycling_run(db_url):
 
 def test_budget_stops_with_a_clear_status(db_url):
     store = CaseStore(db_url)
-    orch = Orchestrator(store, FallbackEvaluator())
+    orch = Orchestrator(store, VerdictEvaluator())
     state = orch.start("c2", str(DOSSIER))
     state.budget.max_steps = 4
     state = orch.run(state)
