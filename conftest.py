@@ -1,16 +1,21 @@
 """pytest collects each pack's YAML rule tests and declared properties (so CI runs them)."""
+
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
 
 def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:
-    if file_path.suffix == ".yaml" and file_path.parent.name == "tests" \
-            and (file_path.parent.parent / "pack.yaml").exists():
+    if (
+        file_path.suffix == ".yaml"
+        and file_path.parent.name == "tests"
+        and (file_path.parent.parent / "pack.yaml").exists()
+    ):
         return RuleTestFile.from_parent(parent, path=file_path)
     if file_path.name == "pack.yaml":
         return PackPropertiesFile.from_parent(parent, path=file_path)
@@ -19,7 +24,7 @@ def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Col
 
 class RuleTestFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
-        from logic.ruletests import load_tests
+        from lexlogic.logic.ruletests import load_tests
 
         for test in load_tests(self.path):
             yield RuleTestItem.from_parent(self, name=test.name, test=test)
@@ -31,7 +36,7 @@ class RuleTestItem(pytest.Item):
         self.test = test
 
     def runtest(self) -> None:
-        from engine.ruletests import check_test
+        from lexlogic.engine.ruletests import check_test
 
         outcome = check_test(self.path.parent.parent, self.test)
         if not outcome.passed:
@@ -48,8 +53,8 @@ class RuleTestItem(pytest.Item):
 
 class PackPropertiesFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item]:
-        from engine.packs import get_pack
-        from engine.ruletests import pack_properties
+        from lexlogic.engine.packs import get_pack
+        from lexlogic.engine.ruletests import pack_properties
 
         pack, _ = get_pack(self.path.parent)
         for spec in pack_properties(pack):
@@ -62,7 +67,7 @@ class PropertyItem(pytest.Item):
         self.spec = spec
 
     def runtest(self) -> None:
-        from engine.ruletests import check_property
+        from lexlogic.engine.ruletests import check_property
 
         n = int(os.environ.get("LEXLOGIC_PROPERTY_EXAMPLES", "0")) or None
         check_property(self.path.parent, self.spec, n)

@@ -1,4 +1,5 @@
 """`python -m api` runs the CLI (same as the `lexlogic` script)."""
-from api.cli import app
+
+from lexlogic.api.cli import app
 
 app()

@@ -1,9 +1,10 @@
 """The `lexlogic` command line: one Typer app, each capability registers its own commands."""
+
 from __future__ import annotations
 
 import typer
 
-from api import (cli_case, cli_claims, cli_dynamic, cli_fallacies, cli_fol, cli_kg, cli_rules, cli_serve)
+from lexlogic.api import cli_case, cli_claims, cli_dynamic, cli_fallacies, cli_fol, cli_kg, cli_rules, cli_serve
 
 app = typer.Typer(
     name="lexlogic",

@@ -2,40 +2,49 @@
 
 (The lead may route `lexlogic analyze DOSSIER_DIR` to ``engine.dossier.run_dossier``.)
 """
+
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
-case_app = typer.Typer(help="Dossier runs: analyse a directory, list/restore/replay persisted states.",
-                       no_args_is_help=True)
+case_app = typer.Typer(
+    help="Dossier runs: analyse a directory, list/restore/replay persisted states.", no_args_is_help=True
+)
 
 
-from api.cli_common import fail as _fail
-from api.cli_common import parse_assignments
+from lexlogic.api.cli_common import fail as _fail
+from lexlogic.api.cli_common import parse_assignments
 
 
 @case_app.command("run")
-def run(directory: Path = typer.Argument(..., help="dossier directory"),
-        answer: list[str] = typer.Option([], "--answer", "-a", help="FACT=VALUE (JSON value), repeatable"),
-        no_input: bool = typer.Option(False, "--no-input", help="stop at the question instead of asking"),
-        fresh: bool = typer.Option(False, "--fresh", help="restart from scratch (ignore saved states)"),
-        out: Optional[Path] = typer.Option(None, "--out", help="output directory (report.html, result.json)"),
-        db: Optional[str] = typer.Option(None, "--db", help="database URL (default LEXLOGIC_DATABASE_URL or SQLite)"),
-        as_json: bool = typer.Option(False, "--json", help="print the result JSON on stdout")) -> None:
+def run(
+    directory: Path = typer.Argument(..., help="dossier directory"),
+    answer: list[str] = typer.Option([], "--answer", "-a", help="FACT=VALUE (JSON value), repeatable"),
+    no_input: bool = typer.Option(False, "--no-input", help="stop at the question instead of asking"),
+    fresh: bool = typer.Option(False, "--fresh", help="restart from scratch (ignore saved states)"),
+    out: Path | None = typer.Option(None, "--out", help="output directory (report.html, result.json)"),
+    db: str | None = typer.Option(None, "--db", help="database URL (default LEXLOGIC_DATABASE_URL or SQLite)"),
+    as_json: bool = typer.Option(False, "--json", help="print the result JSON on stdout"),
+) -> None:
     """Analyse a dossier directory (resumes the last persisted state of the same dossier)."""
-    from engine.documents.ingest import IngestError
-    from engine.dossier import run_dossier
+    from lexlogic.engine.documents.ingest import IngestError
+    from lexlogic.engine.dossier import run_dossier
 
     if not directory.is_dir():
         _fail(f"{directory}: not a directory")
     try:
-        result = run_dossier(directory, db_url=db, answers=parse_assignments(answer, "--answer"), interactive=not no_input,
-                             fresh=fresh, out_dir=out)
+        result = run_dossier(
+            directory,
+            db_url=db,
+            answers=parse_assignments(answer, "--answer"),
+            interactive=not no_input,
+            fresh=fresh,
+            out_dir=out,
+        )
     except IngestError as exc:
         _fail(str(exc))
     if as_json:
@@ -43,9 +52,9 @@ def run(directory: Path = typer.Argument(..., help="dossier directory"),
 
 
 @case_app.command("states")
-def states(case_id: str, db: Optional[str] = typer.Option(None, "--db")) -> None:
+def states(case_id: str, db: str | None = typer.Option(None, "--db")) -> None:
     """List a case's persisted states (time travel)."""
-    from engine.store.cases import CaseStore
+    from lexlogic.engine.store.cases import CaseStore
 
     rows = CaseStore(db).states(case_id)
     if not rows:
@@ -55,18 +64,18 @@ def states(case_id: str, db: Optional[str] = typer.Option(None, "--db")) -> None
 
 
 @case_app.command("list")
-def list_cases(db: Optional[str] = typer.Option(None, "--db")) -> None:
+def list_cases(db: str | None = typer.Option(None, "--db")) -> None:
     """List the persisted cases."""
-    from engine.store.cases import CaseStore
+    from lexlogic.engine.store.cases import CaseStore
 
     for c in CaseStore(db).cases():
         typer.echo(f"{c['case_id']}  head={c['head']}  {c['phase']:<11} {c['status']:<15} {c['source']}")
 
 
 @case_app.command("restore")
-def restore(case_id: str, seq: int, db: Optional[str] = typer.Option(None, "--db")) -> None:
+def restore(case_id: str, seq: int, db: str | None = typer.Option(None, "--db")) -> None:
     """Make state SEQ the head again (appended; history is kept). The next `case run` resumes from it."""
-    from engine.store.cases import CaseStore
+    from lexlogic.engine.store.cases import CaseStore
 
     try:
         new = CaseStore(db).restore(case_id, seq)
@@ -76,10 +85,10 @@ def restore(case_id: str, seq: int, db: Optional[str] = typer.Option(None, "--db
 
 
 @case_app.command("replay")
-def replay_cmd(case_id: str, seq: int, db: Optional[str] = typer.Option(None, "--db")) -> None:
+def replay_cmd(case_id: str, seq: int, db: str | None = typer.Option(None, "--db")) -> None:
     """Re-run a case from state SEQ under the id CASE_ID@SEQ (original untouched)."""
-    from engine.orchestrator import replay
-    from engine.store.cases import CaseStore
+    from lexlogic.engine.orchestrator import replay
+    from lexlogic.engine.store.cases import CaseStore
 
     try:
         state = replay(CaseStore(db), case_id, seq)
@@ -88,12 +97,14 @@ def replay_cmd(case_id: str, seq: int, db: Optional[str] = typer.Option(None, "-
     typer.echo(f"{state.case_id}: {state.phase.value} {state.status} {state.message}")
 
 
-def ingest(directory: Path = typer.Argument(..., help="dossier directory"),
-           as_json: bool = typer.Option(False, "--json", help="print documents as JSON"),
-           chunks: bool = typer.Option(False, "--chunks", help="also list the chunks")) -> None:
+def ingest(
+    directory: Path = typer.Argument(..., help="dossier directory"),
+    as_json: bool = typer.Option(False, "--json", help="print documents as JSON"),
+    chunks: bool = typer.Option(False, "--chunks", help="also list the chunks"),
+) -> None:
     """Ingest a dossier: documents, pages, layout blocks (OCR for scans)."""
-    from engine.documents.chunking import chunk_document
-    from engine.documents.ingest import IngestError, dossier_files, ingest_dossier
+    from lexlogic.engine.documents.chunking import chunk_document
+    from lexlogic.engine.documents.ingest import IngestError, dossier_files, ingest_dossier
 
     try:
         docs = ingest_dossier(directory)
@@ -108,8 +119,10 @@ def ingest(directory: Path = typer.Argument(..., help="dossier directory"),
         kinds: dict[str, int] = {}
         for b in d.blocks:
             kinds[b.kind.value] = kinds.get(b.kind.value, 0) + 1
-        typer.echo(f"{d.id:<32} {d.kind.value:<14} {d.media_type:<18} {len(d.text):>6} chars "
-                   f"{len(d.pages)} p.{ocr}  blocks {kinds}")
+        typer.echo(
+            f"{d.id:<32} {d.kind.value:<14} {d.media_type:<18} {len(d.text):>6} chars "
+            f"{len(d.pages)} p.{ocr}  blocks {kinds}"
+        )
         if chunks:
             for c in chunk_document(d):
                 typer.echo(f"    {c.id} [{c.char_start}:{c.char_end}] {c.section or ''}")

@@ -1,4 +1,5 @@
 """CLI for claim verification: ``lexlogic verify DOSSIER_DIR "claim"`` / ``--submission FILE``."""
+
 from __future__ import annotations
 
 import hashlib
@@ -8,8 +9,8 @@ from pathlib import Path
 
 import typer
 
-
-from api.cli_common import OutputFormat, fail as _fail
+from lexlogic.api.cli_common import OutputFormat
+from lexlogic.api.cli_common import fail as _fail
 
 
 def _index_dir(dossier: Path, given: Path | None) -> Path:
@@ -62,7 +63,7 @@ def register(app: typer.Typer) -> None:
                 text = submission.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as exc:
                 _fail(f"{submission}: cannot read submission: {exc}")
-            from engine.claims.extract import extract_claims
+            from lexlogic.engine.claims.extract import extract_claims
 
             claims = extract_claims(text)
             if not claims:
@@ -72,7 +73,7 @@ def register(app: typer.Typer) -> None:
                 _fail("CLAIM is empty")
             claims = [claim.strip()]
         try:
-            from engine.documents.ingest import (
+            from lexlogic.engine.documents.ingest import (
                 ingest_dossier,  # lazy: ingestion pulls PDF/OCR stacks
             )
         except ImportError as exc:  # pragma: no cover - present in this tree
@@ -81,15 +82,18 @@ def register(app: typer.Typer) -> None:
             documents = ingest_dossier(dossier)
         except Exception as exc:  # ingestion names the file that failed
             _fail(f"{dossier}: cannot ingest the dossier: {exc}")
-        from engine.claims.memory import EvidenceMemory
-        from engine.claims.verify import default_judge, verify_all
+        from lexlogic.engine.claims.memory import EvidenceMemory
+        from lexlogic.engine.claims.verify import default_judge, verify_all
 
         memory = EvidenceMemory.open(_index_dir(dossier, index_dir), documents)
         judge = default_judge()
         results = verify_all(memory, claims, k=k, judge=judge)
         if fmt is OutputFormat.json:
-            payload = results[0].model_dump(mode="json") if submission is None else \
-                [r.model_dump(mode="json") for r in results]
+            payload = (
+                results[0].model_dump(mode="json")
+                if submission is None
+                else [r.model_dump(mode="json") for r in results]
+            )
             typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
         else:
             if not documents:

@@ -1,4 +1,5 @@
 """What every CLI module shares: the output format option and the one way to fail (stderr, exit 2)."""
+
 from __future__ import annotations
 
 from enum import Enum
@@ -6,7 +7,7 @@ from typing import Any, NoReturn
 
 import typer
 
-from logic.facts import read_answer
+from lexlogic.logic.facts import read_answer
 
 
 class OutputFormat(str, Enum):

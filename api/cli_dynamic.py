@@ -12,22 +12,24 @@ reliability, description, author, author_kind, case_id); command-line options wi
 Errors: one line on stderr saying which (refused at compile time / failed at run time / limit hit /
 output invalid, or a bad file with file:line:col), exit code 2.
 """
+
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from sandbox.errors import SandboxError
-from sandbox.pool import Limits, SandboxPool
-from sandbox.schema import SchemaError, build_output_adapter
+from lexlogic.sandbox.errors import SandboxError
+from lexlogic.sandbox.pool import Limits, SandboxPool
+from lexlogic.sandbox.schema import SchemaError, build_output_adapter
 
-dynamic_app = typer.Typer(help="Dynamic (LLM- or person-written) rules: lifecycle and sandboxed runs.",
-                          no_args_is_help=True)
+dynamic_app = typer.Typer(
+    help="Dynamic (LLM- or person-written) rules: lifecycle and sandboxed runs.", no_args_is_help=True
+)
 
 
 class RuleMeta(BaseModel):
@@ -45,7 +47,7 @@ class RuleMeta(BaseModel):
     case_id: str | None = None
 
 
-from api.cli_common import fail as _fail
+from lexlogic.api.cli_common import fail as _fail
 
 
 def _read_text(path: Path, what: str) -> str:
@@ -90,7 +92,7 @@ def _load_meta(rule: Path) -> RuleMeta:
     return RuleMeta()
 
 
-def _schema(option: Optional[str], meta: RuleMeta) -> Any:
+def _schema(option: str | None, meta: RuleMeta) -> Any:
     if option is None:
         spec = meta.output
     else:
@@ -105,14 +107,14 @@ def _schema(option: Optional[str], meta: RuleMeta) -> Any:
     return spec
 
 
-def _store(db: Optional[str]) -> Any:
-    from engine.dynamic_rules import DynamicRuleStore
+def _store(db: str | None) -> Any:
+    from lexlogic.engine.dynamic_rules import DynamicRuleStore
 
     return DynamicRuleStore(db)
 
 
 def _lifecycle(call: Any) -> Any:
-    from engine.dynamic_rules import DynamicRuleError
+    from lexlogic.engine.dynamic_rules import DynamicRuleError
 
     try:
         return call()
@@ -131,7 +133,7 @@ def run_cmd(
     rule: Path = typer.Argument(..., help="a rule file defining `def rule(facts):`"),
     facts: Path = typer.Option(..., "--facts", help="the facts, a JSON file"),
     fmt: str = FormatOpt,
-    schema: Optional[str] = typer.Option(None, "--schema", help="declared output (JSON), overrides RULE.meta.*"),
+    schema: str | None = typer.Option(None, "--schema", help="declared output (JSON), overrides RULE.meta.*"),
     cpu_seconds: int = typer.Option(2, "--cpu-seconds", min=1, help="CPU time limit"),
     timeout: float = typer.Option(5.0, "--timeout", min=0.1, help="wall-clock limit, seconds"),
     memory_mb: int = typer.Option(256, "--memory-mb", min=64, help="address-space limit of the worker"),
@@ -150,31 +152,42 @@ def run_cmd(
         except SandboxError as exc:
             _fail(exc.describe())
     if fmt == "json":
-        typer.echo(json.dumps({"rule": str(rule), "sha256": result.sha256, "output": result.output,
-                               "reads": result.reads, "elapsed_ms": round(result.elapsed_ms, 3)},
-                              ensure_ascii=False))
+        typer.echo(
+            json.dumps(
+                {
+                    "rule": str(rule),
+                    "sha256": result.sha256,
+                    "output": result.output,
+                    "reads": result.reads,
+                    "elapsed_ms": round(result.elapsed_ms, 3),
+                },
+                ensure_ascii=False,
+            )
+        )
     else:
         typer.echo(json.dumps(result.output, ensure_ascii=False, indent=2))
-        typer.echo(f"(read: {', '.join(result.reads) or 'nothing'}; sha256 {result.sha256[:12]}; "
-                   f"{result.elapsed_ms:.1f} ms)", err=True)
+        typer.echo(
+            f"(read: {', '.join(result.reads) or 'nothing'}; sha256 {result.sha256[:12]}; {result.elapsed_ms:.1f} ms)",
+            err=True,
+        )
 
 
 @dynamic_app.command("add")
 def add_cmd(
     rule: Path = typer.Argument(..., help="a rule file defining `def rule(facts):`"),
-    rule_id: Optional[str] = typer.Option(None, "--id", help="default: dyn-<sha256 prefix>"),
-    name: Optional[str] = typer.Option(None, "--name", help="the fact a scalar output is named after"),
-    author: Optional[str] = typer.Option(None, "--author", help="LLM model name or person"),
-    author_kind: Optional[str] = typer.Option(None, "--author-kind", help="llm | person"),
-    case_id: Optional[str] = typer.Option(None, "--case", help="restrict the rule to one case"),
-    reliability: Optional[float] = typer.Option(None, "--reliability", help="prior that the rule is right (0.7)"),
-    schema: Optional[str] = typer.Option(None, "--schema", help="declared output (JSON)"),
-    description: Optional[str] = typer.Option(None, "--description"),
+    rule_id: str | None = typer.Option(None, "--id", help="default: dyn-<sha256 prefix>"),
+    name: str | None = typer.Option(None, "--name", help="the fact a scalar output is named after"),
+    author: str | None = typer.Option(None, "--author", help="LLM model name or person"),
+    author_kind: str | None = typer.Option(None, "--author-kind", help="llm | person"),
+    case_id: str | None = typer.Option(None, "--case", help="restrict the rule to one case"),
+    reliability: float | None = typer.Option(None, "--reliability", help="prior that the rule is right (0.7)"),
+    schema: str | None = typer.Option(None, "--schema", help="declared output (JSON)"),
+    description: str | None = typer.Option(None, "--description"),
     fmt: str = FormatOpt,
-    db: Optional[str] = DbOpt,
+    db: str | None = DbOpt,
 ) -> None:
     """Store a rule as proposed (active at once where the deployment requires no approval)."""
-    from engine.dynamic_rules import DEFAULT_RELIABILITY
+    from lexlogic.engine.dynamic_rules import DEFAULT_RELIABILITY
 
     source = _read_text(rule, "rule file")
     meta = _load_meta(rule)
@@ -184,19 +197,31 @@ def add_cmd(
         _fail("--author is required (an LLM model name or a person), or `author` in the rule's metadata")
     store = _store(db)
     with SandboxPool(size=1) as pool:
-        stored = _lifecycle(lambda: store.add(
-            source, author=who, author_kind=author_kind or meta.author_kind or "llm", name=name or meta.name,
-            rule_id=rule_id or meta.id, case_id=case_id or meta.case_id, output_schema=spec,
-            reliability=reliability if reliability is not None else (meta.reliability or DEFAULT_RELIABILITY),
-            description=description if description is not None else meta.description,
-            checker=lambda text: pool.check(text, filename=str(rule))))
+        stored = _lifecycle(
+            lambda: store.add(
+                source,
+                author=who,
+                author_kind=author_kind or meta.author_kind or "llm",
+                name=name or meta.name,
+                rule_id=rule_id or meta.id,
+                case_id=case_id or meta.case_id,
+                output_schema=spec,
+                reliability=reliability if reliability is not None else (meta.reliability or DEFAULT_RELIABILITY),
+                description=description if description is not None else meta.description,
+                checker=lambda text: pool.check(text, filename=str(rule)),
+            )
+        )
     _print_rule(stored, fmt)
 
 
 @dynamic_app.command("approve")
-def approve_cmd(rule_id: str, by: str = typer.Option(..., "--by", help="the person approving"),
-                activate: bool = typer.Option(True, "--activate/--no-activate"),
-                fmt: str = FormatOpt, db: Optional[str] = DbOpt) -> None:
+def approve_cmd(
+    rule_id: str,
+    by: str = typer.Option(..., "--by", help="the person approving"),
+    activate: bool = typer.Option(True, "--activate/--no-activate"),
+    fmt: str = FormatOpt,
+    db: str | None = DbOpt,
+) -> None:
     """A person approves a proposed rule (never its author); it becomes active unless --no-activate."""
     store = _store(db)
     rule = _lifecycle(lambda: store.approve(rule_id, by=by, activate=activate))
@@ -204,27 +229,36 @@ def approve_cmd(rule_id: str, by: str = typer.Option(..., "--by", help="the pers
 
 
 @dynamic_app.command("activate")
-def activate_cmd(rule_id: str, by: str = typer.Option(..., "--by"), fmt: str = FormatOpt,
-                 db: Optional[str] = DbOpt) -> None:
+def activate_cmd(
+    rule_id: str, by: str = typer.Option(..., "--by"), fmt: str = FormatOpt, db: str | None = DbOpt
+) -> None:
     """Activate an approved rule (or a proposed one where no approval is required)."""
     store = _store(db)
     _print_rule(_lifecycle(lambda: store.activate(rule_id, by=by)), fmt)
 
 
 @dynamic_app.command("retire")
-def retire_cmd(rule_id: str, by: str = typer.Option(..., "--by"), reason: str = typer.Option("", "--reason"),
-               fmt: str = FormatOpt, db: Optional[str] = DbOpt) -> None:
+def retire_cmd(
+    rule_id: str,
+    by: str = typer.Option(..., "--by"),
+    reason: str = typer.Option("", "--reason"),
+    fmt: str = FormatOpt,
+    db: str | None = DbOpt,
+) -> None:
     """Retire a rule: it never runs again."""
     store = _store(db)
     _print_rule(_lifecycle(lambda: store.retire(rule_id, by=by, reason=reason)), fmt)
 
 
 @dynamic_app.command("list")
-def list_cmd(status: Optional[str] = typer.Option(None, "--status", help="proposed|approved|active|retired"),
-             case_id: Optional[str] = typer.Option(None, "--case"), fmt: str = FormatOpt,
-             db: Optional[str] = DbOpt) -> None:
+def list_cmd(
+    status: str | None = typer.Option(None, "--status", help="proposed|approved|active|retired"),
+    case_id: str | None = typer.Option(None, "--case"),
+    fmt: str = FormatOpt,
+    db: str | None = DbOpt,
+) -> None:
     """List stored dynamic rules."""
-    from engine.dynamic_rules import RuleStatus
+    from lexlogic.engine.dynamic_rules import RuleStatus
 
     if status is not None and status not in {s.value for s in RuleStatus}:
         _fail(f"--status must be one of {', '.join(s.value for s in RuleStatus)}, not {status!r}")
@@ -236,33 +270,44 @@ def list_cmd(status: Optional[str] = typer.Option(None, "--status", help="propos
         typer.echo("no dynamic rules")
     for r in rules:
         scope = r.case_id or "all cases"
-        typer.echo(f"{r.id}  {r.status.value:<8}  {r.name}  by {r.author} ({r.author_kind.value})  "
-                   f"reliability {r.reliability:.2f}  {scope}  sha256 {r.sha256[:12]}")
+        typer.echo(
+            f"{r.id}  {r.status.value:<8}  {r.name}  by {r.author} ({r.author_kind.value})  "
+            f"reliability {r.reliability:.2f}  {scope}  sha256 {r.sha256[:12]}"
+        )
 
 
 @dynamic_app.command("show")
-def show_cmd(rule_id: str, fmt: str = FormatOpt, db: Optional[str] = DbOpt) -> None:
+def show_cmd(rule_id: str, fmt: str = FormatOpt, db: str | None = DbOpt) -> None:
     """One rule with its text and its lifecycle history."""
     store = _store(db)
     rule = _lifecycle(lambda: store.get(rule_id))
     events = store.history(rule_id)
     if fmt == "json":
-        typer.echo(json.dumps({"rule": rule.model_dump(mode="json"),
-                               "history": [e.model_dump(mode="json") for e in events]}, ensure_ascii=False))
+        typer.echo(
+            json.dumps(
+                {"rule": rule.model_dump(mode="json"), "history": [e.model_dump(mode="json") for e in events]},
+                ensure_ascii=False,
+            )
+        )
         return
     _print_rule(rule, "text")
     for e in events:
-        typer.echo(f"  {e.at.isoformat()}  {e.from_status.value if e.from_status else '-'} → {e.to_status.value}"
-                   f"  by {e.actor}  {e.note}")
+        typer.echo(
+            f"  {e.at.isoformat()}  {e.from_status.value if e.from_status else '-'} → {e.to_status.value}"
+            f"  by {e.actor}  {e.note}"
+        )
     typer.echo(rule.text)
 
 
 @dynamic_app.command("apply")
-def apply_cmd(facts: Path = typer.Option(..., "--facts", help="the case's facts, a JSON object"),
-              case_id: Optional[str] = typer.Option(None, "--case"), fmt: str = FormatOpt,
-              db: Optional[str] = DbOpt) -> None:
+def apply_cmd(
+    facts: Path = typer.Option(..., "--facts", help="the case's facts, a JSON object"),
+    case_id: str | None = typer.Option(None, "--case"),
+    fmt: str = FormatOpt,
+    db: str | None = DbOpt,
+) -> None:
     """Run the ACTIVE rules of a case on its facts: DYNAMIC facts with their proof (exit 2 if any rule failed)."""
-    from engine.dynamic_rules import run_active_rules
+    from lexlogic.engine.dynamic_rules import run_active_rules
 
     data = _load_json(facts, "facts file")
     if not isinstance(data, dict):

@@ -1,4 +1,5 @@
 """`lexlogic fallacies TEXT_OR_FILE`: fallacy analysis of an argument (confirmed fallacies or "no fallacy")."""
+
 from __future__ import annotations
 
 import sys
@@ -14,7 +15,8 @@ class NavigatorChoice(str, Enum):
     offline = "offline"
 
 
-from api.cli_common import OutputFormat, fail as _fail
+from lexlogic.api.cli_common import OutputFormat
+from lexlogic.api.cli_common import fail as _fail
 
 
 def _read_argument(text_or_file: str) -> str:
@@ -39,16 +41,19 @@ def register(app: typer.Typer) -> None:
     @app.command("fallacies")
     def fallacies(
         text_or_file: str = typer.Argument(..., help="the argument text, a UTF-8 file holding it, or - for stdin"),
-        taxonomy: Path | None = typer.Option(None, "--taxonomy", help="an Argumentum CSV (or YAML) taxonomy; default: built-in"),
+        taxonomy: Path | None = typer.Option(
+            None, "--taxonomy", help="an Argumentum CSV (or YAML) taxonomy; default: built-in"
+        ),
         fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text or json"),
-        navigator: NavigatorChoice = typer.Option(NavigatorChoice.auto, "--navigator",
-                                                  help="auto: LLM when LEXLOGIC_LLM_BASE_URL is set, else offline"),
+        navigator: NavigatorChoice = typer.Option(
+            NavigatorChoice.auto, "--navigator", help="auto: LLM when LEXLOGIC_LLM_BASE_URL is set, else offline"
+        ),
         beam: int = typer.Option(2, "--beam", min=1, max=8, help="branches opened per step"),
     ) -> None:
         """Analyse an argument for fallacies by guided navigation of a taxonomy."""
-        from bridges.llm import LLMError
-        from engine.fallacies.analyse import NavigatorUnavailable, analyse, make_navigator
-        from engine.fallacies.taxonomy import TaxonomyError, load_taxonomy
+        from lexlogic.bridges.llm import LLMError
+        from lexlogic.engine.fallacies.analyse import NavigatorUnavailable, analyse, make_navigator
+        from lexlogic.engine.fallacies.taxonomy import TaxonomyError, load_taxonomy
 
         argument = _read_argument(text_or_file).strip()
         if not argument:

@@ -1,14 +1,14 @@
 """`lexlogic fol …` (check, query, hierarchy of `.fologic` files) and `lexlogic tweety …` (status, install)."""
-from __future__ import annotations
 
-from typing import NoReturn
+from __future__ import annotations
 
 import json
 import os
+from typing import NoReturn
 
 import typer
 
-from api.cli_common import fail
+from lexlogic.api.cli_common import fail
 
 fol_app = typer.Typer(help="Sorted first-order belief sets (TweetyProject .fologic syntax).", no_args_is_help=True)
 tweety_app = typer.Typer(help="TweetyProject jars for the Tweety FOL backend.", no_args_is_help=True)
@@ -19,11 +19,11 @@ def _fail(message: str) -> NoReturn:
 
 
 def _load(path: str, strict: bool = False):  # type: ignore[no-untyped-def]
-    from logic.fol.syntax import FolSyntaxError, parse_report
+    from lexlogic.logic.fol.syntax import FolSyntaxError, parse_report
 
     if not os.path.isfile(path):
         _fail(f"{path}: no such file")
-    from logic.fol.syntax import parse_belief_set
+    from lexlogic.logic.fol.syntax import parse_belief_set
 
     try:
         with open(path, encoding="utf-8") as fh:
@@ -39,19 +39,23 @@ def _load(path: str, strict: bool = False):  # type: ignore[no-untyped-def]
 
 
 @fol_app.command("check")
-def check(file: str = typer.Argument(..., help=".fologic file"),
-          strict: bool = typer.Option(False, "--strict", help="Tweety's exact sorts (no inferred sub-sorts)"),
-          consistency: bool = typer.Option(False, "--consistency", help="also check the belief set is consistent")) -> None:
+def check(
+    file: str = typer.Argument(..., help=".fologic file"),
+    strict: bool = typer.Option(False, "--strict", help="Tweety's exact sorts (no inferred sub-sorts)"),
+    consistency: bool = typer.Option(False, "--consistency", help="also check the belief set is consistent"),
+) -> None:
     """Parse FILE; exit 0, or 2 with `file:line:column: message`."""
     bs, warnings = _load(file, strict)
     for w in warnings:
         typer.echo(f"warning: {w}", err=True)
     sig = bs.signature
-    typer.echo(f"{file}: ok — {len(sig.sorts)} sorts, {len(sig.predicates)} predicates, {len(bs.formulas)} "
-               f"formulas, {len(bs.repairs)} repair(s)")
+    typer.echo(
+        f"{file}: ok — {len(sig.sorts)} sorts, {len(sig.predicates)} predicates, {len(bs.formulas)} "
+        f"formulas, {len(bs.repairs)} repair(s)"
+    )
     if consistency:
-        from engine.fol_check import check_belief_set
-        from logic.fol.answers import FolReasonerError
+        from lexlogic.engine.fol_check import check_belief_set
+        from lexlogic.logic.fol.answers import FolReasonerError
 
         try:
             report = check_belief_set(bs)
@@ -63,15 +67,18 @@ def check(file: str = typer.Argument(..., help=".fologic file"),
 
 
 @fol_app.command("query")
-def query(file: str = typer.Argument(...), formula: str = typer.Argument(..., help="query in .fologic syntax"),
-          backend: str = typer.Option("auto", "--backend", help="auto|prolog|eprover|tweety|tweety-simple"),
-          proof: bool = typer.Option(False, "--proof", help="print the proof (or the reason)"),
-          fmt: str = typer.Option("text", "--format", help="text|json")) -> None:
+def query(
+    file: str = typer.Argument(...),
+    formula: str = typer.Argument(..., help="query in .fologic syntax"),
+    backend: str = typer.Option("auto", "--backend", help="auto|prolog|eprover|tweety|tweety-simple"),
+    proof: bool = typer.Option(False, "--proof", help="print the proof (or the reason)"),
+    fmt: str = typer.Option("text", "--format", help="text|json"),
+) -> None:
     """Is FORMULA entailed by the belief set in FILE?"""
-    from bridges.fol_reasoner import entails
-    from logic.fol.answers import FolReasonerError
-    from logic.fol.syntax import FolSyntaxError, parse_formula
-    from logic.fol.hierarchy import SortHierarchy
+    from lexlogic.bridges.fol_reasoner import entails
+    from lexlogic.logic.fol.answers import FolReasonerError
+    from lexlogic.logic.fol.hierarchy import SortHierarchy
+    from lexlogic.logic.fol.syntax import FolSyntaxError, parse_formula
 
     if backend not in ("auto", "prolog", "eprover", "tweety", "tweety-simple"):
         _fail(f"--backend: unknown backend {backend!r} (auto|prolog|eprover|tweety|tweety-simple)")
@@ -85,14 +92,18 @@ def query(file: str = typer.Argument(...), formula: str = typer.Argument(..., he
     h = SortHierarchy.from_belief_set(bs)
     for u in uses:
         if not h.is_subsort(u.actual, u.expected):
-            _fail(f"FORMULA:1:{u.column}: '{u.term}' of sort '{u.actual}' where {u.predicate} expects "
-                  f"'{u.expected}': no inferred link {u.actual} ⊑ {u.expected}")
+            _fail(
+                f"FORMULA:1:{u.column}: '{u.term}' of sort '{u.actual}' where {u.predicate} expects "
+                f"'{u.expected}': no inferred link {u.actual} ⊑ {u.expected}"
+            )
     try:
         ans = entails(bs, q, backend=backend, proof=proof)  # type: ignore[arg-type]
     except FolReasonerError as exc:
         _fail(f"{file}: {backend}: {exc}")
     if fmt == "json":
-        typer.echo(json.dumps(json.loads(ans.model_dump_json()) | {"verdict": ans.verdict()}, ensure_ascii=False, indent=2))
+        typer.echo(
+            json.dumps(json.loads(ans.model_dump_json()) | {"verdict": ans.verdict()}, ensure_ascii=False, indent=2)
+        )
         return
     typer.echo(f"{ans.verdict()}  [{ans.backend}, {ans.elapsed_ms:.1f} ms]")
     if proof:
@@ -104,16 +115,24 @@ def query(file: str = typer.Argument(...), formula: str = typer.Argument(..., he
 @fol_app.command("hierarchy")
 def hierarchy(file: str = typer.Argument(...), fmt: str = typer.Option("text", "--format", help="text|json")) -> None:
     """The sort hierarchy inferred from FILE's universal implications, and the repairs it justifies."""
-    from logic.fol.hierarchy import SortHierarchy
+    from lexlogic.logic.fol.hierarchy import SortHierarchy
 
     bs, _ = _load(file)
     h = SortHierarchy.from_belief_set(bs)
     cycles = h.cycles()
     if fmt == "json":
-        typer.echo(json.dumps({"hierarchy": h.as_dict(),
-                               "links": [{"sub": a, "super": b, "because": h.because[(a, b)]} for a, b in h.edges()],
-                               "cycles": cycles, "repairs": [r.model_dump() for r in bs.repairs]},
-                              ensure_ascii=False, indent=2))
+        typer.echo(
+            json.dumps(
+                {
+                    "hierarchy": h.as_dict(),
+                    "links": [{"sub": a, "super": b, "because": h.because[(a, b)]} for a, b in h.edges()],
+                    "cycles": cycles,
+                    "repairs": [r.model_dump() for r in bs.repairs],
+                },
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
         return
     if not h.edges():
         typer.echo("no sub-sort links (no universal implication between predicates of different sorts)")
@@ -131,7 +150,7 @@ def hierarchy(file: str = typer.Argument(...), fmt: str = typer.Option("text", "
 @tweety_app.command("status")
 def tweety_status() -> None:
     """What is configured for the Tweety backend."""
-    from bridges.fol_tweety import ENV, available, status
+    from lexlogic.bridges.fol_tweety import ENV, available, status
 
     st = status()
     ok, why = available()
@@ -143,12 +162,14 @@ def tweety_status() -> None:
 
 
 @tweety_app.command("install")
-def tweety_install(directory: str = typer.Argument(..., help="folder for the jars"),
-                   timeout: float = typer.Option(5.0, "--timeout", help="seconds per download"),
-                   repository: str = typer.Option("https://repo1.maven.org/maven2", "--repository")) -> None:
+def tweety_install(
+    directory: str = typer.Argument(..., help="folder for the jars"),
+    timeout: float = typer.Option(5.0, "--timeout", help="seconds per download"),
+    repository: str = typer.Option("https://repo1.maven.org/maven2", "--repository"),
+) -> None:
     """Fetch the Tweety FOL jars by Maven coordinates into DIRECTORY."""
-    from bridges.fol_tweety import ENV, install
-    from logic.fol.answers import FolReasonerError
+    from lexlogic.bridges.fol_tweety import ENV, install
+    from lexlogic.logic.fol.answers import FolReasonerError
 
     try:
         paths = install(directory, timeout=timeout, repository=repository)

@@ -7,22 +7,25 @@ abstentions); ``kg ingest`` journals EXPLICIT/DISCURSIVE assertions from a JSON-
 ``kg promote`` rebuilds the canonical and semantic layers of the case from its journal; ``kg query``
 walks the promoted layer of the case.
 """
+
 from __future__ import annotations
 
 import json
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 from pydantic import ValidationError
 
-kg_app = typer.Typer(help="Evidence knowledge graph: explicit and discursive assertions, tiers, traversal.",
-                     no_args_is_help=True)
+kg_app = typer.Typer(
+    help="Evidence knowledge graph: explicit and discursive assertions, tiers, traversal.", no_args_is_help=True
+)
 
 
-from api.cli_common import OutputFormat, fail as _fail
+from lexlogic.api.cli_common import OutputFormat
+from lexlogic.api.cli_common import fail as _fail
 
 
 class Tiers(str, Enum):
@@ -30,10 +33,8 @@ class Tiers(str, Enum):
     extended = "extended"
 
 
-
-
-def _store(db: Optional[str]):  # type: ignore[no-untyped-def]
-    from engine.kg.store import KGStore
+def _store(db: str | None):  # type: ignore[no-untyped-def]
+    from lexlogic.engine.kg.store import KGStore
 
     try:
         return KGStore(db)
@@ -54,15 +55,15 @@ CASE_OPTION = typer.Option("default", "--case", help="case id whose journal is u
 def extract_cmd(
     text_or_file: str = typer.Argument(..., help="a text, or the path of a UTF-8 text file"),
     fmt: OutputFormat = typer.Option(OutputFormat.text, "--format"),
-    doc_id: Optional[str] = typer.Option(None, "--doc-id", help="document id (default: file name or 'text')"),
-    case: Optional[str] = typer.Option(None, "--case", help="also journal the result in this case"),
-    db: Optional[str] = DB_OPTION,
+    doc_id: str | None = typer.Option(None, "--doc-id", help="document id (default: file name or 'text')"),
+    case: str | None = typer.Option(None, "--case", help="also journal the result in this case"),
+    db: str | None = DB_OPTION,
     no_llm: bool = typer.Option(False, "--no-llm", help="PATTERN only even when an LLM is configured"),
 ) -> None:
     """Print the raw assertions (kind, basis, method, relation, spans) and the abstentions with reasons."""
-    from bridges.llm import LLMClient
-    from engine.kg.hybrid import confirm
-    from engine.kg.patterns import extract
+    from lexlogic.bridges.llm import LLMClient
+    from lexlogic.engine.kg.hybrid import confirm
+    from lexlogic.engine.kg.patterns import extract
 
     path = Path(text_or_file)
     if len(text_or_file) < 4096 and path.is_file():
@@ -85,8 +86,10 @@ def extract_cmd(
         typer.echo(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2))
         return
     for a in result.assertions:
-        typer.echo(f"ASSERT  {a.kind.value}/{a.basis.value if a.basis else '-'}  {a.method.value}  "
-                   f"{a.subject} --{a.relation.value}--> {a.object}")
+        typer.echo(
+            f"ASSERT  {a.kind.value}/{a.basis.value if a.basis else '-'}  {a.method.value}  "
+            f"{a.subject} --{a.relation.value}--> {a.object}"
+        )
         if a.markers:
             typer.echo(f"        cues: {', '.join(a.markers)}")
         for extra, label in ((a.qualifier, "qualifier"), (a.anchor, "anchor")):
@@ -99,19 +102,21 @@ def extract_cmd(
     for x in result.abstentions:
         typer.echo(f"ABSTAIN {x.reason.value}: {x.detail}")
         typer.echo(f"        ↳ {_span(x.span)}")
-    typer.echo(f"{len(result.assertions)} assertion(s), {len(result.abstentions)} abstention(s)"
-               + (f"; journaled in case '{case}'" if case else ""))
+    typer.echo(
+        f"{len(result.assertions)} assertion(s), {len(result.abstentions)} abstention(s)"
+        + (f"; journaled in case '{case}'" if case else "")
+    )
 
 
 @kg_app.command("ingest")
 def ingest_cmd(
     file: Path = typer.Argument(..., help="JSON lines, one RawAssertion per line (e.g. EXPLICIT ones from perception)"),
     case: str = CASE_OPTION,
-    db: Optional[str] = DB_OPTION,
+    db: str | None = DB_OPTION,
 ) -> None:
     """Journal assertions from a file; all or nothing, refused ones named by line."""
-    from engine.kg.constraints import check
-    from engine.kg.model import RawAssertion
+    from lexlogic.engine.kg.constraints import check
+    from lexlogic.engine.kg.model import RawAssertion
 
     if not file.is_file():
         _fail(f"{file}: no such file")
@@ -137,7 +142,7 @@ def ingest_cmd(
 @kg_app.command("promote")
 def promote_cmd(
     case: str = CASE_OPTION,
-    db: Optional[str] = DB_OPTION,
+    db: str | None = DB_OPTION,
     fmt: OutputFormat = typer.Option(OutputFormat.text, "--format"),
 ) -> None:
     """Aggregate the case journal, promote by the thresholds, assign grade and tier, log every decision."""
@@ -149,12 +154,16 @@ def promote_cmd(
     for rec in result.log:
         status = f"{rec.grade.value}/{rec.tier.value}" if rec.promoted and rec.grade and rec.tier else "not promoted"
         s = rec.strength
-        typer.echo(f"{status:24} {rec.relation_id}  (support {s.support_count}: explicit {s.explicit_count}, "
-                   f"discursive {s.discursive_count}, docs {s.doc_coverage}, sections {s.distinct_sections}, "
-                   f"diversity {s.bundle_diversity:.2f}) — {rec.reason}")
+        typer.echo(
+            f"{status:24} {rec.relation_id}  (support {s.support_count}: explicit {s.explicit_count}, "
+            f"discursive {s.discursive_count}, docs {s.doc_coverage}, sections {s.distinct_sections}, "
+            f"diversity {s.bundle_diversity:.2f}) — {rec.reason}"
+        )
     tiers = result.by_tier()
-    typer.echo(f"run {result.run_id}: {len(result.log)} canonical, {len(result.relations)} promoted "
-               f"(STRICT {tiers['STRICT']}, EXTENDED {tiers['EXTENDED']}) in case '{case}'")
+    typer.echo(
+        f"run {result.run_id}: {len(result.log)} canonical, {len(result.relations)} promoted "
+        f"(STRICT {tiers['STRICT']}, EXTENDED {tiers['EXTENDED']}) in case '{case}'"
+    )
 
 
 @kg_app.command("query")
@@ -164,15 +173,16 @@ def query_cmd(
     depth: int = typer.Option(3, "--depth", min=1, max=10),
     escalate: bool = typer.Option(False, "--escalate", help="STRICT → EXTENDED → anchored text when nothing found"),
     case: str = CASE_OPTION,
-    db: Optional[str] = DB_OPTION,
+    db: str | None = DB_OPTION,
     fmt: OutputFormat = typer.Option(OutputFormat.text, "--format"),
 ) -> None:
     """Walk the promoted graph from ENTITY; every edge printed with its grade and tier."""
-    from engine.kg.traverse import TIER_SETS, query
+    from lexlogic.engine.kg.traverse import TIER_SETS, query
 
     store = _store(db)
-    result = query(store.graph(case), entity, TIER_SETS[tiers.value], depth, escalate,
-                   text_search=store.text_search(case))
+    result = query(
+        store.graph(case), entity, TIER_SETS[tiers.value], depth, escalate, text_search=store.text_search(case)
+    )
     if fmt is OutputFormat.json:
         typer.echo(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2))
         return
@@ -188,12 +198,12 @@ def query_cmd(
 
 @kg_app.command("sentinel")
 def sentinel_cmd(
-    data_dir: Optional[Path] = typer.Option(None, "--data-dir", help="folder with type1.jsonl and type2.jsonl"),
+    data_dir: Path | None = typer.Option(None, "--data-dir", help="folder with type1.jsonl and type2.jsonl"),
     fmt: OutputFormat = typer.Option(OutputFormat.text, "--format"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="list every failing item"),
 ) -> None:
     """Print the KPIs (FP Type 2 = 0 %, accept Type 1 ≥ 80 %, every abstain motivated); exit 1 if one is broken."""
-    from engine.kg.sentinel import DATA_DIR, DataError, run
+    from lexlogic.engine.kg.sentinel import DATA_DIR, DataError, run
 
     try:
         report = run(data_dir or DATA_DIR)

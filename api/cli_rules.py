@@ -1,32 +1,32 @@
 """`lexlogic check | test | analyze | schema`: the commands legal engineers use on rule packs."""
+
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 from rich.console import Console
 
-from engine.pack_check import check_pack
-from engine.packs import get_pack, pack_by_name
-from engine.ruletests import (
+from lexlogic.engine.pack_check import check_pack
+from lexlogic.engine.packs import get_pack, pack_by_name
+from lexlogic.engine.ruletests import (
     PropertyViolation,
     check_property,
     check_test,
     pack_properties,
     pack_tests,
 )
-from logic.facts import CaseFileError, facts_json_schema, load_case
-from logic.pack import PackError, find_packs
+from lexlogic.logic.facts import CaseFileError, facts_json_schema, load_case
+from lexlogic.logic.pack import PackError, find_packs
 
 err = Console(stderr=True)
 out = Console(highlight=False, soft_wrap=True)
 
 
-from api.cli_common import fail as _fail
-from api.cli_common import parse_assignments
+from lexlogic.api.cli_common import fail as _fail
+from lexlogic.api.cli_common import parse_assignments
 
 
 def check(path: Path = typer.Argument(Path("rules"), help="a pack folder or a folder of packs")) -> None:
@@ -46,10 +46,12 @@ def check(path: Path = typer.Argument(Path("rules"), help="a pack folder or a fo
         raise typer.Exit(code=2)
 
 
-def test(path: Path = typer.Argument(Path("rules"), help="a pack folder or a folder of packs"),
-         properties: bool = typer.Option(True, help="also check the declared properties with hypothesis"),
-         max_examples: Optional[int] = typer.Option(None, help="override each property's example count"),
-         verbose: bool = typer.Option(False, "--verbose", "-v")) -> None:
+def test(
+    path: Path = typer.Argument(Path("rules"), help="a pack folder or a folder of packs"),
+    properties: bool = typer.Option(True, help="also check the declared properties with hypothesis"),
+    max_examples: int | None = typer.Option(None, help="override each property's example count"),
+    verbose: bool = typer.Option(False, "--verbose", "-v"),
+) -> None:
     """Run the packs' YAML rule tests (and properties); ends with `N passed, N failed`."""
     passed = failed = 0
     roots = find_packs(path)
@@ -93,16 +95,26 @@ def analyze(
     answer: list[str] = typer.Option([], "--answer", help="FACT=VALUE, repeatable: answers to questions"),
     whatif: list[str] = typer.Option([], "--whatif", help="NAME=VALUE, repeatable: override a prior or weight"),
     no_input: bool = typer.Option(False, "--no-input", help="never prompt: stop at the question"),
-    html: Optional[Path] = typer.Option(None, "--html", help="also write an HTML report here"),
-    evidence: Optional[Path] = typer.Option(None, "--evidence", help=(
-        "dossier folder the submissions' claims are verified against")),
-    claimant_submission: Optional[Path] = typer.Option(None, "--claimant-submission", help=(
-        "the claimant's written submission: verified claims move the priors of their facts")),
-    defence_submission: Optional[Path] = typer.Option(None, "--defence-submission", help=(
-        "the defence's written submission (same)")),
-    dynamic_rules: bool = typer.Option(False, "--dynamic-rules", help=(
-        "run the ACTIVE dynamic rules of the store (LEXLOGIC_DATABASE_URL) in the sandbox; their outputs "
-        "fill facts nobody gave, marked as interpretations")),
+    html: Path | None = typer.Option(None, "--html", help="also write an HTML report here"),
+    evidence: Path | None = typer.Option(
+        None, "--evidence", help=("dossier folder the submissions' claims are verified against")
+    ),
+    claimant_submission: Path | None = typer.Option(
+        None,
+        "--claimant-submission",
+        help=("the claimant's written submission: verified claims move the priors of their facts"),
+    ),
+    defence_submission: Path | None = typer.Option(
+        None, "--defence-submission", help=("the defence's written submission (same)")
+    ),
+    dynamic_rules: bool = typer.Option(
+        False,
+        "--dynamic-rules",
+        help=(
+            "run the ACTIVE dynamic rules of the store (LEXLOGIC_DATABASE_URL) in the sandbox; their outputs "
+            "fill facts nobody gave, marked as interpretations"
+        ),
+    ),
 ) -> None:
     """Analyse a case: verdict, each conclusion with its proof, why-not of the main conclusion."""
     if format not in ("text", "json"):
@@ -110,10 +122,16 @@ def analyze(
     answers = parse_assignments(answer, "--answer")
     overrides = parse_assignments(whatif, "--whatif")
     if source.is_dir():
-        from api.main_job import analyse_dossier
+        from lexlogic.api.main_job import analyse_dossier
 
-        analyse_dossier(source, format=format, answers=answers, whatif=overrides,
-                        interactive=not no_input and sys.stdin.isatty(), html=html)
+        analyse_dossier(
+            source,
+            format=format,
+            answers=answers,
+            whatif=overrides,
+            interactive=not no_input and sys.stdin.isatty(),
+            html=html,
+        )
         return
     try:
         case, _pack = load_case(source, lambda name: pack_by_name(name)[0])
@@ -123,7 +141,7 @@ def analyze(
     for name in answers:
         if name not in pack.facts:
             _fail(f"--answer {name}: unknown fact (not declared in pack {pack.name})")
-    from api.main_job import analyse_facts
+    from lexlogic.api.main_job import analyse_facts
 
     submissions: list[tuple[str, str]] = []
     for party, path in (("claimant", claimant_submission), ("defence", defence_submission)):
@@ -135,15 +153,27 @@ def analyze(
             _fail(f"{path}: cannot read the submission: {exc}")
     if submissions and (evidence is None or not evidence.is_dir()):
         _fail("--claimant-submission/--defence-submission need --evidence DOSSIER_DIR (a folder)")
-    analyse_facts(pack, program, case, format=format, answers=answers, whatif=overrides,
-                  interactive=not no_input and sys.stdin.isatty(), html=html, dynamic_rules=dynamic_rules,
-                  evidence=evidence, submissions=submissions)
+    analyse_facts(
+        pack,
+        program,
+        case,
+        format=format,
+        answers=answers,
+        whatif=overrides,
+        interactive=not no_input and sys.stdin.isatty(),
+        html=html,
+        dynamic_rules=dynamic_rules,
+        evidence=evidence,
+        submissions=submissions,
+    )
 
 
-def docs(path: Path = typer.Argument(..., help="a pack folder"),
-         write: bool = typer.Option(False, "--write", help="write PACK/RULES.md instead of printing")) -> None:
+def docs(
+    path: Path = typer.Argument(..., help="a pack folder"),
+    write: bool = typer.Option(False, "--write", help="write PACK/RULES.md instead of printing"),
+) -> None:
     """The pack's rule table (rule, legal source, validity dates) in Markdown."""
-    from engine.pack_docs import pack_table
+    from lexlogic.engine.pack_docs import pack_table
 
     try:
         text = pack_table(path)

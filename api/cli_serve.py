@@ -1,4 +1,5 @@
 """`lexlogic serve` (the HTTP API with uvicorn) and `lexlogic keys create|revoke|list` (tenant API keys)."""
+
 from __future__ import annotations
 
 import sys
@@ -10,19 +11,21 @@ DB_HELP = "database URL (default: LEXLOGIC_DATABASE_URL, else ./.lexlogic/lexlog
 
 
 def _store(db: str | None):  # type: ignore[no-untyped-def]
-    from engine.store.tenants import TenantStore
+    from lexlogic.engine.store.tenants import TenantStore
 
     try:
         return TenantStore(db)
-    except Exception as exc:  # noqa: BLE001 - a bad URL / unreachable server is a usage error
+    except Exception as exc:
         typer.echo(f"error: cannot open database {db or '(default)'}: {exc}", err=True)
         raise typer.Exit(code=2) from exc
 
 
 @keys_app.command("create")
-def keys_create(tenant: str = typer.Option(..., "--tenant", "-t", help="tenant name (created if new)"),
-                label: str = typer.Option("", help="a note kept with the key"),
-                db: str | None = typer.Option(None, "--db", help=DB_HELP)) -> None:
+def keys_create(
+    tenant: str = typer.Option(..., "--tenant", "-t", help="tenant name (created if new)"),
+    label: str = typer.Option("", help="a note kept with the key"),
+    db: str | None = typer.Option(None, "--db", help=DB_HELP),
+) -> None:
     """Create a key; the plaintext is printed once (only its SHA-256 is stored)."""
     if not tenant.strip():
         typer.echo("error: --tenant: must not be empty", err=True)
@@ -35,8 +38,10 @@ def keys_create(tenant: str = typer.Option(..., "--tenant", "-t", help="tenant n
 
 
 @keys_app.command("revoke")
-def keys_revoke(key_id: str = typer.Argument(..., help="the key id (or the whole key)"),
-                db: str | None = typer.Option(None, "--db", help=DB_HELP)) -> None:
+def keys_revoke(
+    key_id: str = typer.Argument(..., help="the key id (or the whole key)"),
+    db: str | None = typer.Option(None, "--db", help=DB_HELP),
+) -> None:
     """Revoke a key: requests with it answer 401 from now on."""
     store = _store(db)
     ok = store.revoke(key_id)
@@ -52,16 +57,20 @@ def keys_list(db: str | None = typer.Option(None, "--db", help=DB_HELP)) -> None
     """Key ids, tenants and revocation dates (never secrets)."""
     store = _store(db)
     for k in store.keys():
-        typer.echo(f"{k['key_id']}  {k['tenant']}  {'revoked ' + str(k['revoked_at']) if k['revoked_at'] else 'active'}"
-                   f"  {k['label'] or ''}".rstrip())
+        typer.echo(
+            f"{k['key_id']}  {k['tenant']}  {'revoked ' + str(k['revoked_at']) if k['revoked_at'] else 'active'}"
+            f"  {k['label'] or ''}".rstrip()
+        )
     store.close()
 
 
-def serve(host: str = typer.Option("127.0.0.1", help="bind address"),
-          port: int = typer.Option(8000, min=0, max=65535),
-          db: str | None = typer.Option(None, "--db", help=DB_HELP),
-          workers: int = typer.Option(1, min=1, help="uvicorn worker processes"),
-          log_level: str = typer.Option("info")) -> None:
+def serve(
+    host: str = typer.Option("127.0.0.1", help="bind address"),
+    port: int = typer.Option(8000, min=0, max=65535),
+    db: str | None = typer.Option(None, "--db", help=DB_HELP),
+    workers: int = typer.Option(1, min=1, help="uvicorn worker processes"),
+    log_level: str = typer.Option("info"),
+) -> None:
     """Serve the HTTP API (/v1, OpenAPI at /docs) and the glass-box page at /."""
     import os
 
@@ -70,13 +79,15 @@ def serve(host: str = typer.Option("127.0.0.1", help="bind address"),
     if db:
         os.environ["LEXLOGIC_DATABASE_URL"] = db
     if workers > 1:
-        uvicorn.run("api.app:create_app", factory=True, host=host, port=port, workers=workers, log_level=log_level)
+        uvicorn.run(
+            "lexlogic.api.app:create_app", factory=True, host=host, port=port, workers=workers, log_level=log_level
+        )
     else:
-        from api.app import create_app
+        from lexlogic.api.app import create_app
 
         try:
             app = create_app()
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             print(f"error: cannot start: {exc}", file=sys.stderr)
             raise typer.Exit(code=2) from exc
         uvicorn.run(app, host=host, port=port, log_level=log_level)

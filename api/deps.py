@@ -1,4 +1,5 @@
 """Settings, shared services and the tenant dependency of the HTTP API."""
+
 from __future__ import annotations
 
 import os
@@ -11,25 +12,28 @@ from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field
 
-from api.problems import ProblemError
-from engine.store.api_cases import ApiCase, ApiCaseStore
-from engine.store.cases import CaseStore
-from engine.store.db import default_url, make_engine
-from engine.store.tenants import TenantStore
+from lexlogic.api.problems import ProblemError
+from lexlogic.engine.store.api_cases import ApiCase, ApiCaseStore
+from lexlogic.engine.store.cases import CaseStore
+from lexlogic.engine.store.db import default_url, make_engine
+from lexlogic.engine.store.tenants import TenantStore
 
 
 class Settings(BaseModel):
     db_url: str | None = Field(default=None, description="SQLAlchemy URL; None → LEXLOGIC_DATABASE_URL or SQLite")
-    data_dir: Path | None = Field(default=None, description="uploaded documents (per tenant/case); None → "
-                                                            "$LEXLOGIC_HOME/api")
+    data_dir: Path | None = Field(
+        default=None, description="uploaded documents (per tenant/case); None → $LEXLOGIC_HOME/api"
+    )
     max_body_bytes: int = 1_000_000
     max_upload_bytes: int = 20_000_000
     verdict_cache_size: int = 256
 
     @classmethod
-    def from_env(cls) -> "Settings":
-        return cls(db_url=os.environ.get("LEXLOGIC_DATABASE_URL") or None,
-                   data_dir=Path(os.environ["LEXLOGIC_API_DATA"]) if os.environ.get("LEXLOGIC_API_DATA") else None)
+    def from_env(cls) -> Settings:
+        return cls(
+            db_url=os.environ.get("LEXLOGIC_DATABASE_URL") or None,
+            data_dir=Path(os.environ["LEXLOGIC_API_DATA"]) if os.environ.get("LEXLOGIC_API_DATA") else None,
+        )
 
     def resolved_data_dir(self) -> Path:
         return self.data_dir or Path(os.environ.get("LEXLOGIC_HOME", ".lexlogic")) / "api"
@@ -39,7 +43,7 @@ class Services:
     """Everything the routes share, built once per app (one SQLAlchemy engine for all stores)."""
 
     def __init__(self, settings: Settings) -> None:
-        from api.routers._verdicts import VerdictService  # noqa: PLC0415 - avoids an import cycle
+        from lexlogic.api.routers._verdicts import VerdictService
 
         self.settings = settings
         url = settings.db_url or default_url()
@@ -58,14 +62,14 @@ class Services:
     @cached_property
     def dynamic_rules(self):  # type: ignore[no-untyped-def]
         """The dynamic-rule store on the API's database (created on first use: an optional router)."""
-        from engine.dynamic_rules import DynamicRuleStore  # noqa: PLC0415
+        from lexlogic.engine.dynamic_rules import DynamicRuleStore
 
         return DynamicRuleStore(self.engine)
 
     @cached_property
     def kg(self):  # type: ignore[no-untyped-def]
         """The evidence-graph store on the API's database (created on first use: an optional router)."""
-        from engine.kg.store import KGStore  # noqa: PLC0415
+        from lexlogic.engine.kg.store import KGStore
 
         return KGStore(engine=self.engine)
 
@@ -89,15 +93,22 @@ _api_key = APIKeyHeader(name="X-API-Key", auto_error=False, description="API key
 _bearer = HTTPBearer(auto_error=False, description="the same API key as a bearer token")
 
 
-async def tenant_id(request: Request, key: Annotated[str | None, Depends(_api_key)],
-              bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]) -> str:
+async def tenant_id(
+    request: Request,
+    key: Annotated[str | None, Depends(_api_key)],
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> str:
     """The caller's tenant, from ``X-API-Key`` or ``Authorization: Bearer``; 401 otherwise."""
     given = key or (bearer.credentials if bearer else None)
     # async on purpose: one indexed lookup is cheaper inline than a thread-pool hop per dependency
     tid = request.app.state.services.tenants.authenticate(given)
     if tid is None:
-        raise ProblemError(401, "missing or invalid API key" if given else "an API key is required (X-API-Key)",
-                           slug="unauthorized", headers={"WWW-Authenticate": 'Bearer realm="lexlogic"'})
+        raise ProblemError(
+            401,
+            "missing or invalid API key" if given else "an API key is required (X-API-Key)",
+            slug="unauthorized",
+            headers={"WWW-Authenticate": 'Bearer realm="lexlogic"'},
+        )
     return tid
 
 

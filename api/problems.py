@@ -3,6 +3,7 @@
 Validation errors carry the JSON path of each offending value (``$.facts.notice_written``), the same
 notation the CLI uses for case files, so a client can point at the field.
 """
+
 from __future__ import annotations
 
 import logging
@@ -37,16 +38,33 @@ class Problem(BaseModel):
     errors: list[FieldError] = Field(default_factory=list)
 
 
-TITLES = {400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found",
-          405: "Method Not Allowed", 409: "Conflict", 413: "Content Too Large", 415: "Unsupported Media Type",
-          422: "Unprocessable Content", 500: "Internal Server Error", 503: "Service Unavailable"}
+TITLES = {
+    400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    409: "Conflict",
+    413: "Content Too Large",
+    415: "Unsupported Media Type",
+    422: "Unprocessable Content",
+    500: "Internal Server Error",
+    503: "Service Unavailable",
+}
 
 
 class ProblemError(Exception):
     """Raise from a route to answer with a problem."""
 
-    def __init__(self, status: int, detail: str, *, slug: str | None = None,
-                 errors: list[FieldError] | None = None, headers: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        status: int,
+        detail: str,
+        *,
+        slug: str | None = None,
+        errors: list[FieldError] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
         super().__init__(detail)
         self.status, self.detail, self.slug, self.errors, self.headers = status, detail, slug, errors or [], headers
 
@@ -57,11 +75,24 @@ class BodyTooLarge(Exception):
         self.limit = limit
 
 
-def problem_response(status: int, detail: str | None, *, instance: str | None = None, slug: str | None = None,
-                     errors: list[FieldError] | None = None, headers: dict[str, str] | None = None) -> JSONResponse:
+def problem_response(
+    status: int,
+    detail: str | None,
+    *,
+    instance: str | None = None,
+    slug: str | None = None,
+    errors: list[FieldError] | None = None,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
     title = TITLES.get(status, "Error")
-    body = Problem(type=f"https://lexlogic.dev/problems/{slug}" if slug else "about:blank", title=title,
-                   status=status, detail=detail, instance=instance, errors=errors or [])
+    body = Problem(
+        type=f"https://lexlogic.dev/problems/{slug}" if slug else "about:blank",
+        title=title,
+        status=status,
+        detail=detail,
+        instance=instance,
+        errors=errors or [],
+    )
     return JSONResponse(body.model_dump(mode="json"), status_code=status, media_type=PROBLEM_MEDIA, headers=headers)
 
 
@@ -74,15 +105,22 @@ def json_path(loc: tuple[Any, ...] | list[Any]) -> str:
 
 def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """OpenAPI ``responses=`` entries declaring problem+json bodies."""
-    return {s: {"model": Problem, "description": TITLES.get(s, "Error"),
-                "content": {PROBLEM_MEDIA: {"schema": {"$ref": "#/components/schemas/Problem"}}}} for s in statuses}
+    return {
+        s: {
+            "model": Problem,
+            "description": TITLES.get(s, "Error"),
+            "content": {PROBLEM_MEDIA: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+        }
+        for s in statuses
+    }
 
 
 def install(app: FastAPI) -> None:
     @app.exception_handler(ProblemError)
     async def _problem(request: Request, exc: ProblemError) -> JSONResponse:
-        return problem_response(exc.status, exc.detail, instance=request.url.path, slug=exc.slug, errors=exc.errors,
-                                headers=exc.headers)
+        return problem_response(
+            exc.status, exc.detail, instance=request.url.path, slug=exc.slug, errors=exc.errors, headers=exc.headers
+        )
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
@@ -150,8 +188,9 @@ class BodyLimitMiddleware:
                 except ValueError:
                     too_big = False
                 if too_big:
-                    resp = problem_response(413, f"request body exceeds {limit} bytes", instance=scope.get("path"),
-                                            slug="too-large")
+                    resp = problem_response(
+                        413, f"request body exceeds {limit} bytes", instance=scope.get("path"), slug="too-large"
+                    )
                     await resp(scope, receive, send)
                     return
         seen = 0

@@ -1,9 +1,10 @@
 """Terminal rendering of an analysis: verdict, checks in order, proofs, why-not, questions."""
+
 from __future__ import annotations
 
 from typing import Any
 
-from engine.analysis import Analysis
+from lexlogic.engine.analysis import Analysis
 
 _MARK = {"yes": "OUI", "no": "NON", "unknown": "INCONNU"}
 

@@ -12,6 +12,7 @@ into `%!trace_rule` labels, unknown facts as choices, ground + first model + exp
 xclingo does less (one model, one conclusion, no why-not, no three-valued outcomes); the ratio is reported
 as measured, in the same run.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,11 +22,11 @@ import time
 from datetime import date, timedelta
 from typing import Any
 
-from engine.analysis import analyse, grounded, input_assignment
-from engine.packs import pack_by_name
-from engine.values import gather_values
-from logic.facts import parse_case
-from logic.pack import FactType, RulePack
+from lexlogic.engine.analysis import analyse, grounded, input_assignment
+from lexlogic.engine.packs import pack_by_name
+from lexlogic.engine.values import gather_values
+from lexlogic.logic.facts import parse_case
+from lexlogic.logic.pack import FactType, RulePack
 
 
 def random_facts(pack: RulePack, rng: random.Random, known: float = 0.8) -> dict[str, Any]:

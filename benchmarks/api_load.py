@@ -8,6 +8,7 @@ itself. Prints throughput, p50/p99 latency and errors. Target: 0 errors, p99 < 5
     .venv/bin/python benchmarks/api_load.py            # 16 clients, 30 s
     .venv/bin/python benchmarks/api_load.py --quick    # 16 clients, 5 s
 """
+
 from __future__ import annotations
 
 import argparse
@@ -15,8 +16,8 @@ import asyncio
 import json
 import os
 import socket
-import subprocess
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -27,7 +28,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.store.tenants import TenantStore  # noqa: E402
+from lexlogic.engine.store.tenants import TenantStore
 
 
 def _free_port() -> int:
@@ -36,8 +37,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-async def _client(base: str, path: str, headers: dict[str, str], stop_at: float,
-                  lat: list[float], errors: list[str]) -> None:
+async def _client(
+    base: str, path: str, headers: dict[str, str], stop_at: float, lat: list[float], errors: list[str]
+) -> None:
     async with httpx.AsyncClient(base_url=base, headers=headers, timeout=10) as c:
         while time.perf_counter() < stop_at:
             t = time.perf_counter()
@@ -64,8 +66,24 @@ def main() -> None:
     store.close()
     port = _free_port()
     env = {**os.environ, "LEXLOGIC_DATABASE_URL": db, "LEXLOGIC_API_DATA": str(tmp / "data")}
-    server = subprocess.Popen([sys.executable, "-m", "uvicorn", "api.app:create_app", "--factory", "--host", "127.0.0.1",
-                               "--port", str(port), "--log-level", "warning", "--no-access-log"], cwd=ROOT, env=env)
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "lexlogic.api.app:create_app",
+            "--factory",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+            "--no-access-log",
+        ],
+        cwd=ROOT,
+        env=env,
+    )
     base, headers = f"http://127.0.0.1:{port}", {"X-API-Key": key}
     for _ in range(300):
         try:
@@ -94,11 +112,15 @@ def main() -> None:
     server.wait(timeout=15)
     lat.sort()
     p = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))] * 1000  # noqa: E731
-    print(f"verdict of the example case, {args.clients} concurrent clients, {wall:.1f} s on 127.0.0.1 (uvicorn, 1 server process)")
+    print(
+        f"verdict of the example case, {args.clients} concurrent clients, {wall:.1f} s on 127.0.0.1 (uvicorn, 1 server process)"
+    )
     print(f"  cold (first, uncached) request : {cold * 1000:.0f} ms")
     print(f"  requests                       : {len(lat)}  ({len(lat) / wall:.0f} req/s)")
-    print(f"  latency p50 / p99 / max        : {p(0.50):.1f} / {p(0.99):.1f} / {lat[-1] * 1000:.1f} ms "
-          f"(mean {statistics.mean(lat) * 1000:.1f})")
+    print(
+        f"  latency p50 / p99 / max        : {p(0.50):.1f} / {p(0.99):.1f} / {lat[-1] * 1000:.1f} ms "
+        f"(mean {statistics.mean(lat) * 1000:.1f})"
+    )
     print(f"  errors                         : {len(errors)}" + (f" {sorted(set(errors))}" if errors else ""))
     ok = not errors and p(0.99) < 500
     print(f"  target (0 errors, p99 < 500 ms): {'met' if ok else 'NOT met'}")

@@ -8,6 +8,7 @@ Chunk texts are synthetic French dossier sentences (deterministic); their passag
 ``$LEXLOGIC_HOME/bench/`` (default ``.lexlogic/bench/``) keyed by the texts' hash, so reruns are fast.
 Figures are medians over repeats (the machine is shared).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,10 +24,34 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-PARTIES = ["Alpha", "Beta", "Gamma Distribution", "Delta Industries", "Epsilon", "Zeta Logistique",
-           "Eta Conseil", "Theta Emballages", "Iota Transports", "Kappa Foods", "Lambda Textile", "Mu Bois"]
-MONTHS = ["janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août", "septembre", "octobre",
-          "novembre", "décembre"]
+PARTIES = [
+    "Alpha",
+    "Beta",
+    "Gamma Distribution",
+    "Delta Industries",
+    "Epsilon",
+    "Zeta Logistique",
+    "Eta Conseil",
+    "Theta Emballages",
+    "Iota Transports",
+    "Kappa Foods",
+    "Lambda Textile",
+    "Mu Bois",
+]
+MONTHS = [
+    "janvier",
+    "février",
+    "mars",
+    "avril",
+    "mai",
+    "juin",
+    "juillet",
+    "août",
+    "septembre",
+    "octobre",
+    "novembre",
+    "décembre",
+]
 NUMS = ["un", "deux", "trois", "quatre", "cinq", "six", "sept", "huit", "neuf", "dix", "onze", "douze"]
 TEMPLATES = [
     "Par lettre recommandée du {d}, la société {p} a notifié à {q} la rupture de la relation commerciale avec un préavis de {n} mois.",
@@ -47,13 +72,22 @@ TEMPLATES = [
 def synthetic_chunks(n: int, seed: int = 7) -> list[str]:
     rnd = random.Random(seed)
     out = []
-    for i in range(n):
+    for _i in range(n):
         p, q = rnd.sample(PARTIES, 2)
         y = rnd.randint(2005, 2023)
-        out.append(rnd.choice(TEMPLATES).format(
-            p=p, q=q, d=f"{rnd.randint(1, 28)} {rnd.choice(MONTHS)} {y}", n=rnd.choice(NUMS),
-            a=f"{rnd.randint(10, 990)} {rnd.randint(0, 999):03d}", y=y, z=y + rnd.randint(1, 3),
-            r=rnd.randint(5, 80), i=rnd.randint(1, 40)))
+        out.append(
+            rnd.choice(TEMPLATES).format(
+                p=p,
+                q=q,
+                d=f"{rnd.randint(1, 28)} {rnd.choice(MONTHS)} {y}",
+                n=rnd.choice(NUMS),
+                a=f"{rnd.randint(10, 990)} {rnd.randint(0, 999):03d}",
+                y=y,
+                z=y + rnd.randint(1, 3),
+                r=rnd.randint(5, 80),
+                i=rnd.randint(1, 40),
+            )
+        )
     return out
 
 
@@ -65,7 +99,7 @@ def cache_dir() -> Path:
 
 def cached_passage_vectors(texts: list[str], batch: int = 64) -> np.ndarray:
     """Passage vectors for ``texts``, computed once and cached (partial progress is kept)."""
-    from bridges.embeddings import embed_passages
+    from lexlogic.bridges.embeddings import embed_passages
 
     key = hashlib.sha256("\x1f".join(texts).encode()).hexdigest()[:16]
     final = cache_dir() / f"claims_{len(texts)}_{key}.npy"
@@ -75,7 +109,7 @@ def cached_passage_vectors(texts: list[str], batch: int = 64) -> np.ndarray:
     done = np.load(partial) if partial.exists() else np.zeros((0, 384), dtype=np.float32)
     t0 = time.perf_counter()
     for start in range(len(done), len(texts), batch):
-        vecs = embed_passages(texts[start:start + batch])
+        vecs = embed_passages(texts[start : start + batch])
         done = np.vstack([done, vecs])
         if (start // batch) % 10 == 0:
             np.save(partial, done)
@@ -100,13 +134,13 @@ def synthetic_claims(texts: list[str], n: int, seed: int = 11) -> list[str]:
 
 
 def cached_query_vectors(claims: list[str]) -> np.ndarray:
-    from bridges.embeddings import embed_queries
+    from lexlogic.bridges.embeddings import embed_queries
 
     key = hashlib.sha256("\x1f".join(claims).encode()).hexdigest()[:16]
     path = cache_dir() / f"claims_queries_{len(claims)}_{key}.npy"
     if path.exists():
         return np.load(path)
-    vecs = np.vstack([embed_queries(claims[i:i + 32]) for i in range(0, len(claims), 32)])
+    vecs = np.vstack([embed_queries(claims[i : i + 32]) for i in range(0, len(claims), 32)])
     np.save(path, vecs)
     return vecs
 
@@ -121,18 +155,20 @@ def _median_time(fn, repeats: int = 5) -> float:  # type: ignore[no-untyped-def]
 
 
 def run(texts: list[str], vectors: np.ndarray, n_claims: int) -> None:
-    from bridges.vector_index import EXACT_BELOW, VectorIndex
-    from engine.claims.judge_offline import OfflineJudge
-    from engine.claims.memory import EvidenceMemory
-    from engine.claims.models import Memory
-    from engine.claims.verify import find_evidence
-    from logic.grounding import Grounding
+    from lexlogic.bridges.vector_index import EXACT_BELOW, VectorIndex
+    from lexlogic.engine.claims.judge_offline import OfflineJudge
+    from lexlogic.engine.claims.memory import EvidenceMemory
+    from lexlogic.engine.claims.models import Memory
+    from lexlogic.engine.claims.verify import find_evidence
+    from lexlogic.logic.grounding import Grounding
 
     claims = synthetic_claims(texts, n_claims)
     t0 = time.perf_counter()
     qvecs = cached_query_vectors(claims)
-    print(f"dossier: {len(texts)} chunks; {len(claims)} claims (query vectors ready in "
-          f"{time.perf_counter() - t0:.1f} s, cached)")
+    print(
+        f"dossier: {len(texts)} chunks; {len(claims)} claims (query vectors ready in "
+        f"{time.perf_counter() - t0:.1f} s, cached)"
+    )
 
     # 1. exact vs HNSW latency by size, one query at a time (how claims are verified) and in a batch
     print("\ntop-3 latency per query, median (ms)      size  exact-1  hnsw-1  exact-batch  hnsw-batch  hnsw build (s)")
@@ -151,8 +187,10 @@ def run(texts: list[str], vectors: np.ndarray, n_claims: int) -> None:
         if crossover is None and th < te:
             crossover = size
         print(f"{'':40}{size:>6} {te:8.3f} {th:7.3f} {tbe:12.3f} {tbh:11.3f} {build:12.2f}")
-    print(f"HNSW faster than exact (single query) from: {crossover or 'never in the sizes measured'}; "
-          f"'auto' uses exact below {EXACT_BELOW}")
+    print(
+        f"HNSW faster than exact (single query) from: {crossover or 'never in the sizes measured'}; "
+        f"'auto' uses exact below {EXACT_BELOW}"
+    )
 
     # 2. recall@3 of HNSW against exact on the full dossier
     exact = VectorIndex(vectors, backend="exact")
@@ -160,15 +198,23 @@ def run(texts: list[str], vectors: np.ndarray, n_claims: int) -> None:
     ids_e, _ = exact.search(qvecs, 3)
     ids_h, _ = hnsw.search(qvecs, 3)
     recall = float(np.mean([len(set(a) & set(b)) / 3 for a, b in zip(ids_e, ids_h)]))
-    print(f"\nrecall@3 HNSW vs exact on {len(vectors)} vectors, {len(qvecs)} queries: {recall:.4f} "
-          f"(target >= 0.99; M={hnsw.m}, ef_construction={hnsw.ef_construction}, ef={hnsw.ef_search})")
+    print(
+        f"\nrecall@3 HNSW vs exact on {len(vectors)} vectors, {len(qvecs)} queries: {recall:.4f} "
+        f"(target >= 0.99; M={hnsw.m}, ef_construction={hnsw.ef_construction}, ef={hnsw.ef_search})"
+    )
 
     # 3. verifications per second: find_evidence (search + offline judge), claim vectors precomputed
-    memories = [Memory(id=f"bench#{i}", document_id=f"doc{i // 20}", text=t,
-                       grounding=Grounding(document_id=f"doc{i // 20}", char_start=0, char_end=len(t), quote=t))
-                for i, t in enumerate(texts)]
+    memories = [
+        Memory(
+            id=f"bench#{i}",
+            document_id=f"doc{i // 20}",
+            text=t,
+            grounding=Grounding(document_id=f"doc{i // 20}", char_start=0, char_end=len(t), quote=t),
+        )
+        for i, t in enumerate(texts)
+    ]
     judge = OfflineJudge()
-    from engine.claims import facets as fx
+    from lexlogic.engine.claims import facets as fx
 
     for backend, index in (("exact", exact), ("hnsw", hnsw)):
         mem = EvidenceMemory(memories, vectors, index=index)
@@ -181,16 +227,21 @@ def run(texts: list[str], vectors: np.ndarray, n_claims: int) -> None:
             statuses = [find_evidence(mem, c, k=3, judge=judge).status for c in claims]
             rates.append(len(claims) / (time.perf_counter() - t0))
         counts = {s.value: statuses.count(s) for s in set(statuses)}
-        print(f"verifications/s ({backend}, claim vectors precomputed): cold {rates[0]:.0f}, "
-              f"warm median {statistics.median(rates[1:]):.0f} (target >= 100)  statuses {counts}")
+        print(
+            f"verifications/s ({backend}, claim vectors precomputed): cold {rates[0]:.0f}, "
+            f"warm median {statistics.median(rates[1:]):.0f} (target >= 100)  statuses {counts}"
+        )
     # judge alone, and the claim embedding that a cold claim adds
     mem = EvidenceMemory(memories, vectors, index=exact)
     cands = [mem.search(c, 3, vector=v) for c, v in zip(claims, qvecs)]
     tj = _median_time(lambda: [judge.judge(c, cs) for c, cs in zip(claims, cands)], 3) / len(claims)
-    from bridges.embeddings import embed_query
+    from lexlogic.bridges.embeddings import embed_query
+
     te = _median_time(lambda: [embed_query(c) for c in claims[:20]], 3) / 20
-    print(f"offline judge alone: {tj * 1000:.2f} ms/claim; embedding a new claim (e5 query:): "
-          f"{te * 1000:.1f} ms/claim -> end-to-end cold claims ~{1 / (te + tj):.0f}/s on this machine")
+    print(
+        f"offline judge alone: {tj * 1000:.2f} ms/claim; embedding a new claim (e5 query:): "
+        f"{te * 1000:.1f} ms/claim -> end-to-end cold claims ~{1 / (te + tj):.0f}/s on this machine"
+    )
 
 
 def main() -> None:

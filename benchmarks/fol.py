@@ -8,6 +8,7 @@ cached); E prover runs a fresh process per query by design. Reference: Tweety's 
 
     .venv/bin/python benchmarks/fol.py [--quick] [--chain 5] [--repeat 15]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bridges import fol_eprover, fol_prolog, fol_tweety  # noqa: E402
-from logic.fol.model import Atom, BeliefSet, Const, Forall, Implies, Signature, Var  # noqa: E402
+from lexlogic.bridges import fol_eprover, fol_prolog, fol_tweety
+from lexlogic.logic.fol.model import Atom, BeliefSet, Const, Forall, Implies, Signature, Var
 
 TWEETY_SIMPLE_REF = {8: 36.0, 12: 400.0, 16: 5800.0}  # ground atoms -> ms, from shared/tweety/API.md
 
@@ -75,17 +76,22 @@ def main() -> None:
             tm, _ = timed(lambda: fol_tweety.entails(bs, goal()), 3)
         rows.append((n, cold, pm, ppm, em, tm))
     print(f"chain length {args.chain}; ground atoms = facts × {args.chain + 1}; medians in ms (warm)")
-    print(f"{'facts':>7} {'prolog load':>12} {'prolog':>9} {'prolog+proof':>13} {'eprover':>9} {'tweety':>9} {'E/prolog':>9}")
+    print(
+        f"{'facts':>7} {'prolog load':>12} {'prolog':>9} {'prolog+proof':>13} {'eprover':>9} {'tweety':>9} {'E/prolog':>9}"
+    )
     for n, cold, pm, ppm, em, tm in rows:
         fmt = lambda v: f"{v:9.2f}" if v is not None else f"{'—':>9}"  # noqa: E731
         ratio = f"{em / pm:9.0f}" if em else f"{'—':>9}"
         print(f"{n:>7} {cold:12.1f} {pm:9.2f} {ppm:13.2f} {fmt(em)} {fmt(tm)} {ratio}")
     big = rows[-1]
-    print(f"target 10,000-fact Horn query < 50 ms: prolog median {big[2]:.2f} ms -> "
-          f"{'MET' if big[2] < 50 else 'MISSED'}")
-    print("Tweety SimpleFolReasoner (API notes, enumerates Herbrand interpretations): "
-          + ", ".join(f"{k} atoms {v:.0f} ms" for k, v in TWEETY_SIMPLE_REF.items())
-          + f"; our smallest set has {10 * (args.chain + 1)} ground atoms, answered by Prolog in {rows[0][2]:.2f} ms")
+    print(
+        f"target 10,000-fact Horn query < 50 ms: prolog median {big[2]:.2f} ms -> {'MET' if big[2] < 50 else 'MISSED'}"
+    )
+    print(
+        "Tweety SimpleFolReasoner (API notes, enumerates Herbrand interpretations): "
+        + ", ".join(f"{k} atoms {v:.0f} ms" for k, v in TWEETY_SIMPLE_REF.items())
+        + f"; our smallest set has {10 * (args.chain + 1)} ground atoms, answered by Prolog in {rows[0][2]:.2f} ms"
+    )
     if not tweety_ok:
         print(f"tweety column empty: {tweety_why}")
 

@@ -11,6 +11,7 @@ of raw rows. Wall time and the CPU time of this process are both printed: the ma
     .venv/bin/python benchmarks/kg.py            # 100,000 assertions, 3 runs, medians
     .venv/bin/python benchmarks/kg.py --quick    # 20,000 assertions, 1 run
 """
+
 from __future__ import annotations
 
 import argparse
@@ -24,9 +25,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.kg.model import RawAssertion  # noqa: E402
-from engine.kg.store import KGStore, MemoryKG  # noqa: E402
-from engine.kg.traverse import Graph, STRICT_ONLY  # noqa: E402
+from lexlogic.engine.kg.model import RawAssertion
+from lexlogic.engine.kg.store import KGStore, MemoryKG
+from lexlogic.engine.kg.traverse import STRICT_ONLY, Graph
 
 KINDS = [
     ("EXPLICIT", None, "APPLIES_TO", "{s} applies to {o}.", ()),
@@ -50,12 +51,29 @@ def make_rows(n: int, n_entities: int, seed: int = 7) -> list[dict]:
         subj, obj = f"entity {s}", f"entity {o}"
         text = template.format(s=subj, o=obj)
         doc = f"doc{rng.randrange(500)}"
-        rows.append({
-            "id": f"a{i:07d}", "subject": subj, "relation": rel, "object": obj, "kind": kind, "basis": basis,
-            "method": "PATTERN", "markers": list(markers),
-            "bundle": {"spans": [{"doc_id": doc, "section": f"Article {rng.randrange(20)}", "char_start": 0,
-                                  "char_end": len(text), "text": text}]},
-        })
+        rows.append(
+            {
+                "id": f"a{i:07d}",
+                "subject": subj,
+                "relation": rel,
+                "object": obj,
+                "kind": kind,
+                "basis": basis,
+                "method": "PATTERN",
+                "markers": list(markers),
+                "bundle": {
+                    "spans": [
+                        {
+                            "doc_id": doc,
+                            "section": f"Article {rng.randrange(20)}",
+                            "char_start": 0,
+                            "char_end": len(text),
+                            "text": text,
+                        }
+                    ]
+                },
+            }
+        )
     return rows
 
 
@@ -78,12 +96,12 @@ def bench_sql(rows: list[dict]) -> tuple[float, float]:
         store = KGStore(f"sqlite:///{tmp}/bench.db")
         t0 = time.perf_counter()
         for i in range(0, len(assertions), 10_000):
-            store.append("bench", assertions[i:i + 10_000])
+            store.append("bench", assertions[i : i + 10_000])
         appended = time.perf_counter() - t0
         renamed = [dict(r, id=f"{r['id']}-rows") for r in rows]  # journal ids are unique across cases
         t0 = time.perf_counter()
         for i in range(0, len(renamed), 10_000):
-            store.ingest_many("bench-rows", renamed[i:i + 10_000])
+            store.ingest_many("bench-rows", renamed[i : i + 10_000])
         ingested = time.perf_counter() - t0
         store.engine.dispose()
     return appended, ingested
@@ -123,14 +141,22 @@ def main() -> None:
         cpu_ingest.append(n / c_ingest)
         cpu_prom.append(c_promote)
     tiers = result.by_tier()  # type: ignore[union-attr]
-    print(f"raw assertions: {n:,}  canonical relations: {len(kg.aggregator):,}  "  # type: ignore[union-attr]
-          f"promoted: {len(result.relations):,} (STRICT {tiers['STRICT']:,}, EXTENDED {tiers['EXTENDED']:,})")  # type: ignore[union-attr]
-    print(f"ingest (validate + check + journal + aggregate): median {statistics.median(ingest):,.0f} assertions/s "
-          f"over {runs} run(s)  [target ≥ 20,000/s: {'OK' if statistics.median(ingest) >= 20_000 else 'MISSED'}]")
-    print(f"  same, per CPU second of this process (load-independent): median "
-          f"{statistics.median(cpu_ingest):,.0f} assertions/s")
-    print(f"promote: median {statistics.median(prom):.2f} s wall, {statistics.median(cpu_prom):.2f} s CPU; "
-          f"ingest+promote end to end: median {statistics.median(total):,.0f} assertions/s (wall)")
+    print(
+        f"raw assertions: {n:,}  canonical relations: {len(kg.aggregator):,}  "  # type: ignore[union-attr]
+        f"promoted: {len(result.relations):,} (STRICT {tiers['STRICT']:,}, EXTENDED {tiers['EXTENDED']:,})"
+    )  # type: ignore[union-attr]
+    print(
+        f"ingest (validate + check + journal + aggregate): median {statistics.median(ingest):,.0f} assertions/s "
+        f"over {runs} run(s)  [target ≥ 20,000/s: {'OK' if statistics.median(ingest) >= 20_000 else 'MISSED'}]"
+    )
+    print(
+        f"  same, per CPU second of this process (load-independent): median "
+        f"{statistics.median(cpu_ingest):,.0f} assertions/s"
+    )
+    print(
+        f"promote: median {statistics.median(prom):.2f} s wall, {statistics.median(cpu_prom):.2f} s CPU; "
+        f"ingest+promote end to end: median {statistics.median(total):,.0f} assertions/s (wall)"
+    )
     try:
         load = os.getloadavg()[0]
         print(f"machine load average (1 min): {load:.1f} on {os.cpu_count()} CPUs")
@@ -138,14 +164,18 @@ def main() -> None:
         pass
     graph = Graph(result.relations)  # type: ignore[union-attr]
     p50, p95, size = bench_traversal(graph, 2_000 if not args.quick else 500)
-    print(f"traversal depth 3 (STRICT), {len(graph):,} edges: p50 {p50:.3f} ms, p95 {p95:.3f} ms, "
-          f"median edges reached {size:.0f}  [target p50 < 5 ms: {'OK' if p50 < 5 else 'MISSED'}]")
+    print(
+        f"traversal depth 3 (STRICT), {len(graph):,} edges: p50 {p50:.3f} ms, p95 {p95:.3f} ms, "
+        f"median edges reached {size:.0f}  [target p50 < 5 ms: {'OK' if p50 < 5 else 'MISSED'}]"
+    )
     if not args.no_sql:
         sql_n = min(n, 20_000 if args.quick else 100_000)
         appended, ingested = bench_sql(rows[:sql_n])
-        print(f"SQL journal (SQLite file, synchronous=FULL, batches of 10,000): append {sql_n / appended:,.0f} "
-              f"assertions/s ({sql_n:,} in {appended:.2f} s); ingest_many from rows {sql_n / ingested:,.0f} "
-              f"assertions/s ({ingested:.2f} s)")
+        print(
+            f"SQL journal (SQLite file, synchronous=FULL, batches of 10,000): append {sql_n / appended:,.0f} "
+            f"assertions/s ({sql_n:,} in {appended:.2f} s); ingest_many from rows {sql_n / ingested:,.0f} "
+            f"assertions/s ({ingested:.2f} s)"
+        )
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ warm: the same process after one warm-up run (imports done, clingo ready, OCR ca
 
     .venv/bin/python benchmarks/pipeline.py [--quick]
 """
+
 from __future__ import annotations
 
 import json
@@ -23,9 +24,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DOSSIER = ROOT / "examples" / "rupture_brutale" / "dossier"
 STAGES = ("ingest", "perceive", "plan", "evaluate", "execute", "persist", "report")
-COLD = ("import sys, json; from engine.dossier import run_dossier; "
-        "r = run_dossier(sys.argv[1], db_url=sys.argv[2], progress=False, out_dir=sys.argv[3]); "
-        "print(json.dumps({'seconds': r['seconds'], 'timings': r['timings'], 'status': r['status']}))")
+COLD = (
+    "import sys, json; from lexlogic.engine.dossier import run_dossier; "
+    "r = run_dossier(sys.argv[1], db_url=sys.argv[2], progress=False, out_dir=sys.argv[3]); "
+    "print(json.dumps({'seconds': r['seconds'], 'timings': r['timings'], 'status': r['status']}))"
+)
 
 
 def shares(timings: list[dict[str, float]]) -> dict[str, float]:
@@ -44,8 +47,14 @@ def main() -> None:
             env = {**os.environ, "LEXLOGIC_HOME": tmp}
             env.pop("LEXLOGIC_LLM_BASE_URL", None)
             t = time.perf_counter()
-            out = subprocess.run([sys.executable, "-c", COLD, str(DOSSIER), f"sqlite:///{tmp}/b.db", tmp],
-                                 cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+            out = subprocess.run(
+                [sys.executable, "-c", COLD, str(DOSSIER), f"sqlite:///{tmp}/b.db", tmp],
+                cwd=ROOT,
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             cold_wall.append(time.perf_counter() - t)
             r = json.loads(out.stdout.strip().splitlines()[-1])
             cold_in.append(r["seconds"])
@@ -53,7 +62,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["LEXLOGIC_HOME"] = tmp
         os.environ.pop("LEXLOGIC_LLM_BASE_URL", None)
-        from engine.dossier import run_dossier
+        from lexlogic.engine.dossier import run_dossier
 
         db = f"sqlite:///{tmp}/w.db"
         first = run_dossier(DOSSIER, db_url=db, case_id="warmup", progress=False, out_dir=tmp)
@@ -63,13 +72,19 @@ def main() -> None:
             r = run_dossier(DOSSIER, db_url=db, case_id=f"warm-{i}", progress=False, out_dir=tmp)
             warm.append(time.perf_counter() - t)
             warm_t.append(r["timings"])
-    print(f"example dossier: {len(list(DOSSIER.iterdir()))} files, ends at {first['status']} "
-          f"(question: {(first['question'] or {}).get('fact')}), {first['states']} persisted states")
-    print(f"cold  (fresh process, empty OCR cache): median wall {statistics.median(cold_wall):.3f} s, "
-          f"in-run {statistics.median(cold_in):.3f} s   [n={n}]")
+    print(
+        f"example dossier: {len(list(DOSSIER.iterdir()))} files, ends at {first['status']} "
+        f"(question: {(first['question'] or {}).get('fact')}), {first['states']} persisted states"
+    )
+    print(
+        f"cold  (fresh process, empty OCR cache): median wall {statistics.median(cold_wall):.3f} s, "
+        f"in-run {statistics.median(cold_in):.3f} s   [n={n}]"
+    )
     print(f"      share per stage (%): {shares(cold_t)}")
-    print(f"warm  (same process, cache filled):     median {statistics.median(warm):.3f} s "
-          f"(min {min(warm):.3f}, max {max(warm):.3f})  target < 2 s: {'OK' if statistics.median(warm) < 2 else 'MISSED'}")
+    print(
+        f"warm  (same process, cache filled):     median {statistics.median(warm):.3f} s "
+        f"(min {min(warm):.3f}, max {max(warm):.3f})  target < 2 s: {'OK' if statistics.median(warm) < 2 else 'MISSED'}"
+    )
     print(f"      share per stage (%): {shares(warm_t)}")
 
 

@@ -8,6 +8,7 @@ fact's weight forced to 1 / 0, the fastest fair way to condition in ProbLog). Ac
 ProbLog| over all marginals. Beyond the exact range (30 facts) ours samples 1e6 worlds.
 Medians over repeats; the machine is shared, so figures are noisy.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,9 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.prob import analyse, clear_cache  # noqa: E402
-from engine.prob import infer  # noqa: E402
-from tests.prob.gen import Spec  # noqa: E402
+from lexlogic.engine.prob import (
+    analyse,
+    clear_cache,
+    infer,
+)
+from tests.prob.gen import Spec
 
 
 def make_spec(n: int, seed: int = 0) -> Spec:
@@ -101,12 +105,14 @@ def main() -> None:
     args = ap.parse_args()
     reps_warm = 5 if args.quick else 15
     reps_pl = 1 if args.quick else 3
-    print(f"{'facts':>5} {'worlds':>10} {'method':>12} {'ours cold':>10} {'ours warm':>10} "
-          f"{'PL marg':>9} {'PL marg+EIG':>12} {'speedup warm':>12} {'speedup cold':>12} {'max|Δ|':>9} {'se':>8} {'warm CPU':>10}")
+    print(
+        f"{'facts':>5} {'worlds':>10} {'method':>12} {'ours cold':>10} {'ours warm':>10} "
+        f"{'PL marg':>9} {'PL marg+EIG':>12} {'speedup warm':>12} {'speedup cold':>12} {'max|Δ|':>9} {'se':>8} {'warm CPU':>10}"
+    )
     for n in (5, 10, 15, 20, 30):
         spec = make_spec(n)
         clear_cache()
-        exact = 2 ** n <= (1 << 21)
+        exact = 2**n <= (1 << 21)
         kw: dict[str, object] = {"samples": 1_000_000} if not exact else {}
         cold, got, v = ours(spec, **kw)
         CPU.clear()
@@ -125,9 +131,11 @@ def main() -> None:
             ref = pl_e_runs[0][1]
             est = pl_e_runs[0][2]
         delta = max((abs(got[a] - p) for a, p in ref.items() if a in got), default=float("nan"))
-        print(f"{n:>5} {2 ** n:>10} {v.method:>12} {cold * 1e3:>8.1f}ms {warm * 1e3:>8.1f}ms "
-              f"{pl_m * 1e3:>7.0f}ms {pl_e * 1e3:>9.0f}ms{'*' if est else ' '} {pl_e / warm:>11.1f}x {pl_e / cold:>11.1f}x "
-              f"{delta:>9.1e} {v.error:>8.1e} {warm_cpu * 1e3:>8.1f}ms")
+        print(
+            f"{n:>5} {2**n:>10} {v.method:>12} {cold * 1e3:>8.1f}ms {warm * 1e3:>8.1f}ms "
+            f"{pl_m * 1e3:>7.0f}ms {pl_e * 1e3:>9.0f}ms{'*' if est else ' '} {pl_e / warm:>11.1f}x {pl_e / cold:>11.1f}x "
+            f"{delta:>9.1e} {v.error:>8.1e} {warm_cpu * 1e3:>8.1f}ms"
+        )
     print("* ProbLog EIG time extrapolated from 4 conditioned evaluations (compile measured).")
     # sampling throughput beyond the exact range
     spec = make_spec(30)
@@ -141,8 +149,10 @@ def main() -> None:
         infer.sampled(c, prog, priors, [], {}, 1_000_000, seed=len(runs))
         runs.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
-    print(f"sampling, 30 facts: {1e6 / med(runs):,.0f} worlds/s wall, {1e6 / med(cpu):,.0f} worlds/s per CPU "
-          f"second (median of {len(runs)} runs of 1e6 worlds: sample + evaluate + all marginals + EIG sums)")
+    print(
+        f"sampling, 30 facts: {1e6 / med(runs):,.0f} worlds/s wall, {1e6 / med(cpu):,.0f} worlds/s per CPU "
+        f"second (median of {len(runs)} runs of 1e6 worlds: sample + evaluate + all marginals + EIG sums)"
+    )
     print(f"load average during the run: {Path('/proc/loadavg').read_text().split()[:3]} on 2 cores")
 
 

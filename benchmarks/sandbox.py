@@ -8,6 +8,7 @@ Prints medians (and p95) per execution for:
   sandbox, warm      SandboxPool.run: IPC to a warm worker, rlimit re-arm, JSON out, schema validation
 and the cold start of a worker (spawn → first result). Target: sandbox warm − plain < 5 ms.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,10 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sandbox.policy import RunContext, compile_rule, freeze, make_globals  # noqa: E402
-from sandbox.pool import Limits, SandboxPool  # noqa: E402
+from lexlogic.sandbox.policy import RunContext, compile_rule, freeze, make_globals
+from lexlogic.sandbox.pool import Limits, SandboxPool
 
-RULE = '''
+RULE = """
 def rule(facts):
     seniority = months_between(facts["relation_start"], facts["notification_date"])
     reasonable = min(18, max(3, seniority // 12))
@@ -32,12 +33,21 @@ def rule(facts):
     return {"reasonable_notice_months": reasonable, "notice_sufficient": given >= reasonable,
             "missing_months": max(0, reasonable - given),
             "damages_estimate": round(average / 12 * max(0, reasonable - given), 2)}
-'''
-SCHEMA = {"reasonable_notice_months": "int", "notice_sufficient": "bool", "missing_months": "int",
-          "damages_estimate": "number"}
-FACTS = {"relation_start": "2012-03-01", "notification_date": "2021-06-15", "notice_given_months": 3,
-         "annual_gross_margin": {"2018": 120000.0, "2019": 131000.0, "2020": 98000.0},
-         "claimant_name": "SARL Dupont", "exclusivity": True}
+"""
+SCHEMA = {
+    "reasonable_notice_months": "int",
+    "notice_sufficient": "bool",
+    "missing_months": "int",
+    "damages_estimate": "number",
+}
+FACTS = {
+    "relation_start": "2012-03-01",
+    "notification_date": "2021-06-15",
+    "notice_given_months": 3,
+    "annual_gross_margin": {"2018": 120000.0, "2019": 131000.0, "2020": 98000.0},
+    "claimant_name": "SARL Dupont",
+    "exclusivity": True,
+}
 
 
 def timed(fn, n: int) -> list[float]:
@@ -60,20 +70,20 @@ def main() -> None:
     args = ap.parse_args()
     n = 200 if args.quick else args.n
 
-    from sandbox.helpers import DATE_HELPERS
+    from lexlogic.sandbox.helpers import DATE_HELPERS
 
     plain_code = compile(RULE, "<rule>", "exec")
 
     def plain() -> None:
         g = {"__builtins__": __builtins__, **DATE_HELPERS}
-        exec(plain_code, g)  # noqa: S102 - trusted benchmark code
+        exec(plain_code, g)
         json.dumps(g["rule"](json.loads(json.dumps(FACTS))))
 
     restricted_code = compile_rule(RULE)
 
     def restricted() -> None:
         g = make_globals(RunContext())
-        exec(restricted_code, g)  # noqa: S102
+        exec(restricted_code, g)
         json.dumps(g["rule"](freeze(json.loads(json.dumps(FACTS)))))
 
     for fn in (plain, restricted):
@@ -100,11 +110,15 @@ def main() -> None:
     for name, xs in rows:
         print(f"  {name:<24} {statistics.median(xs):8.3f}  {pct(xs, 0.95):8.3f}")
     overhead = statistics.median(sandbox_ms) - statistics.median(plain_ms)
-    print(f"  sandbox overhead vs plain exec: {overhead:.3f} ms (x{statistics.median(sandbox_ms) / statistics.median(plain_ms):.1f});"
-          f" target < 5 ms: {'MET' if overhead < 5 else 'MISSED'}")
+    print(
+        f"  sandbox overhead vs plain exec: {overhead:.3f} ms (x{statistics.median(sandbox_ms) / statistics.median(plain_ms):.1f});"
+        f" target < 5 ms: {'MET' if overhead < 5 else 'MISSED'}"
+    )
     print(f"  RestrictedPython policy alone: {statistics.median(restricted_ms) - statistics.median(plain_ms):.3f} ms")
-    print(f"  of which inside the worker (rlimit re-arm, parse, run, JSON): median {statistics.median(inside):.3f} ms;"
-          f" the rest is IPC, scheduling and parent-side validation")
+    print(
+        f"  of which inside the worker (rlimit re-arm, parse, run, JSON): median {statistics.median(inside):.3f} ms;"
+        f" the rest is IPC, scheduling and parent-side validation"
+    )
     print(f"cold start (spawn worker + first run + shutdown), median of {len(cold)}: {statistics.median(cold):.1f} ms")
 
 

@@ -8,20 +8,22 @@ metadata comes from a one-line annotation right above the rule, in YAML flow sty
     %@ {id: brutal_notice, label: "Préavis effectif insuffisant", sources: [L442_1_II], from: 2019-04-26}
     brutal :- notice_below_reasonable, not safe_harbour.
 """
+
 from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Iterable
+from typing import Any
 
 import clingo
 import yaml
 from clingo import ast
 
-from bridges.clingo_terms import Unevaluable, evaluate, signature, variables
-from logic.pack import PackError, RuleMeta, RulePack
+from lexlogic.bridges.clingo_terms import Unevaluable, evaluate, signature, variables
+from lexlogic.logic.pack import PackError, RuleMeta, RulePack
 
 APP = "__app"
 _ANNOTATION = re.compile(r"^\s*%@\s*(\{.*\})\s*$")
@@ -117,9 +119,15 @@ def _annotations(path: str, text: str) -> dict[int, RuleMeta]:
         for key, value in (("from", valid_from), ("to", valid_to)):
             if value is not None and not isinstance(value, date):
                 raise PackError(path, i, f"annotation '{key}' must be a date YYYY-MM-DD, got {value!r}")
-        out[i] = RuleMeta(id=str(data["id"]), label=str(data["label"]),
-                          sources=[str(s) for s in data.get("sources", [])],
-                          valid_from=valid_from, valid_to=valid_to, file=path, line=i)
+        out[i] = RuleMeta(
+            id=str(data["id"]),
+            label=str(data["label"]),
+            sources=[str(s) for s in data.get("sources", [])],
+            valid_from=valid_from,
+            valid_to=valid_to,
+            file=path,
+            line=i,
+        )
     return out
 
 
@@ -136,8 +144,9 @@ def _parse(path: str, text: str) -> list[Any]:
         for msg in messages or [str(exc)]:
             m = _CLINGO_MSG.match(msg.strip())
             if m:
-                raise PackError(path, int(m.group(1)), f"ASP syntax error (col {m.group(2)}): "
-                                + m.group(3).strip().splitlines()[0]) from exc
+                raise PackError(
+                    path, int(m.group(1)), f"ASP syntax error (col {m.group(2)}): " + m.group(3).strip().splitlines()[0]
+                ) from exc
         raise PackError(path, None, f"ASP syntax error: {messages or exc}") from exc
     return stmts
 
@@ -165,7 +174,7 @@ def _body_predicates(body: Iterable[Any]) -> list[tuple[str, int]]:
             if n.ast_type == ast.ASTType.SymbolicAtom:
                 try:
                     out.append(signature(n.symbol))
-                except Exception:  # noqa: BLE001 - pools/intervals: not a predicate use
+                except Exception:
                     pass
                 return
             for key in n.child_keys:
@@ -201,18 +210,34 @@ def compile_pack(pack: RulePack) -> CompiledProgram:
                 meta = notes[candidates[-1]]
                 for n in candidates:
                     pending.remove(n)
-            is_constraint = stmt.head.ast_type == ast.ASTType.Aggregate and not stmt.head.elements \
-                or (stmt.head.ast_type == ast.ASTType.Literal
-                    and stmt.head.atom.ast_type == ast.ASTType.BooleanConstant)
+            is_constraint = (
+                stmt.head.ast_type == ast.ASTType.Aggregate
+                and not stmt.head.elements
+                or (
+                    stmt.head.ast_type == ast.ASTType.Literal and stmt.head.atom.ast_type == ast.ASTType.BooleanConstant
+                )
+            )
             rule = CompiledRule(
-                index=len(rules), file=path, line=line, text=str(stmt), head=stmt.head,
-                body=list(stmt.body), variables=variables(stmt), meta=meta,
+                index=len(rules),
+                file=path,
+                line=line,
+                text=str(stmt),
+                head=stmt.head,
+                body=list(stmt.body),
+                variables=variables(stmt),
+                meta=meta,
                 is_choice=stmt.head.ast_type == ast.ASTType.Aggregate and bool(stmt.head.elements),
-                is_constraint=is_constraint, head_signatures=_head_signatures(stmt.head))
+                is_constraint=is_constraint,
+                head_signatures=_head_signatures(stmt.head),
+            )
             rule.lits = [_digest(lit) for lit in stmt.body]
-            head_terms = [stmt.head.atom.symbol] if stmt.head.ast_type == ast.ASTType.Literal \
-                and stmt.head.atom.ast_type == ast.ASTType.SymbolicAtom else \
-                [e.literal.atom.symbol for e in stmt.head.elements] if stmt.head.ast_type == ast.ASTType.Aggregate else []
+            head_terms = (
+                [stmt.head.atom.symbol]
+                if stmt.head.ast_type == ast.ASTType.Literal and stmt.head.atom.ast_type == ast.ASTType.SymbolicAtom
+                else [e.literal.atom.symbol for e in stmt.head.elements]
+                if stmt.head.ast_type == ast.ASTType.Aggregate
+                else []
+            )
             for term in head_terms:
                 ground = None
                 if not variables(term):
@@ -242,8 +267,7 @@ def compile_pack(pack: RulePack) -> CompiledProgram:
     for r in rules:
         if r.meta:
             pack.rules[r.meta.id] = r.meta
-    return CompiledProgram(text="\n".join(parts), rules=rules, by_head=by_head,
-                           defined=set(by_head), used=used)
+    return CompiledProgram(text="\n".join(parts), rules=rules, by_head=by_head, defined=set(by_head), used=used)
 
 
 # --------------------------------------------------------------------------------------- solving
@@ -329,5 +353,6 @@ class GroundedPack:
                 apps.setdefault(sym.arguments[0].number, []).append(tuple(sym.arguments[1].arguments))
             else:
                 atoms.add(sym)
-        return Solution(reference=atoms, apps=apps, brave=consequences["brave"],
-                        cautious=consequences["cautious"], satisfiable=True)
+        return Solution(
+            reference=atoms, apps=apps, brave=consequences["brave"], cautious=consequences["cautious"], satisfiable=True
+        )

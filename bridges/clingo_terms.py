@@ -3,6 +3,7 @@
 Used to instantiate the premises of a fired rule from its recorded variable binding, and to explain
 why a rule did NOT fire (which premise failed), without asking the solver again.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -95,8 +96,11 @@ def unify(pattern: Any, symbol: clingo.Symbol, binding: Binding) -> Binding | No
     if t == ast.ASTType.SymbolicTerm:
         return binding if pattern.symbol == symbol else None
     if t == ast.ASTType.Function:
-        if symbol.type != clingo.SymbolType.Function or symbol.name != pattern.name \
-                or len(symbol.arguments) != len(pattern.arguments):
+        if (
+            symbol.type != clingo.SymbolType.Function
+            or symbol.name != pattern.name
+            or len(symbol.arguments) != len(pattern.arguments)
+        ):
             return None
         for p, s in zip(pattern.arguments, symbol.arguments):
             binding = unify(p, s, binding)  # type: ignore[assignment]
@@ -145,6 +149,11 @@ def assign(comparison: Any, binding: Binding) -> Binding | None:
 
 
 def _op_text(op: Any) -> str:
-    return {ast.ComparisonOperator.Equal: "=", ast.ComparisonOperator.NotEqual: "!=",
-            ast.ComparisonOperator.LessThan: "<", ast.ComparisonOperator.LessEqual: "<=",
-            ast.ComparisonOperator.GreaterThan: ">", ast.ComparisonOperator.GreaterEqual: ">="}[op]
+    return {
+        ast.ComparisonOperator.Equal: "=",
+        ast.ComparisonOperator.NotEqual: "!=",
+        ast.ComparisonOperator.LessThan: "<",
+        ast.ComparisonOperator.LessEqual: "<=",
+        ast.ComparisonOperator.GreaterThan: ">",
+        ast.ComparisonOperator.GreaterEqual: ">=",
+    }[op]

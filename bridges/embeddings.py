@@ -3,6 +3,7 @@
 e5 conventions: queries are embedded with the "query: " prefix, stored passages with "passage: ".
 Vectors are L2-normalised float32, so a dot product is the cosine similarity.
 """
+
 from __future__ import annotations
 
 import os

@@ -6,6 +6,7 @@ That is the standard many-sorted → unsorted translation, so answers match the 
 Prolog bridge implements. The binary is checked first: a missing prover must never read as "not
 entailed" (Tweety's EFOLReasoner makes that mistake).
 """
+
 from __future__ import annotations
 
 import os
@@ -15,14 +16,30 @@ import subprocess
 import tempfile
 import time
 
-from logic.fol.answers import ConsistencyAnswer, EntailmentAnswer, FolReasonerError
-from logic.fol.hierarchy import SortHierarchy
-from logic.fol.model import (
-    ANY, And, Atom, BeliefSet, Bottom, Equals, Exists, Forall, Formula, Iff, Implies, Not,
-    NotEquals, Or, Top, Var, Xor, free_vars,
+from lexlogic.logic.fol.answers import ConsistencyAnswer, EntailmentAnswer, FolReasonerError
+from lexlogic.logic.fol.hierarchy import SortHierarchy
+from lexlogic.logic.fol.model import (
+    ANY,
+    And,
+    Atom,
+    BeliefSet,
+    Bottom,
+    Equals,
+    Exists,
+    Forall,
+    Formula,
+    Iff,
+    Implies,
+    Not,
+    NotEquals,
+    Or,
+    Top,
+    Var,
+    Xor,
+    free_vars,
 )
-from logic.fol.syntax import print_formula
-from logic.proof import NodeKind, ProofNode
+from lexlogic.logic.fol.syntax import print_formula
+from lexlogic.logic.proof import NodeKind, ProofNode
 
 DEFAULT_TIMEOUT = 20.0
 
@@ -80,7 +97,7 @@ def _close(f: Formula) -> Formula:
 
 
 def _vars(f: Formula):  # type: ignore[no-untyped-def]
-    from logic.fol.model import terms_of
+    from lexlogic.logic.fol.model import terms_of
 
     return [t for t in terms_of(f) if isinstance(t, Var)]
 
@@ -129,9 +146,20 @@ def _run(text: str, timeout: float) -> tuple[str, list[str]]:
     try:
         for strategy in STRATEGIES:
             try:
-                proc = subprocess.run([exe, *strategy, "--tptp3-format", "--proof-object", "-s",
-                                       f"--cpu-limit={max(1, int(timeout))}", path],
-                                      capture_output=True, text=True, timeout=timeout + 5)
+                proc = subprocess.run(
+                    [
+                        exe,
+                        *strategy,
+                        "--tptp3-format",
+                        "--proof-object",
+                        "-s",
+                        f"--cpu-limit={max(1, int(timeout))}",
+                        path,
+                    ],
+                    capture_output=True,
+                    text=True,
+                    timeout=timeout + 5,
+                )
             except subprocess.TimeoutExpired:
                 return "Timeout", []
             m = _STATUS.search(proc.stdout)
@@ -153,8 +181,12 @@ def _run(text: str, timeout: float) -> tuple[str, list[str]]:
 
 
 def _proof(used: list[str], names: dict[str, int | str], bs: BeliefSet, root_text: str) -> ProofNode:
-    root = ProofNode(atom=root_text, label=f"{root_text} (E prover refutation; premises used)",
-                     kind=NodeKind.RULE, rule_id="fol:eprover")
+    root = ProofNode(
+        atom=root_text,
+        label=f"{root_text} (E prover refutation; premises used)",
+        kind=NodeKind.RULE,
+        rule_id="fol:eprover",
+    )
     repaired = {r.fact for r in bs.repairs}
     for u in used:
         ref = names.get(u)
@@ -162,11 +194,25 @@ def _proof(used: list[str], names: dict[str, int | str], bs: BeliefSet, root_tex
             continue
         if isinstance(ref, int):
             text = print_formula(bs.formulas[ref])
-            kind = NodeKind.REPAIR if text in repaired else (NodeKind.FACT if not free_vars(bs.formulas[ref]) and
-                                                              isinstance(bs.formulas[ref], (Atom, Not)) else NodeKind.RULE)
+            kind = (
+                NodeKind.REPAIR
+                if text in repaired
+                else (
+                    NodeKind.FACT
+                    if not free_vars(bs.formulas[ref]) and isinstance(bs.formulas[ref], (Atom, Not))
+                    else NodeKind.RULE
+                )
+            )
             line = bs.lines[ref]
-            root.children.append(ProofNode(atom=text, label=text, kind=kind, rule_id=f"fol:{ref + 1}",
-                                           note=f"formula {ref + 1}" + (f", line {line}" if line else "")))
+            root.children.append(
+                ProofNode(
+                    atom=text,
+                    label=text,
+                    kind=kind,
+                    rule_id=f"fol:{ref + 1}",
+                    note=f"formula {ref + 1}" + (f", line {line}" if line else ""),
+                )
+            )
         else:
             root.children.append(ProofNode(atom=ref, label=ref, kind=NodeKind.RULE, rule_id="fol:sorts"))
     return root
@@ -180,16 +226,26 @@ def entails(bs: BeliefSet, query: Formula, *, proof: bool = True, timeout: float
     ms = (time.perf_counter() - t0) * 1000
     if status in ("Theorem", "ContradictoryAxioms"):
         inconsistent = status == "ContradictoryAxioms" or "query" not in used
-        return EntailmentAnswer(query=qtext, entailed=True, backend="eprover", elapsed_ms=ms,
-                                proof=_proof(used, names, bs, qtext) if proof else None,
-                                inconsistent_kb=inconsistent,
-                                reason="the belief set is inconsistent (everything follows)" if inconsistent
-                                else "E found a proof")
+        return EntailmentAnswer(
+            query=qtext,
+            entailed=True,
+            backend="eprover",
+            elapsed_ms=ms,
+            proof=_proof(used, names, bs, qtext) if proof else None,
+            inconsistent_kb=inconsistent,
+            reason="the belief set is inconsistent (everything follows)" if inconsistent else "E found a proof",
+        )
     if status in ("CounterSatisfiable", "Satisfiable"):
-        return EntailmentAnswer(query=qtext, entailed=False, backend="eprover", elapsed_ms=ms,
-                                reason="E saturated the clause set without contradiction: a countermodel exists")
-    return EntailmentAnswer(query=qtext, entailed=None, backend="eprover", elapsed_ms=ms,
-                            reason=f"E gave up (SZS status {status})")
+        return EntailmentAnswer(
+            query=qtext,
+            entailed=False,
+            backend="eprover",
+            elapsed_ms=ms,
+            reason="E saturated the clause set without contradiction: a countermodel exists",
+        )
+    return EntailmentAnswer(
+        query=qtext, entailed=None, backend="eprover", elapsed_ms=ms, reason=f"E gave up (SZS status {status})"
+    )
 
 
 def consistent(bs: BeliefSet, *, timeout: float = DEFAULT_TIMEOUT) -> ConsistencyAnswer:
@@ -199,10 +255,17 @@ def consistent(bs: BeliefSet, *, timeout: float = DEFAULT_TIMEOUT) -> Consistenc
     ms = (time.perf_counter() - t0) * 1000
     if status in ("Unsatisfiable", "ContradictoryAxioms"):
         idx = [names[u] for u in used if isinstance(names.get(u), int)]
-        return ConsistencyAnswer(consistent=False, backend="eprover", elapsed_ms=ms,
-                                 involved=[print_formula(bs.formulas[i]) for i in idx],  # type: ignore[index]
-                                 involved_lines=[bs.lines[i] for i in idx],  # type: ignore[index]
-                                 proof=_proof(used, names, bs, "-"), reason="E derived the empty clause")
+        return ConsistencyAnswer(
+            consistent=False,
+            backend="eprover",
+            elapsed_ms=ms,
+            involved=[print_formula(bs.formulas[i]) for i in idx],  # type: ignore[index]
+            involved_lines=[bs.lines[i] for i in idx],  # type: ignore[index]
+            proof=_proof(used, names, bs, "-"),
+            reason="E derived the empty clause",
+        )
     if status == "Satisfiable":
         return ConsistencyAnswer(consistent=True, backend="eprover", elapsed_ms=ms, reason="E saturated: satisfiable")
-    return ConsistencyAnswer(consistent=None, backend="eprover", elapsed_ms=ms, reason=f"E gave up (SZS status {status})")
+    return ConsistencyAnswer(
+        consistent=None, backend="eprover", elapsed_ms=ms, reason=f"E gave up (SZS status {status})"
+    )

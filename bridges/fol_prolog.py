@@ -9,6 +9,7 @@ warm tables.
 
 pyswip fails under concurrent threads (NestedQueryError): every call goes through ONE worker thread.
 """
+
 from __future__ import annotations
 
 import os
@@ -16,21 +17,22 @@ import queue
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any, Callable
+from typing import Any
 
-from logic.fol.answers import ConsistencyAnswer, EntailmentAnswer, FolReasonerError
-from logic.fol.clauses import Clause, Clausifier, HornProgram, NotClausal, horn_program
-from logic.fol.hierarchy import SortHierarchy
-from logic.fol.model import ANY, Atom, BeliefSet, Formula, Not, Var
-from logic.fol.syntax import print_formula
-from logic.proof import NodeKind, ProofNode
+from lexlogic.logic.fol.answers import ConsistencyAnswer, EntailmentAnswer, FolReasonerError
+from lexlogic.logic.fol.clauses import Clause, Clausifier, HornProgram, NotClausal, horn_program
+from lexlogic.logic.fol.hierarchy import SortHierarchy
+from lexlogic.logic.fol.model import ANY, Atom, BeliefSet, Formula, Not, Var
+from lexlogic.logic.fol.syntax import print_formula
+from lexlogic.logic.proof import NodeKind, ProofNode
 
 
 # ------------------------------------------------------------------------------- single worker
 class _Worker:
     def __init__(self) -> None:
-        self._q: "queue.Queue[tuple[Callable[[], Any], Future]]" = queue.Queue()
+        self._q: queue.Queue[tuple[Callable[[], Any], Future]] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self.prolog: Any = None
@@ -59,7 +61,7 @@ class _Worker:
                 continue
             try:
                 fut.set_result(fn())
-            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+            except BaseException as exc:
                 fut.set_exception(exc)
 
 
@@ -123,9 +125,15 @@ def program_text(bs: BeliefSet, module: str) -> tuple[str, HornProgram]:
     consts = dict(sig.constant_sorts())
     consts.update(prog.skolems)
     preds = dict(sig.predicates)
-    lines = [f":- module({module}, []).", ":- style_check(-discontiguous).", ":- style_check(-singleton).",
-             ":- dynamic('$hyp'/1).", ":- dynamic('$rule'/3).", ":- dynamic('$qgoal'/0).",
-             ":- dynamic('$false'/0)."]
+    lines = [
+        f":- module({module}, []).",
+        ":- style_check(-discontiguous).",
+        ":- style_check(-singleton).",
+        ":- dynamic('$hyp'/1).",
+        ":- dynamic('$rule'/3).",
+        ":- dynamic('$qgoal'/0).",
+        ":- dynamic('$false'/0).",
+    ]
     heads = {c.pos[0].pred for c in prog.clauses if c.pos and c.neg}
     for p in sorted(heads):
         lines.append(f":- table {_q(p)}/{len(preds[p])}.")
@@ -149,8 +157,12 @@ def program_text(bs: BeliefSet, module: str) -> tuple[str, HornProgram]:
 
 
 def _version(bs: BeliefSet) -> tuple:
-    return (len(bs.formulas), sum(len(c) for c in bs.signature.sorts.values()), len(bs.signature.predicates),
-            len(bs.repairs))
+    return (
+        len(bs.formulas),
+        sum(len(c) for c in bs.signature.sorts.values()),
+        len(bs.signature.predicates),
+        len(bs.repairs),
+    )
 
 
 _BY_ID: dict[int, tuple[tuple, str, BeliefSet]] = {}
@@ -215,8 +227,12 @@ def _rows_to_proof(rows: list[str], loaded: _Loaded, query_text: str) -> ProofNo
         depth = int(depth_s)
         text = goal.replace("'", "")
         if kind == "refuted":
-            node = ProofNode(atom="-", label="contradiction: a negative clause is violated",
-                             kind=NodeKind.RULE, rule_id="fol:contradiction")
+            node = ProofNode(
+                atom="-",
+                label="contradiction: a negative clause is violated",
+                kind=NodeKind.RULE,
+                rule_id="fol:contradiction",
+            )
             root.children.append(node)
             stack = [(-1, root), (-1, node)]
             continue
@@ -226,9 +242,13 @@ def _rows_to_proof(rows: list[str], loaded: _Loaded, query_text: str) -> ProofNo
             if own is None or own == sort:
                 continue  # declared membership: not worth a node
             chain = hierarchy.path(own, sort) or [own, sort]
-            node = ProofNode(atom=f"{const} : {sort}", label=f"{const} is a {own}, {' ⊑ '.join(chain)}",
-                             kind=NodeKind.RULE, rule_id="fol:sort-hierarchy",
-                             note="inferred sub-sort: " + "; ".join(hierarchy.justifications(chain)))
+            node = ProofNode(
+                atom=f"{const} : {sort}",
+                label=f"{const} is a {own}, {' ⊑ '.join(chain)}",
+                kind=NodeKind.RULE,
+                rule_id="fol:sort-hierarchy",
+                note="inferred sub-sort: " + "; ".join(hierarchy.justifications(chain)),
+            )
         elif kind == "hyp":
             node = ProofNode(atom=text, label=f"{text} (hypothesis of the query)", kind=NodeKind.ASSUMPTION)
         else:
@@ -242,15 +262,20 @@ def _rows_to_proof(rows: list[str], loaded: _Loaded, query_text: str) -> ProofNo
             if not clause.neg and not clause.vars:
                 reps = repairs_by_fact.get(ftext, [])
                 if reps:
-                    node = ProofNode(atom=text, label=f"{text} (repaired, not a given)", kind=NodeKind.REPAIR,
-                                     rule_id=f"fol:{src + 1}", note="; ".join(r.reason for r in reps),
-                                     children=[c for r in reps for c in r.to_proof_node().children])
+                    node = ProofNode(
+                        atom=text,
+                        label=f"{text} (repaired, not a given)",
+                        kind=NodeKind.REPAIR,
+                        rule_id=f"fol:{src + 1}",
+                        note="; ".join(r.reason for r in reps),
+                        children=[c for r in reps for c in r.to_proof_node().children],
+                    )
                 else:
-                    node = ProofNode(atom=text, label=text, kind=NodeKind.FACT, rule_id=f"fol:{src + 1}",
-                                     note=where)
+                    node = ProofNode(atom=text, label=text, kind=NodeKind.FACT, rule_id=f"fol:{src + 1}", note=where)
             else:
-                node = ProofNode(atom=text, label=f"{text} by {ftext}", kind=NodeKind.RULE,
-                                 rule_id=f"fol:{src + 1}", note=where)
+                node = ProofNode(
+                    atom=text, label=f"{text} by {ftext}", kind=NodeKind.RULE, rule_id=f"fol:{src + 1}", note=where
+                )
         while stack and stack[-1][0] >= depth:
             stack.pop()
         stack[-1][1].children.append(node)
@@ -300,15 +325,28 @@ def entails(bs: BeliefSet, query: Formula, *, proof: bool = True) -> EntailmentA
                 rows = [] if res else None
             inconsistent = kb_inconsistent
             if rows is None:
-                return EntailmentAnswer(query=qtext, entailed=False, backend="prolog",
-                                        reason="no derivation: the query fails in the least model of the "
-                                               "Horn belief set (complete for this fragment)")
+                return EntailmentAnswer(
+                    query=qtext,
+                    entailed=False,
+                    backend="prolog",
+                    reason="no derivation: the query fails in the least model of the "
+                    "Horn belief set (complete for this fragment)",
+                )
             pnode = _rows_to_proof(rows, loaded, qtext) if proof else None
-            return EntailmentAnswer(query=qtext, entailed=True, backend="prolog", proof=pnode,
-                                    inconsistent_kb=inconsistent,
-                                    reason="the belief set is inconsistent (everything follows)" if inconsistent
-                                    else ("refutation: the query's negation contradicts the belief set"
-                                          if rows and rows[0].startswith("0|refuted") else "derived"))
+            return EntailmentAnswer(
+                query=qtext,
+                entailed=True,
+                backend="prolog",
+                proof=pnode,
+                inconsistent_kb=inconsistent,
+                reason="the belief set is inconsistent (everything follows)"
+                if inconsistent
+                else (
+                    "refutation: the query's negation contradicts the belief set"
+                    if rows and rows[0].startswith("0|refuted")
+                    else "derived"
+                ),
+            )
         finally:
             _call(f"retractall({m}:'$hyp'(_)), retractall({m}:'$qgoal'), retractall({m}:'$rule'('$qgoal',_,_))")
             if hyps:
@@ -327,8 +365,9 @@ def consistent(bs: BeliefSet) -> ConsistencyAnswer:
         m = loaded.module
         res = _call(f"{m}:'$false', once({m}:'$prove'('$false', [], P)), {m}:'$flat'(P, 0, Rows)")
         if not res:
-            return ConsistencyAnswer(consistent=True, backend="prolog",
-                                     reason="no negative clause is violated in the least model")
+            return ConsistencyAnswer(
+                consistent=True, backend="prolog", reason="no negative clause is violated in the least model"
+            )
         rows = [str(r) for r in res[0]["Rows"]]
         proof = _rows_to_proof(rows, loaded, "-")
         involved_idx: list[int] = []
@@ -338,10 +377,14 @@ def consistent(bs: BeliefSet) -> ConsistencyAnswer:
                 src = loaded.program.clauses[int(ident)].source
                 if src not in involved_idx:
                     involved_idx.append(src)
-        return ConsistencyAnswer(consistent=False, backend="prolog",
-                                 involved=[print_formula(bs.formulas[i]) for i in involved_idx],
-                                 involved_lines=[bs.lines[i] for i in involved_idx], proof=proof,
-                                 reason="a negative clause is derivable")
+        return ConsistencyAnswer(
+            consistent=False,
+            backend="prolog",
+            involved=[print_formula(bs.formulas[i]) for i in involved_idx],
+            involved_lines=[bs.lines[i] for i in involved_idx],
+            proof=proof,
+            reason="a negative clause is derivable",
+        )
 
     ans = _WORKER.submit(job)
     ans.elapsed_ms = (time.perf_counter() - t0) * 1000

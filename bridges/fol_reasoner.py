@@ -3,13 +3,14 @@
 auto: the Horn fragment (belief set and query) goes to SWI-Prolog (exact, with proof trees, fast on
 large fact sets); anything else to E prover; Tweety only when asked for (and configured).
 """
+
 from __future__ import annotations
 
 from typing import Literal
 
-from logic.fol.answers import ConsistencyAnswer, EntailmentAnswer, FolReasonerError
-from logic.fol.clauses import NotClausal, horn_program
-from logic.fol.model import BeliefSet, Formula
+from lexlogic.logic.fol.answers import ConsistencyAnswer, EntailmentAnswer, FolReasonerError
+from lexlogic.logic.fol.clauses import NotClausal, horn_program
+from lexlogic.logic.fol.model import BeliefSet, Formula
 
 Backend = Literal["auto", "prolog", "eprover", "tweety", "tweety-simple"]
 
@@ -25,7 +26,7 @@ def _horn(bs: BeliefSet) -> bool:
 def entails(bs: BeliefSet, query: Formula, *, backend: Backend = "auto", proof: bool = True) -> EntailmentAnswer:
     if backend == "auto":
         if _horn(bs):
-            from bridges import fol_prolog
+            from lexlogic.bridges import fol_prolog
 
             try:
                 return fol_prolog.entails(bs, query, proof=proof)
@@ -34,15 +35,15 @@ def entails(bs: BeliefSet, query: Formula, *, backend: Backend = "auto", proof: 
                     raise
         backend = "eprover"
     if backend == "prolog":
-        from bridges import fol_prolog
+        from lexlogic.bridges import fol_prolog
 
         return fol_prolog.entails(bs, query, proof=proof)
     if backend == "eprover":
-        from bridges import fol_eprover
+        from lexlogic.bridges import fol_eprover
 
         return fol_eprover.entails(bs, query, proof=proof)
     if backend in ("tweety", "tweety-simple"):
-        from bridges import fol_tweety
+        from lexlogic.bridges import fol_tweety
 
         return fol_tweety.entails(bs, query, reasoner="simple" if backend == "tweety-simple" else "eprover")
     raise FolReasonerError(f"unknown backend {backend!r}")
@@ -52,15 +53,15 @@ def consistent(bs: BeliefSet, *, backend: Backend = "auto") -> ConsistencyAnswer
     if backend == "auto":
         backend = "prolog" if _horn(bs) else "eprover"
     if backend == "prolog":
-        from bridges import fol_prolog
+        from lexlogic.bridges import fol_prolog
 
         return fol_prolog.consistent(bs)
     if backend == "eprover":
-        from bridges import fol_eprover
+        from lexlogic.bridges import fol_eprover
 
         return fol_eprover.consistent(bs)
     if backend in ("tweety", "tweety-simple"):
-        from bridges import fol_tweety
+        from lexlogic.bridges import fol_tweety
 
         return fol_tweety.consistent(bs, reasoner="simple" if backend == "tweety-simple" else "eprover")
     raise FolReasonerError(f"unknown backend {backend!r}")

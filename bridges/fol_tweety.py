@@ -7,6 +7,7 @@ each lowered formula is handed to Tweety's own FolParser. Reasoner: EFOLReasoner
 (checked to exist first: Tweety reads a missing binary as "false"), or SimpleFolReasoner on request.
 Tweety's ParserException messages arrive wrapped; they are unwrapped into FolReasonerError.
 """
+
 from __future__ import annotations
 
 import glob
@@ -15,15 +16,18 @@ import threading
 import time
 from typing import Any
 
-from logic.fol.answers import ConsistencyAnswer, EntailmentAnswer, FolReasonerError
-from logic.fol.lowering import lower, lower_query
-from logic.fol.model import BeliefSet, Formula
-from logic.fol.syntax import print_formula
+from lexlogic.logic.fol.answers import ConsistencyAnswer, EntailmentAnswer, FolReasonerError
+from lexlogic.logic.fol.lowering import lower, lower_query
+from lexlogic.logic.fol.model import BeliefSet, Formula
+from lexlogic.logic.fol.syntax import print_formula
 
 ENV = "LEXLOGIC_TWEETY_CLASSPATH"
 MAVEN_ARTIFACTS = [
-    ("org.tweetyproject.logics", "fol"), ("org.tweetyproject.logics", "commons"),
-    ("org.tweetyproject", "commons"), ("org.tweetyproject", "math"), ("org.tweetyproject", "plugin"),
+    ("org.tweetyproject.logics", "fol"),
+    ("org.tweetyproject.logics", "commons"),
+    ("org.tweetyproject", "commons"),
+    ("org.tweetyproject", "math"),
+    ("org.tweetyproject", "plugin"),
 ]
 VERSION = "1.31"
 _LOCK = threading.Lock()
@@ -37,7 +41,9 @@ def classpath() -> list[str]:
         if os.path.isdir(part):
             jars += sorted(glob.glob(os.path.join(part, "*.jar")))
         else:
-            jars += sorted(glob.glob(part)) if any(ch in part for ch in "*?[") else ([part] if os.path.isfile(part) else [])
+            jars += (
+                sorted(glob.glob(part)) if any(ch in part for ch in "*?[") else ([part] if os.path.isfile(part) else [])
+            )
     return jars
 
 
@@ -46,8 +52,14 @@ def status() -> dict[str, Any]:
     import shutil
 
     java = shutil.which("java")
-    return {"env": ENV, "value": os.environ.get(ENV), "jars": jars, "java": java,
-            "artifacts": [f"{g}:{a}:{VERSION}" for g, a in MAVEN_ARTIFACTS], "usable": bool(jars) and java is not None}
+    return {
+        "env": ENV,
+        "value": os.environ.get(ENV),
+        "jars": jars,
+        "java": java,
+        "artifacts": [f"{g}:{a}:{VERSION}" for g, a in MAVEN_ARTIFACTS],
+        "usable": bool(jars) and java is not None,
+    }
 
 
 def available() -> tuple[bool, str]:
@@ -122,8 +134,9 @@ def _build(bs: BeliefSet) -> _Kb:
         try:
             kb.add(parser.parseFormula(text))
         except Exception as exc:  # JException
-            raise FolReasonerError(f"Tweety rejected formula{f' (line {line})' if line else ''} {text!r}: "
-                                   f"{_unwrap(exc)}") from None
+            raise FolReasonerError(
+                f"Tweety rejected formula{f' (line {line})' if line else ''} {text!r}: {_unwrap(exc)}"
+            ) from None
     kb.setSignature(sig)
     return _Kb(kb, parser, low)
 
@@ -133,7 +146,7 @@ def _reasoner(kind: str) -> Any:
     pkg = "org.tweetyproject.logics.fol.reasoner."
     if kind == "simple":
         return jpype.JClass(pkg + "SimpleFolReasoner")()
-    from bridges.fol_eprover import binary
+    from lexlogic.bridges.fol_eprover import binary
 
     exe = binary()
     if exe is None:
@@ -153,8 +166,13 @@ def entails(bs: BeliefSet, query: Formula, *, reasoner: str = "eprover") -> Enta
             raise
         except Exception as exc:
             raise FolReasonerError(f"Tweety failed on query {q!r}: {_unwrap(exc)}") from None
-    return EntailmentAnswer(query=print_formula(query), entailed=result, backend=f"tweety-{reasoner}",
-                            reason="Tweety answered (no proof object)", elapsed_ms=(time.perf_counter() - t0) * 1000)
+    return EntailmentAnswer(
+        query=print_formula(query),
+        entailed=result,
+        backend=f"tweety-{reasoner}",
+        reason="Tweety answered (no proof object)",
+        elapsed_ms=(time.perf_counter() - t0) * 1000,
+    )
 
 
 def consistent(bs: BeliefSet, *, reasoner: str = "eprover") -> ConsistencyAnswer:
@@ -167,8 +185,12 @@ def consistent(bs: BeliefSet, *, reasoner: str = "eprover") -> ConsistencyAnswer
             raise
         except Exception as exc:
             raise FolReasonerError(f"Tweety failed: {_unwrap(exc)}") from None
-    return ConsistencyAnswer(consistent=not incons, backend=f"tweety-{reasoner}",
-                             reason="Tweety query of '-' (contradiction)", elapsed_ms=(time.perf_counter() - t0) * 1000)
+    return ConsistencyAnswer(
+        consistent=not incons,
+        backend=f"tweety-{reasoner}",
+        reason="Tweety query of '-' (contradiction)",
+        elapsed_ms=(time.perf_counter() - t0) * 1000,
+    )
 
 
 def install(directory: str, *, timeout: float = 5.0, repository: str = "https://repo1.maven.org/maven2") -> list[str]:
@@ -184,9 +206,11 @@ def install(directory: str, *, timeout: float = 5.0, repository: str = "https://
                 resp = http.get(url)
                 resp.raise_for_status()
             except httpx.HTTPError as exc:
-                raise FolReasonerError(f"cannot fetch {group}:{artifact}:{VERSION} from {repository} "
-                                       f"({type(exc).__name__}: {exc or 'unreachable'}); Maven Central is not "
-                                       f"reachable from this machine — copy the jars by hand and set {ENV}") from None
+                raise FolReasonerError(
+                    f"cannot fetch {group}:{artifact}:{VERSION} from {repository} "
+                    f"({type(exc).__name__}: {exc or 'unreachable'}); Maven Central is not "
+                    f"reachable from this machine — copy the jars by hand and set {ENV}"
+                ) from None
             path = os.path.join(directory, f"{group}.{artifact}-{VERSION}.jar")  # two artifacts are named `commons`
             with open(path, "wb") as fh:
                 fh.write(resp.content)

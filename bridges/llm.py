@@ -5,6 +5,7 @@ base URL is unset, ``LLMClient.from_env()`` returns None and callers use their o
 Outputs are validated (JSON schema via Pydantic) and retried a bounded number of times; the error of a
 failed attempt is sent back to the model so it can correct itself.
 """
+
 from __future__ import annotations
 
 import json
@@ -47,8 +48,9 @@ class ChatReply(BaseModel):
 class LLMClient:
     """A thin client: one method per protocol use, no framework."""
 
-    def __init__(self, base_url: str, model: str, api_key: str = "", timeout: float = 60.0,
-                 max_retries: int = 3) -> None:
+    def __init__(
+        self, base_url: str, model: str, api_key: str = "", timeout: float = 60.0, max_retries: int = 3
+    ) -> None:
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.api_key = api_key
@@ -56,16 +58,21 @@ class LLMClient:
         self._http = httpx.Client(timeout=timeout)
 
     @classmethod
-    def from_env(cls) -> "LLMClient | None":
+    def from_env(cls) -> LLMClient | None:
         base = os.environ.get("LEXLOGIC_LLM_BASE_URL")
         if not base:
             return None
-        return cls(base, os.environ.get("LEXLOGIC_LLM_MODEL", "default"),
-                   os.environ.get("LEXLOGIC_LLM_API_KEY", ""))
+        return cls(base, os.environ.get("LEXLOGIC_LLM_MODEL", "default"), os.environ.get("LEXLOGIC_LLM_API_KEY", ""))
 
-    def chat(self, messages: list[dict[str, Any]], *, tools: list[dict[str, Any]] | None = None,
-             tool_choice: str | None = None, response_format: dict[str, Any] | None = None,
-             temperature: float = 0.0) -> ChatReply:
+    def chat(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        tool_choice: str | None = None,
+        response_format: dict[str, Any] | None = None,
+        temperature: float = 0.0,
+    ) -> ChatReply:
         payload: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": temperature}
         if tools:
             payload["tools"] = tools
@@ -81,19 +88,20 @@ class LLMClient:
         except (httpx.HTTPError, KeyError, IndexError, ValueError) as exc:
             raise LLMError(f"chat completion failed at {self.base_url}: {exc}") from exc
         calls = [
-            ToolCall(id=c.get("id", f"call_{i}"), name=c["function"]["name"],
-                     arguments=c["function"].get("arguments") or "{}")
+            ToolCall(
+                id=c.get("id", f"call_{i}"),
+                name=c["function"]["name"],
+                arguments=c["function"].get("arguments") or "{}",
+            )
             for i, c in enumerate(message.get("tool_calls") or [])
         ]
         usage = (body.get("usage") or {}).get("total_tokens", 0)
-        return ChatReply(content=message.get("content"), tool_calls=calls, raw_message=message,
-                         usage_tokens=usage)
+        return ChatReply(content=message.get("content"), tool_calls=calls, raw_message=message, usage_tokens=usage)
 
     def complete_json(self, messages: list[dict[str, Any]], schema: type[T]) -> T:
         """Ask for JSON matching ``schema``; on invalid output, tell the model why and retry."""
         convo = list(messages)
-        rf = {"type": "json_schema",
-              "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema()}}
+        rf = {"type": "json_schema", "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema()}}
         last_error = ""
         for _ in range(self.max_retries):
             reply = self.chat(convo, response_format=rf)
@@ -104,8 +112,10 @@ class LLMClient:
                 return schema.model_validate_json(text)
             except ValidationError as exc:
                 last_error = str(exc)
-                convo += [{"role": "assistant", "content": reply.content or ""},
-                          {"role": "user", "content": f"Invalid output, fix it and answer JSON only: {last_error}"}]
+                convo += [
+                    {"role": "assistant", "content": reply.content or ""},
+                    {"role": "user", "content": f"Invalid output, fix it and answer JSON only: {last_error}"},
+                ]
         raise LLMError(f"no valid {schema.__name__} after {self.max_retries} attempts: {last_error}")
 
 

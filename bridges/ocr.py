@@ -2,6 +2,7 @@
 
 Word boxes come from ``image_to_data`` in image pixels; the caller scales them to page points.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -31,8 +32,7 @@ def ocr_words(image: Image.Image, lang: str = "fra", psm: int = 3) -> list[OcrWo
     import pytesseract
 
     try:
-        data = pytesseract.image_to_data(image, lang=lang, config=f"--psm {psm}",
-                                         output_type=pytesseract.Output.DICT)
+        data = pytesseract.image_to_data(image, lang=lang, config=f"--psm {psm}", output_type=pytesseract.Output.DICT)
     except pytesseract.TesseractNotFoundError as exc:
         raise OCRError("tesseract is not installed (apt: tesseract-ocr tesseract-ocr-fra)") from exc
     except pytesseract.TesseractError as exc:
@@ -42,8 +42,17 @@ def ocr_words(image: Image.Image, lang: str = "fra", psm: int = 3) -> list[OcrWo
         text = (text or "").strip()
         if not text:
             continue
-        words.append(OcrWord(text=text, left=int(data["left"][i]), top=int(data["top"][i]),
-                             width=int(data["width"][i]), height=int(data["height"][i]),
-                             conf=float(data["conf"][i]), block=int(data["block_num"][i]),
-                             par=int(data["par_num"][i]), line=int(data["line_num"][i])))
+        words.append(
+            OcrWord(
+                text=text,
+                left=int(data["left"][i]),
+                top=int(data["top"][i]),
+                width=int(data["width"][i]),
+                height=int(data["height"][i]),
+                conf=float(data["conf"][i]),
+                block=int(data["block_num"][i]),
+                par=int(data["par_num"][i]),
+                line=int(data["line_num"][i]),
+            )
+        )
     return words

@@ -2,6 +2,7 @@
 
 Coordinates are PDF points with the origin top-left, as ``logic.grounding.BBox`` expects.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -40,9 +41,17 @@ def extract_pages(path: str | Path) -> list[PdfPage]:
             pages = []
             for i, page in enumerate(pdf.pages, start=1):
                 words = page.extract_words(keep_blank_chars=False, use_text_flow=True, x_tolerance=1.5)
-                pages.append(PdfPage(number=i, width=float(page.width), height=float(page.height),
-                                     words=[PdfWord(w["text"], float(w["x0"]), float(w["top"]),
-                                                    float(w["x1"]), float(w["bottom"])) for w in words]))
+                pages.append(
+                    PdfPage(
+                        number=i,
+                        width=float(page.width),
+                        height=float(page.height),
+                        words=[
+                            PdfWord(w["text"], float(w["x0"]), float(w["top"]), float(w["x1"]), float(w["bottom"]))
+                            for w in words
+                        ],
+                    )
+                )
             return pages
     except Exception as exc:  # pdfminer raises many types
         raise PDFError(f"cannot read PDF {path}: {exc}") from exc

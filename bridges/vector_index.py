@@ -8,6 +8,7 @@ Vectors are L2-normalised float32, so scores are cosine similarities (inner prod
 Persistence: ``save(dir)`` writes ``vectors.npy`` (always: exact search and rebuilds need them),
 ``hnsw.bin`` when the HNSW backend is active, and ``index.json`` (backend, size, parameters).
 """
+
 from __future__ import annotations
 
 import json
@@ -29,9 +30,18 @@ class VectorIndexError(RuntimeError):
 class VectorIndex:
     """An immutable index over ``n`` vectors of dimension ``dim``; ids are row numbers 0..n-1."""
 
-    def __init__(self, vectors: np.ndarray, *, backend: Backend = "auto", exact_below: int = EXACT_BELOW,
-                 m: int = 16, ef_construction: int = 200, ef_search: int = 96, threads: int = 1,
-                 _hnsw: object | None = None) -> None:
+    def __init__(
+        self,
+        vectors: np.ndarray,
+        *,
+        backend: Backend = "auto",
+        exact_below: int = EXACT_BELOW,
+        m: int = 16,
+        ef_construction: int = 200,
+        ef_search: int = 96,
+        threads: int = 1,
+        _hnsw: object | None = None,
+    ) -> None:
         vectors = np.ascontiguousarray(np.asarray(vectors, dtype=np.float32))
         if vectors.ndim != 2:
             raise VectorIndexError(f"vectors must be a 2-D array, got shape {vectors.shape}")
@@ -54,8 +64,7 @@ class VectorIndex:
         import hnswlib
 
         index = hnswlib.Index(space="ip", dim=self.dim)
-        index.init_index(max_elements=max(len(self), 1), ef_construction=self.ef_construction, M=self.m,
-                         random_seed=42)
+        index.init_index(max_elements=max(len(self), 1), ef_construction=self.ef_construction, M=self.m, random_seed=42)
         index.set_num_threads(max(self.threads, 1))
         index.add_items(self.vectors, np.arange(len(self)))
         index.set_ef(self.ef_search)
@@ -81,8 +90,14 @@ class VectorIndex:
         np.save(d / "vectors.npy", self.vectors)
         if self.backend == "hnsw" and self._hnsw is not None:
             self._hnsw.save_index(str(d / "hnsw.bin"))  # type: ignore[attr-defined]
-        meta = {"backend": self.backend, "n": len(self), "dim": self.dim, "m": self.m,
-                "ef_construction": self.ef_construction, "ef_search": self.ef_search}
+        meta = {
+            "backend": self.backend,
+            "n": len(self),
+            "dim": self.dim,
+            "m": self.m,
+            "ef_construction": self.ef_construction,
+            "ef_search": self.ef_search,
+        }
         (d / "index.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
 
     @classmethod
@@ -94,8 +109,10 @@ class VectorIndex:
         except (OSError, ValueError) as exc:
             raise VectorIndexError(f"cannot load vector index from {d}: {exc}") from exc
         if vectors.shape != (meta["n"], meta["dim"]):
-            raise VectorIndexError(f"{d / 'vectors.npy'}: shape {vectors.shape} does not match "
-                                   f"index.json (n={meta['n']}, dim={meta['dim']})")
+            raise VectorIndexError(
+                f"{d / 'vectors.npy'}: shape {vectors.shape} does not match "
+                f"index.json (n={meta['n']}, dim={meta['dim']})"
+            )
         hnsw = None
         if meta["backend"] == "hnsw" and meta["n"]:
             import hnswlib
@@ -107,8 +124,15 @@ class VectorIndex:
             hnsw.load_index(str(path), max_elements=meta["n"])
             hnsw.set_num_threads(max(threads, 1))
             hnsw.set_ef(meta["ef_search"])
-        return cls(vectors, backend=meta["backend"], m=meta["m"], ef_construction=meta["ef_construction"],
-                   ef_search=meta["ef_search"], threads=threads, _hnsw=hnsw)
+        return cls(
+            vectors,
+            backend=meta["backend"],
+            m=meta["m"],
+            ef_construction=meta["ef_construction"],
+            ef_search=meta["ef_search"],
+            threads=threads,
+            _hnsw=hnsw,
+        )
 
 
 def _exact_topk(vectors: np.ndarray, q: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

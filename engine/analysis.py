@@ -4,6 +4,7 @@ Three-valued by construction: an unknown boolean is opened with a choice rule, s
 both values; an outcome is `yes` if it holds in every answer set (cautious), `no` if in none (brave),
 `unknown` otherwise — and then names the missing facts (or the open appreciation) it depends on.
 """
+
 from __future__ import annotations
 
 from typing import Any, Literal
@@ -11,13 +12,13 @@ from typing import Any, Literal
 import clingo
 from pydantic import BaseModel, Field
 
-from bridges.clingo_bridge import CompiledProgram, GroundedPack, Solution
-from engine.explain import Explainer
-from engine.packs import pack_by_name
-from engine.values import ValueInfo, ValueStatus, gather_values
-from logic.facts import CaseFile, parse_case
-from logic.pack import FactType, Remedy, RulePack
-from logic.proof import NodeKind, ProofNode
+from lexlogic.bridges.clingo_bridge import CompiledProgram, GroundedPack, Solution
+from lexlogic.engine.explain import Explainer
+from lexlogic.engine.packs import pack_by_name
+from lexlogic.engine.values import ValueInfo, ValueStatus, gather_values
+from lexlogic.logic.facts import CaseFile, parse_case
+from lexlogic.logic.pack import FactType, Remedy, RulePack
+from lexlogic.logic.proof import NodeKind, ProofNode
 
 Tri = Literal["yes", "no", "unknown"]
 
@@ -82,16 +83,27 @@ def input_assignment(pack: RulePack, values: dict[str, ValueInfo]) -> dict[cling
     return out
 
 
-def analyse(pack: RulePack, program: CompiledProgram, case: CaseFile,
-            answers: dict[str, Any] | None = None, dynamic: list[Any] | None = None) -> Analysis:
+def analyse(
+    pack: RulePack,
+    program: CompiledProgram,
+    case: CaseFile,
+    answers: dict[str, Any] | None = None,
+    dynamic: list[Any] | None = None,
+) -> Analysis:
     values = gather_values(pack, case, answers, dynamic)
     assignment = input_assignment(pack, values)
     g = grounded(pack, program)
     solution = g.solve(assignment)
     if not solution.satisfiable:
-        return Analysis(pack=pack.name, case_id=case.case_id, verdict="INCONSISTENT",
-                        summary="Les faits violent une contrainte du pack : aucune issue cohérente.",
-                        outcomes={}, checks=[], values=values)
+        return Analysis(
+            pack=pack.name,
+            case_id=case.case_id,
+            verdict="INCONSISTENT",
+            summary="Les faits violent une contrainte du pack : aucune issue cohérente.",
+            outcomes={},
+            checks=[],
+            values=values,
+        )
     explainer = Explainer(pack, program, solution, values)
     outcomes: dict[str, Outcome] = {}
     target = pack.manifest.target
@@ -106,8 +118,11 @@ def analyse(pack: RulePack, program: CompiledProgram, case: CaseFile,
     for check in pack.manifest.checks:
         status = outcomes[check.outcome].status if check.outcome in outcomes else "unknown"
         fatal = check.fatal_if is not None and status == check.fatal_if
-        checks.append(CheckResult(id=check.id, label=check.label, kind=check.kind, outcome=check.outcome,
-                                  status=status, fatal=fatal))
+        checks.append(
+            CheckResult(
+                id=check.id, label=check.label, kind=check.kind, outcome=check.outcome, status=status, fatal=fatal
+            )
+        )
         if fatal and decisive is None:
             decisive = check.id
     main = outcomes[target]
@@ -116,18 +131,32 @@ def analyse(pack: RulePack, program: CompiledProgram, case: CaseFile,
     missing = list(dict.fromkeys(main.missing))
     questions = [
         {"fact": f, "question": pack.facts[f].question, "cost": pack.facts[f].cost}
-        for f in missing if f in pack.facts and pack.facts[f].question
+        for f in missing
+        if f in pack.facts and pack.facts[f].question
     ]
     questions.sort(key=lambda q: q["cost"])
     summary = _summary(pack, verdict, checks, decisive, main, outcomes.get(remedy.outcome) if remedy else None)
     why = None if main.status == "yes" else explainer.why_not(clingo.Function(target))
-    return Analysis(pack=pack.name, case_id=case.case_id, verdict=verdict, summary=summary,
-                    applicable_law=law, outcomes=outcomes, remedy=remedy.outcome if remedy else None, checks=checks, decisive_check=decisive,
-                    missing_facts=missing, questions=questions, values=values, why_not=why)
+    return Analysis(
+        pack=pack.name,
+        case_id=case.case_id,
+        verdict=verdict,
+        summary=summary,
+        applicable_law=law,
+        outcomes=outcomes,
+        remedy=remedy.outcome if remedy else None,
+        checks=checks,
+        decisive_check=decisive,
+        missing_facts=missing,
+        questions=questions,
+        values=values,
+        why_not=why,
+    )
 
 
-def _outcome(pack: RulePack, atom: str, solution: Solution, explainer: Explainer,
-             values: dict[str, ValueInfo]) -> Outcome:
+def _outcome(
+    pack: RulePack, atom: str, solution: Solution, explainer: Explainer, values: dict[str, ValueInfo]
+) -> Outcome:
     sym = clingo.Function(atom)
     label = pack.label_of(atom)
     if sym in solution.cautious:
@@ -142,12 +171,19 @@ def _outcome(pack: RulePack, atom: str, solution: Solution, explainer: Explainer
         missing, open_reasons = _live_unknowns(pack, explainer.program, solution, values, sym)
     holds_in_reference = sym in solution.reference
     proof = explainer.prove(sym) if holds_in_reference and status != "no" else explainer.why_not(sym)
-    return Outcome(atom=atom, label=label, status=status, missing=missing,
-                   open_reasons=list(dict.fromkeys(open_reasons)), proof=proof)
+    return Outcome(
+        atom=atom,
+        label=label,
+        status=status,
+        missing=missing,
+        open_reasons=list(dict.fromkeys(open_reasons)),
+        proof=proof,
+    )
 
 
-def _live_unknowns(pack: RulePack, program: CompiledProgram, solution: Solution,
-                   values: dict[str, ValueInfo], target: clingo.Symbol) -> tuple[list[str], list[str]]:
+def _live_unknowns(
+    pack: RulePack, program: CompiledProgram, solution: Solution, values: dict[str, ValueInfo], target: clingo.Symbol
+) -> tuple[list[str], list[str]]:
     """The unknown inputs on a derivation path of `target` that is still alive.
 
     A rule is dead when one of its premises is decided against it (a positive premise false in every
@@ -187,8 +223,10 @@ def _live_unknowns(pack: RulePack, program: CompiledProgram, solution: Solution,
             if any(h is not None and h != a for h in heads) and a not in heads:
                 continue
             lits = [lit for lit in rule.lits if lit.kind == "atom"]
-            if any(lit.ground is not None and (decided_true(lit.ground) if lit.negated else decided_false(lit.ground))
-                   for lit in lits):
+            if any(
+                lit.ground is not None and (decided_true(lit.ground) if lit.negated else decided_false(lit.ground))
+                for lit in lits
+            ):
                 continue  # a premise is decided against this rule
             for lit in lits:
                 if lit.ground is not None:
@@ -214,25 +252,45 @@ def _remedy(pack: RulePack, remedy: Remedy, liable: Outcome, values: dict[str, V
     for name in (remedy.low, remedy.high):
         info = values.get(name)
         comp = pack.computation_for(name)
-        children.append(ProofNode(atom=name, label=pack.label_of(name), kind=NodeKind.COMPUTED,
-                                  holds=bool(info and info.known), value=info.value if info else None,
-                                  rule_id=comp.id if comp else None,
-                                  sources=[s for sid in (comp.sources if comp else []) if (s := pack.source(sid))],
-                                  note=None if info and info.known else
-                                  "inconnu faute de : " + ", ".join(info.missing if info else [name])))
-    proof = ProofNode(atom=remedy.outcome, label=label, kind=NodeKind.COMPUTED, holds=liable.status == "yes",
-                      children=children)
+        children.append(
+            ProofNode(
+                atom=name,
+                label=pack.label_of(name),
+                kind=NodeKind.COMPUTED,
+                holds=bool(info and info.known),
+                value=info.value if info else None,
+                rule_id=comp.id if comp else None,
+                sources=[s for sid in (comp.sources if comp else []) if (s := pack.source(sid))],
+                note=None
+                if info and info.known
+                else "inconnu faute de : " + ", ".join(info.missing if info else [name]),
+            )
+        )
+    proof = ProofNode(
+        atom=remedy.outcome, label=label, kind=NodeKind.COMPUTED, holds=liable.status == "yes", children=children
+    )
     if liable.status == "no":
         return Outcome(atom=remedy.outcome, label=label, status="no", proof=proof)
     low, high = values.get(remedy.low), values.get(remedy.high)
     if low is not None and high is not None and low.known and high.known:
         status: Tri = "yes" if liable.status == "yes" else "unknown"
-        return Outcome(atom=remedy.outcome, label=label, status=status, proof=proof,
-                       value=[round(low.value, 2), round(high.value, 2)],
-                       missing=[] if status == "yes" else liable.missing)
+        return Outcome(
+            atom=remedy.outcome,
+            label=label,
+            status=status,
+            proof=proof,
+            value=[round(low.value, 2), round(high.value, 2)],
+            missing=[] if status == "yes" else liable.missing,
+        )
     missing = list(dict.fromkeys(m for info in (low, high) if info for m in info.missing))
-    return Outcome(atom=remedy.outcome, label=label, status="unknown", missing=missing, proof=proof,
-                   open_reasons=["montant incalculable : " + ", ".join(missing)] if missing else [])
+    return Outcome(
+        atom=remedy.outcome,
+        label=label,
+        status="unknown",
+        missing=missing,
+        proof=proof,
+        open_reasons=["montant incalculable : " + ", ".join(missing)] if missing else [],
+    )
 
 
 def _applicable_law(pack: RulePack, outcomes: dict[str, Outcome], values: dict[str, ValueInfo]) -> str | None:
@@ -249,19 +307,30 @@ def _applicable_law(pack: RulePack, outcomes: dict[str, Outcome], values: dict[s
     return f"indéterminé : {pack.label_of(versions.date_fact).lower()} inconnue"
 
 
-def _summary(pack: RulePack, verdict: str, checks: list[CheckResult], decisive: str | None,
-             main: Outcome, damages: Outcome | None) -> str:
+def _summary(
+    pack: RulePack,
+    verdict: str,
+    checks: list[CheckResult],
+    decisive: str | None,
+    main: Outcome,
+    damages: Outcome | None,
+) -> str:
     if verdict == "LIABLE":
         s = "Responsabilité engagée pour rupture brutale."
         if damages is not None and damages.value:
-            s += f" Dommages-intérêts estimés entre {damages.value[0]:,.0f} € et {damages.value[1]:,.0f} €.".replace(",", " ")
+            s += f" Dommages-intérêts estimés entre {damages.value[0]:,.0f} € et {damages.value[1]:,.0f} €.".replace(
+                ",", " "
+            )
         elif damages is not None and damages.missing:
             s += " Préjudice incalculable en l'état : manquent " + ", ".join(damages.missing) + "."
         return s
     if verdict == "NOT_LIABLE":
         check = next((c for c in checks if c.id == decisive), None)
-        return f"Pas de responsabilité : {check.label.lower()} ({check.outcome} = {check.status})." if check \
+        return (
+            f"Pas de responsabilité : {check.label.lower()} ({check.outcome} = {check.status})."
+            if check
             else "Pas de responsabilité."
+        )
     reasons = []
     if main.missing:
         reasons.append("faits manquants : " + ", ".join(main.missing))

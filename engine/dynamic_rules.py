@@ -9,12 +9,13 @@ probabilistic model can use to discount them: an interpretation, never hard law.
 
 Every transition is kept in `dynamic_rule_events` (who, when, from, to, why): the audit trail.
 """
+
 from __future__ import annotations
 
 import os
 import re
 from collections.abc import Callable, Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from enum import Enum
 from typing import Any, Literal
 
@@ -22,12 +23,12 @@ from pydantic import BaseModel, Field
 from sqlalchemy import DateTime, Engine, Float, ForeignKey, Integer, String, Text, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from engine.store.db import Base, JSONType, make_engine, session_factory
-from logic.grounding import Grounding, SourceKind
-from logic.proof import NodeKind, ProofNode
-from sandbox.errors import SandboxError
-from sandbox.pool import SandboxPool, default_pool, source_sha256
-from sandbox.schema import SchemaError, build_output_adapter
+from lexlogic.engine.store.db import Base, JSONType, make_engine, session_factory
+from lexlogic.logic.grounding import Grounding, SourceKind
+from lexlogic.logic.proof import NodeKind, ProofNode
+from lexlogic.sandbox.errors import SandboxError
+from lexlogic.sandbox.pool import SandboxPool, default_pool, source_sha256
+from lexlogic.sandbox.schema import SchemaError, build_output_adapter
 
 DEFAULT_RELIABILITY = 0.7
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}$")
@@ -55,7 +56,7 @@ class DeploymentPolicy(BaseModel):
     require_approval: bool = True
 
     @classmethod
-    def from_env(cls) -> "DeploymentPolicy":
+    def from_env(cls) -> DeploymentPolicy:
         raw = os.environ.get("LEXLOGIC_DYNAMIC_REQUIRE_APPROVAL", "1").strip().lower()
         return cls(require_approval=raw not in {"0", "false", "no", "off"})
 
@@ -106,7 +107,7 @@ _TABLES = [DynamicRuleRow.__table__, DynamicRuleEventRow.__table__]
 def _utc(value: datetime | None) -> datetime | None:
     if value is None:
         return None
-    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 class DynamicRule(BaseModel):
@@ -129,13 +130,26 @@ class DynamicRule(BaseModel):
     retired_reason: str | None = None
 
     @classmethod
-    def from_row(cls, row: DynamicRuleRow) -> "DynamicRule":
-        return cls(id=row.id, name=row.name, case_id=row.case_id, text=row.text, sha256=row.sha256,
-                   author=row.author, author_kind=AuthorKind(row.author_kind), created_at=_utc(row.created_at),
-                   status=RuleStatus(row.status), reliability=row.reliability, output_schema=row.output_schema,
-                   description=row.description or "", approved_by=row.approved_by,
-                   approved_at=_utc(row.approved_at), activated_at=_utc(row.activated_at),
-                   retired_at=_utc(row.retired_at), retired_reason=row.retired_reason)
+    def from_row(cls, row: DynamicRuleRow) -> DynamicRule:
+        return cls(
+            id=row.id,
+            name=row.name,
+            case_id=row.case_id,
+            text=row.text,
+            sha256=row.sha256,
+            author=row.author,
+            author_kind=AuthorKind(row.author_kind),
+            created_at=_utc(row.created_at),
+            status=RuleStatus(row.status),
+            reliability=row.reliability,
+            output_schema=row.output_schema,
+            description=row.description or "",
+            approved_by=row.approved_by,
+            approved_at=_utc(row.approved_at),
+            activated_at=_utc(row.activated_at),
+            retired_at=_utc(row.retired_at),
+            retired_reason=row.retired_reason,
+        )
 
     @property
     def intact(self) -> bool:
@@ -166,17 +180,38 @@ class DynamicRuleStore:
 
     @staticmethod
     def _now() -> datetime:
-        return datetime.now(timezone.utc)
+        return datetime.now(UTC)
 
-    def _event(self, session: Any, rule_id: str, actor: str, before: str | None, after: RuleStatus,
-               note: str = "", at: datetime | None = None) -> None:
-        session.add(DynamicRuleEventRow(rule_id=rule_id, at=at or self._now(), actor=actor, from_status=before,
-                                        to_status=after.value, note=note))
+    def _event(
+        self,
+        session: Any,
+        rule_id: str,
+        actor: str,
+        before: str | None,
+        after: RuleStatus,
+        note: str = "",
+        at: datetime | None = None,
+    ) -> None:
+        session.add(
+            DynamicRuleEventRow(
+                rule_id=rule_id, at=at or self._now(), actor=actor, from_status=before, to_status=after.value, note=note
+            )
+        )
 
-    def add(self, text: str, *, author: str, author_kind: AuthorKind | str = AuthorKind.LLM,
-            name: str | None = None, rule_id: str | None = None, case_id: str | None = None,
-            output_schema: Any = None, reliability: float = DEFAULT_RELIABILITY, description: str = "",
-            checker: Callable[[str], None] | None = None) -> DynamicRule:
+    def add(
+        self,
+        text: str,
+        *,
+        author: str,
+        author_kind: AuthorKind | str = AuthorKind.LLM,
+        name: str | None = None,
+        rule_id: str | None = None,
+        case_id: str | None = None,
+        output_schema: Any = None,
+        reliability: float = DEFAULT_RELIABILITY,
+        description: str = "",
+        checker: Callable[[str], None] | None = None,
+    ) -> DynamicRule:
         """Store a new rule as PROPOSED (ACTIVE at once if the deployment requires no approval).
 
         `checker` (typically `SandboxPool.check`) refuses a rule that does not compile under the policy
@@ -214,18 +249,35 @@ class DynamicRuleStore:
                     rule_id = f"dyn-{sha[:12]}-{n}"
             elif s.get(DynamicRuleRow, rule_id) is not None:
                 raise DynamicRuleError(f"a dynamic rule with id {rule_id} already exists")
-            row = DynamicRuleRow(id=rule_id, name=name or rule_id, case_id=case_id, text=text, sha256=sha,
-                                 author=author, author_kind=kind.value, created_at=now,
-                                 status=RuleStatus.PROPOSED.value, reliability=float(reliability),
-                                 output_schema=output_schema, description=description)
+            row = DynamicRuleRow(
+                id=rule_id,
+                name=name or rule_id,
+                case_id=case_id,
+                text=text,
+                sha256=sha,
+                author=author,
+                author_kind=kind.value,
+                created_at=now,
+                status=RuleStatus.PROPOSED.value,
+                reliability=float(reliability),
+                output_schema=output_schema,
+                description=description,
+            )
             s.add(row)
             s.flush()
             self._event(s, rule_id, author, None, RuleStatus.PROPOSED, "proposed", at=now)
             if not self.policy.require_approval:
                 row.status = RuleStatus.ACTIVE.value
                 row.activated_at = now
-                self._event(s, rule_id, "policy", RuleStatus.PROPOSED.value, RuleStatus.ACTIVE,
-                            "deployment policy: no approval required", at=now)
+                self._event(
+                    s,
+                    rule_id,
+                    "policy",
+                    RuleStatus.PROPOSED.value,
+                    RuleStatus.ACTIVE,
+                    "deployment policy: no approval required",
+                    at=now,
+                )
             s.flush()
             return DynamicRule.from_row(row)
 
@@ -254,7 +306,9 @@ class DynamicRuleStore:
             self._event(s, rule_id, by, RuleStatus.PROPOSED.value, RuleStatus.APPROVED, note or "approved", at=now)
             if activate:
                 row.status, row.activated_at = RuleStatus.ACTIVE.value, now
-                self._event(s, rule_id, by, RuleStatus.APPROVED.value, RuleStatus.ACTIVE, "activated on approval", at=now)
+                self._event(
+                    s, rule_id, by, RuleStatus.APPROVED.value, RuleStatus.ACTIVE, "activated on approval", at=now
+                )
             s.flush()
             return DynamicRule.from_row(row)
 
@@ -306,9 +360,17 @@ class DynamicRuleStore:
     def history(self, rule_id: str) -> list[RuleEvent]:
         q = select(DynamicRuleEventRow).where(DynamicRuleEventRow.rule_id == rule_id).order_by(DynamicRuleEventRow.id)
         with self._session() as s:
-            return [RuleEvent(rule_id=e.rule_id, at=_utc(e.at), actor=e.actor,
-                              from_status=RuleStatus(e.from_status) if e.from_status else None,
-                              to_status=RuleStatus(e.to_status), note=e.note or "") for e in s.scalars(q).all()]
+            return [
+                RuleEvent(
+                    rule_id=e.rule_id,
+                    at=_utc(e.at),
+                    actor=e.actor,
+                    from_status=RuleStatus(e.from_status) if e.from_status else None,
+                    to_status=RuleStatus(e.to_status),
+                    note=e.note or "",
+                )
+                for e in s.scalars(q).all()
+            ]
 
 
 # ---------------------------------------------------------------------------------- evaluation
@@ -354,13 +416,22 @@ def _premise(key: str, facts: Mapping[str, Any], premises: Mapping[str, ProofNod
     if key in premises:
         return premises[key]
     if key in facts:
-        return ProofNode(atom=key, kind=NodeKind.FACT, value=facts[key],
-                         grounding=[Grounding(kind=SourceKind.CASE_FILE, json_path=f"$.{key}")])
+        return ProofNode(
+            atom=key,
+            kind=NodeKind.FACT,
+            value=facts[key],
+            grounding=[Grounding(kind=SourceKind.CASE_FILE, json_path=f"$.{key}")],
+        )
     return ProofNode(atom=key, kind=NodeKind.MISSING, holds=False, note="read by the rule, absent from the case")
 
 
-def rule_facts(rule: DynamicRule, output: Any, reads: list[str], facts: Mapping[str, Any],
-               premises: Mapping[str, ProofNode] | None = None) -> list[DynamicFact]:
+def rule_facts(
+    rule: DynamicRule,
+    output: Any,
+    reads: list[str],
+    facts: Mapping[str, Any],
+    premises: Mapping[str, ProofNode] | None = None,
+) -> list[DynamicFact]:
     """Turn one rule's validated output into DYNAMIC facts (an object → one fact per non-null field;
     any other non-null value → one fact named after the rule)."""
     premises = premises or {}
@@ -371,37 +442,66 @@ def rule_facts(rule: DynamicRule, output: Any, reads: list[str], facts: Mapping[
         if value is None:  # "no interpretation": the fact stays unknown
             continue
         node = ProofNode(
-            atom=name, label=f"{name} (interprétation: règle dynamique {rule.name})", kind=NodeKind.DYNAMIC,
-            value=value, rule_id=rule.id,
-            grounding=[Grounding(kind=SourceKind.DYNAMIC_RULE,
-                                 note=f"rule {rule.id} sha256:{rule.sha256[:12]} by {rule.author} ({rule.author_kind.value})")],
+            atom=name,
+            label=f"{name} (interprétation: règle dynamique {rule.name})",
+            kind=NodeKind.DYNAMIC,
+            value=value,
+            rule_id=rule.id,
+            grounding=[
+                Grounding(
+                    kind=SourceKind.DYNAMIC_RULE,
+                    note=f"rule {rule.id} sha256:{rule.sha256[:12]} by {rule.author} ({rule.author_kind.value})",
+                )
+            ],
             note=f"interpretation, not hard law; reliability prior {rule.reliability:.2f}",
-            children=[c.model_copy(deep=True) for c in children])
-        out.append(DynamicFact(name=name, value=value, rule_id=rule.id, rule_sha256=rule.sha256,
-                               reliability=rule.reliability, proof=node))
+            children=[c.model_copy(deep=True) for c in children],
+        )
+        out.append(
+            DynamicFact(
+                name=name,
+                value=value,
+                rule_id=rule.id,
+                rule_sha256=rule.sha256,
+                reliability=rule.reliability,
+                proof=node,
+            )
+        )
     return out
 
 
-def run_active_rules(store: DynamicRuleStore, facts: Mapping[str, Any], *, case_id: str | None = None,
-                     pool: SandboxPool | None = None,
-                     premises: Mapping[str, ProofNode] | None = None) -> DynamicEvaluation:
+def run_active_rules(
+    store: DynamicRuleStore,
+    facts: Mapping[str, Any],
+    *,
+    case_id: str | None = None,
+    pool: SandboxPool | None = None,
+    premises: Mapping[str, ProofNode] | None = None,
+) -> DynamicEvaluation:
     """Run every active rule of the case in the sandbox; a failing rule is reported, never fatal."""
     pool = pool or default_pool()
     result = DynamicEvaluation()
     for rule in store.active_rules(case_id):
         if not rule.intact:
-            result.failures.append(DynamicRuleFailure(rule_id=rule.id, kind="refused", code="integrity",
-                                                      message="stored text does not match its sha256; not run"))
+            result.failures.append(
+                DynamicRuleFailure(
+                    rule_id=rule.id,
+                    kind="refused",
+                    code="integrity",
+                    message="stored text does not match its sha256; not run",
+                )
+            )
             continue
         try:
             run = pool.run(rule.text, dict(facts), output_schema=rule.output_schema, filename=f"dynamic:{rule.id}")
         except SandboxError as exc:
-            result.failures.append(DynamicRuleFailure(rule_id=rule.id, kind=exc.kind.value, code=exc.code,
-                                                      message=exc.describe()))
+            result.failures.append(
+                DynamicRuleFailure(rule_id=rule.id, kind=exc.kind.value, code=exc.code, message=exc.describe())
+            )
             continue
         except SchemaError as exc:
-            result.failures.append(DynamicRuleFailure(rule_id=rule.id, kind="output", code="schema_declared",
-                                                      message=str(exc)))
+            result.failures.append(
+                DynamicRuleFailure(rule_id=rule.id, kind="output", code="schema_declared", message=str(exc))
+            )
             continue
         result.facts.extend(rule_facts(rule, run.output, run.reads, facts, premises))
     return result

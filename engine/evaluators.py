@@ -6,11 +6,11 @@ error), ``outcomes`` ({atom: {value: yes|no|unknown, missing: [...]}}), ``verdic
 ``eig``), ``tokens``, ``cost``. ``default_evaluator()`` is the symbolic analysis plus the probabilistic
 verdict (``engine.verdict.decide``).
 """
+
 from __future__ import annotations
 
 import copy
 from typing import Any, Protocol
-
 
 
 class Evaluator(Protocol):
@@ -23,8 +23,12 @@ def apply_answers(case: dict[str, Any], answers: dict[str, Any] | None) -> dict[
     """Answers become SHARED facts (an answered ambiguity collapses to the chosen reading)."""
     case = copy.deepcopy(case)
     for fact, value in (answers or {}).items():
-        case["facts"][fact] = {"value": value, "confidence": 1.0, "world": "SHARED",
-                               "grounding": [{"kind": "user_answer", "note": f"réponse : {value}"}]}
+        case["facts"][fact] = {
+            "value": value,
+            "confidence": 1.0,
+            "world": "SHARED",
+            "grounding": [{"kind": "user_answer", "note": f"réponse : {value}"}],
+        }
     return case
 
 
@@ -57,9 +61,9 @@ class VerdictEvaluator:
     name = "verdict"
 
     def evaluate(self, case_facts: dict[str, Any], answers: dict[str, Any] | None = None) -> dict[str, Any]:
-        from engine.packs import pack_by_name
-        from engine.verdict import decide
-        from logic.facts import check_value, parse_case
+        from lexlogic.engine.packs import pack_by_name
+        from lexlogic.engine.verdict import decide
+        from lexlogic.logic.facts import check_value, parse_case
 
         pack, program = pack_by_name(str(case_facts.get("pack")))
         case = parse_case(copy.deepcopy(case_facts), pack)
@@ -89,14 +93,20 @@ class VerdictEvaluator:
             "posteriors": {k: round(x, 4) for k, x in (p.p_narrative.items() if p else [])} or {"SHARED": 1.0},
             "liable_by_world": {k: x for k, x in (p.p_target_by_narrative.items() if p else [])},
             "verdict_by_world": {},
-            "verdict": {"liable": bool(p and p.p_target >= 0.5), "probability": round(p.p_target, 4) if p else None,
-                        "label": a.verdict, "summary": a.summary, "applicable_law": a.applicable_law,
-                        "damages_range_eur": damages.value if damages else None},
+            "verdict": {
+                "liable": bool(p and p.p_target >= 0.5),
+                "probability": round(p.p_target, 4) if p else None,
+                "label": a.verdict,
+                "summary": a.summary,
+                "applicable_law": a.applicable_law,
+                "damages_range_eur": damages.value if damages else None,
+            },
             "questions": questions,
             "proof": (main.proof.model_dump(mode="json") if main and main.proof else None)
             or (a.why_not.model_dump(mode="json") if a.why_not else None),
             "method": f"{p.method} over {p.n_worlds} worlds ({p.evaluator})" if p else "symbolic",
-            "tokens": 0, "cost": 0.0,
+            "tokens": 0,
+            "cost": 0.0,
         }
 
 

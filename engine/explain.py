@@ -4,25 +4,26 @@
 with their grounding. `why_not(atom)`: for each rule that could conclude it, the first premise that
 failed (recursively), or the missing fact that left it open.
 """
+
 from __future__ import annotations
 
 from typing import Any
 
 import clingo
 
-from bridges.clingo_bridge import CompiledProgram, CompiledRule, Lit, Solution
-from bridges.clingo_terms import Binding, Unevaluable, assign, compare, evaluate, unify
-from engine.values import ValueInfo, ValueStatus
-from logic.pack import FactType, RulePack
-from logic.proof import NodeKind, ProofNode
-
+from lexlogic.bridges.clingo_bridge import CompiledProgram, CompiledRule, Lit, Solution
+from lexlogic.bridges.clingo_terms import Binding, Unevaluable, assign, compare, evaluate, unify
+from lexlogic.engine.values import ValueInfo, ValueStatus
+from lexlogic.logic.pack import FactType, RulePack
+from lexlogic.logic.proof import NodeKind, ProofNode
 
 MAX_DEPTH = 12
 
 
 class Explainer:
-    def __init__(self, pack: RulePack, program: CompiledProgram, solution: Solution,
-                 values: dict[str, ValueInfo]) -> None:
+    def __init__(
+        self, pack: RulePack, program: CompiledProgram, solution: Solution, values: dict[str, ValueInfo]
+    ) -> None:
         self.pack = pack
         self.program = program
         self.solution = solution
@@ -42,14 +43,14 @@ class Explainer:
         t = self.pack.value_type(sym.name)
         return (t is FactType.BOOL and not sym.arguments) or (t is FactType.ENUM and len(sym.arguments) == 1)
 
-    def valueProofNode(self, name: str, holds: bool | None = None, depth: int = 0) -> ProofNode:
+    def value_proof_node(self, name: str, holds: bool | None = None, depth: int = 0) -> ProofNode:
         key = (name, holds)
         cached = self._memo_values.get(key)
         if cached is None:
-            cached = self._memo_values[key] = self._valueProofNode(name, holds, depth)
+            cached = self._memo_values[key] = self._value_proof_node(name, holds, depth)
         return cached
 
-    def _valueProofNode(self, name: str, holds: bool | None, depth: int) -> ProofNode:
+    def _value_proof_node(self, name: str, holds: bool | None, depth: int) -> ProofNode:
         info = self.values[name]
         label = self.pack.label_of(name)
         comp = self.pack.computation_for(name)
@@ -58,33 +59,60 @@ class Explainer:
             note = None
             if info.missing and info.missing != [name]:
                 note = "inconnu faute de : " + ", ".join(info.missing)
-            return ProofNode(atom=name, label=label, kind=NodeKind.MISSING, holds=False, note=note,
-                             rule_id=comp.id if comp else None, sources=sources)
+            return ProofNode(
+                atom=name,
+                label=label,
+                kind=NodeKind.MISSING,
+                holds=False,
+                note=note,
+                rule_id=comp.id if comp else None,
+                sources=sources,
+            )
         if info.status is ValueStatus.OPEN:
-            return ProofNode(atom=name, label=label, kind=NodeKind.COMPUTED, holds=False, rule_id=comp.id if comp else None,
-                             sources=sources, note="zone d'appréciation : ni oui ni non par la règle")
+            return ProofNode(
+                atom=name,
+                label=label,
+                kind=NodeKind.COMPUTED,
+                holds=False,
+                rule_id=comp.id if comp else None,
+                sources=sources,
+                note="zone d'appréciation : ni oui ni non par la règle",
+            )
         value = info.value
         truth = bool(value) if holds is None else holds
         if info.status is ValueStatus.DYNAMIC and info.proof is not None:
             return info.proof.model_copy(update={"holds": truth, "label": label + " — " + (info.proof.label or "")})
         if info.status is ValueStatus.DEFAULTED:
-            return ProofNode(atom=name, label=label, kind=NodeKind.ASSUMPTION, holds=truth, value=value,
-                             grounding=info.grounding)
+            return ProofNode(
+                atom=name, label=label, kind=NodeKind.ASSUMPTION, holds=truth, value=value, grounding=info.grounding
+            )
         if comp is not None:
-            children = [self.valueProofNode(i, depth=depth + 1) for i in info.inputs
-                        if i in self.values and depth < MAX_DEPTH
-                        and (self.values[i].status is not ValueStatus.UNKNOWN or i in comp.inputs)]
-            return ProofNode(atom=name, label=label, kind=NodeKind.COMPUTED, holds=truth, value=value,
-                             rule_id=comp.id, sources=sources, children=children, note=comp.note)
-        return ProofNode(atom=name, label=label, kind=NodeKind.FACT, holds=truth, value=value,
-                         grounding=info.grounding)
+            children = [
+                self.value_proof_node(i, depth=depth + 1)
+                for i in info.inputs
+                if i in self.values
+                and depth < MAX_DEPTH
+                and (self.values[i].status is not ValueStatus.UNKNOWN or i in comp.inputs)
+            ]
+            return ProofNode(
+                atom=name,
+                label=label,
+                kind=NodeKind.COMPUTED,
+                holds=truth,
+                value=value,
+                rule_id=comp.id,
+                sources=sources,
+                children=children,
+                note=comp.note,
+            )
+        return ProofNode(atom=name, label=label, kind=NodeKind.FACT, holds=truth, value=value, grounding=info.grounding)
 
     def _leaf(self, sym: clingo.Symbol, holds: bool) -> ProofNode:
         name = sym.name
         info = self.values[name]
         if sym.arguments:  # enum: claimant_activity(distribution)
-            return self.valueProofNode(name, holds=holds).model_copy(update={"atom": str(sym)})
-        return self.valueProofNode(name, holds=holds if info.known else None)
+            return self.value_proof_node(name, holds=holds).model_copy(update={"atom": str(sym)})
+        return self.value_proof_node(name, holds=holds if info.known else None)
 
     # ------------------------------------------------------------------ proofs
     def prove(self, sym: clingo.Symbol, depth: int = 0, seen: frozenset[str] = frozenset()) -> ProofNode:
@@ -108,12 +136,10 @@ class Explainer:
                 binding = dict(zip(rule.variables, values))
                 if not self._head_matches(rule, sym, binding):
                     continue
-                return self._ruleProofNode(rule, sym, binding, True, depth, seen)
+                return self._rule_proof_node(rule, sym, binding, True, depth, seen)
         if self._by_sig.get((sym.name, len(sym.arguments))) and sym in self.model:
-            return ProofNode(atom=key, label=self.pack.label_of(sym.name), kind=NodeKind.FACT,
-                             note="donné tel quel")
-        return ProofNode(atom=key, label=self.pack.label_of(sym.name), holds=False,
-                         note="ne tient pas dans ce modèle")
+            return ProofNode(atom=key, label=self.pack.label_of(sym.name), kind=NodeKind.FACT, note="donné tel quel")
+        return ProofNode(atom=key, label=self.pack.label_of(sym.name), holds=False, note="ne tient pas dans ce modèle")
 
     def _head_matches(self, rule: CompiledRule, sym: clingo.Symbol, binding: Binding) -> bool:
         for term, ground in rule.heads:
@@ -125,17 +151,25 @@ class Explainer:
                 return not rule.is_choice or sym in self.model
         return False
 
-    def _ruleProofNode(self, rule: CompiledRule, sym: clingo.Symbol, binding: Binding, holds: bool,
-                   depth: int, seen: frozenset[str]) -> ProofNode:
+    def _rule_proof_node(
+        self, rule: CompiledRule, sym: clingo.Symbol, binding: Binding, holds: bool, depth: int, seen: frozenset[str]
+    ) -> ProofNode:
         children: list[ProofNode] = []
         for lit in rule.lits:
             children.append(self._premise(lit, binding, depth, seen))
         meta = rule.meta
         sources = [s for sid in (meta.sources if meta else []) if (s := self.pack.source(sid))]
         note = "règle ouverte : choix laissé à l'appréciation du juge" if rule.is_choice else None
-        return ProofNode(atom=str(sym), label=meta.label if meta else self.pack.label_of(sym.name),
-                         kind=NodeKind.RULE, holds=holds, rule_id=rule.rule_id, sources=sources,
-                         children=children, note=note)
+        return ProofNode(
+            atom=str(sym),
+            label=meta.label if meta else self.pack.label_of(sym.name),
+            kind=NodeKind.RULE,
+            holds=holds,
+            rule_id=rule.rule_id,
+            sources=sources,
+            children=children,
+            note=note,
+        )
 
     def _premise(self, lit: Lit, binding: Binding, depth: int, seen: frozenset[str]) -> ProofNode:
         if lit.kind == "atom":
@@ -145,8 +179,13 @@ class Explainer:
                 return ProofNode(atom=lit.text, label=lit.text, kind=NodeKind.ASSUMPTION)
             if lit.negated:
                 node = self.why_not(inst, depth + 1, seen) if depth < 3 else ProofNode(atom=str(inst), holds=False)
-                return ProofNode(atom=f"not {inst}", label=f"absence de : {node.label or inst}",
-                                 kind=NodeKind.ASSUMPTION, holds=True, children=[node])
+                return ProofNode(
+                    atom=f"not {inst}",
+                    label=f"absence de : {node.label or inst}",
+                    kind=NodeKind.ASSUMPTION,
+                    holds=True,
+                    children=[node],
+                )
             return self.prove(inst, depth + 1, seen)
         if lit.kind == "cmp":
             try:
@@ -182,8 +221,14 @@ class Explainer:
         children = [self._rule_failure(rule, sym, depth, seen) for rule in rules]
         if len(children) == 1:
             return children[0]
-        return ProofNode(atom=key, label=label, holds=False, kind=NodeKind.RULE,
-                         note="aucune des règles qui y concluent ne s'applique", children=children)
+        return ProofNode(
+            atom=key,
+            label=label,
+            holds=False,
+            kind=NodeKind.RULE,
+            note="aucune des règles qui y concluent ne s'applique",
+            children=children,
+        )
 
     def _rule_failure(self, rule: CompiledRule, sym: clingo.Symbol, depth: int, seen: frozenset[str]) -> ProofNode:
         binding: Binding | None = None
@@ -193,8 +238,14 @@ class Explainer:
                 break
         meta = rule.meta
         sources = [s for sid in (meta.sources if meta else []) if (s := self.pack.source(sid))]
-        node = ProofNode(atom=str(sym), label=meta.label if meta else self.pack.label_of(sym.name),
-                         kind=NodeKind.RULE, holds=False, rule_id=rule.rule_id, sources=sources)
+        node = ProofNode(
+            atom=str(sym),
+            label=meta.label if meta else self.pack.label_of(sym.name),
+            kind=NodeKind.RULE,
+            holds=False,
+            rule_id=rule.rule_id,
+            sources=sources,
+        )
         if binding is None:
             node.note = "tête de règle non unifiable"
             return node
@@ -207,17 +258,20 @@ class Explainer:
                 if failure is not None:
                     node.children.append(failure)
                 return node
-            node.children.append(self._premise(lit, ok_bindings[0], depth + 1, seen)
-                                 if not lit.negated else
-                                 ProofNode(atom=lit.text, label=lit.text, kind=NodeKind.ASSUMPTION))
+            node.children.append(
+                self._premise(lit, ok_bindings[0], depth + 1, seen)
+                if not lit.negated
+                else ProofNode(atom=lit.text, label=lit.text, kind=NodeKind.ASSUMPTION)
+            )
             bindings = ok_bindings
         if rule.is_choice:
             return node
         node.note = "toutes les prémisses tiennent dans ce modèle"
         return node
 
-    def _filter(self, lit: Lit, bindings: list[Binding], depth: int,
-                seen: frozenset[str]) -> tuple[list[Binding], ProofNode | None]:
+    def _filter(
+        self, lit: Lit, bindings: list[Binding], depth: int, seen: frozenset[str]
+    ) -> tuple[list[Binding], ProofNode | None]:
         out: list[Binding] = []
         failure: ProofNode | None = None
         if lit.kind == "atom":
@@ -250,8 +304,13 @@ class Explainer:
                     if inst in self.model:
                         if failure is None:
                             proof = self.prove(inst, depth + 1, seen)
-                            failure = ProofNode(atom=f"not {inst}", label=f"empêché par : {proof.label or inst}",
-                                                kind=NodeKind.RULE, holds=False, children=[proof])
+                            failure = ProofNode(
+                                atom=f"not {inst}",
+                                label=f"empêché par : {proof.label or inst}",
+                                kind=NodeKind.RULE,
+                                holds=False,
+                                children=[proof],
+                            )
                     else:
                         out.append(b)
             return out, failure
@@ -277,8 +336,13 @@ class Explainer:
         if name in self.values:
             info = self.values[name]
             if info.status is ValueStatus.UNKNOWN:
-                return self.valueProofNode(name)
-            return ProofNode(atom=str(pattern), label=self.pack.label_of(name), kind=NodeKind.FACT,
-                             holds=False, value=info.value, grounding=info.grounding)
-        return ProofNode(atom=str(pattern), label=self.pack.label_of(name), holds=False,
-                         note="aucune instance dérivée")
+                return self.value_proof_node(name)
+            return ProofNode(
+                atom=str(pattern),
+                label=self.pack.label_of(name),
+                kind=NodeKind.FACT,
+                holds=False,
+                value=info.value,
+                grounding=info.grounding,
+            )
+        return ProofNode(atom=str(pattern), label=self.pack.label_of(name), holds=False, note="aucune instance dérivée")

@@ -4,6 +4,7 @@ The LLM proposes (tool calls); the builder decides (repairs or rejects, see logi
 error is returned to the model as that tool's result so it can correct itself; the number of turns is
 bounded so a confused model cannot loop.
 """
+
 from __future__ import annotations
 
 import json
@@ -11,9 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bridges.llm import LLMClient, tool_result_message
-from logic.fol.builder import BeliefSetBuilder, tool_definitions
-from logic.fol.model import BeliefSet
+from lexlogic.bridges.llm import LLMClient, tool_result_message
+from lexlogic.logic.fol.builder import BeliefSetBuilder, tool_definitions
+from lexlogic.logic.fol.model import BeliefSet
 
 SYSTEM_PROMPT = """You turn a legal text into a sorted first-order belief set by calling tools.
 Declare sorts first (add_sort), then predicates with their argument sorts (add_predicate_schema),
@@ -34,24 +35,27 @@ class TextBuildResult(BaseModel):
     log: list[str]
 
 
-def text_to_belief_set(text: str, client: LLMClient | None = None, *, max_turns: int = 12,
-                       builder: BeliefSetBuilder | None = None) -> TextBuildResult:
+def text_to_belief_set(
+    text: str, client: LLMClient | None = None, *, max_turns: int = 12, builder: BeliefSetBuilder | None = None
+) -> TextBuildResult:
     """Let the LLM build the belief set of `text` through the builder's tools (bounded turns)."""
     client = client or LLMClient.from_env()
     if client is None:
-        raise RuntimeError("no LLM configured (LEXLOGIC_LLM_BASE_URL): build the belief set from the case's "
-                           "structured facts with case_belief_set() instead")
+        raise RuntimeError(
+            "no LLM configured (LEXLOGIC_LLM_BASE_URL): build the belief set from the case's "
+            "structured facts with case_belief_set() instead"
+        )
     builder = builder or BeliefSetBuilder()
-    messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT},
-                                      {"role": "user", "content": text}]
+    messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": text}]
     tools = tool_definitions()
     errors: list[str] = []
     calls = 0
     for turn in range(1, max_turns + 1):
         reply = client.chat(messages, tools=tools)
         if not reply.tool_calls:
-            return TextBuildResult(belief_set=builder.bs, turns=turn, finished=True, tool_calls=calls,
-                                   errors=errors, log=builder.log)
+            return TextBuildResult(
+                belief_set=builder.bs, turns=turn, finished=True, tool_calls=calls, errors=errors, log=builder.log
+            )
         assistant = dict(reply.raw_message)
         assistant.setdefault("role", "assistant")
         messages.append(assistant)
@@ -64,8 +68,14 @@ def text_to_belief_set(text: str, client: LLMClient | None = None, *, max_turns:
             if result.startswith("error:"):
                 errors.append(f"{call.name}: {result}")
             messages.append(tool_result_message(call, result))
-    return TextBuildResult(belief_set=builder.bs, turns=max_turns, finished=False, tool_calls=calls,
-                           errors=errors + [f"stopped after {max_turns} turns"], log=builder.log)
+    return TextBuildResult(
+        belief_set=builder.bs,
+        turns=max_turns,
+        finished=False,
+        tool_calls=calls,
+        errors=errors + [f"stopped after {max_turns} turns"],
+        log=builder.log,
+    )
 
 
 # ---------------------------------------------------------------------- offline: structured facts
@@ -89,9 +99,12 @@ _PREDICATES: list[tuple[str, list[str]]] = [
 ]
 # boolean facts of rules/rupture_brutale/facts.yaml that are properties of the relation
 _BOOL_RELATION = {
-    "regular_orders": "flux regulier", "successive_contracts": "succession de contrats",
-    "systematic_tenders": "appels d offres systematiques", "minimum_volume": "volume minimum garanti",
-    "exclusivity": "exclusivite", "same_group": "meme groupe",
+    "regular_orders": "flux regulier",
+    "successive_contracts": "succession de contrats",
+    "systematic_tenders": "appels d offres systematiques",
+    "minimum_volume": "volume minimum garanti",
+    "exclusivity": "exclusivite",
+    "same_group": "meme groupe",
 }
 MAX_ORDER_CONSTANTS = 25
 
@@ -127,7 +140,7 @@ def case_belief_set(facts: dict[str, Any]) -> BeliefSetBuilder:
         call("defendant_name", "add_atomic_fact", predicate="defenderesse", arguments=[str(defendant)])
         call("defendant_name", "add_atomic_fact", predicate="partie a", arguments=[str(defendant), "relation"])
     # integrity: one party cannot be both claimant and defendant (a Horn negative clause)
-    from logic.fol.model import And, Atom, Forall, Not, Var
+    from lexlogic.logic.fol.model import And, Atom, Forall, Not, Var
 
     x = Var("X", "PersonneMorale")
     bs.add(Forall(x, Not(And((Atom("Demanderesse", (x,)), Atom("Defenderesse", (x,)))))))
@@ -156,9 +169,19 @@ def case_belief_set(facts: dict[str, Any]) -> BeliefSetBuilder:
         call("notification_date", "add_atomic_fact", predicate="rupture notifiee", arguments=["relation"])
         call("notification_date", "add_universal_implication", antecedent="rupture notifiee", consequent="rompue")
     if facts.get("claimant_is_author") is True and claimant:
-        call("claimant_is_author", "add_atomic_fact", predicate="auteur de la rupture", arguments=[str(claimant), "relation"])
+        call(
+            "claimant_is_author",
+            "add_atomic_fact",
+            predicate="auteur de la rupture",
+            arguments=[str(claimant), "relation"],
+        )
     elif facts.get("claimant_is_author") is False and defendant:
-        call("claimant_is_author", "add_atomic_fact", predicate="auteur de la rupture", arguments=[str(defendant), "relation"])
+        call(
+            "claimant_is_author",
+            "add_atomic_fact",
+            predicate="auteur de la rupture",
+            arguments=[str(defendant), "relation"],
+        )
     return b
 
 

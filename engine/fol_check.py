@@ -1,12 +1,13 @@
 """Consistency gate for a case's FOL belief set: checked before reasoning; an inconsistent set is
 reported with the formulas involved (and where they came from), never reasoned over silently."""
+
 from __future__ import annotations
 
 from pydantic import BaseModel
 
-from bridges.fol_reasoner import Backend, consistent
-from logic.fol.model import BeliefSet
-from logic.proof import ProofNode
+from lexlogic.bridges.fol_reasoner import Backend, consistent
+from lexlogic.logic.fol.model import BeliefSet
+from lexlogic.logic.proof import ProofNode
 
 
 class InvolvedFormula(BaseModel):
@@ -43,7 +44,7 @@ class InconsistentBeliefSetError(RuntimeError):
 
 
 def check_belief_set(bs: BeliefSet, *, backend: Backend = "auto") -> FolCheckReport:
-    from logic.fol.syntax import print_formula
+    from lexlogic.logic.fol.syntax import print_formula
 
     ans = consistent(bs, backend=backend)
     index = {print_formula(f): i for i, f in enumerate(bs.formulas)}
@@ -51,8 +52,14 @@ def check_belief_set(bs: BeliefSet, *, backend: Backend = "auto") -> FolCheckRep
     for text, line in zip(ans.involved, ans.involved_lines or [None] * len(ans.involved)):
         i = index.get(text)
         involved.append(InvolvedFormula(formula=text, line=line, origin=bs.origins.get(i) if i is not None else None))
-    return FolCheckReport(consistent=ans.consistent, backend=ans.backend, involved=involved,
-                          repairs=[r.to_proof_node() for r in bs.repairs], proof=ans.proof, reason=ans.reason)
+    return FolCheckReport(
+        consistent=ans.consistent,
+        backend=ans.backend,
+        involved=involved,
+        repairs=[r.to_proof_node() for r in bs.repairs],
+        proof=ans.proof,
+        reason=ans.reason,
+    )
 
 
 def ensure_consistent(bs: BeliefSet, *, backend: Backend = "auto") -> FolCheckReport:

@@ -5,16 +5,19 @@ Pydantic models so the same classes validate LLM output (``json_schema()``) and 
 The narrative graph is a DAG: ``add_edge`` refuses an edge that would close a cycle, because a fact
 that (transitively) supports itself is a reasoning bug, not data.
 """
+
 from __future__ import annotations
 
 import uuid
-from datetime import date as Date, datetime
+from collections.abc import Iterator
+from datetime import date as Date  # noqa: N812 - the field is named date
+from datetime import datetime
 from enum import Enum
-from typing import Any, Iterator
+from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from logic.grounding import Grounding
+from lexlogic.logic.grounding import Grounding
 
 
 def new_id() -> str:
@@ -112,7 +115,7 @@ class Distribution(BaseModel):
         return v
 
     @classmethod
-    def point(cls, value: Any) -> "Distribution":
+    def point(cls, value: Any) -> Distribution:
         return cls(outcomes=[Outcome(value=value, p=1.0)])
 
     def mode(self) -> Any:

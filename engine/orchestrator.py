@@ -5,22 +5,24 @@ so a run killed at any point resumes from its last snapshot, and any snapshot ca
 replayed. Watchdogs: a repeated state hash (a loop) and a budget of steps/tokens/cost stop the run
 with an explicit status. Evaluation is pluggable (``engine.evaluators.Evaluator``).
 """
+
 from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from enum import Enum
-from typing import Any, Callable
+from typing import Any
 
 from pydantic import BaseModel, Field
 
-from engine.documents.ingest import ingest_dossier
-from engine.documents.model import Document
-from engine.evaluators import Evaluator, default_evaluator
-from engine.perception.model import to_case_file, validate_case_file
-from engine.perception.offline import extract
-from engine.planner import Plan, load_checks, make_plan, replan_major_fact, replan_missing, MAJOR_FACTS
-from engine.store.cases import CaseStore, canonical_hash
+from lexlogic.engine.documents.ingest import ingest_dossier
+from lexlogic.engine.documents.model import Document
+from lexlogic.engine.evaluators import Evaluator, default_evaluator
+from lexlogic.engine.perception.model import to_case_file, validate_case_file
+from lexlogic.engine.perception.offline import extract
+from lexlogic.engine.planner import MAJOR_FACTS, Plan, load_checks, make_plan, replan_major_fact, replan_missing
+from lexlogic.engine.store.cases import CaseStore, canonical_hash
 
 
 class Phase(str, Enum):
@@ -75,18 +77,32 @@ class CaseState(BaseModel):
 
     def logical_hash(self) -> str:
         """What the loop detector compares: the reasoning content, not counters or timings."""
-        return canonical_hash({"phase": self.phase.value, "case": self.case_file, "answers": self.answers,
-                               "plan": [(t.id, t.status) for t in self.plan.tasks] if self.plan else None,
-                               "eval": (self.evaluation or {}).get("status"), "q": self.pending_question})
+        return canonical_hash(
+            {
+                "phase": self.phase.value,
+                "case": self.case_file,
+                "answers": self.answers,
+                "plan": [(t.id, t.status) for t in self.plan.tasks] if self.plan else None,
+                "eval": (self.evaluation or {}).get("status"),
+                "q": self.pending_question,
+            }
+        )
 
 
 AnswerProvider = Callable[[dict[str, Any], "CaseState"], Any]  # question → answer (None: no answer)
 
 
 class Orchestrator:
-    def __init__(self, store: CaseStore, evaluator: Evaluator | None = None, *, llm: Any = None,
-                 answer_provider: AnswerProvider | None = None, loop_limit: int = 3,
-                 on_transition: Callable[[CaseState, int], None] | None = None) -> None:
+    def __init__(
+        self,
+        store: CaseStore,
+        evaluator: Evaluator | None = None,
+        *,
+        llm: Any = None,
+        answer_provider: AnswerProvider | None = None,
+        loop_limit: int = 3,
+        on_transition: Callable[[CaseState, int], None] | None = None,
+    ) -> None:
         self.store = store
         self.evaluator = evaluator or default_evaluator()
         self.llm = llm
@@ -99,8 +115,15 @@ class Orchestrator:
     # --- persistence ------------------------------------------------------------------------------
     def persist(self, state: CaseState, note: str = "") -> int:
         t = time.perf_counter()
-        seq = self.store.save(state.case_id, state.model_dump(mode="json"), phase=state.phase.value,
-                              status=state.status, state_hash=state.logical_hash(), note=note, source=state.source)
+        seq = self.store.save(
+            state.case_id,
+            state.model_dump(mode="json"),
+            phase=state.phase.value,
+            status=state.status,
+            state_hash=state.logical_hash(),
+            note=note,
+            source=state.source,
+        )
         self._time(state, "persist", t)
         if self.on_transition:
             self.on_transition(state, seq)
@@ -144,16 +167,23 @@ class Orchestrator:
             state.budget.steps += 1
             h = state.logical_hash()
             if state.status == "running" and seen.count(h) + 1 >= self.loop_limit:
-                state.status, state.message = "stopped_loop", \
-                    f"loop detected: state {h[:12]} reached {self.loop_limit} times in {state.phase.value}"
+                state.status, state.message = (
+                    "stopped_loop",
+                    f"loop detected: state {h[:12]} reached {self.loop_limit} times in {state.phase.value}",
+                )
             seen.append(h)
             self.persist(state, state.message if state.status != "running" else state.phase.value)
         return state
 
     def step(self, state: CaseState) -> CaseState:
-        handler = {Phase.INIT: self._init, Phase.PLANNING: self._plan, Phase.EXECUTING: self._execute,
-                   Phase.EVALUATING: self._evaluate, Phase.INTERACTING: self._interact,
-                   Phase.VERDICT: lambda s: s}[state.phase]
+        handler = {
+            Phase.INIT: self._init,
+            Phase.PLANNING: self._plan,
+            Phase.EXECUTING: self._execute,
+            Phase.EVALUATING: self._evaluate,
+            Phase.INTERACTING: self._interact,
+            Phase.VERDICT: lambda s: s,
+        }[state.phase]
         return handler(state)
 
     # --- phases -------------------------------------------------------------------------------------------
@@ -166,8 +196,9 @@ class Orchestrator:
             key = canonical_hash({"sha": d.sha256, "id": d.id, "v": 1})
             self.store.put_document(key, d.model_dump(mode="json"))
             self._docs[key] = d
-            state.documents.append({"id": d.id, "sha256": d.sha256, "kind": d.kind.value, "title": d.title,
-                                    "path": d.path, "key": key})
+            state.documents.append(
+                {"id": d.id, "sha256": d.sha256, "kind": d.kind.value, "title": d.title, "path": d.path, "key": key}
+            )
         t = time.perf_counter()
         perception = self._perceive(docs)
         state.case_file = to_case_file(perception, state.case_id, state.pack)
@@ -175,14 +206,15 @@ class Orchestrator:
         state.ambiguities = [a.model_dump(mode="json") for a in perception.ambiguities]
         state.ontology = perception.ontology.model_dump(mode="json")
         self._time(state, "perceive", t)
-        state.log.append(f"{len(docs)} documents, {len(state.case_file['facts'])} facts, "
-                         f"{len(perception.ambiguities)} ambiguities")
+        state.log.append(
+            f"{len(docs)} documents, {len(state.case_file['facts'])} facts, {len(perception.ambiguities)} ambiguities"
+        )
         state.phase = Phase.PLANNING
         return state
 
     def _perceive(self, docs: list[Document]):  # type: ignore[no-untyped-def]
         if self.llm is not None:
-            from engine.perception.llm import perceive_with_llm
+            from lexlogic.engine.perception.llm import perceive_with_llm
 
             try:
                 return perceive_with_llm(self.llm, docs)
@@ -195,8 +227,10 @@ class Orchestrator:
     def _plan(self, state: CaseState) -> CaseState:
         t = time.perf_counter()
         if state.plan is None:
-            summary = ", ".join(f"{k}={(v['value'] if isinstance(v, dict) else v)}"
-                                for k, v in (state.case_file or {}).get("facts", {}).items())
+            summary = ", ".join(
+                f"{k}={(v['value'] if isinstance(v, dict) else v)}"
+                for k, v in (state.case_file or {}).get("facts", {}).items()
+            )
             state.plan = make_plan(state.pack, self.llm, summary)
             state.log.append(f"plan ({state.plan.source}): {' → '.join(state.plan.order())}")
         self._time(state, "plan", t)
@@ -219,7 +253,8 @@ class Orchestrator:
         assert state.plan is not None
         t = time.perf_counter()
         if state.evaluation is None or state.evaluated_hash != canonical_hash(
-                {"case": state.case_file, "answers": state.answers}):
+            {"case": state.case_file, "answers": state.answers}
+        ):
             self._ensure_evaluation(state)
             self._time(state, "execute", t)
             return state  # the evaluation itself is a persisted step
@@ -240,8 +275,11 @@ class Orchestrator:
         check = checks[task.check or task.id]
         outcome = (state.evaluation.get("outcomes") or {}).get(check.outcome, {"value": "unknown", "missing": []})
         task.result = {"outcome": check.outcome, "value": outcome.get("value"), "missing": outcome.get("missing", [])}
-        if outcome.get("value") == "unknown" and outcome.get("missing") and task.depends_on == [
-                d for d in task.depends_on if not d.startswith("acquire:")]:
+        if (
+            outcome.get("value") == "unknown"
+            and outcome.get("missing")
+            and task.depends_on == [d for d in task.depends_on if not d.startswith("acquire:")]
+        ):
             state.plan = replan_missing(state.plan, task.id, list(outcome["missing"])[:3])
             state.plan.get(task.id).status = "failed"
             state.plan.get(task.id).result = task.result
@@ -305,8 +343,9 @@ class Orchestrator:
         return state
 
 
-def replay(store: CaseStore, case_id: str, seq: int, evaluator: Evaluator | None = None,
-           replay_id: str | None = None) -> CaseState:
+def replay(
+    store: CaseStore, case_id: str, seq: int, evaluator: Evaluator | None = None, replay_id: str | None = None
+) -> CaseState:
     """Re-run a case from snapshot ``seq`` under a new id (the original history is untouched)."""
     raw = store.get(case_id, seq)
     state = CaseState.model_validate(raw)

@@ -4,15 +4,15 @@ Reads the files (logic/), parses and compiles the ASP with clingo (bridges/), th
 unknown predicates, JSON-Logic operators outside the allow-list, rules or computations without a
 legal source or citing an unknown one, checks whose outcome nothing concludes.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 
-from bridges.clingo_bridge import compile_pack
-from logic import jsonlogic_policy
-from logic.pack import FactType, PackError, load_pack
-from logic.ruletests import load_properties, load_tests
-
+from lexlogic.bridges.clingo_bridge import compile_pack
+from lexlogic.logic import jsonlogic_policy
+from lexlogic.logic.pack import FactType, PackError, load_pack
+from lexlogic.logic.ruletests import load_properties, load_tests
 
 
 def check_pack(root: Path) -> list[PackError]:
@@ -35,8 +35,9 @@ def check_pack(root: Path) -> list[PackError]:
         elif spec.type is FactType.ENUM:
             known.add((name, 1))
         if spec.default is not None and spec.burden is None:
-            problems.append(PackError(root / pack.manifest.files.facts, None,
-                                      f"fact '{name}' has a default but no burden of proof"))
+            problems.append(
+                PackError(root / pack.manifest.files.facts, None, f"fact '{name}' has a default but no burden of proof")
+            )
     outputs: set[str] = set()
     for comp in pack.computations:
         comp_file = Path(comp.file) if comp.file else root / "pack.yaml"
@@ -48,9 +49,14 @@ def check_pack(root: Path) -> list[PackError]:
             problems.append(PackError(comp_file, comp.line, str(exc)))
         for var in sorted(jsonlogic_policy.variables_used(comp.logic) | set(comp.inputs)):
             if var not in pack.facts and var not in outputs:
-                problems.append(PackError(comp_file, comp.line,
-                                          f"computation {comp.id} reads unknown value '{var}' "
-                                          "(not a fact, nor the output of an earlier computation)"))
+                problems.append(
+                    PackError(
+                        comp_file,
+                        comp.line,
+                        f"computation {comp.id} reads unknown value '{var}' "
+                        "(not a fact, nor the output of an earlier computation)",
+                    )
+                )
         if not comp.sources:
             problems.append(PackError(comp_file, comp.line, f"computation {comp.id} has no legal source"))
         for sid in comp.sources:
@@ -60,8 +66,14 @@ def check_pack(root: Path) -> list[PackError]:
 
     for (name, arity), (file, line) in sorted(program.used.items(), key=lambda kv: kv[1]):
         if (name, arity) not in known and not name.startswith("__"):
-            problems.append(PackError(file, line, f"unknown predicate {name}/{arity}: no rule concludes it and "
-                                                  "it is not a declared fact or computed boolean"))
+            problems.append(
+                PackError(
+                    file,
+                    line,
+                    f"unknown predicate {name}/{arity}: no rule concludes it and "
+                    "it is not a declared fact or computed boolean",
+                )
+            )
     seen_ids: dict[str, tuple[str, int]] = {}
     for rule in program.rules:
         meta = rule.meta

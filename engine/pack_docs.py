@@ -3,11 +3,12 @@
 Generated from the files themselves (`lexlogic docs rules/PACK`), so it cannot drift from the rules;
 the test suite checks that the committed RULES.md is current.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 
-from engine.packs import get_pack
+from lexlogic.engine.packs import get_pack
 
 
 def _cell(text: str) -> str:
@@ -16,25 +17,26 @@ def _cell(text: str) -> str:
 
 def pack_table(root: Path) -> str:
     pack, program = get_pack(root)
-    lines = [f"# {pack.manifest.title} — règles, sources, validité",
-             "",
-             f"Pack `{pack.name}` version {pack.manifest.version} ({pack.manifest.jurisdiction}). "
-             "Généré par `lexlogic docs` à partir des fichiers du pack : ne pas éditer à la main.",
-             "",
-             "Statut des sources : V = vue dans un commentaire publié ; M = de mémoire, à revérifier sur Légifrance / Judilibre.",
-             "",
-             "En vigueur : « — → — » signifie que la règle vaut sous les deux versions du texte (ancien L.442-6 I 5° "
-             "et L.442-1 II) ; une règle propre à une version porte ses dates, et la version applicable est choisie "
-             "par la date de notification de la rupture.",
-             "",
-             "## Ordre des contrôles",
-             "",
-             "| # | contrôle | conclusion | nature |",
-             "|---|---|---|---|"]
+    lines = [
+        f"# {pack.manifest.title} — règles, sources, validité",
+        "",
+        f"Pack `{pack.name}` version {pack.manifest.version} ({pack.manifest.jurisdiction}). "
+        "Généré par `lexlogic docs` à partir des fichiers du pack : ne pas éditer à la main.",
+        "",
+        "Statut des sources : V = vue dans un commentaire publié ; M = de mémoire, à revérifier sur Légifrance / Judilibre.",
+        "",
+        "En vigueur : « — → — » signifie que la règle vaut sous les deux versions du texte (ancien L.442-6 I 5° "
+        "et L.442-1 II) ; une règle propre à une version porte ses dates, et la version applicable est choisie "
+        "par la date de notification de la rupture.",
+        "",
+        "## Ordre des contrôles",
+        "",
+        "| # | contrôle | conclusion | nature |",
+        "|---|---|---|---|",
+    ]
     for i, c in enumerate(pack.manifest.checks, start=1):
         lines.append(f"| {i} | {_cell(c.label)} | `{c.outcome}` | {c.kind} |")
-    lines += ["", "## Règles ASP", "",
-              "| règle | libellé | fichier | sources | en vigueur |", "|---|---|---|---|---|"]
+    lines += ["", "## Règles ASP", "", "| règle | libellé | fichier | sources | en vigueur |", "|---|---|---|---|---|"]
     for rule in program.rules:
         if not rule.meta:
             continue
@@ -42,17 +44,29 @@ def pack_table(root: Path) -> str:
         srcs = "; ".join(_cell(pack.source(s).cite()) if pack.source(s) else s for s in m.sources)
         validity = f"{m.valid_from or '—'} → {m.valid_to or '—'}"
         lines.append(f"| `{m.id}` | {_cell(m.label)} | {Path(m.file).name}:{m.line} | {srcs} | {validity} |")
-    lines += ["", "## Calculs JSON-Logic", "",
-              "| calcul | valeur | libellé | entrées requises | sources |", "|---|---|---|---|---|"]
+    lines += [
+        "",
+        "## Calculs JSON-Logic",
+        "",
+        "| calcul | valeur | libellé | entrées requises | sources |",
+        "|---|---|---|---|---|",
+    ]
     for c in pack.computations:
         srcs = "; ".join(_cell(pack.source(s).reference) if pack.source(s) else s for s in c.sources)
         lines.append(f"| `{c.id}` | `{c.output}` | {_cell(c.label)} | {', '.join(c.inputs) or '—'} | {srcs} |")
     lines += ["", "## Sources", "", "| id | référence | version | en vigueur | statut |", "|---|---|---|---|---|"]
     for sid, s in pack.manifest.sources.items():
-        lines.append(f"| `{sid}` | {_cell(s.reference)} | {_cell(s.version or '—')} | "
-                     f"{s.valid_from or '—'} → {s.valid_to or '—'} | {s.status or '—'} |")
-    lines += ["", "## Faits présumés quand personne ne les allègue (charge de la preuve, art. 1353 C. civ.)", "",
-              "| fait | valeur présumée | charge de la preuve |", "|---|---|---|"]
+        lines.append(
+            f"| `{sid}` | {_cell(s.reference)} | {_cell(s.version or '—')} | "
+            f"{s.valid_from or '—'} → {s.valid_to or '—'} | {s.status or '—'} |"
+        )
+    lines += [
+        "",
+        "## Faits présumés quand personne ne les allègue (charge de la preuve, art. 1353 C. civ.)",
+        "",
+        "| fait | valeur présumée | charge de la preuve |",
+        "|---|---|---|",
+    ]
     for name, f in pack.facts.items():
         if f.default is not None:
             lines.append(f"| `{name}` | {f.default} | {f.burden} |")

@@ -1,11 +1,12 @@
 """Finding and caching rule packs (load + compile once per process, re-read when files change)."""
+
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from bridges.clingo_bridge import CompiledProgram, compile_pack
-from logic.pack import PackError, RulePack, find_packs, load_pack
+from lexlogic.bridges.clingo_bridge import CompiledProgram, compile_pack
+from lexlogic.logic.pack import PackError, RulePack, find_packs, load_pack
 
 _cache: dict[Path, tuple[float, RulePack, CompiledProgram]] = {}
 
@@ -16,8 +17,10 @@ def rules_dir() -> Path:
 
 
 def _stamp(root: Path) -> float:
-    return max((p.stat().st_mtime for p in root.rglob("*") if p.is_file() and p.suffix in {".lp", ".yaml", ".json"}),
-               default=0.0)
+    return max(
+        (p.stat().st_mtime for p in root.rglob("*") if p.is_file() and p.suffix in {".lp", ".yaml", ".json"}),
+        default=0.0,
+    )
 
 
 def get_pack(root: Path | str) -> tuple[RulePack, CompiledProgram]:

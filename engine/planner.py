@@ -6,6 +6,7 @@ Re-planning: a task that fails for missing data gets ``acquire:<fact>`` tasks in
 a major new fact (an arbitration clause found in an annex) re-opens its defeater and every merits
 task already done. An LLM may propose the DAG; ``validate_proposal`` rejects or corrects it.
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -19,9 +20,13 @@ PACKS_DIR = Path(__file__).resolve().parents[1] / "rules"
 PROCEDURAL_KINDS = ("defeater", "note")
 
 # A fact whose appearance (or change) re-opens a defeater check.
-MAJOR_FACTS = {"arbitration_clause": "arbitration", "claim_date": "prescription",
-               "notification_date": "prescription", "claimant_activity": "scope",
-               "court_specialised": "jurisdiction"}
+MAJOR_FACTS = {
+    "arbitration_clause": "arbitration",
+    "claim_date": "prescription",
+    "notification_date": "prescription",
+    "claimant_activity": "scope",
+    "court_specialised": "jurisdiction",
+}
 
 
 class CheckSpec(BaseModel):
@@ -127,6 +132,7 @@ def declared_plan(checks: list[CheckSpec]) -> Plan:
 
 # --- re-planning ------------------------------------------------------------------------------------
 
+
 def replan_missing(plan: Plan, task_id: str, missing: list[str]) -> Plan:
     """Insert an ``acquire:<fact>`` task before ``task_id`` for each missing fact."""
     plan = plan.model_copy(deep=True)
@@ -135,8 +141,16 @@ def replan_missing(plan: Plan, task_id: str, missing: list[str]) -> Plan:
     for fact in missing:
         tid = f"acquire:{fact}"
         if not any(t.id == tid for t in plan.tasks):
-            plan.tasks.insert(pos, Task(id=tid, kind="acquire", fact=fact, label=f"obtenir « {fact} »",
-                                        depends_on=[d for d in task.depends_on if not d.startswith("acquire:")]))
+            plan.tasks.insert(
+                pos,
+                Task(
+                    id=tid,
+                    kind="acquire",
+                    fact=fact,
+                    label=f"obtenir « {fact} »",
+                    depends_on=[d for d in task.depends_on if not d.startswith("acquire:")],
+                ),
+            )
             pos += 1
         if tid not in task.depends_on:
             task.depends_on.append(tid)
@@ -162,6 +176,7 @@ def replan_major_fact(plan: Plan, fact: str) -> Plan:
 
 
 # --- LLM proposals ---------------------------------------------------------------------------------
+
 
 class ProposedTask(BaseModel):
     id: str
@@ -189,8 +204,15 @@ def validate_proposal(proposal: ProposedPlan, checks: list[CheckSpec]) -> Plan:
         bad = [d for d in p.depends_on if d not in known]
         if bad:
             notes.append(f"'{p.id}': unknown dependencies {bad} dropped")
-        tasks.append(Task(id=p.id, kind="check", check=p.id, label=known[p.id].label,
-                          depends_on=[d for d in p.depends_on if d in known and d != p.id]))
+        tasks.append(
+            Task(
+                id=p.id,
+                kind="check",
+                check=p.id,
+                label=known[p.id].label,
+                depends_on=[d for d in p.depends_on if d in known and d != p.id],
+            )
+        )
     declared = declared_plan(checks)
     for t in declared.tasks:
         if not any(x.id == t.id for x in tasks):
@@ -239,10 +261,16 @@ def propose_with_llm(client: Any, checks: list[CheckSpec], case_summary: str) ->
     """Ask the LLM for a DAG over the pack's checks, then validate it (never trusted as is)."""
     listing = "\n".join(f"- {c.id} ({c.kind}): {c.label}" for c in checks)
     messages = [
-        {"role": "system", "content": "You plan the legal analysis of a French commercial case. Answer JSON only: "
-                                      '{"tasks": [{"id": CHECK_ID, "depends_on": [CHECK_ID, ...]}]}.'},
-        {"role": "user", "content": f"Checks of the rule pack:\n{listing}\n\nCase:\n{case_summary}\n"
-                                    "Propose the order (a DAG) in which to run these checks."},
+        {
+            "role": "system",
+            "content": "You plan the legal analysis of a French commercial case. Answer JSON only: "
+            '{"tasks": [{"id": CHECK_ID, "depends_on": [CHECK_ID, ...]}]}.',
+        },
+        {
+            "role": "user",
+            "content": f"Checks of the rule pack:\n{listing}\n\nCase:\n{case_summary}\n"
+            "Propose the order (a DAG) in which to run these checks.",
+        },
     ]
     proposal = client.complete_json(messages, ProposedPlan)
     return validate_proposal(proposal, checks)

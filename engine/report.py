@@ -6,6 +6,7 @@ Span anchors: each grounding span gets an id ``span-N``; the document text is cu
 boundary and each piece is wrapped in ``<mark class="span-N span-M">`` for the spans covering it, so
 overlapping spans stay exact (the test re-joins the pieces and compares with the document text).
 """
+
 from __future__ import annotations
 
 import html
@@ -13,7 +14,7 @@ from typing import Any
 
 from jinja2 import Environment, select_autoescape
 
-from engine.documents.model import Document
+from lexlogic.engine.documents.model import Document
 
 TEMPLATE = """<!doctype html>
 <html lang="fr"><head><meta charset="utf-8"><title>lexlogic — {{ case_id }}</title>
@@ -60,11 +61,15 @@ def _bars(items: list[tuple[str, float]], unit: str = "", vmax: float | None = N
     for i, (label, v) in enumerate(items):
         y = i * h + 4
         bw = max(1.0, (w - lw - 70) * v / vmax)
-        rows.append(f"<text x='0' y='{y + 14}' font-size='12'>{html.escape(label[:42])}</text>"
-                    f"<rect x='{lw}' y='{y}' width='{bw:.1f}' height='{h - 6}' fill='#4a6fa5'/>"
-                    f"<text x='{lw + bw + 5:.1f}' y='{y + 14}' font-size='12'>{v:.3f}{unit}</text>")
-    return (f"<svg xmlns='http://www.w3.org/2000/svg' class='chart' width='{w}' height='{len(items) * h + 8}' "
-            f"role='img'>{''.join(rows)}</svg>")
+        rows.append(
+            f"<text x='0' y='{y + 14}' font-size='12'>{html.escape(label[:42])}</text>"
+            f"<rect x='{lw}' y='{y}' width='{bw:.1f}' height='{h - 6}' fill='#4a6fa5'/>"
+            f"<text x='{lw + bw + 5:.1f}' y='{y + 14}' font-size='12'>{v:.3f}{unit}</text>"
+        )
+    return (
+        f"<svg xmlns='http://www.w3.org/2000/svg' class='chart' width='{w}' height='{len(items) * h + 8}' "
+        f"role='img'>{''.join(rows)}</svg>"
+    )
 
 
 class _Spans:
@@ -80,8 +85,14 @@ class _Spans:
 def _link(spans: _Spans, g: dict[str, Any], docs: dict[str, Document]) -> dict[str, Any] | None:
     if g.get("kind", "document") != "document" or g.get("document_id") not in docs or g.get("char_start") is None:
         return None
-    return {"anchor": spans.anchor(g["document_id"], g["char_start"], g["char_end"]), "doc": g["document_id"],
-            "start": g["char_start"], "end": g["char_end"], "page": g.get("page"), "quote": g.get("quote", "")}
+    return {
+        "anchor": spans.anchor(g["document_id"], g["char_start"], g["char_end"]),
+        "doc": g["document_id"],
+        "start": g["char_start"],
+        "end": g["char_end"],
+        "page": g.get("page"),
+        "quote": g.get("quote", ""),
+    }
 
 
 def _proof_html(node: dict[str, Any] | None, spans: _Spans, docs: dict[str, Document]) -> str:
@@ -96,17 +107,23 @@ def _proof_html(node: dict[str, Any] | None, spans: _Spans, docs: dict[str, Docu
     for g in node.get("grounding", []):
         link = _link(spans, g, docs)
         if link:
-            links.append(f"<a class='ground' href='#{link['anchor']}' data-doc='{link['doc']}' "
-                         f"data-start='{link['start']}' data-end='{link['end']}'>↳ {html.escape(link['doc'])} "
-                         f"«{html.escape(link['quote'][:80])}»</a>")
+            links.append(
+                f"<a class='ground' href='#{link['anchor']}' data-doc='{link['doc']}' "
+                f"data-start='{link['start']}' data-end='{link['end']}'>↳ {html.escape(link['doc'])} "
+                f"«{html.escape(link['quote'][:80])}»</a>"
+            )
         elif g.get("note") or g.get("kind"):
-            links.append(f"<span class='kind'>↳ {html.escape(str(g.get('kind')))} {html.escape(str(g.get('note') or ''))}</span>")
+            links.append(
+                f"<span class='kind'>↳ {html.escape(str(g.get('kind')))} {html.escape(str(g.get('note') or ''))}</span>"
+            )
     kids = "".join(_proof_html(c, spans, docs) for c in node.get("children", []))
     note = f" <span class='kind'>{html.escape(node['note'])}</span>" if node.get("note") else ""
-    return (f"<ul class='proof'><li class='{cls}'>{mark} {html.escape(node.get('label') or node.get('atom', ''))}{val} "
-            f"<span class='kind'>[{html.escape(str(node.get('kind', 'rule')))}"
-            f"{(' ' + html.escape(node['rule_id'])) if node.get('rule_id') else ''}]</span>{note}{src}"
-            f"{'<br>'.join([''] + links)}{kids}</li></ul>")
+    return (
+        f"<ul class='proof'><li class='{cls}'>{mark} {html.escape(node.get('label') or node.get('atom', ''))}{val} "
+        f"<span class='kind'>[{html.escape(str(node.get('kind', 'rule')))}"
+        f"{(' ' + html.escape(node['rule_id'])) if node.get('rule_id') else ''}]</span>{note}{src}"
+        f"{'<br>'.join([''] + links)}{kids}</li></ul>"
+    )
 
 
 def _highlight(doc: Document, spans: _Spans) -> str:
@@ -140,11 +157,27 @@ def render_report(state: dict[str, Any], documents: list[Document]) -> str:
             for g in r.get("grounding", []):
                 link = _link(spans, g, docs)
                 links.append(link) if link else other.append(f"{g.get('kind')}: {g.get('note') or ''}")
-            facts.append({"name": name, "value": r.get("value"), "world": r.get("world", "SHARED"),
-                          "confidence": r.get("confidence", 1.0), "links": links, "other": other})
+            facts.append(
+                {
+                    "name": name,
+                    "value": r.get("value"),
+                    "world": r.get("world", "SHARED"),
+                    "confidence": r.get("confidence", 1.0),
+                    "links": links,
+                    "other": other,
+                }
+            )
     for name, value in (state.get("answers") or {}).items():
-        facts.append({"name": name, "value": value, "world": "SHARED", "confidence": 1.0, "links": [],
-                      "other": ["réponse de l'utilisateur"]})
+        facts.append(
+            {
+                "name": name,
+                "value": value,
+                "world": "SHARED",
+                "confidence": 1.0,
+                "links": [],
+                "other": ["réponse de l'utilisateur"],
+            }
+        )
     proof_html = _proof_html(ev.get("proof"), spans, docs)
     posterior = [(f"{w} (P récit)", float(p)) for w, p in (ev.get("posteriors") or {}).items()]
     posterior += [(f"{w} : P(responsabilité | récit)", float(p)) for w, p in (ev.get("liable_by_world") or {}).items()]
@@ -152,9 +185,25 @@ def render_report(state: dict[str, Any], documents: list[Document]) -> str:
     cited = [d for d in documents if any(k[0] == d.id for k in spans.ids)]
     env = Environment(autoescape=select_autoescape(default=True))
     return env.from_string(TEMPLATE).render(
-        case_id=state.get("case_id"), verdict=verdict, status=state.get("status"), message=state.get("message"),
-        verdict_class="liable" if verdict.get("liable") else "notliable", method=ev.get("method", ""),
-        question=state.get("pending_question"), posterior_svg=_bars(posterior, vmax=1.0), eig_svg=_bars(eig, " bit"),
-        proof_html=proof_html, facts=facts,
-        documents=[{"id": d.id, "title": d.title, "kind": d.kind.value, "media_type": d.media_type,
-                    "body": _highlight(d, spans)} for d in cited])
+        case_id=state.get("case_id"),
+        verdict=verdict,
+        status=state.get("status"),
+        message=state.get("message"),
+        verdict_class="liable" if verdict.get("liable") else "notliable",
+        method=ev.get("method", ""),
+        question=state.get("pending_question"),
+        posterior_svg=_bars(posterior, vmax=1.0),
+        eig_svg=_bars(eig, " bit"),
+        proof_html=proof_html,
+        facts=facts,
+        documents=[
+            {
+                "id": d.id,
+                "title": d.title,
+                "kind": d.kind.value,
+                "media_type": d.media_type,
+                "body": _highlight(d, spans),
+            }
+            for d in cited
+        ],
+    )

@@ -1,4 +1,5 @@
 """Running a pack's YAML rule tests and its hypothesis-checked properties."""
+
 from __future__ import annotations
 
 import json
@@ -11,11 +12,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.analysis import Analysis, analyse
-from engine.packs import get_pack
-from logic.facts import parse_case
-from logic.pack import FactType, PackError, RulePack
-from logic.ruletests import PropertySpec, RuleTest, load_properties, load_tests
+from lexlogic.engine.analysis import Analysis, analyse
+from lexlogic.engine.packs import get_pack
+from lexlogic.logic.facts import parse_case
+from lexlogic.logic.pack import FactType, PackError, RulePack
+from lexlogic.logic.ruletests import PropertySpec, RuleTest, load_properties, load_tests
 
 
 @dataclass
@@ -38,15 +39,16 @@ def check_test(pack_root: Path, test: RuleTest) -> TestOutcome:
     failures: list[str] = []
     try:
         result = run_case(pack_root, test.facts, test.answers)
-    except Exception as exc:  # noqa: BLE001 - reported as a failure of this test
+    except Exception as exc:
         return TestOutcome(test, [f"error: {exc}"])
     for atom, want in test.expect.items():
         got = result.outcomes.get(atom)
         if got is None:
             failures.append(f"{atom}: no such outcome")
         elif got.status != want:
-            failures.append(f"{atom}: expected {want}, got {got.status}"
-                            + (f" (missing {got.missing})" if got.missing else ""))
+            failures.append(
+                f"{atom}: expected {want}, got {got.status}" + (f" (missing {got.missing})" if got.missing else "")
+            )
     for atom in test.absent:
         got = result.outcomes.get(atom)
         if got is not None and got.status != "no":
@@ -124,7 +126,8 @@ def _strategy(pack: RulePack, name: str, constraint: Any) -> st.SearchStrategy[A
         return st.integers(int(lo or 0), int(hi if hi is not None else 10**7)).map(float)
     if t is FactType.AMOUNTS_BY_YEAR:
         return st.lists(st.integers(0, 2_000_000), min_size=1, max_size=3).map(
-            lambda xs: {str(2021 + i): float(x) for i, x in enumerate(xs)})
+            lambda xs: {str(2021 + i): float(x) for i, x in enumerate(xs)}
+        )
     return st.text(min_size=1, max_size=8)
 
 
@@ -140,10 +143,16 @@ def facts_strategy(pack: RulePack, when: dict[str, Any]) -> st.SearchStrategy[di
 class PropertyViolation(AssertionError):
     def __init__(self, spec: PropertySpec, message: str, facts: dict[str, Any], pack: str) -> None:
         self.facts = facts
-        case = json.dumps({"pack": pack, "case_id": f"counterexample-{spec.id}", "facts": facts},
-                          ensure_ascii=False, indent=2, sort_keys=True)
-        super().__init__(f"{spec.file}:{spec.line}: property {spec.id} violated: {message}\n"
-                         f"minimal counterexample (facts file):\n{case}")
+        case = json.dumps(
+            {"pack": pack, "case_id": f"counterexample-{spec.id}", "facts": facts},
+            ensure_ascii=False,
+            indent=2,
+            sort_keys=True,
+        )
+        super().__init__(
+            f"{spec.file}:{spec.line}: property {spec.id} violated: {message}\n"
+            f"minimal counterexample (facts file):\n{case}"
+        )
 
 
 def check_property(pack_root: Path, spec: PropertySpec, max_examples: int | None = None) -> None:
@@ -162,8 +171,13 @@ def check_property(pack_root: Path, spec: PropertySpec, max_examples: int | None
         return info.value if info and info.known else None
 
     if spec.kind == "implies":
-        @settings(max_examples=n, deadline=None, database=None,
-                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+
+        @settings(
+            max_examples=n,
+            deadline=None,
+            database=None,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+        )
         @given(facts_strategy(pack, spec.when))
         def prop(facts: dict[str, Any]) -> None:
             result = run_case(pack_root, facts)
@@ -172,8 +186,13 @@ def check_property(pack_root: Path, spec: PropertySpec, max_examples: int | None
                 if got not in allowed:
                     raise PropertyViolation(spec, f"{atom} is {got}, allowed {allowed}", facts, pack.name)
     elif spec.kind == "bounds":
-        @settings(max_examples=n, deadline=None, database=None,
-                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+
+        @settings(
+            max_examples=n,
+            deadline=None,
+            database=None,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+        )
         @given(facts_strategy(pack, spec.when))
         def prop(facts: dict[str, Any]) -> None:
             info = run_case(pack_root, facts).values.get(spec.watch or "")
@@ -181,15 +200,19 @@ def check_property(pack_root: Path, spec: PropertySpec, max_examples: int | None
                 return
             value = float(info.value)
             if (spec.min is not None and value < spec.min - 1e-9) or (spec.max is not None and value > spec.max + 1e-9):
-                raise PropertyViolation(spec, f"{spec.watch} = {value} outside [{spec.min}, {spec.max}]",
-                                        facts, pack.name)
+                raise PropertyViolation(
+                    spec, f"{spec.watch} = {value} outside [{spec.min}, {spec.max}]", facts, pack.name
+                )
     else:
         vary = spec.vary or ""
 
-        @settings(max_examples=n, deadline=None, database=None,
-                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-        @given(facts_strategy(pack, {**spec.when, vary: spec.when.get(vary, {})}),
-               _strategy(pack, vary, None))
+        @settings(
+            max_examples=n,
+            deadline=None,
+            database=None,
+            suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+        )
+        @given(facts_strategy(pack, {**spec.when, vary: spec.when.get(vary, {})}), _strategy(pack, vary, None))
         def prop(facts: dict[str, Any], other: Any) -> None:
             a, b = sorted([facts[vary], other])
             r1 = watched(run_case(pack_root, {**facts, vary: a}))
@@ -198,6 +221,11 @@ def check_property(pack_root: Path, spec: PropertySpec, max_examples: int | None
                 return
             bad = r2 < r1 - 1e-9 if spec.direction == "non_decreasing" else r2 > r1 + 1e-9
             if bad:
-                raise PropertyViolation(spec, f"{spec.watch} went from {r1} to {r2} when {vary} rose from {a} to {b}",
-                                        {**facts, vary: a}, pack.name)
+                raise PropertyViolation(
+                    spec,
+                    f"{spec.watch} went from {r1} to {r2} when {vary} rose from {a} to {b}",
+                    {**facts, vary: a},
+                    pack.name,
+                )
+
     prop()

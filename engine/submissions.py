@@ -7,17 +7,19 @@ become case updates (engine.claims.case_updates): a VERIFIED claim raises the pr
 CONTRADICTED one lowers it or opens two readings, an AMBIGUOUS one opens two readings — each with the
 evidence span as grounding. A claim no piece supports (UNKNOWN) changes nothing: saying is not proving.
 """
+
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal, Sequence
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from engine.documents.model import Document
-from logic.facts import check_value
-from logic.pack import RulePack
+from lexlogic.engine.documents.model import Document
+from lexlogic.logic.facts import check_value
+from lexlogic.logic.pack import RulePack
 
 Party = Literal["claimant", "defence"]
 WORLD = {"claimant": "NARRATIVE_A", "defence": "NARRATIVE_B"}
@@ -42,22 +44,28 @@ class SubmissionsReport(BaseModel):
 def _reliability(claim: str, fallacy_check: bool) -> tuple[float, list[str]]:
     if not fallacy_check:
         return 1.0, []
-    from engine.fallacies.analyse import analyse as analyse_fallacies
-    from engine.fallacies.case import penalised_prior
+    from lexlogic.engine.fallacies.analyse import analyse as analyse_fallacies
+    from lexlogic.engine.fallacies.case import penalised_prior
 
     found = analyse_fallacies(claim).confirmed
     names = [f"{f.name_fr} ({f.confidence:.2f})" for f in found]
     return penalised_prior(1.0, [f.confidence for f in found]), names
 
 
-def weigh_submissions(pack: RulePack, case: dict[str, Any], documents: Sequence[Document],
-                      submissions: Sequence[tuple[Party, str]], *, index_dir: Path,
-                      fallacy_check: bool = True) -> tuple[dict[str, Any], SubmissionsReport]:
+def weigh_submissions(
+    pack: RulePack,
+    case: dict[str, Any],
+    documents: Sequence[Document],
+    submissions: Sequence[tuple[Party, str]],
+    *,
+    index_dir: Path,
+    fallacy_check: bool = True,
+) -> tuple[dict[str, Any], SubmissionsReport]:
     """A new case dict with the submissions' verified claims applied, and what was done with each claim."""
-    from engine.claims.case_updates import load_map, match_fact, updates_for
-    from engine.claims.extract import extract_claims
-    from engine.claims.memory import EvidenceMemory
-    from engine.claims.verify import default_judge, verify_all
+    from lexlogic.engine.claims.case_updates import load_map, match_fact, updates_for
+    from lexlogic.engine.claims.extract import extract_claims
+    from lexlogic.engine.claims.memory import EvidenceMemory
+    from lexlogic.engine.claims.verify import default_judge, verify_all
 
     case = copy.deepcopy(case)
     facts: dict[str, Any] = case.setdefault("facts", {})
@@ -74,11 +82,15 @@ def weigh_submissions(pack: RulePack, case: dict[str, Any], documents: Sequence[
         for r in results:
             rule = match_fact(r.claim, rules)
             reliability, names = _reliability(r.claim, fallacy_check)
-            by_claim[r.claim] = ClaimReport(party=party, claim=r.claim, status=r.status.value,
-                                            fact=rule.fact if rule else None, reliability=reliability,
-                                            fallacies=names,
-                                            effect="aucun : aucune pièce ne le confirme" if r.status.value == "UNKNOWN"
-                                            else "")
+            by_claim[r.claim] = ClaimReport(
+                party=party,
+                claim=r.claim,
+                status=r.status.value,
+                fact=rule.fact if rule else None,
+                reliability=reliability,
+                fallacies=names,
+                effect="aucun : aucune pièce ne le confirme" if r.status.value == "UNKNOWN" else "",
+            )
         world = WORLD[party]
         for up in updates.priors:
             rep = by_claim[up.claim]
@@ -96,20 +108,29 @@ def weigh_submissions(pack: RulePack, case: dict[str, Any], documents: Sequence[
             current_value = current.get("value") if isinstance(current, dict) else current
             grounding = [g.model_dump(mode="json") for g in up.grounding]
             if current is None:
-                facts[up.fact] = {"value": value, "confidence": round(p, 4), "world": "SHARED",
-                                  "grounding": grounding}
+                facts[up.fact] = {"value": value, "confidence": round(p, 4), "world": "SHARED", "grounding": grounding}
                 rep.effect = f"{up.fact} = {value} (prior {p:.2f})"
             elif current_value == value:
                 entry = current if isinstance(current, dict) else {"value": current}
-                entry["confidence"] = round(max(float(entry.get("confidence", 1.0)), p) if p >= 0.5
-                                            else min(float(entry.get("confidence", 1.0)), p), 4)
+                entry["confidence"] = round(
+                    max(float(entry.get("confidence", 1.0)), p)
+                    if p >= 0.5
+                    else min(float(entry.get("confidence", 1.0)), p),
+                    4,
+                )
                 entry.setdefault("grounding", []).extend(grounding)
                 facts[up.fact] = entry
-                rep.effect = f"{up.fact} = {value} : prior {'relevé' if p >= 0.5 else 'abaissé'} à {entry['confidence']:.2f}"
+                rep.effect = (
+                    f"{up.fact} = {value} : prior {'relevé' if p >= 0.5 else 'abaissé'} à {entry['confidence']:.2f}"
+                )
             elif p >= 0.5:  # a verified claim against the file's value: two readings
-                facts[up.fact] = {"value": value, "confidence": round(p, 4), "world": world, "grounding": grounding,
-                                  "alternatives": [{"value": current_value, "confidence": round(1 - p, 4),
-                                                    "world": OTHER[world]}]}
+                facts[up.fact] = {
+                    "value": value,
+                    "confidence": round(p, 4),
+                    "world": world,
+                    "grounding": grounding,
+                    "alternatives": [{"value": current_value, "confidence": round(1 - p, 4), "world": OTHER[world]}],
+                }
                 rep.effect = f"{up.fact} : deux lectures ({value} / {current_value})"
             else:
                 rep.effect = f"{up.fact} : contredit, la valeur du dossier ({current_value}) est maintenue"
@@ -125,10 +146,19 @@ def weigh_submissions(pack: RulePack, case: dict[str, Any], documents: Sequence[
                 rep.effect = "ambiguïté non exploitable pour le pack"
                 continue
             facts[amb.fact] = {
-                "value": a, "confidence": round(0.5 * rep.reliability, 4) or 0.05, "world": world,
+                "value": a,
+                "confidence": round(0.5 * rep.reliability, 4) or 0.05,
+                "world": world,
                 "grounding": [g.model_dump(mode="json") for g in amb.world_a.grounding],
-                "alternatives": [{"value": b, "confidence": 0.5, "world": OTHER[world],
-                                  "grounding": [g.model_dump(mode="json") for g in amb.world_b.grounding]}]}
+                "alternatives": [
+                    {
+                        "value": b,
+                        "confidence": 0.5,
+                        "world": OTHER[world],
+                        "grounding": [g.model_dump(mode="json") for g in amb.world_b.grounding],
+                    }
+                ],
+            }
             rep.effect = f"{amb.fact} : deux lectures ({a} / {b})"
         report.claims.extend(by_claim.values())
     return case, report

@@ -4,6 +4,7 @@ Computations are the pack's JSON-Logic hard rules, evaluated in file order. A va
 UNKNOWN with the input facts whose absence makes it so (its `missing` roots), or left OPEN on purpose
 (the computation returned null with all its inputs known: the zone of the judge's appreciation).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -12,11 +13,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from logic import jsonlogic_policy
-from logic.facts import CaseFile, FactValue, check_value
-from logic.proof import ProofNode
-from logic.grounding import Grounding, SourceKind
-from logic.pack import Computation, FactType, RulePack
+from lexlogic.logic import jsonlogic_policy
+from lexlogic.logic.facts import CaseFile, FactValue, check_value
+from lexlogic.logic.grounding import Grounding, SourceKind
+from lexlogic.logic.pack import Computation, FactType, RulePack
+from lexlogic.logic.proof import ProofNode
 
 
 class ValueStatus(str, Enum):
@@ -45,8 +46,9 @@ class ValueInfo(BaseModel):
         return self.status in (ValueStatus.GIVEN, ValueStatus.DEFAULTED, ValueStatus.COMPUTED, ValueStatus.DYNAMIC)
 
 
-def gather_values(pack: RulePack, case: CaseFile, answers: dict[str, Any] | None = None,
-                  dynamic: list[Any] | None = None) -> dict[str, ValueInfo]:
+def gather_values(
+    pack: RulePack, case: CaseFile, answers: dict[str, Any] | None = None, dynamic: list[Any] | None = None
+) -> dict[str, ValueInfo]:
     """Facts (answers override the file), dynamic interpretations for facts nobody gave, defaults,
     then every computation in order. `dynamic`: DynamicFact-like objects (name, value, reliability, proof)."""
     values: dict[str, ValueInfo] = {}
@@ -62,32 +64,51 @@ def gather_values(pack: RulePack, case: CaseFile, answers: dict[str, Any] | None
             except ValueError:
                 value = None
             if value is not None:
-                values[name] = ValueInfo(name=name, status=ValueStatus.DYNAMIC, value=value,
-                                         confidence=d.reliability, proof=d.proof,
-                                         grounding=list(d.proof.grounding))
+                values[name] = ValueInfo(
+                    name=name,
+                    status=ValueStatus.DYNAMIC,
+                    value=value,
+                    confidence=d.reliability,
+                    proof=d.proof,
+                    grounding=list(d.proof.grounding),
+                )
                 continue
         if name in answers:
-            values[name] = ValueInfo(name=name, status=ValueStatus.GIVEN, value=answers[name],
-                                     grounding=[Grounding(kind=SourceKind.USER_ANSWER, note=f"{name} = {answers[name]}")])
+            values[name] = ValueInfo(
+                name=name,
+                status=ValueStatus.GIVEN,
+                value=answers[name],
+                grounding=[Grounding(kind=SourceKind.USER_ANSWER, note=f"{name} = {answers[name]}")],
+            )
         elif fv is not None and fv.value is not None and any(r.value != fv.value for r in fv.alternatives):
             # an ambiguity: the readings disagree, so the fact is unknown for the logic; the
             # probabilistic layer weighs the readings (one world per narrative)
             readings = " / ".join(f"{r.value} ({r.world.value}, {r.confidence:.2f})" for r in [fv, *fv.alternatives])
-            values[name] = ValueInfo(name=name, status=ValueStatus.UNKNOWN, missing=[name],
-                                     readings=list(dict.fromkeys(r.value for r in [fv, *fv.alternatives]
-                                                                 if r.value is not None)),
-                                     grounding=[g for r in [fv, *fv.alternatives] for g in r.grounding]
-                                     or [Grounding(kind=SourceKind.CASE_FILE, json_path=f"$.facts.{name}",
-                                                   note=f"ambiguïté : {readings}")])
+            values[name] = ValueInfo(
+                name=name,
+                status=ValueStatus.UNKNOWN,
+                missing=[name],
+                readings=list(dict.fromkeys(r.value for r in [fv, *fv.alternatives] if r.value is not None)),
+                grounding=[g for r in [fv, *fv.alternatives] for g in r.grounding]
+                or [Grounding(kind=SourceKind.CASE_FILE, json_path=f"$.facts.{name}", note=f"ambiguïté : {readings}")],
+            )
         elif fv is not None and fv.value is not None:
             grounding = fv.grounding or [Grounding(kind=SourceKind.CASE_FILE, json_path=f"$.facts.{name}")]
-            values[name] = ValueInfo(name=name, status=ValueStatus.GIVEN, value=fv.value,
-                                     grounding=grounding, confidence=fv.confidence)
+            values[name] = ValueInfo(
+                name=name, status=ValueStatus.GIVEN, value=fv.value, grounding=grounding, confidence=fv.confidence
+            )
         elif spec.default is not None:
             values[name] = ValueInfo(
-                name=name, status=ValueStatus.DEFAULTED, value=spec.default,
-                grounding=[Grounding(kind=SourceKind.PRIOR,
-                                     note=f"non allégué : charge de la preuve sur la {'défense' if spec.burden == 'defence' else 'demanderesse'} (art. 1353 C. civ.)")])
+                name=name,
+                status=ValueStatus.DEFAULTED,
+                value=spec.default,
+                grounding=[
+                    Grounding(
+                        kind=SourceKind.PRIOR,
+                        note=f"non allégué : charge de la preuve sur la {'défense' if spec.burden == 'defence' else 'demanderesse'} (art. 1353 C. civ.)",
+                    )
+                ],
+            )
         else:
             values[name] = ValueInfo(name=name, status=ValueStatus.UNKNOWN, missing=[name])
     for comp in pack.computations:
@@ -130,8 +151,12 @@ def _supervaluate(pack: RulePack, values: dict[str, ValueInfo]) -> None:
     for comp in pack.computations:
         info = values[comp.output]
         roots = tuple(info.missing)
-        if info.status is ValueStatus.UNKNOWN and roots and len(roots) <= MAX_SUPERVALUATION_ROOTS \
-                and all(completions(r) is not None for r in roots):
+        if (
+            info.status is ValueStatus.UNKNOWN
+            and roots
+            and len(roots) <= MAX_SUPERVALUATION_ROOTS
+            and all(completions(r) is not None for r in roots)
+        ):
             groups.setdefault(roots, []).append(comp.output)
     for roots, outputs in groups.items():
         results: dict[str, list[Any]] = {o: [] for o in outputs}
@@ -146,8 +171,9 @@ def _supervaluate(pack: RulePack, values: dict[str, ValueInfo]) -> None:
         for o, vals in results.items():
             if vals and vals[0] is not _UNDECIDED and all(v == vals[0] for v in vals):
                 old = values[o]
-                values[o] = ValueInfo(name=o, status=ValueStatus.COMPUTED, value=vals[0],
-                                      computation=old.computation, inputs=old.inputs)
+                values[o] = ValueInfo(
+                    name=o, status=ValueStatus.COMPUTED, value=vals[0], computation=old.computation, inputs=old.inputs
+                )
 
 
 _UNDECIDED = object()
@@ -158,8 +184,13 @@ def _compute(comp: Computation, values: dict[str, ValueInfo]) -> ValueInfo:
     deps = list(dict.fromkeys([*comp.inputs, *used]))
     unknown_required = [n for n in comp.inputs if not values.get(n) or not values[n].known]
     if unknown_required:
-        return ValueInfo(name=comp.output, status=ValueStatus.UNKNOWN, computation=comp.id, inputs=deps,
-                         missing=_roots(unknown_required, values))
+        return ValueInfo(
+            name=comp.output,
+            status=ValueStatus.UNKNOWN,
+            computation=comp.id,
+            inputs=deps,
+            missing=_roots(unknown_required, values),
+        )
     data = {n: values[n].value for n in deps if n in values and values[n].known}
     try:
         result = jsonlogic_policy.evaluate_validated(comp.logic, data)
@@ -168,22 +199,26 @@ def _compute(comp: Computation, values: dict[str, ValueInfo]) -> ValueInfo:
     unknown_used = [n for n in used if n in values and not values[n].known]
     if result is None:
         if unknown_used:
-            return ValueInfo(name=comp.output, status=ValueStatus.UNKNOWN, computation=comp.id,
-                             inputs=deps, missing=_roots(unknown_used, values))
+            return ValueInfo(
+                name=comp.output,
+                status=ValueStatus.UNKNOWN,
+                computation=comp.id,
+                inputs=deps,
+                missing=_roots(unknown_used, values),
+            )
         return ValueInfo(name=comp.output, status=ValueStatus.OPEN, computation=comp.id, inputs=deps)
     if comp.type is FactType.BOOL:
         result = bool(result)
     elif comp.type in (FactType.MONTHS, FactType.AMOUNT, FactType.PERCENT):
         result = round(float(result), 4)
-    return ValueInfo(name=comp.output, status=ValueStatus.COMPUTED, value=result, computation=comp.id,
-                     inputs=deps)
+    return ValueInfo(name=comp.output, status=ValueStatus.COMPUTED, value=result, computation=comp.id, inputs=deps)
 
 
 def _roots(names: list[str], values: dict[str, ValueInfo]) -> list[str]:
     out: list[str] = []
     for n in names:
         info = values.get(n)
-        for m in (info.missing if info and info.missing else [] if info and info.status is ValueStatus.OPEN else [n]):
+        for m in info.missing if info and info.missing else [] if info and info.status is ValueStatus.OPEN else [n]:
             if m not in out:
                 out.append(m)
     return out

@@ -11,6 +11,7 @@ What is certain in the case becomes ASP facts; what is uncertain becomes a rando
   range), never asked, balanced by the Alexy soft rules of `weights.yaml`.
 Probabilities and proof trees come from the same rules, so they cannot disagree.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -18,14 +19,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from bridges.clingo_bridge import CompiledProgram
-from engine.analysis import Analysis, analyse
-from engine.prob import BoolVar, CategoricalVar, Option, ProbProgram, ProbVerdict, WorldTag
-from engine.prob import analyse as prob_analyse
-from engine.values import ValueInfo, ValueStatus, gather_values
-from logic.facts import CaseFile
-from logic.pack import FactType, RulePack
-from logic.weights import load_weights
+from lexlogic.bridges.clingo_bridge import CompiledProgram
+from lexlogic.engine.analysis import Analysis, analyse
+from lexlogic.engine.prob import BoolVar, CategoricalVar, Option, ProbProgram, ProbVerdict, WorldTag
+from lexlogic.engine.prob import analyse as prob_analyse
+from lexlogic.engine.values import ValueInfo, ValueStatus, gather_values
+from lexlogic.logic.facts import CaseFile
+from lexlogic.logic.pack import FactType, RulePack
+from lexlogic.logic.weights import load_weights
 
 NOT_ASKABLE_COST = 1e6  # appreciation and open zones: they have an EIG but no one to ask
 MAX_COMPILED_ROOTS = 6
@@ -64,16 +65,21 @@ def _prior_of(pack: RulePack, name: str, values: dict[str, ValueInfo], priors: d
     return 0.5
 
 
-def build_program(pack: RulePack, case: CaseFile, answers: dict[str, Any] | None = None,
-                  dynamic: list[Any] | None = None, values: dict[str, ValueInfo] | None = None
-                  ) -> tuple[ProbProgram, dict[str, str]]:
+def build_program(
+    pack: RulePack,
+    case: CaseFile,
+    answers: dict[str, Any] | None = None,
+    dynamic: list[Any] | None = None,
+    values: dict[str, ValueInfo] | None = None,
+) -> tuple[ProbProgram, dict[str, str]]:
     """The case as a ProbProgram, and for each variable the fact a question would ask about.
     `values`: the case's values when the caller already has them (the symbolic analysis did)."""
     answers = dict(answers or {})
     # A yes/no interpretation of a dynamic rule is NOT a given here: it is a variable whose prior is the
     # rule's reliability, so the values computed from it are compiled over both of its values below.
-    interpreted = {d.name: d for d in (dynamic or [])
-                   if pack.value_type(d.name) is FactType.BOOL and isinstance(d.value, bool)}
+    interpreted = {
+        d.name: d for d in (dynamic or []) if pack.value_type(d.name) is FactType.BOOL and isinstance(d.value, bool)
+    }
     dynamic = [d for d in (dynamic or []) if d.name not in interpreted]
     if values is None or interpreted:
         values = gather_values(pack, case, answers, dynamic)
@@ -84,13 +90,22 @@ def build_program(pack: RulePack, case: CaseFile, answers: dict[str, Any] | None
     variables: list[BoolVar | CategoricalVar] = []
     asks: dict[str, str] = {}
 
-    def add_bool(name: str, *, prior: Any, world: WorldTag = WorldTag.SHARED, asserted: bool = True,
-                 ask: str | None = None) -> None:
+    def add_bool(
+        name: str, *, prior: Any, world: WorldTag = WorldTag.SHARED, asserted: bool = True, ask: str | None = None
+    ) -> None:
         spec = pack.facts.get(ask or name)
         askable = spec is not None and bool(spec.question) and not spec.appreciation
-        variables.append(BoolVar(name=name, atom=name, prior=prior, world=world, asserted=asserted,
-                                 cost=spec.cost if askable and spec else NOT_ASKABLE_COST,
-                                 question=spec.question or "" if askable and spec else ""))
+        variables.append(
+            BoolVar(
+                name=name,
+                atom=name,
+                prior=prior,
+                world=world,
+                asserted=asserted,
+                cost=spec.cost if askable and spec else NOT_ASKABLE_COST,
+                question=spec.question or "" if askable and spec else "",
+            )
+        )
         if askable:
             asks[name] = ask or name
 
@@ -105,13 +120,22 @@ def build_program(pack: RulePack, case: CaseFile, answers: dict[str, Any] | None
             d = interpreted[name]
             add_bool(name, prior=d.reliability if d.value else 1.0 - d.reliability)
             continue
-        if fv is not None and fv.value is not None and name not in answers \
-                and any(r.value != fv.value for r in fv.alternatives):
+        if (
+            fv is not None
+            and fv.value is not None
+            and name not in answers
+            and any(r.value != fv.value for r in fv.alternatives)
+        ):
             if _add_ambiguity(pack, name, fv, variables, lines, asks):
                 continue
         if info.known:
-            uncertain = (spec is not None and name not in answers and fv is not None
-                         and (fv.confidence < 1.0 or fv.alternatives) and t is FactType.BOOL)
+            uncertain = (
+                spec is not None
+                and name not in answers
+                and fv is not None
+                and (fv.confidence < 1.0 or fv.alternatives)
+                and t is FactType.BOOL
+            )
             if not uncertain:
                 fact = _asp_fact(pack, name, info.value)
                 if fact:
@@ -129,9 +153,14 @@ def build_program(pack: RulePack, case: CaseFile, answers: dict[str, Any] | None
             continue
         if t is FactType.ENUM and spec is not None:
             opts = spec.values or []
-            variables.append(CategoricalVar(
-                name=name, options=[Option(atom=f"{name}({v})", prob=1 / len(opts), value=v) for v in opts],
-                cost=spec.cost, question=spec.question or ""))
+            variables.append(
+                CategoricalVar(
+                    name=name,
+                    options=[Option(atom=f"{name}({v})", prob=1 / len(opts), value=v) for v in opts],
+                    cost=spec.cost,
+                    question=spec.question or "",
+                )
+            )
             asks[name] = name
             continue
         if spec is not None:  # an unknown yes/no fact
@@ -140,8 +169,12 @@ def build_program(pack: RulePack, case: CaseFile, answers: dict[str, Any] | None
         # an unknown or open computed yes/no value
         roots = info.missing
         bool_roots = [r for r in roots if pack.value_type(r) is FactType.BOOL]
-        if info.status is ValueStatus.UNKNOWN and roots and len(bool_roots) == len(roots) \
-                and len(roots) <= MAX_COMPILED_ROOTS:
+        if (
+            info.status is ValueStatus.UNKNOWN
+            and roots
+            and len(bool_roots) == len(roots)
+            and len(roots) <= MAX_COMPILED_ROOTS
+        ):
             open_combos = []
             for combo in itertools.product([True, False], repeat=len(roots)):
                 key = tuple(sorted(zip(roots, combo)))
@@ -163,16 +196,23 @@ def build_program(pack: RulePack, case: CaseFile, answers: dict[str, Any] | None
         first = next((r for r in roots if r in pack.facts), None)
         add_bool(name, prior=_prior_of(pack, name, values, priors), ask=first)
     program = ProbProgram(
-        program="\n".join(lines), variables=variables, target=pack.manifest.target,
-        queries=[c.outcome for c in pack.manifest.checks
-                 if c.outcome != pack.manifest.target
-                 and (pack.manifest.remedy is None or c.outcome != pack.manifest.remedy.outcome)],
-        soft_rules=list(weights.soft_rules) if weights else [])
+        program="\n".join(lines),
+        variables=variables,
+        target=pack.manifest.target,
+        queries=[
+            c.outcome
+            for c in pack.manifest.checks
+            if c.outcome != pack.manifest.target
+            and (pack.manifest.remedy is None or c.outcome != pack.manifest.remedy.outcome)
+        ],
+        soft_rules=list(weights.soft_rules) if weights else [],
+    )
     return program, asks
 
 
-def _add_ambiguity(pack: RulePack, name: str, fv: Any, variables: list[Any], lines: list[str],
-                   asks: dict[str, str]) -> bool:
+def _add_ambiguity(
+    pack: RulePack, name: str, fv: Any, variables: list[Any], lines: list[str], asks: dict[str, str]
+) -> bool:
     """Two readings of one fact, claimed by the two narratives: one variable per narrative.
 
     `name__A` (world NARRATIVE_A) and `name__B` (world NARRATIVE_B), exactly one true (two integrity
@@ -187,12 +227,21 @@ def _add_ambiguity(pack: RulePack, name: str, fv: Any, variables: list[Any], lin
     if a is None or b is None or len(readings) != 2 or t not in (FactType.BOOL, FactType.ENUM):
         return False
     q = a.confidence / (a.confidence + b.confidence) if a.confidence + b.confidence > 0 else 0.5
-    pa = q ** 0.5 / (q ** 0.5 + (1 - q) ** 0.5)
+    pa = q**0.5 / (q**0.5 + (1 - q) ** 0.5)
     spec = pack.facts[name]
     for tag, reading, prior in (("A", a, pa), ("B", b, 1 - pa)):
         var = f"{name}__{tag}"
-        variables.append(BoolVar(name=var, atom=var, prior=prior, world=WorldTag(f"NARRATIVE_{tag}"),
-                                 asserted=True, cost=spec.cost, question=spec.question or ""))
+        variables.append(
+            BoolVar(
+                name=var,
+                atom=var,
+                prior=prior,
+                world=WorldTag(f"NARRATIVE_{tag}"),
+                asserted=True,
+                cost=spec.cost,
+                question=spec.question or "",
+            )
+        )
         asks[var] = name
         head = _asp_fact(pack, name, reading.value)
         if head:
@@ -202,19 +251,29 @@ def _add_ambiguity(pack: RulePack, name: str, fv: Any, variables: list[Any], lin
     return True
 
 
-def decide(pack: RulePack, program: CompiledProgram, case: CaseFile, answers: dict[str, Any] | None = None,
-           whatif: dict[str, Any] | None = None, entropy_threshold: float = 0.3,
-           dynamic: list[Any] | None = None) -> CaseVerdict:
+def decide(
+    pack: RulePack,
+    program: CompiledProgram,
+    case: CaseFile,
+    answers: dict[str, Any] | None = None,
+    whatif: dict[str, Any] | None = None,
+    entropy_threshold: float = 0.3,
+    dynamic: list[Any] | None = None,
+) -> CaseVerdict:
     """Symbolic analysis, then the probabilistic verdict over what is still uncertain."""
     analysis = analyse(pack, program, case, answers, dynamic)
     prob_program, asks = build_program(pack, case, answers, dynamic, values=analysis.values)
-    unknown_whatif = sorted(set(whatif or {}) - {v.name for v in prob_program.variables}
-                            - {f"{r.id}.{k}" for r in prob_program.soft_rules
-                               for k in ("I1", "W1", "R1", "I2", "W2", "R2")})
+    unknown_whatif = sorted(
+        set(whatif or {})
+        - {v.name for v in prob_program.variables}
+        - {f"{r.id}.{k}" for r in prob_program.soft_rules for k in ("I1", "W1", "R1", "I2", "W2", "R2")}
+    )
     if unknown_whatif:
-        raise ValueError(f"--whatif: {', '.join(unknown_whatif)} is neither an uncertain fact of this case "
-                         f"({', '.join(v.name for v in prob_program.variables) or 'none'}) nor a soft-rule "
-                         "magnitude (<rule>.I1|W1|R1|I2|W2|R2)")
+        raise ValueError(
+            f"--whatif: {', '.join(unknown_whatif)} is neither an uncertain fact of this case "
+            f"({', '.join(v.name for v in prob_program.variables) or 'none'}) nor a soft-rule "
+            "magnitude (<rule>.I1|W1|R1|I2|W2|R2)"
+        )
     verdict = prob_analyse(prob_program, whatif=whatif or {}, entropy_threshold=entropy_threshold)
     questions: list[dict[str, Any]] = []
     seen: set[str] = set()
@@ -224,11 +283,18 @@ def decide(pack: RulePack, program: CompiledProgram, case: CaseFile, answers: di
             continue
         seen.add(fact)
         spec = pack.facts[fact]
-        questions.append({"fact": fact, "question": spec.question, "eig": round(q.eig, 6),
-                          "cost": spec.cost, "utility": round(q.eig / spec.cost, 6), "variable": q.variable})
+        questions.append(
+            {
+                "fact": fact,
+                "question": spec.question,
+                "eig": round(q.eig, 6),
+                "cost": spec.cost,
+                "utility": round(q.eig / spec.cost, 6),
+                "variable": q.variable,
+            }
+        )
     questions.sort(key=lambda q: -q["utility"])
     status = verdict.status
     if status == "NEEDS_INFORMATION" and not questions:
         status = "VERDICT"  # what remains uncertain is the judge's appreciation: asking cannot settle it
-    return CaseVerdict(analysis=analysis, probability=verdict, status=status, questions=questions,
-                       variables=asks)
+    return CaseVerdict(analysis=analysis, probability=verdict, status=status, questions=questions, variables=asks)

@@ -4,6 +4,7 @@ A case file is ``{"pack": ..., "case_id": ..., "facts": {NAME: value | FactValue
 the file is UNKNOWN, never false. Values are checked against the pack's vocabulary; every problem is
 reported with its JSON path (``$.facts.notice_given_months.value``).
 """
+
 from __future__ import annotations
 
 import json
@@ -14,8 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from logic.grounding import Grounding
-from logic.pack import FactSpec, FactType, RulePack
+from lexlogic.logic.grounding import Grounding
+from lexlogic.logic.pack import FactSpec, FactType, RulePack
 
 
 class World(str, Enum):
@@ -59,8 +60,14 @@ class CaseFileError(ValueError):
 
 
 _PY_TYPES: dict[FactType, Any] = {
-    FactType.BOOL: bool, FactType.DATE: date, FactType.MONTHS: float, FactType.AMOUNT: float,
-    FactType.PERCENT: float, FactType.INT: int, FactType.STR: str, FactType.AMOUNTS_BY_YEAR: dict[str, float],
+    FactType.BOOL: bool,
+    FactType.DATE: date,
+    FactType.MONTHS: float,
+    FactType.AMOUNT: float,
+    FactType.PERCENT: float,
+    FactType.INT: int,
+    FactType.STR: str,
+    FactType.AMOUNTS_BY_YEAR: dict[str, float],
 }
 
 
@@ -124,8 +131,10 @@ def parse_case(raw: Any, pack: RulePack, source: str = "<case>") -> CaseFile:
         raise CaseFileError(source, "$", "a case file must be a JSON object")
     facts = raw.get("facts")
     if isinstance(facts, dict):  # short form: bare values become FactValue
-        raw = {**raw, "facts": {k: (v if isinstance(v, dict) and "value" in v else {"value": v})
-                                for k, v in facts.items()}}
+        raw = {
+            **raw,
+            "facts": {k: (v if isinstance(v, dict) and "value" in v else {"value": v}) for k, v in facts.items()},
+        }
     try:
         case = CaseFile.model_validate(raw)
     except ValidationError as exc:
@@ -172,8 +181,11 @@ def facts_json_schema(pack: RulePack) -> dict[str, Any]:
         elif spec.type is FactType.DATE:
             vs = {"type": "string", "format": "date"}
         elif spec.type is FactType.AMOUNTS_BY_YEAR:
-            vs = {"type": "object", "additionalProperties": {"type": "number", "minimum": 0},
-                  "propertyNames": {"pattern": "^[0-9]{4}$"}}
+            vs = {
+                "type": "object",
+                "additionalProperties": {"type": "number", "minimum": 0},
+                "propertyNames": {"pattern": "^[0-9]{4}$"},
+            }
         elif spec.type is FactType.BOOL:
             vs = {"type": "boolean"}
         elif spec.type is FactType.STR:
@@ -184,11 +196,17 @@ def facts_json_schema(pack: RulePack) -> dict[str, Any]:
             vs = {"type": "number", "minimum": 0}
             if spec.type is FactType.PERCENT:
                 vs["maximum"] = 100
-        long_form = {"type": "object", "required": ["value"], "properties": {
-            "value": vs, "confidence": {"type": "number", "minimum": 0, "maximum": 1},
-            "world": {"enum": [w.value for w in World]},
-            "grounding": {"type": "array", "items": Grounding.model_json_schema()},
-            "alternatives": {"type": "array"}}}
+        long_form = {
+            "type": "object",
+            "required": ["value"],
+            "properties": {
+                "value": vs,
+                "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+                "world": {"enum": [w.value for w in World]},
+                "grounding": {"type": "array", "items": Grounding.model_json_schema()},
+                "alternatives": {"type": "array"},
+            },
+        }
         value_schemas[name] = {"description": spec.label, "oneOf": [vs, long_form]}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",

@@ -2,6 +2,7 @@
 
 Every leaf of a proof tree carries one of these, so a verdict can be traced to the quoted text.
 """
+
 from __future__ import annotations
 
 from enum import Enum

@@ -6,20 +6,55 @@ operator names walk attributes of registered operations (`op.__globals__...`). S
 *validated* against an allow-list (core operators + the named legal operators below) and `method` is
 replaced by a blocker; only validated rules are evaluated, on a deep copy of the data.
 """
+
 from __future__ import annotations
 
 import calendar
 import copy
+from collections.abc import Callable
 from datetime import date
-from typing import Any, Callable
+from typing import Any
 
 import json_logic
 
-CORE_OPERATORS = frozenset({
-    "var", "missing", "missing_some", "if", "?:", "and", "or", "!", "!!", "==", "===", "!=", "!==",
-    "<", "<=", ">", ">=", "+", "-", "*", "/", "%", "min", "max", "in", "cat", "substr", "merge",
-    "map", "filter", "reduce", "all", "some", "none",
-})
+CORE_OPERATORS = frozenset(
+    {
+        "var",
+        "missing",
+        "missing_some",
+        "if",
+        "?:",
+        "and",
+        "or",
+        "!",
+        "!!",
+        "==",
+        "===",
+        "!=",
+        "!==",
+        "<",
+        "<=",
+        ">",
+        ">=",
+        "+",
+        "-",
+        "*",
+        "/",
+        "%",
+        "min",
+        "max",
+        "in",
+        "cat",
+        "substr",
+        "merge",
+        "map",
+        "filter",
+        "reduce",
+        "all",
+        "some",
+        "none",
+    }
+)
 
 
 class JsonLogicPolicyError(ValueError):
@@ -80,7 +115,7 @@ def last_years_mean(by_year: Any, n: Any = 3) -> float | None:
     """Mean of the last `n` yearly values of a {year: amount} object (None when empty)."""
     if not isinstance(by_year, dict) or not by_year:
         return None
-    years = sorted(by_year, key=lambda y: int(y))[-int(n):]
+    years = sorted(by_year, key=lambda y: int(y))[-int(n) :]
     values = [float(by_year[y]) for y in years]
     return sum(values) / len(values)
 
@@ -126,7 +161,7 @@ def validate(logic: Any, path: str = "$") -> None:
     if isinstance(logic, dict):
         if len(logic) != 1:
             raise JsonLogicPolicyError(f"a rule object must have exactly one operator, got {sorted(logic)}", path)
-        (op, args), = logic.items()
+        ((op, args),) = logic.items()
         if op not in ALLOWED_OPERATORS:
             hint = " (blocked: it calls methods of the data)" if op == "method" else ""
             raise JsonLogicPolicyError(f"unknown or forbidden JSON-Logic operator '{op}'{hint}", path)
@@ -148,7 +183,7 @@ def operators_used(logic: Any) -> set[str]:
     if isinstance(logic, list):
         return set().union(*(operators_used(x) for x in logic)) if logic else set()
     if isinstance(logic, dict) and len(logic) == 1:
-        (op, args), = logic.items()
+        ((op, args),) = logic.items()
         return {op} | operators_used(args)
     return set()
 
@@ -158,7 +193,7 @@ def variables_used(logic: Any) -> set[str]:
     if isinstance(logic, list):
         return set().union(*(variables_used(x) for x in logic)) if logic else set()
     if isinstance(logic, dict) and len(logic) == 1:
-        (op, args), = logic.items()
+        ((op, args),) = logic.items()
         if op == "var":
             name = args[0] if isinstance(args, list) else args
             return {str(name).split(".")[0]} if isinstance(name, str) and name else set()

@@ -5,6 +5,7 @@ durations, amounts), the facts it reads (with the question to ask when one is mi
 sources with their validity dates, the ordered checks (defeaters first), YAML tests and properties.
 Loading never runs an engine: it only reads and validates files (engine checks are in `bridges/`).
 """
+
 from __future__ import annotations
 
 from datetime import date
@@ -15,7 +16,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
-from logic.proof import LegalSource
+from lexlogic.logic.proof import LegalSource
 
 
 class PackError(Exception):
@@ -52,14 +53,21 @@ class FactSpec(BaseModel):
     values: list[str] | None = None  # for enum
     question: str | None = None
     cost: float = 1.0
-    appreciation: bool = Field(default=False, description=(
-        "the judge's sovereign appreciation, not a fact a party proves: when absent it leaves the "
-        "outcome open (reported as such, never asked as a question)"))
-    prior: float | str | None = Field(default=None, description=(
-        "prior probability when the fact is uncertain: a number, or the name of a computed percent"))
+    appreciation: bool = Field(
+        default=False,
+        description=(
+            "the judge's sovereign appreciation, not a fact a party proves: when absent it leaves the "
+            "outcome open (reported as such, never asked as a question)"
+        ),
+    )
+    prior: float | str | None = Field(
+        default=None,
+        description=("prior probability when the fact is uncertain: a number, or the name of a computed percent"),
+    )
     default: Any = None  # taken when nobody alleged the fact (see `burden`)
     burden: Literal["claimant", "defence"] | None = Field(
-        default=None, description="who must prove the fact (art. 1353 C. civ.); required with a default")
+        default=None, description="who must prove the fact (art. 1353 C. civ.); required with a default"
+    )
 
     @property
     def logical(self) -> bool:
@@ -102,7 +110,8 @@ class Check(BaseModel):
     outcome: str  # the ASP atom that answers it
     kind: Literal["defeater", "condition", "exoneration", "remedy", "note"]
     fatal_if: Literal["yes", "no"] | None = Field(
-        default=None, description="the outcome value that ends the analysis (defeaters: yes; conditions: no)")
+        default=None, description="the outcome value that ends the analysis (defeaters: yes; conditions: no)"
+    )
 
 
 class Remedy(BaseModel):
@@ -221,7 +230,7 @@ def _strip_lines(value: Any) -> Any:
 def read_yaml(path: Path) -> Any:
     """Parse YAML with line numbers kept under `__line__` keys; syntax errors become PackError."""
     try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=_LineLoader)  # noqa: S506 - SafeLoader subclass
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_LineLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise PackError(path, mark.line + 1 if mark else None, f"invalid YAML: {getattr(exc, 'problem', exc)}") from exc
@@ -286,8 +295,7 @@ def load_pack(root: Path | str) -> RulePack:
         if not path.exists():
             raise PackError(manifest_path, raw.get("__line__"), f"listed ASP file does not exist: {rel}")
         asp_sources[rel] = path.read_text(encoding="utf-8")
-    return RulePack(root=root, manifest=manifest, facts=facts, computations=computations,
-                    asp_sources=asp_sources)
+    return RulePack(root=root, manifest=manifest, facts=facts, computations=computations, asp_sources=asp_sources)
 
 
 def find_packs(path: Path | str) -> list[Path]:

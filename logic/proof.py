@@ -4,15 +4,17 @@ One model for every engine (clingo, JSON-Logic, FOL reasoners, dynamic rules), s
 same whatever produced it. Dynamic (LLM-written) rules and FOL repairs are distinct node kinds: they
 render as interpretations/repairs, never as hard law.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import date
 from enum import Enum
-from typing import Any, Iterator
+from typing import Any
 
 from pydantic import BaseModel, Field
 
-from logic.grounding import Grounding
+from lexlogic.logic.grounding import Grounding
 
 
 class LegalSource(BaseModel):
@@ -58,9 +60,9 @@ class ProofNode(BaseModel):
     sources: list[LegalSource] = Field(default_factory=list)
     grounding: list[Grounding] = Field(default_factory=list)
     note: str | None = None
-    children: list["ProofNode"] = Field(default_factory=list)
+    children: list[ProofNode] = Field(default_factory=list)
 
-    def walk(self) -> Iterator["ProofNode"]:
+    def walk(self) -> Iterator[ProofNode]:
         yield self
         for child in self.children:
             yield from child.walk()

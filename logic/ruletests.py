@@ -12,6 +12,7 @@ A test file holds a list of cases::
       missing: {liable: [notice_written]}      # facts the outcome must name as missing (subset)
       rule_in_proof: {brutal: B_brutal}        # a rule id that must appear in the outcome's proof
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -19,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from logic.pack import PackError, _strip_lines, read_yaml
+from lexlogic.logic.pack import PackError, _strip_lines, read_yaml
 
 
 class RuleTest(BaseModel):

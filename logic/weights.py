@@ -21,18 +21,29 @@ A magnitude (intensity I, abstract weight W, reliability R) is one of: a number 
 evidently false = 1, 1/2, 1/4); ``{beta: [a, b]}`` (a value in (0, 1)); ``{scale: {level_or_number: prob}}``
 or ``{values: [...], probs: [...]}`` (a discrete distribution). Score = (I1·W1·R1)/(I2·W2·R2).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 #: Alexy's triadic scale (geometric: 2^0, 2^1, 2^2) and his epistemic reliability scale.
 ALEXY_LEVELS: dict[str, float] = {
-    "l": 1.0, "light": 1.0, "m": 2.0, "moderate": 2.0, "s": 4.0, "serious": 4.0,
-    "r": 1.0, "reliable": 1.0, "p": 0.5, "plausible": 0.5, "e": 0.25, "not_evidently_false": 0.25,
+    "l": 1.0,
+    "light": 1.0,
+    "m": 2.0,
+    "moderate": 2.0,
+    "s": 4.0,
+    "serious": 4.0,
+    "r": 1.0,
+    "reliable": 1.0,
+    "p": 0.5,
+    "plausible": 0.5,
+    "e": 0.25,
+    "not_evidently_false": 0.25,
 }
 
 
@@ -77,7 +88,7 @@ class Scale(BaseModel):
     probs: list[float]
 
     @model_validator(mode="after")
-    def _check(self) -> "Scale":
+    def _check(self) -> Scale:
         if not self.values or len(self.values) != len(self.probs):
             raise ValueError("scale needs as many probs as values (at least one)")
         if any(v <= 0 for v in self.values):
@@ -87,7 +98,7 @@ class Scale(BaseModel):
         return self
 
 
-Magnitude = Annotated[Union[Fixed, Beta, Scale], Field(discriminator="kind")]
+Magnitude = Annotated[Fixed | Beta | Scale, Field(discriminator="kind")]
 
 
 def parse_magnitude(v: Any) -> Fixed | Beta | Scale:
@@ -169,7 +180,7 @@ class WeightsFile(BaseModel):
         return {k: PriorSpec(value=x).value for k, x in (v or {}).items()}
 
     @model_validator(mode="after")
-    def _unique(self) -> "WeightsFile":
+    def _unique(self) -> WeightsFile:
         ids = [r.id for r in self.soft_rules]
         dup = {i for i in ids if ids.count(i) > 1}
         if dup:

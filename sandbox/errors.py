@@ -1,4 +1,5 @@
 """Why a sandboxed run did not produce a result, in four words a caller can act on."""
+
 from __future__ import annotations
 
 from enum import Enum
@@ -23,8 +24,16 @@ LABELS = {
 class SandboxError(Exception):
     """A rule run that did not succeed. `code` refines `kind` (e.g. limit/cpu, runtime/policy)."""
 
-    def __init__(self, kind: ErrorKind, code: str, message: str, *, line: int | None = None,
-                 filename: str | None = None, details: list[dict[str, Any]] | None = None) -> None:
+    def __init__(
+        self,
+        kind: ErrorKind,
+        code: str,
+        message: str,
+        *,
+        line: int | None = None,
+        filename: str | None = None,
+        details: list[dict[str, Any]] | None = None,
+    ) -> None:
         self.kind = ErrorKind(kind)
         self.code = code
         self.message = message
@@ -42,5 +51,11 @@ class SandboxError(Exception):
         return f"{LABELS[self.kind]} ({self.code}): {where}{self.message}"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind.value, "code": self.code, "message": self.message, "line": self.line,
-                "filename": self.filename, "details": self.details}
+        return {
+            "kind": self.kind.value,
+            "code": self.code,
+            "message": self.message,
+            "line": self.line,
+            "filename": self.filename,
+            "details": self.details,
+        }

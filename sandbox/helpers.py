@@ -5,6 +5,7 @@ a rule can write ``months_between(facts["relation_start"], facts["notification_d
 There is deliberately no ``today()``: a rule must take its reference date from the facts, so that a
 run can be replayed and gives the same answer.
 """
+
 from __future__ import annotations
 
 import calendar

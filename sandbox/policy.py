@@ -19,33 +19,74 @@ violation. Violations are recorded outside the rule's reach, so a rule that catc
 still fails. CPU, memory and time are NOT this module's job (RestrictedPython cannot bound them):
 the worker process enforces them with rlimits and the pool with a wall-clock kill.
 """
+
 from __future__ import annotations
 
 import ast
 import operator
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
-from typing import Any, Callable
+from typing import Any
 
 from RestrictedPython import compile_restricted_exec
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 from RestrictedPython.transformer import RestrictingNodeTransformer
 
-from sandbox.helpers import DATE_HELPERS
+from lexlogic.sandbox.helpers import DATE_HELPERS
 
 RULE_FUNCTION = "rule"
 MAX_SOURCE_BYTES = 64_000
 
 # Names a rule may not even mention: each one is (or was, in some Python) a door to introspection,
 # I/O or the interpreter. None of them is in the builtins we provide either.
-FORBIDDEN_NAMES = frozenset({
-    "getattr", "setattr", "delattr", "hasattr", "vars", "globals", "locals", "dir", "type", "object",
-    "super", "classmethod", "staticmethod", "property", "open", "eval", "exec", "compile", "input",
-    "breakpoint", "help", "memoryview", "id", "hash", "print", "printed", "exit", "quit", "copyright",
-    "credits", "license", "format", "iter", "next", "issubclass", "bytes", "bytearray", "callable",
-    "BaseException", "SystemExit", "KeyboardInterrupt", "GeneratorExit",
-})
+FORBIDDEN_NAMES = frozenset(
+    {
+        "getattr",
+        "setattr",
+        "delattr",
+        "hasattr",
+        "vars",
+        "globals",
+        "locals",
+        "dir",
+        "type",
+        "object",
+        "super",
+        "classmethod",
+        "staticmethod",
+        "property",
+        "open",
+        "eval",
+        "exec",
+        "compile",
+        "input",
+        "breakpoint",
+        "help",
+        "memoryview",
+        "id",
+        "hash",
+        "print",
+        "printed",
+        "exit",
+        "quit",
+        "copyright",
+        "credits",
+        "license",
+        "format",
+        "iter",
+        "next",
+        "issubclass",
+        "bytes",
+        "bytearray",
+        "callable",
+        "BaseException",
+        "SystemExit",
+        "KeyboardInterrupt",
+        "GeneratorExit",
+    }
+)
 
 # Attribute names refused at compile time (on top of RestrictedPython's "_…" and frame attributes).
 FORBIDDEN_ATTRIBUTES = frozenset({"format", "format_map", "mro", "with_traceback", "throw", "send", "close"})
@@ -132,16 +173,57 @@ def freeze(value: Any, reads: set | None = None) -> Any:
     return value
 
 
-_STR_METHODS = frozenset({
-    "capitalize", "casefold", "center", "count", "endswith", "expandtabs", "find", "index", "isalnum",
-    "isalpha", "isascii", "isdecimal", "isdigit", "islower", "isnumeric", "isspace", "istitle",
-    "isupper", "join", "ljust", "lower", "lstrip", "partition", "removeprefix", "removesuffix",
-    "replace", "rfind", "rindex", "rjust", "rpartition", "rsplit", "rstrip", "split", "splitlines",
-    "startswith", "strip", "swapcase", "title", "upper", "zfill",
-})
-_LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "index", "count", "sort", "reverse", "copy", "clear"})
+_STR_METHODS = frozenset(
+    {
+        "capitalize",
+        "casefold",
+        "center",
+        "count",
+        "endswith",
+        "expandtabs",
+        "find",
+        "index",
+        "isalnum",
+        "isalpha",
+        "isascii",
+        "isdecimal",
+        "isdigit",
+        "islower",
+        "isnumeric",
+        "isspace",
+        "istitle",
+        "isupper",
+        "join",
+        "ljust",
+        "lower",
+        "lstrip",
+        "partition",
+        "removeprefix",
+        "removesuffix",
+        "replace",
+        "rfind",
+        "rindex",
+        "rjust",
+        "rpartition",
+        "rsplit",
+        "rstrip",
+        "split",
+        "splitlines",
+        "startswith",
+        "strip",
+        "swapcase",
+        "title",
+        "upper",
+        "zfill",
+    }
+)
+_LIST_METHODS = frozenset(
+    {"append", "extend", "insert", "pop", "remove", "index", "count", "sort", "reverse", "copy", "clear"}
+)
 _DICT_METHODS = frozenset({"get", "keys", "values", "items", "copy", "update", "pop", "setdefault", "clear", "popitem"})
-_SET_READ = frozenset({"union", "intersection", "difference", "symmetric_difference", "issubset", "issuperset", "isdisjoint", "copy"})
+_SET_READ = frozenset(
+    {"union", "intersection", "difference", "symmetric_difference", "issubset", "issuperset", "isdisjoint", "copy"}
+)
 _SET_METHODS = _SET_READ | {"add", "discard", "remove", "pop", "update", "clear"}
 _EXCEPTIONS = (Exception, ValueError, TypeError, KeyError, IndexError, ZeroDivisionError, ArithmeticError, LookupError)
 
@@ -227,21 +309,53 @@ def _make_guards(ctx: RunContext) -> dict[str, Any]:
 
 _SUBSCRIPTABLE = frozenset({dict, list, tuple, str, range, FrozenDict, FrozenList})
 _INPLACE: dict[str, tuple[Callable[[Any, Any], Any], Callable[[Any, Any], Any]]] = {
-    "+=": (operator.iadd, operator.add), "-=": (operator.isub, operator.sub),
-    "*=": (operator.imul, operator.mul), "/=": (operator.itruediv, operator.truediv),
-    "//=": (operator.ifloordiv, operator.floordiv), "%=": (operator.imod, operator.mod),
-    "**=": (operator.ipow, operator.pow), "<<=": (operator.ilshift, operator.lshift),
-    ">>=": (operator.irshift, operator.rshift), "|=": (operator.ior, operator.or_),
-    "^=": (operator.ixor, operator.xor), "&=": (operator.iand, operator.and_),
+    "+=": (operator.iadd, operator.add),
+    "-=": (operator.isub, operator.sub),
+    "*=": (operator.imul, operator.mul),
+    "/=": (operator.itruediv, operator.truediv),
+    "//=": (operator.ifloordiv, operator.floordiv),
+    "%=": (operator.imod, operator.mod),
+    "**=": (operator.ipow, operator.pow),
+    "<<=": (operator.ilshift, operator.lshift),
+    ">>=": (operator.irshift, operator.rshift),
+    "|=": (operator.ior, operator.or_),
+    "^=": (operator.ixor, operator.xor),
+    "&=": (operator.iand, operator.and_),
 }
 
 _BUILTINS: dict[str, Any] = {
-    "sum": sum, "min": min, "max": max, "any": any, "all": all, "enumerate": enumerate,
-    "sorted": sorted, "reversed": reversed, "len": len, "range": range, "abs": abs, "round": round,
-    "divmod": divmod, "zip": zip, "map": map, "filter": filter, "isinstance": isinstance,
-    "list": list, "dict": dict, "set": set, "frozenset": frozenset, "tuple": tuple,
-    "str": str, "int": int, "float": float, "bool": bool, "repr": repr, "chr": chr, "ord": ord,
-    "None": None, "True": True, "False": False,
+    "sum": sum,
+    "min": min,
+    "max": max,
+    "any": any,
+    "all": all,
+    "enumerate": enumerate,
+    "sorted": sorted,
+    "reversed": reversed,
+    "len": len,
+    "range": range,
+    "abs": abs,
+    "round": round,
+    "divmod": divmod,
+    "zip": zip,
+    "map": map,
+    "filter": filter,
+    "isinstance": isinstance,
+    "list": list,
+    "dict": dict,
+    "set": set,
+    "frozenset": frozenset,
+    "tuple": tuple,
+    "str": str,
+    "int": int,
+    "float": float,
+    "bool": bool,
+    "repr": repr,
+    "chr": chr,
+    "ord": ord,
+    "None": None,
+    "True": True,
+    "False": False,
     **{exc.__name__: exc for exc in _EXCEPTIONS},
     **DATE_HELPERS,
 }
@@ -289,7 +403,7 @@ class RulePolicy(RestrictingNodeTransformer):
         self.error(node, "generators (yield) are not allowed in rules; build and return a list")
         return node
 
-    visit_YieldFrom = visit_Yield  # type: ignore[assignment]
+    visit_YieldFrom = visit_Yield  # type: ignore[assignment]  # noqa: N815
 
     def visit_Global(self, node: ast.Global) -> Any:
         self.error(node, "global statements are not allowed in rules")
@@ -333,8 +447,10 @@ def compile_rule(source: str, filename: str = "<rule>") -> Any:
         raise RuleRefused([CompileProblem(exc.lineno, f"syntax error: {exc.msg}")]) from None
     except (RecursionError, MemoryError, ValueError) as exc:
         raise RuleRefused([CompileProblem(None, f"unparseable rule: {type(exc).__name__}")]) from None
-    if not any(isinstance(n, ast.FunctionDef) and n.name == RULE_FUNCTION and (n.args.args or n.args.posonlyargs)
-               for n in tree.body):
+    if not any(
+        isinstance(n, ast.FunctionDef) and n.name == RULE_FUNCTION and (n.args.args or n.args.posonlyargs)
+        for n in tree.body
+    ):
         raise RuleRefused([CompileProblem(None, f"a rule must define `def {RULE_FUNCTION}(facts):` at top level")])
     try:
         result = compile_restricted_exec(tree, filename=filename, policy=RulePolicy)

@@ -8,6 +8,7 @@ The parent trusts nothing that comes back: it reads with a wall-clock deadline a
 worker that overruns or dies (CPU rlimit → SIGXCPU) and replaces it, and validates the output against
 the rule's declared schema itself. Thread-safe: concurrent callers each borrow one worker.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -27,12 +28,12 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
-from sandbox.errors import ErrorKind, SandboxError
-from sandbox.protocol import FrameError, FrameReader, write_frame
-from sandbox.schema import OutputInvalid, build_output_adapter, validate_output
+from lexlogic.sandbox.errors import ErrorKind, SandboxError
+from lexlogic.sandbox.protocol import FrameError, FrameReader, write_frame
+from lexlogic.sandbox.schema import OutputInvalid, build_output_adapter, validate_output
 
 _ROOT = str(Path(__file__).resolve().parent.parent)
-_BOOT = f"import sys; sys.path.append({_ROOT!r}); from sandbox.worker import main; main()"
+_BOOT = f"import sys; sys.path.append({_ROOT!r}); from lexlogic.sandbox.worker import main; main()"
 _META_CAP = 256 * 1024
 _WORKER_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
 
@@ -80,13 +81,22 @@ def _facts_default(obj: Any) -> Any:
 
 class _Worker:
     def __init__(self, limits: Limits, drop_privileges: bool) -> None:
-        cfg = {"memory_mb": limits.memory_mb, "lifetime_cpu_seconds": limits.lifetime_cpu_seconds,
-               "recursion_limit": limits.recursion_limit, "max_runs": limits.max_runs_per_worker,
-               "drop_privileges": drop_privileges}
+        cfg = {
+            "memory_mb": limits.memory_mb,
+            "lifetime_cpu_seconds": limits.lifetime_cpu_seconds,
+            "recursion_limit": limits.recursion_limit,
+            "max_runs": limits.max_runs_per_worker,
+            "drop_privileges": drop_privileges,
+        }
         self.proc = subprocess.Popen(
             [sys.executable, "-I", "-B", "-c", _BOOT, json.dumps(cfg)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            close_fds=True, cwd="/", env=dict(_WORKER_ENV), start_new_session=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            close_fds=True,
+            cwd="/",
+            env=dict(_WORKER_ENV),
+            start_new_session=True,
         )
         assert self.proc.stdin is not None and self.proc.stdout is not None
         self.wfd = self.proc.stdin.fileno()
@@ -128,8 +138,14 @@ class _Worker:
 class SandboxPool:
     """A pool of `size` warm workers. Use as a context manager, or call `close()`."""
 
-    def __init__(self, size: int = 2, limits: Limits | None = None, *, acquire_timeout: float = 120.0,
-                 drop_privileges: bool = True) -> None:
+    def __init__(
+        self,
+        size: int = 2,
+        limits: Limits | None = None,
+        *,
+        acquire_timeout: float = 120.0,
+        drop_privileges: bool = True,
+    ) -> None:
         if size < 1:
             raise ValueError("a sandbox pool needs at least one worker")
         self.size = size
@@ -160,8 +176,9 @@ class SandboxPool:
             try:
                 worker = self._idle.get(timeout=max(0.0, deadline - time.monotonic()))
             except queue.Empty:
-                raise SandboxError(ErrorKind.LIMIT, "busy",
-                                   f"no sandbox worker free within {self.acquire_timeout} s") from None
+                raise SandboxError(
+                    ErrorKind.LIMIT, "busy", f"no sandbox worker free within {self.acquire_timeout} s"
+                ) from None
             if worker.proc.poll() is None:
                 return worker
             self._release(worker, healthy=False)  # died while idle (killed from outside): replace it
@@ -185,7 +202,7 @@ class SandboxPool:
         for worker in workers:
             worker.kill()
 
-    def __enter__(self) -> "SandboxPool":
+    def __enter__(self) -> SandboxPool:
         return self
 
     def __exit__(self, *_exc: Any) -> None:
@@ -197,8 +214,9 @@ class SandboxPool:
 
     # ------------------------------------------------------------------ requests
 
-    def _roundtrip(self, request: dict[str, Any], wall: float, max_output: int,
-                   cpu: int) -> tuple[dict[str, Any], bytes | None, int, float]:
+    def _roundtrip(
+        self, request: dict[str, Any], wall: float, max_output: int, cpu: int
+    ) -> tuple[dict[str, Any], bytes | None, int, float]:
         payload = json.dumps(request, ensure_ascii=False).encode("utf-8", "surrogatepass")
         worker = self._acquire()
         healthy = False
@@ -227,62 +245,108 @@ class SandboxPool:
     def _diagnose(self, worker: _Worker, exc: FrameError, wall: float, cpu: int, max_output: int) -> SandboxError:
         if exc.reason == "timeout":
             worker.kill()
-            return SandboxError(ErrorKind.LIMIT, "wall",
-                                f"wall-clock timeout: no answer within {wall:g} s (worker killed and replaced)")
+            return SandboxError(
+                ErrorKind.LIMIT, "wall", f"wall-clock timeout: no answer within {wall:g} s (worker killed and replaced)"
+            )
         if exc.reason == "too_large":
             worker.kill()
-            return SandboxError(ErrorKind.LIMIT, "output_size",
-                                f"output of {exc.size} bytes exceeds the cap of {max_output} bytes")
+            return SandboxError(
+                ErrorKind.LIMIT, "output_size", f"output of {exc.size} bytes exceeds the cap of {max_output} bytes"
+            )
         status = worker.wait(2.0)
         if status is None:
             worker.kill()
             status = worker.proc.returncode
         if status == -signal.SIGXCPU:
-            return SandboxError(ErrorKind.LIMIT, "cpu",
-                                f"CPU time limit of {cpu} s exceeded (worker killed and replaced)")
+            return SandboxError(
+                ErrorKind.LIMIT, "cpu", f"CPU time limit of {cpu} s exceeded (worker killed and replaced)"
+            )
         if status == -signal.SIGKILL:
-            return SandboxError(ErrorKind.LIMIT, "killed",
-                                "the worker was killed (hard CPU or memory limit) and replaced")
+            return SandboxError(
+                ErrorKind.LIMIT, "killed", "the worker was killed (hard CPU or memory limit) and replaced"
+            )
         return SandboxError(ErrorKind.RUNTIME, "crash", f"the worker died (exit status {status}) and was replaced")
 
-    def run(self, source: str, facts: Any, *, output_schema: Any = None, adapter: TypeAdapter | None = None,
-            filename: str = "<rule>", cpu_seconds: int | None = None, wall_seconds: float | None = None,
-            max_output_bytes: int | None = None) -> RuleRun:
+    def run(
+        self,
+        source: str,
+        facts: Any,
+        *,
+        output_schema: Any = None,
+        adapter: TypeAdapter | None = None,
+        filename: str = "<rule>",
+        cpu_seconds: int | None = None,
+        wall_seconds: float | None = None,
+        max_output_bytes: int | None = None,
+    ) -> RuleRun:
         """Run one rule on `facts` in the sandbox; raise SandboxError saying why if it did not succeed."""
-        lim = replace(self.limits, **{k: v for k, v in {"cpu_seconds": cpu_seconds, "wall_seconds": wall_seconds,
-                                                       "max_output_bytes": max_output_bytes}.items() if v is not None})
+        lim = replace(
+            self.limits,
+            **{
+                k: v
+                for k, v in {
+                    "cpu_seconds": cpu_seconds,
+                    "wall_seconds": wall_seconds,
+                    "max_output_bytes": max_output_bytes,
+                }.items()
+                if v is not None
+            },
+        )
         adapter = adapter if adapter is not None else build_output_adapter(output_schema)
         try:
             facts_json = json.dumps(facts, ensure_ascii=False, allow_nan=False, default=_facts_default)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"facts are not JSON data: {exc}") from None
         if len(facts_json.encode("utf-8", "surrogatepass")) > lim.max_facts_bytes:
-            raise SandboxError(ErrorKind.LIMIT, "facts_size", f"facts exceed {lim.max_facts_bytes} bytes", filename=filename)
-        request = {"op": "run", "source": source, "filename": filename, "facts": facts_json,
-                   "cpu_seconds": int(lim.cpu_seconds), "max_output_bytes": int(lim.max_output_bytes)}
+            raise SandboxError(
+                ErrorKind.LIMIT, "facts_size", f"facts exceed {lim.max_facts_bytes} bytes", filename=filename
+            )
+        request = {
+            "op": "run",
+            "source": source,
+            "filename": filename,
+            "facts": facts_json,
+            "cpu_seconds": int(lim.cpu_seconds),
+            "max_output_bytes": int(lim.max_output_bytes),
+        }
         try:
             meta, data, pid, elapsed = self._roundtrip(request, lim.wall_seconds, lim.max_output_bytes, lim.cpu_seconds)
         except SandboxError as exc:
             exc.filename = exc.filename or filename
-            raise SandboxError(exc.kind, exc.code, exc.message, line=exc.line, filename=exc.filename,
-                               details=exc.details) from None
+            raise SandboxError(
+                exc.kind, exc.code, exc.message, line=exc.line, filename=exc.filename, details=exc.details
+            ) from None
         if not meta.get("ok"):
             raise _error_from_meta(meta, filename)
         assert data is not None
         try:
             output = validate_output(adapter, data)
         except OutputInvalid as exc:
-            raise SandboxError(ErrorKind.OUTPUT, "schema", f"does not match the declared output: {exc}",
-                               filename=filename, details=exc.errors) from None
-        return RuleRun(output=output, output_json=data.decode("utf-8"), reads=list(meta.get("reads", [])),
-                       sha256=source_sha256(source), elapsed_ms=elapsed,
-                       worker_ms=float(meta.get("worker_ms", 0.0)), worker_pid=pid)
+            raise SandboxError(
+                ErrorKind.OUTPUT,
+                "schema",
+                f"does not match the declared output: {exc}",
+                filename=filename,
+                details=exc.errors,
+            ) from None
+        return RuleRun(
+            output=output,
+            output_json=data.decode("utf-8"),
+            reads=list(meta.get("reads", [])),
+            sha256=source_sha256(source),
+            elapsed_ms=elapsed,
+            worker_ms=float(meta.get("worker_ms", 0.0)),
+            worker_pid=pid,
+        )
 
     def check(self, source: str, filename: str = "<rule>") -> None:
         """Compile the rule in a worker under the policy; raise SandboxError(REFUSED) if refused."""
-        meta, _, _, _ = self._roundtrip({"op": "check", "source": source, "filename": filename,
-                                         "cpu_seconds": int(self.limits.cpu_seconds)},
-                                        self.limits.wall_seconds, 0, self.limits.cpu_seconds)
+        meta, _, _, _ = self._roundtrip(
+            {"op": "check", "source": source, "filename": filename, "cpu_seconds": int(self.limits.cpu_seconds)},
+            self.limits.wall_seconds,
+            0,
+            self.limits.cpu_seconds,
+        )
         if not meta.get("ok"):
             raise _error_from_meta(meta, filename)
 
@@ -302,8 +366,9 @@ def _error_from_meta(meta: dict[str, Any], filename: str) -> SandboxError:
         rest = [f"line {p['line']}: {p['message']}" if p.get("line") else p["message"] for p in problems[1:]]
         if rest:
             message += f" (+{len(rest)} more: " + "; ".join(rest) + ")"
-    return SandboxError(kind, str(meta.get("code", "unknown")), message, line=meta.get("line"),
-                        filename=filename, details=problems)
+    return SandboxError(
+        kind, str(meta.get("code", "unknown")), message, line=meta.get("line"), filename=filename, details=problems
+    )
 
 
 _default: SandboxPool | None = None

@@ -3,6 +3,7 @@
 A frame is a 4-byte big-endian length then that many bytes. The parent reads with a deadline and a
 size cap, so a worker that stalls or floods is detected without trusting it.
 """
+
 from __future__ import annotations
 
 import os
@@ -75,8 +76,8 @@ class FrameReader:
         if size > max_size:
             raise FrameError("too_large", f"frame of {size} bytes exceeds the cap of {max_size}", size)
         self._fill(HEADER.size + size, deadline)
-        out = bytes(self._buf[HEADER.size:HEADER.size + size])
-        del self._buf[:HEADER.size + size]
+        out = bytes(self._buf[HEADER.size : HEADER.size + size])
+        del self._buf[: HEADER.size + size]
         return out
 
 

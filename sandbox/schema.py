@@ -10,6 +10,7 @@ The schema language is deliberately tiny (it is written by LLMs and legal engine
 Validation is strict (a "yes" is not a bool, 1 is not True) and runs in the PARENT on the JSON text the
 worker produced: nothing the rule returns is trusted before it passes here.
 """
+
 from __future__ import annotations
 
 import re
@@ -19,8 +20,17 @@ from typing import Any, Optional
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create_model
 
 SCALARS: dict[str, Any] = {
-    "bool": bool, "boolean": bool, "int": int, "integer": int, "float": float, "number": float,
-    "str": str, "string": str, "date": date, "any": Any, "null": type(None),
+    "bool": bool,
+    "boolean": bool,
+    "int": int,
+    "integer": int,
+    "float": float,
+    "number": float,
+    "str": str,
+    "string": str,
+    "date": date,
+    "any": Any,
+    "null": type(None),
 }
 _LIST = re.compile(r"^list\[(.+)\]$")
 _DICT = re.compile(r"^dict\[(.+)\]$")
@@ -50,7 +60,7 @@ def _annotation(spec: Any, path: str, counter: list[int]) -> tuple[Any, bool]:
             ann = dict[str, _annotation(m.group(1), path + "{}", counter)[0]]  # type: ignore[misc]
         else:
             raise SchemaError(f"{path}: unknown type {spec!r} (expected one of {sorted(SCALARS)}, list[T], dict[T])")
-        return (Optional[ann] if optional else ann), optional
+        return (Optional[ann] if optional else ann), optional  # noqa: UP045 - ann is a runtime value
     if isinstance(spec, list):
         if len(spec) != 1:
             raise SchemaError(f"{path}: a list type is written [T] with exactly one element type")

@@ -14,6 +14,7 @@ Each request carries the rule source, the facts (JSON text) and the per-run CPU 
 JSON meta frame, then (on success) the raw JSON output frame. After a memory or recursion limit the
 worker exits after replying ("recycle"), so the next run gets a clean interpreter.
 """
+
 from __future__ import annotations
 
 import json
@@ -25,13 +26,13 @@ from collections import OrderedDict
 from datetime import date
 from typing import Any
 
-from sandbox.policy import RuleRefused, RunContext, SandboxViolation, compile_rule, freeze, make_globals
-from sandbox.protocol import FrameError, frame, read_frame, write_all
+from lexlogic.sandbox.policy import RuleRefused, RunContext, SandboxViolation, compile_rule, freeze, make_globals
+from lexlogic.sandbox.protocol import FrameError, frame, read_frame, write_all
 
 RFD, WFD = 0, 1
 MAX_REQUEST = 64 * 1024 * 1024
 NOBODY = 65534
-_cache: "OrderedDict[tuple[str, str], Any]" = OrderedDict()
+_cache: OrderedDict[tuple[str, str], Any] = OrderedDict()
 _CACHE_SIZE = 256
 
 
@@ -72,11 +73,22 @@ def _drop_privileges() -> None:
 
 
 def _probe() -> dict[str, Any]:
-    limits = {name: resource.getrlimit(getattr(resource, name)) for name in
-              ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_CORE")}
-    return {"pid": os.getpid(), "uid": os.getuid(), "euid": os.geteuid(), "gid": os.getgid(),
-            "fds": _fds(), "env": sorted(os.environ), "cwd": os.getcwd(), "rlimits": limits,
-            "sys_path_has_cwd": "" in sys.path, "recursion_limit": sys.getrecursionlimit()}
+    limits = {
+        name: resource.getrlimit(getattr(resource, name))
+        for name in ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_NPROC", "RLIMIT_CORE")
+    }
+    return {
+        "pid": os.getpid(),
+        "uid": os.getuid(),
+        "euid": os.geteuid(),
+        "gid": os.getgid(),
+        "fds": _fds(),
+        "env": sorted(os.environ),
+        "cwd": os.getcwd(),
+        "rlimits": limits,
+        "sys_path_has_cwd": "" in sys.path,
+        "recursion_limit": sys.getrecursionlimit(),
+    }
 
 
 def _json_default(obj: Any) -> Any:
@@ -97,7 +109,7 @@ def _rule_line(exc: BaseException, filename: str) -> int | None:
 def _describe(exc: BaseException) -> str:
     try:
         text = str(exc)
-    except BaseException:  # noqa: BLE001 - a hostile str() must not take the worker down
+    except BaseException:
         text = ""
     text = text[:300] + ("…" if len(text) > 300 else "")
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
@@ -148,7 +160,7 @@ def _run(req: dict[str, Any]) -> tuple[dict[str, Any], bytes | None]:
     try:
         facts = freeze(json.loads(req["facts"]), reads)
         glb = make_globals(ctx)
-        exec(code, glb)  # noqa: S102 - restricted bytecode, curated globals, limited process
+        exec(code, glb)
         fn = glb.get("rule")
         if not callable(fn):
             return _error("runtime", "no_rule", "the rule module does not define a callable `rule`"), None
@@ -156,15 +168,15 @@ def _run(req: dict[str, Any]) -> tuple[dict[str, Any], bytes | None]:
         if ctx.violations:
             return _error("runtime", "policy", f"blocked by the sandbox policy: {ctx.violations[0]}"), None
         try:
-            text = json.dumps(result, ensure_ascii=False, allow_nan=False, separators=(",", ":"),
-                              default=_json_default)
+            text = json.dumps(result, ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=_json_default)
             data = text.encode("utf-8")
         except (TypeError, ValueError, UnicodeEncodeError) as exc:
             return _error("output", "not_json", f"the rule's output is not JSON-serialisable: {_describe(exc)}"), None
         del text
         if len(data) > max_output:
-            return _error("limit", "output_size",
-                          f"output of {len(data)} bytes exceeds the cap of {max_output} bytes"), None
+            return _error(
+                "limit", "output_size", f"output of {len(data)} bytes exceeds the cap of {max_output} bytes"
+            ), None
         meta = {"ok": True, "reads": sorted(reads), "output_bytes": len(data)}
         return meta, data
     except MemoryError:
@@ -172,12 +184,17 @@ def _run(req: dict[str, Any]) -> tuple[dict[str, Any], bytes | None]:
     except RecursionError as exc:
         return _error("limit", "recursion", "recursion limit exceeded", _rule_line(exc, filename), recycle=True), None
     except SandboxViolation as exc:
-        return _error("runtime", "policy", f"blocked by the sandbox policy: {ctx.violations[0] if ctx.violations else exc}",
-                      _rule_line(exc, filename)), None
-    except BaseException as exc:  # noqa: BLE001 - anything the rule raises is its failure, not ours
+        return _error(
+            "runtime",
+            "policy",
+            f"blocked by the sandbox policy: {ctx.violations[0] if ctx.violations else exc}",
+            _rule_line(exc, filename),
+        ), None
+    except BaseException as exc:
         if ctx.violations:
-            return _error("runtime", "policy", f"blocked by the sandbox policy: {ctx.violations[0]}",
-                          _rule_line(exc, filename)), None
+            return _error(
+                "runtime", "policy", f"blocked by the sandbox policy: {ctx.violations[0]}", _rule_line(exc, filename)
+            ), None
         return _error("runtime", "exception", _describe(exc), _rule_line(exc, filename)), None
 
 

@@ -1,4 +1,5 @@
 """Shared fixtures: the database URLs the suite runs against (SQLite always, PostgreSQL when up)."""
+
 from __future__ import annotations
 
 import os

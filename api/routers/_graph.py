@@ -7,13 +7,14 @@ the fact's extraction confidence (evidence 1, a missing fact 0, a default 0.5) a
 least certain of the premises it used. ``critical`` marks the decisive path of the main narrative:
 from the verdict, the premises that hold when the conclusion holds, the failing ones when it fails.
 """
+
 from __future__ import annotations
 
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from logic.proof import NodeKind, ProofNode
+from lexlogic.logic.proof import NodeKind, ProofNode
 
 Shape = Literal["circle", "diamond", "square"]
 
@@ -79,8 +80,9 @@ def _reading(case: dict[str, Any], atom: str) -> tuple[float, str]:
     return (1.0, "SHARED") if fv is not None else (0.5, "SHARED")
 
 
-def build_graph(case_id: str, worlds: list[tuple[str, float, dict[str, Any], dict[str, Any]]],
-                main_world: str) -> Graph:
+def build_graph(
+    case_id: str, worlds: list[tuple[str, float, dict[str, Any], dict[str, Any]]], main_world: str
+) -> Graph:
     nodes: dict[str, GraphNode] = {}
     edges: dict[str, GraphEdge] = {}
     fact_world: dict[str, set[str]] = {}
@@ -110,11 +112,21 @@ def build_graph(case_id: str, worlds: list[tuple[str, float, dict[str, Any], dic
         node = nodes.get(nid)
         if node is None:
             kind = "verdict" if root else ("fact" if nid.startswith("fact:") else "rule")
-            node = GraphNode(id=nid, kind=kind, shape="circle" if kind == "fact" else "diamond",
-                             label=n.label or n.atom, atom=n.atom, proof_kind=n.kind.value, holds=n.holds,
-                             value=n.value if isinstance(n.value, (str, int, float, bool, type(None), list)) else str(n.value),
-                             worlds=[world], narrative="shared", certainty=round(cert, 4), rule_id=n.rule_id,
-                             sources=[s.cite() for s in n.sources])
+            node = GraphNode(
+                id=nid,
+                kind=kind,
+                shape="circle" if kind == "fact" else "diamond",
+                label=n.label or n.atom,
+                atom=n.atom,
+                proof_kind=n.kind.value,
+                holds=n.holds,
+                value=n.value if isinstance(n.value, (str, int, float, bool, type(None), list)) else str(n.value),
+                worlds=[world],
+                narrative="shared",
+                certainty=round(cert, 4),
+                rule_id=n.rule_id,
+                sources=[s.cite() for s in n.sources],
+            )
             nodes[nid] = node
         else:
             if world not in node.worlds:
@@ -129,10 +141,20 @@ def build_graph(case_id: str, worlds: list[tuple[str, float, dict[str, Any], dic
             ev = nodes.get(eid)
             if ev is None:
                 quote = (g.quote or "").replace("\n", " ")
-                nodes[eid] = GraphNode(id=eid, kind="evidence", shape="square",
-                                       label=(quote[:60] + "…") if len(quote) > 60 else quote, worlds=[world],
-                                       narrative="shared", certainty=1.0, document_id=g.document_id, page=g.page,
-                                       char_start=g.char_start, char_end=g.char_end, quote=g.quote)
+                nodes[eid] = GraphNode(
+                    id=eid,
+                    kind="evidence",
+                    shape="square",
+                    label=(quote[:60] + "…") if len(quote) > 60 else quote,
+                    worlds=[world],
+                    narrative="shared",
+                    certainty=1.0,
+                    document_id=g.document_id,
+                    page=g.page,
+                    char_start=g.char_start,
+                    char_end=g.char_end,
+                    quote=g.quote,
+                )
             elif world not in ev.worlds:
                 ev.worlds.append(world)
             add_edge(eid, nid, "grounds", world)
@@ -164,15 +186,21 @@ def build_graph(case_id: str, worlds: list[tuple[str, float, dict[str, Any], dic
             by_fact.setdefault(_base(node.atom), []).append(node)
     for group in by_fact.values():
         for i, a in enumerate(group):
-            for b in group[i + 1:]:
+            for b in group[i + 1 :]:
                 if a.narrative != b.narrative and {a.narrative, b.narrative} == {"A", "B"}:
                     eid = f"contradiction:{a.id}<->{b.id}"
-                    edges[eid] = GraphEdge(id=eid, source=a.id, target=b.id, kind="contradiction",
-                                           worlds=sorted(set(a.worlds) | set(b.worlds)))
+                    edges[eid] = GraphEdge(
+                        id=eid,
+                        source=a.id,
+                        target=b.id,
+                        kind="contradiction",
+                        worlds=sorted(set(a.worlds) | set(b.worlds)),
+                    )
 
     # the critical path of the main narrative
     main = roots.get(main_world)
     if main is not None:
+
         def mark(n: ProofNode, root: bool) -> None:
             nid = _node_id(n, root)
             nodes[nid].critical = True
@@ -187,5 +215,10 @@ def build_graph(case_id: str, worlds: list[tuple[str, float, dict[str, Any], dic
                     edges[f"grounds:{eid}->{nid}"].critical = True
 
         mark(main, True)
-    return Graph(case_id=case_id, main_world=main_world, verdict_node="verdict", nodes=list(nodes.values()),
-                 edges=list(edges.values()))
+    return Graph(
+        case_id=case_id,
+        main_world=main_world,
+        verdict_node="verdict",
+        nodes=list(nodes.values()),
+        edges=list(edges.values()),
+    )

@@ -1,15 +1,17 @@
 """Reading and advancing a case's orchestrator state (snapshots under the run id ``api-<case id>``)."""
+
 from __future__ import annotations
 
 from typing import Any
 
-from api.deps import Services
-from api.problems import ProblemError
-from engine.evaluators import VerdictEvaluator
-from engine.orchestrator import CaseState, Orchestrator
-from engine.store.api_cases import ApiCase
-from engine.store.cases import CaseRun
 from sqlalchemy import select
+
+from lexlogic.api.deps import Services
+from lexlogic.api.problems import ProblemError
+from lexlogic.engine.evaluators import VerdictEvaluator
+from lexlogic.engine.orchestrator import CaseState, Orchestrator
+from lexlogic.engine.store.api_cases import ApiCase
+from lexlogic.engine.store.cases import CaseRun
 
 
 def head(svc: Services, case: ApiCase) -> tuple[int, CaseState]:
@@ -36,8 +38,7 @@ def fresh_head(svc: Services, case: ApiCase) -> tuple[int, CaseState]:
 def case_file_of(svc: Services, case: ApiCase) -> tuple[CaseState, dict[str, Any]]:
     _, state = head(svc, case)
     if not state.case_file:
-        raise ProblemError(409, "this case has no facts yet: upload its documents and POST …/run first",
-                           slug="not-run")
+        raise ProblemError(409, "this case has no facts yet: upload its documents and POST …/run first", slug="not-run")
     return state, state.case_file
 
 

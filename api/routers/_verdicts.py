@@ -8,50 +8,56 @@ prior or weight slider only re-weighs worlds that are already evaluated. The per
 analyses (for the graph and the narrative list) are cached on the case file WITHOUT confidences (the
 symbolic result does not read them).
 """
+
 from __future__ import annotations
 
 import copy
 import threading
 from collections import OrderedDict
-from typing import Any, Callable, Literal, Union
+from collections.abc import Callable
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from api.problems import FieldError, ProblemError
-from engine.analysis import analyse_case_file
-from engine.evaluators import apply_answers, split_worlds
-from engine.packs import pack_by_name
-from engine.prob import BoolVar, ProbProgram
-from engine.store.cases import canonical_hash
-from engine.verdict import build_program, decide
-from logic.facts import CaseFileError, check_value, parse_case
-from logic.pack import FactType, PackError, RulePack
-from logic.proof import ProofNode
-from logic.weights import ALEXY_LEVELS, Beta, Fixed, Scale
+from lexlogic.api.problems import FieldError, ProblemError
+from lexlogic.engine.analysis import analyse_case_file
+from lexlogic.engine.evaluators import apply_answers, split_worlds
+from lexlogic.engine.packs import pack_by_name
+from lexlogic.engine.prob import BoolVar, ProbProgram
+from lexlogic.engine.store.cases import canonical_hash
+from lexlogic.engine.verdict import build_program, decide
+from lexlogic.logic.facts import CaseFileError, check_value, parse_case
+from lexlogic.logic.pack import FactType, PackError, RulePack
+from lexlogic.logic.proof import ProofNode
+from lexlogic.logic.weights import ALEXY_LEVELS, Beta, Fixed, Scale
 
-PYRO_NOTE = ("engine.verdict.decide: the case's uncertain facts are random variables (priors from the pack's "
-             "weights.yaml, ambiguities as narrative A/B variables), the pack's Alexy soft rules weigh the "
-             "judge's appreciation; P(liable), P(narrative), entropy and EIG are computed from the same rules "
-             "as the proof tree")
+PYRO_NOTE = (
+    "engine.verdict.decide: the case's uncertain facts are random variables (priors from the pack's "
+    "weights.yaml, ambiguities as narrative A/B variables), the pack's Alexy soft rules weigh the "
+    "judge's appreciation; P(liable), P(narrative), entropy and EIG are computed from the same rules "
+    "as the proof tree"
+)
 MAGNITUDES = ("I1", "W1", "R1", "I2", "W2", "R2")
 MAGNITUDE_NAMES = {"I": "intensité", "W": "poids abstrait", "R": "fiabilité"}
 AlexyLevel = Literal["l", "m", "s", "r", "p", "e"]
-Magnitude = Union[float, AlexyLevel]
+Magnitude = float | AlexyLevel
 
 
 class WorldVerdict(BaseModel):
     world: str = Field(examples=["NARRATIVE_A"])
     weight: float = Field(ge=0, le=1, description="P(narrative | evidence) from the probabilistic model")
-    p_liable: float | None = Field(default=None, ge=0, le=1,
-                                   description="P(liable | narrative); null when the narrative collapsed")
+    p_liable: float | None = Field(
+        default=None, ge=0, le=1, description="P(liable | narrative); null when the narrative collapsed"
+    )
     verdict: str = Field(examples=["LIABLE"], description="symbolic verdict with this narrative's readings")
     summary: str
 
 
 class Probability(BaseModel):
     layer: Literal["pyro"] = "pyro"
-    p_target: float | None = Field(default=None, ge=0, le=1, examples=[0.6],
-                                   description="P(liable); null when not computable")
+    p_target: float | None = Field(
+        default=None, ge=0, le=1, examples=[0.6], description="P(liable); null when not computable"
+    )
     p_by_world: dict[str, float | None] = Field(default_factory=dict, description="P(liable | narrative)")
     posteriors: dict[str, float] = Field(default_factory=dict, description="P(narrative | evidence)")
     entropy: float | None = Field(default=None, description="bits")
@@ -63,8 +69,9 @@ class Probability(BaseModel):
     status: str = Field(default="verdict", description="verdict | needs_input | error")
     collapsed: list[dict[str, Any]] = Field(default_factory=list, description="narratives below ε")
     p_outcomes: dict[str, float] = Field(default_factory=dict, description="P(atom) of the pack's other outcomes")
-    soft_factors: dict[str, float] = Field(default_factory=dict,
-                                           description="soft rule → E[s/(1+s)], its likelihood factor")
+    soft_factors: dict[str, float] = Field(
+        default_factory=dict, description="soft rule → E[s/(1+s)], its likelihood factor"
+    )
     note: str = PYRO_NOTE
 
 
@@ -100,9 +107,11 @@ class Verdict(BaseModel):
     case_id: str
     pack: str
     label: Literal["LIABLE", "NOT_LIABLE", "UNDETERMINED", "INCONSISTENT"] = Field(
-        description="symbolic verdict over every reading (three-valued: UNDETERMINED when they disagree)")
+        description="symbolic verdict over every reading (three-valued: UNDETERMINED when they disagree)"
+    )
     status: Literal["VERDICT", "NEEDS_INFORMATION"] = Field(
-        default="VERDICT", description="NEEDS_INFORMATION while the entropy is high and a question can help")
+        default="VERDICT", description="NEEDS_INFORMATION while the entropy is high and a question can help"
+    )
     summary: str
     applicable_law: str | None = None
     main_world: str = Field(description="the most probable narrative (SHARED when there is no ambiguity)")
@@ -196,20 +205,28 @@ def split_priors(case: dict[str, Any], prog: ProbProgram, priors: dict[str, floa
     """(ambiguity weights → case file, variable priors → what-if): a model variable wins a name clash."""
     names = {v.name for v in prog.variables}
     amb = set(ambiguous_facts(case))
-    return ({k: v for k, v in priors.items() if k in amb and k not in names},
-            {k: v for k, v in priors.items() if k in names})
+    return (
+        {k: v for k, v in priors.items() if k in amb and k not in names},
+        {k: v for k, v in priors.items() if k in names},
+    )
 
 
 def _program(pack: RulePack, case: dict[str, Any], answers: dict[str, Any]) -> ProbProgram:
     try:
         return build_program(pack, parse_case(copy.deepcopy(case), pack), answers)[0]
     except CaseFileError as exc:
-        raise ProblemError(422, exc.message, slug="case-file",
-                           errors=[FieldError(location="case", path=exc.path, message=exc.message)]) from exc
+        raise ProblemError(
+            422, exc.message, slug="case-file", errors=[FieldError(location="case", path=exc.path, message=exc.message)]
+        ) from exc
 
 
-def validate_inputs(case: dict[str, Any], answers: dict[str, Any], priors: dict[str, float],
-                    weights: dict[str, Any] | None = None, saved: dict[str, Any] | None = None) -> dict[str, Any]:
+def validate_inputs(
+    case: dict[str, Any],
+    answers: dict[str, Any],
+    priors: dict[str, float],
+    weights: dict[str, Any] | None = None,
+    saved: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     """Answers against the pack's vocabulary; priors against the case's ambiguities and uncertain
     yes/no variables; weights against the pack's soft-rule magnitudes (422 + JSON path)."""
     try:
@@ -234,16 +251,30 @@ def validate_inputs(case: dict[str, Any], answers: dict[str, Any], priors: dict[
         amb = set(ambiguous_facts(case)) - set(given)
         for name, p in priors.items():
             if name not in bools and name not in amb:
-                errors.append(FieldError(location="body", path=f"$.priors.{name}", message=(
-                    f"{name!r} is neither an ambiguous fact nor an uncertain yes/no variable of this case "
-                    f"(accepted: {sorted(amb | bools) or 'none'})")))
+                errors.append(
+                    FieldError(
+                        location="body",
+                        path=f"$.priors.{name}",
+                        message=(
+                            f"{name!r} is neither an ambiguous fact nor an uncertain yes/no variable of this case "
+                            f"(accepted: {sorted(amb | bools) or 'none'})"
+                        ),
+                    )
+                )
             elif not 0.0 <= float(p) <= 1.0:
                 errors.append(FieldError(location="body", path=f"$.priors.{name}", message="must be within [0, 1]"))
         allowed = {f"{r.id}.{k}" for r in prog.soft_rules for k in MAGNITUDES}
         for name, m in (weights or {}).items():
             if name not in allowed:
-                errors.append(FieldError(location="body", path=f"$.weights.{name}", message=(
-                    f"{name!r} is not a soft-rule magnitude of this pack (accepted: {sorted(allowed) or 'none'})")))
+                errors.append(
+                    FieldError(
+                        location="body",
+                        path=f"$.weights.{name}",
+                        message=(
+                            f"{name!r} is not a soft-rule magnitude of this pack (accepted: {sorted(allowed) or 'none'})"
+                        ),
+                    )
+                )
             elif _magnitude(m) <= 0:
                 errors.append(FieldError(location="body", path=f"$.weights.{name}", message="must be > 0"))
     if errors:
@@ -262,20 +293,32 @@ class VerdictService:
         try:
             value, _ = self.analyses.get_or_compute(key, lambda: analyse_case_file(case, answers or None))
         except CaseFileError as exc:
-            raise ProblemError(422, exc.message, slug="case-file",
-                               errors=[FieldError(location="case", path=exc.path, message=exc.message)]) from exc
+            raise ProblemError(
+                422,
+                exc.message,
+                slug="case-file",
+                errors=[FieldError(location="case", path=exc.path, message=exc.message)],
+            ) from exc
         return value
 
-    def verdict_json(self, case_id: str, case: dict[str, Any], answers: dict[str, Any],
-                     priors: dict[str, float], key: dict[str, Any] | None = None,
-                     weights: dict[str, Any] | None = None) -> tuple[bytes, bool]:
+    def verdict_json(
+        self,
+        case_id: str,
+        case: dict[str, Any],
+        answers: dict[str, Any],
+        priors: dict[str, float],
+        key: dict[str, Any] | None = None,
+        weights: dict[str, Any] | None = None,
+    ) -> tuple[bytes, bool]:
         """The serialised verdict (cached as bytes: a hit costs a hash, not a re-serialisation).
         ``key``: a cheaper identity of (case, answers) when the caller has one (run id + state seq)."""
         weights = weights or {}
-        key = canonical_hash(key if key is not None else
-                             {"id": case_id, "c": case, "a": answers, "p": priors, "w": weights})
+        key = canonical_hash(
+            key if key is not None else {"id": case_id, "c": case, "a": answers, "p": priors, "w": weights}
+        )
         return self.verdicts.get_or_compute(
-            key, lambda: self._compute(case_id, case, answers, priors, weights).model_dump_json().encode())
+            key, lambda: self._compute(case_id, case, answers, priors, weights).model_dump_json().encode()
+        )
 
     def peek(self, key: dict[str, Any]) -> bytes | None:
         """A cached serialised verdict, or None (never computes)."""
@@ -283,12 +326,19 @@ class VerdictService:
         with self.verdicts.lock:
             return self.verdicts.data.get(k)
 
-    def verdict(self, case_id: str, case: dict[str, Any], answers: dict[str, Any],
-                priors: dict[str, float], weights: dict[str, Any] | None = None) -> Verdict:
+    def verdict(
+        self,
+        case_id: str,
+        case: dict[str, Any],
+        answers: dict[str, Any],
+        priors: dict[str, float],
+        weights: dict[str, Any] | None = None,
+    ) -> Verdict:
         return Verdict.model_validate_json(self.verdict_json(case_id, case, answers, priors, weights=weights)[0])
 
-    def worlds(self, case: dict[str, Any], answers: dict[str, Any],
-               priors: dict[str, float]) -> list[tuple[str, float, dict[str, Any], dict[str, Any]]]:
+    def worlds(
+        self, case: dict[str, Any], answers: dict[str, Any], priors: dict[str, float]
+    ) -> list[tuple[str, float, dict[str, Any], dict[str, Any]]]:
         """(world, reading weight, world case file, symbolic analysis) for each narrative."""
         cf = apply_priors(case, priors)
         amb = set(ambiguous_facts(cf))
@@ -296,8 +346,14 @@ class VerdictService:
         rest = {k: v for k, v in answers.items() if k not in amb}
         return [(w, p, c, self.analyse(c, rest)) for w, p, c in split_worlds(collapsed)]
 
-    def _compute(self, case_id: str, case: dict[str, Any], answers: dict[str, Any],
-                 priors: dict[str, float], weights: dict[str, Any]) -> Verdict:
+    def _compute(
+        self,
+        case_id: str,
+        case: dict[str, Any],
+        answers: dict[str, Any],
+        priors: dict[str, float],
+        weights: dict[str, Any],
+    ) -> Verdict:
         try:
             pack, program = pack_by_name(str(case.get("pack")))
         except PackError as exc:
@@ -309,8 +365,12 @@ class VerdictService:
         try:
             v = decide(pack, program, parse_case(copy.deepcopy(cf), pack), answers, whatif)
         except CaseFileError as exc:
-            raise ProblemError(422, exc.message, slug="case-file",
-                               errors=[FieldError(location="case", path=exc.path, message=exc.message)]) from exc
+            raise ProblemError(
+                422,
+                exc.message,
+                slug="case-file",
+                errors=[FieldError(location="case", path=exc.path, message=exc.message)],
+            ) from exc
         except ValueError as exc:  # an unknown what-if name, a bad magnitude, answers the rules exclude
             raise ProblemError(422, str(exc), slug="what-if") from exc
         a, p = v.analysis, v.probability
@@ -318,35 +378,65 @@ class VerdictService:
         worlds = self.worlds(case, answers, fact_priors)
         posteriors = dict(p.p_narrative) if p else {}
         by_world = dict(p.p_target_by_narrative) if p else {}
-        world_list = [WorldVerdict(world=w, weight=round(posteriors.get(w, 1.0 if len(worlds) == 1 else rw), 6),
-                                   p_liable=by_world.get(w, p.p_target if p and len(worlds) == 1 else None),
-                                   verdict=an["verdict"], summary=an["summary"]) for w, rw, _, an in worlds]
+        world_list = [
+            WorldVerdict(
+                world=w,
+                weight=round(posteriors.get(w, 1.0 if len(worlds) == 1 else rw), 6),
+                p_liable=by_world.get(w, p.p_target if p and len(worlds) == 1 else None),
+                verdict=an["verdict"],
+                summary=an["summary"],
+            )
+            for w, rw, _, an in worlds
+        ]
         main_world = max(world_list, key=lambda w: w.weight).world
         status = {"VERDICT": "verdict", "NEEDS_INFORMATION": "needs_input"}[v.status]
         if a.verdict == "INCONSISTENT":
             status = "error"
         prob = Probability(
-            p_target=p.p_target if p else None, p_by_world=by_world, posteriors=posteriors,
-            entropy=p.entropy if p else None, entropy_threshold=p.entropy_threshold if p else None,
-            method=p.method if p else "symbolic", error=p.error if p else None,
-            n_worlds=p.n_worlds if p else None, evaluator=p.evaluator if p else None, status=status,
+            p_target=p.p_target if p else None,
+            p_by_world=by_world,
+            posteriors=posteriors,
+            entropy=p.entropy if p else None,
+            entropy_threshold=p.entropy_threshold if p else None,
+            method=p.method if p else "symbolic",
+            error=p.error if p else None,
+            n_worlds=p.n_worlds if p else None,
+            evaluator=p.evaluator if p else None,
+            status=status,
             collapsed=[c.model_dump(mode="json") for c in p.collapsed] if p else [],
-            p_outcomes=dict(p.p_queries) if p else {}, soft_factors=dict(p.soft_factors) if p else {})
+            p_outcomes=dict(p.p_queries) if p else {},
+            soft_factors=dict(p.soft_factors) if p else {},
+        )
         questions = [self._question(pack, cf, q["fact"], q) for q in v.questions if q["fact"] not in answers]
         if not questions and v.status != "VERDICT":  # symbolic questions (no EIG) when the model ranks none
-            questions = [self._question(pack, cf, q["fact"], {}) for q in a.questions
-                         if q.get("fact") in pack.facts and q["fact"] not in answers]
+            questions = [
+                self._question(pack, cf, q["fact"], {})
+                for q in a.questions
+                if q.get("fact") in pack.facts and q["fact"] not in answers
+            ]
         target = a.outcomes.get(pack.manifest.target)
         damages = a.outcomes.get(a.remedy) if a.remedy else None
         return Verdict(
-            case_id=case_id, pack=a.pack, label=a.verdict, status=v.status, summary=a.summary,
-            applicable_law=a.applicable_law, main_world=main_world, worlds=world_list, probability=prob,
-            questions=questions, best_question=questions[0] if questions and status == "needs_input" else None,
+            case_id=case_id,
+            pack=a.pack,
+            label=a.verdict,
+            status=v.status,
+            summary=a.summary,
+            applicable_law=a.applicable_law,
+            main_world=main_world,
+            worlds=world_list,
+            probability=prob,
+            questions=questions,
+            best_question=questions[0] if questions and status == "needs_input" else None,
             damages_eur=damages.value if damages and isinstance(damages.value, list) else None,
-            proof=target.proof if target else None, why_not=a.why_not,
+            proof=target.proof if target else None,
+            why_not=a.why_not,
             outcomes={k: o.status for k, o in a.outcomes.items()},
-            answers=answers, priors=priors, weights=weights,
-            sliders=self._sliders(pack, cf, prog, priors, weights))
+            answers=answers,
+            priors=priors,
+            weights=weights,
+            sliders=self._sliders(pack, cf, prog, priors, weights),
+        )
 
     @staticmethod
     def _question(pack: RulePack, case: dict[str, Any], fact: str, q: dict[str, Any]) -> QuestionOut:
@@ -360,13 +450,21 @@ class VerdictService:
             options = [True, False]
         else:
             options = []
-        return QuestionOut(fact=fact, question=q.get("question") or spec.question, type=spec.type.value,
-                           options=options, cost=float(q.get("cost") or spec.cost or 1), eig=q.get("eig"),
-                           score=q.get("utility"), variable=q.get("variable"))
+        return QuestionOut(
+            fact=fact,
+            question=q.get("question") or spec.question,
+            type=spec.type.value,
+            options=options,
+            cost=float(q.get("cost") or spec.cost or 1),
+            eig=q.get("eig"),
+            score=q.get("utility"),
+            variable=q.get("variable"),
+        )
 
     @staticmethod
-    def _sliders(pack: RulePack, case: dict[str, Any], prog: ProbProgram, priors: dict[str, float],
-                 weights: dict[str, Any]) -> list[Slider]:
+    def _sliders(
+        pack: RulePack, case: dict[str, Any], prog: ProbProgram, priors: dict[str, float], weights: dict[str, Any]
+    ) -> list[Slider]:
         out: list[Slider] = []
         in_pair: set[str] = set()
         for fact in ambiguous_facts(case):
@@ -374,21 +472,51 @@ class VerdictService:
                 continue  # answered, or not a two-narrative ambiguity
             in_pair |= {f"{fact}__A", f"{fact}__B"}
             fv = case["facts"][fact]
-            readings = [{"value": r.get("value"), "world": r.get("world", "SHARED"),
-                         "confidence": r.get("confidence", 1.0), "note": r.get("note")} for r in [fv, *fv["alternatives"]]]
+            readings = [
+                {
+                    "value": r.get("value"),
+                    "world": r.get("world", "SHARED"),
+                    "confidence": r.get("confidence", 1.0),
+                    "note": r.get("note"),
+                }
+                for r in [fv, *fv["alternatives"]]
+            ]
             total = sum(float(r["confidence"]) for r in readings) or 1.0
             first = round(float(readings[0]["confidence"]) / total, 4)
-            out.append(Slider(name=fact, group="priors", kind="ambiguity", fact=fact, world=readings[0]["world"],
-                              label=f"P({fact} = {readings[0]['value']})", value=first, default=first,
-                              min=0, max=1, readings=readings))
+            out.append(
+                Slider(
+                    name=fact,
+                    group="priors",
+                    kind="ambiguity",
+                    fact=fact,
+                    world=readings[0]["world"],
+                    label=f"P({fact} = {readings[0]['value']})",
+                    value=first,
+                    default=first,
+                    min=0,
+                    max=1,
+                    readings=readings,
+                )
+            )
         for var in prog.variables:
             if not isinstance(var, BoolVar) or var.name in in_pair:
                 continue
             spec = pack.facts.get(var.name)
             label = (spec.question if spec and spec.question else None) or var.name.replace("_", " ")
-            out.append(Slider(name=var.name, group="priors", kind="prior", fact=var.name if spec else None,
-                              world=var.world.value, label=label, value=round(float(priors.get(var.name, var.p)), 4),
-                              default=round(var.p, 4), min=0, max=1))
+            out.append(
+                Slider(
+                    name=var.name,
+                    group="priors",
+                    kind="prior",
+                    fact=var.name if spec else None,
+                    world=var.world.value,
+                    label=label,
+                    value=round(float(priors.get(var.name, var.p)), 4),
+                    default=round(var.p, 4),
+                    min=0,
+                    max=1,
+                )
+            )
         for rule in prog.soft_rules:
             for key in MAGNITUDES:
                 side = rule.principle_claimant if key[1] == "1" else rule.principle_defence
@@ -397,8 +525,18 @@ class VerdictService:
                 name = f"{rule.id}.{key}"
                 value = _magnitude(weights[name]) if name in weights else default
                 who = "demanderesse" if key[1] == "1" else "défense"
-                out.append(Slider(name=name, group="weights", kind="alexy", fact=rule.condition_atom,
-                                  label=f"{MAGNITUDE_NAMES[key[0]]} {key} ({who} : {side.principle or rule.id})",
-                                  value=value, default=default, scale="log2",
-                                  min=0.125 if key[0] == "R" else 0.5, max=1.0 if key[0] == "R" else 8.0))
+                out.append(
+                    Slider(
+                        name=name,
+                        group="weights",
+                        kind="alexy",
+                        fact=rule.condition_atom,
+                        label=f"{MAGNITUDE_NAMES[key[0]]} {key} ({who} : {side.principle or rule.id})",
+                        value=value,
+                        default=default,
+                        scale="log2",
+                        min=0.125 if key[0] == "R" else 0.5,
+                        max=1.0 if key[0] == "R" else 8.0,
+                    )
+                )
         return out

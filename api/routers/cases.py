@@ -1,4 +1,5 @@
 """Cases: create (from a facts JSON, or empty to receive documents), list, get."""
+
 from __future__ import annotations
 
 import json
@@ -9,25 +10,32 @@ from typing import Any, Literal
 from fastapi import APIRouter, Body, Query
 from pydantic import BaseModel, Field
 
-from api.deps import Case, Svc, Tenant
-from api.problems import FieldError, ProblemError, problem_responses
-from api.routers._state import head
-from engine.orchestrator import CaseState, Phase
-from engine.packs import pack_by_name
-from logic.facts import CaseFileError, parse_case
-from logic.pack import PackError
+from lexlogic.api.deps import Case, Svc, Tenant
+from lexlogic.api.problems import FieldError, ProblemError, problem_responses
+from lexlogic.api.routers._state import head
+from lexlogic.engine.orchestrator import CaseState, Phase
+from lexlogic.engine.packs import pack_by_name
+from lexlogic.logic.facts import CaseFileError, parse_case
+from lexlogic.logic.pack import PackError
 
 router = APIRouter(prefix="/v1/cases", tags=["cases"])
-EXAMPLE = json.loads((Path(__file__).resolve().parents[2] / "examples/rupture_brutale/facts.json").read_text()) \
-    if (Path(__file__).resolve().parents[2] / "examples/rupture_brutale/facts.json").exists() else {}
+EXAMPLE = (
+    json.loads((Path(__file__).resolve().parents[2] / "examples/rupture_brutale/facts.json").read_text())
+    if (Path(__file__).resolve().parents[2] / "examples/rupture_brutale/facts.json").exists()
+    else {}
+)
 
 
 class CaseCreate(BaseModel):
-    name: str | None = Field(default=None, max_length=200, description="display name (default: the case file's case_id)")
-    pack: str | None = Field(default=None, max_length=100, description="rule pack (default: the case file's, "
-                                                                        "else rupture_brutale)")
+    name: str | None = Field(
+        default=None, max_length=200, description="display name (default: the case file's case_id)"
+    )
+    pack: str | None = Field(
+        default=None, max_length=100, description="rule pack (default: the case file's, else rupture_brutale)"
+    )
     case_file: dict[str, Any] | None = Field(
-        default=None, description="a facts JSON (`lexlogic analyze` input); omit to build the case from documents")
+        default=None, description="a facts JSON (`lexlogic analyze` input); omit to build the case from documents"
+    )
 
 
 class CaseOut(BaseModel):
@@ -60,23 +68,47 @@ def case_out(svc: Svc, case: Case, detail: bool = False) -> CaseOut | CaseDetail
     base = {**case.as_dict(), "phase": state.phase.value, "status": state.status, "head_seq": seq}
     if not detail:
         return CaseOut(**base)
-    return CaseDetail(**base, message=state.message, case_file=state.case_file, answers=state.answers,
-                      pending_question=state.pending_question, log=state.log[-50:])
+    return CaseDetail(
+        **base,
+        message=state.message,
+        case_file=state.case_file,
+        answers=state.answers,
+        pending_question=state.pending_question,
+        log=state.log[-50:],
+    )
 
 
-@router.post("", status_code=201, response_model=CaseDetail, summary="Create a case",
-             responses=problem_responses(401, 413, 422))
-def create_case(tenant: Tenant, svc: Svc, body: CaseCreate = Body(openapi_examples={
-        "from_facts": {"summary": "from a facts JSON", "value": {"name": "Lemoine c/ Distrimarché", "case_file": EXAMPLE}},
-        "for_documents": {"summary": "empty, documents to follow", "value": {"name": "dossier Lemoine",
-                                                                             "pack": "rupture_brutale"}}})) -> CaseDetail:
-    pack_name = body.pack or (str(body.case_file.get("pack")) if body.case_file and body.case_file.get("pack")
-                              else "rupture_brutale")
+@router.post(
+    "", status_code=201, response_model=CaseDetail, summary="Create a case", responses=problem_responses(401, 413, 422)
+)
+def create_case(
+    tenant: Tenant,
+    svc: Svc,
+    body: CaseCreate = Body(
+        openapi_examples={
+            "from_facts": {
+                "summary": "from a facts JSON",
+                "value": {"name": "Lemoine c/ Distrimarché", "case_file": EXAMPLE},
+            },
+            "for_documents": {
+                "summary": "empty, documents to follow",
+                "value": {"name": "dossier Lemoine", "pack": "rupture_brutale"},
+            },
+        }
+    ),
+) -> CaseDetail:
+    pack_name = body.pack or (
+        str(body.case_file.get("pack")) if body.case_file and body.case_file.get("pack") else "rupture_brutale"
+    )
     try:
         pack, _ = pack_by_name(pack_name)
     except PackError:
-        raise ProblemError(422, f"no rule pack named {pack_name!r}", slug="unknown-pack",
-                           errors=[FieldError(location="body", path="$.pack", message="unknown rule pack")]) from None
+        raise ProblemError(
+            422,
+            f"no rule pack named {pack_name!r}",
+            slug="unknown-pack",
+            errors=[FieldError(location="body", path="$.pack", message="unknown rule pack")],
+        ) from None
     case_file = None
     if body.case_file is not None:
         raw = {"pack": pack.name, **body.case_file}
@@ -84,31 +116,48 @@ def create_case(tenant: Tenant, svc: Svc, body: CaseCreate = Body(openapi_exampl
             parsed = parse_case(raw, pack, "case_file")
         except CaseFileError as exc:
             path = "$.case_file" + exc.path[1:]
-            raise ProblemError(422, f"{path}: {exc.message}", slug="case-file",
-                               errors=[FieldError(location="body", path=path, message=exc.message)]) from exc
+            raise ProblemError(
+                422,
+                f"{path}: {exc.message}",
+                slug="case-file",
+                errors=[FieldError(location="body", path=path, message=exc.message)],
+            ) from exc
         case_file = parsed.model_dump(mode="json")
     name = body.name or (case_file["case_id"] if case_file else "case")
     case = svc.cases.create_case(tenant, name, pack.name, "facts" if case_file else "documents")
     if case_file:
-        state = CaseState(case_id=case.run_id, pack=pack.name, source="api:facts", phase=Phase.PLANNING,
-                          case_file=case_file)
+        state = CaseState(
+            case_id=case.run_id, pack=pack.name, source="api:facts", phase=Phase.PLANNING, case_file=case_file
+        )
         note = "created from a facts JSON"
     else:
         state = CaseState(case_id=case.run_id, pack=pack.name, source=str(svc.dossier_dir(case)))
         note = "created, awaiting documents"
-    svc.runs.save(case.run_id, state.model_dump(mode="json"), phase=state.phase.value, status=state.status,
-                  state_hash=state.logical_hash(), note=note, source=state.source)
+    svc.runs.save(
+        case.run_id,
+        state.model_dump(mode="json"),
+        phase=state.phase.value,
+        status=state.status,
+        state_hash=state.logical_hash(),
+        note=note,
+        source=state.source,
+    )
     return case_out(svc, case, detail=True)  # type: ignore[return-value]
 
 
 @router.get("", response_model=CaseList, summary="List this tenant's cases", responses=problem_responses(401, 422))
-def list_cases(tenant: Tenant, svc: Svc, limit: int = Query(50, ge=1, le=500),
-               offset: int = Query(0, ge=0, le=1_000_000)) -> CaseList:
+def list_cases(
+    tenant: Tenant, svc: Svc, limit: int = Query(50, ge=1, le=500), offset: int = Query(0, ge=0, le=1_000_000)
+) -> CaseList:
     rows = svc.cases.list_cases(tenant, limit, offset)
     return CaseList(items=[case_out(svc, c) for c in rows], limit=limit, offset=offset)  # type: ignore[misc]
 
 
-@router.get("/{case_id}", response_model=CaseDetail, summary="Get a case (its head state)",
-            responses=problem_responses(401, 404, 422))
+@router.get(
+    "/{case_id}",
+    response_model=CaseDetail,
+    summary="Get a case (its head state)",
+    responses=problem_responses(401, 404, 422),
+)
 def get_case(case: Case, svc: Svc) -> CaseDetail:
     return case_out(svc, case, detail=True)  # type: ignore[return-value]

@@ -1,6 +1,7 @@
 """Claims checked against a case's documents (engine.claims): VERIFIED, CONTRADICTED, AMBIGUOUS or UNKNOWN,
 each with the evidence span. The evidence index lives in the case's own directory
 (``<data_dir>/<tenant>/<case>/evidence``), reached only through the owning tenant's case (404 otherwise)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -8,8 +9,8 @@ from typing import Any
 from fastapi import APIRouter, Body
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.deps import Case, Svc, Tenant
-from api.problems import ProblemError, problem_responses
+from lexlogic.api.deps import Case, Svc, Tenant
+from lexlogic.api.problems import ProblemError, problem_responses
 
 router = APIRouter(prefix="/v1/cases/{case_id}/claims", tags=["claims"])
 
@@ -18,31 +19,48 @@ class ClaimsRequest(BaseModel):
     model_config = ConfigDict(strict=True)
 
     claims: list[str] = Field(default_factory=list, max_length=50, description="claims to check (French)")
-    submission: str | None = Field(default=None, max_length=100_000,
-                                   description="a submission's text: its factual claims are extracted and checked")
+    submission: str | None = Field(
+        default=None,
+        max_length=100_000,
+        description="a submission's text: its factual claims are extracted and checked",
+    )
     k: int = Field(default=3, ge=1, le=20, description="candidates read by the judge")
 
 
 class ClaimsOut(BaseModel):
-    results: list[dict[str, Any]] = Field(description="claim, status, confidence, evidence (with grounding), "
-                                                      "contradictory, readings, judge")
+    results: list[dict[str, Any]] = Field(
+        description="claim, status, confidence, evidence (with grounding), contradictory, readings, judge"
+    )
 
 
-@router.post("/verify", response_model=ClaimsOut, summary="Check claims against the case's documents",
-             responses=problem_responses(401, 404, 409, 413, 422))
-def verify_claims(case: Case, tenant: Tenant, svc: Svc, body: ClaimsRequest = Body(openapi_examples={
-        "claim": {"summary": "one claim", "value": {"claims": ["La rupture a été notifiée par écrit."]}}})) -> ClaimsOut:
-    from engine.claims.extract import extract_claims
-    from engine.claims.memory import EvidenceMemory
-    from engine.claims.verify import default_judge, verify_all
-    from engine.documents.ingest import ingest_dossier
+@router.post(
+    "/verify",
+    response_model=ClaimsOut,
+    summary="Check claims against the case's documents",
+    responses=problem_responses(401, 404, 409, 413, 422),
+)
+def verify_claims(
+    case: Case,
+    tenant: Tenant,
+    svc: Svc,
+    body: ClaimsRequest = Body(
+        openapi_examples={
+            "claim": {"summary": "one claim", "value": {"claims": ["La rupture a été notifiée par écrit."]}}
+        }
+    ),
+) -> ClaimsOut:
+    from lexlogic.engine.claims.extract import extract_claims
+    from lexlogic.engine.claims.memory import EvidenceMemory
+    from lexlogic.engine.claims.verify import default_judge, verify_all
+    from lexlogic.engine.documents.ingest import ingest_dossier
 
     claims = [c.strip() for c in body.claims if c.strip()]
     if body.submission:
         claims += extract_claims(body.submission)
     if not claims:
-        raise ProblemError(422, "$.claims: give at least one claim (or a submission with factual claims)",
-                           slug="validation")
+        raise ProblemError(
+            422, "$.claims: give at least one claim (or a submission with factual claims)", slug="validation"
+        )
     if not svc.cases.list_documents(tenant, case.id):
         raise ProblemError(409, "this case has no documents: upload some first", slug="no-documents")
     folder = svc.dossier_dir(case)

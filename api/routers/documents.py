@@ -1,4 +1,5 @@
 """Documents of a case: upload (ingested at once), list, metadata, text with page offsets."""
+
 from __future__ import annotations
 
 import hashlib
@@ -8,9 +9,9 @@ from pathlib import Path
 from fastapi import APIRouter, File, UploadFile
 from pydantic import BaseModel, Field
 
-from api.deps import Case, Svc, Tenant
-from api.problems import ProblemError, problem_responses
-from engine.documents.ingest import SUPPORTED, IngestError, document_id, ingest_file
+from lexlogic.api.deps import Case, Svc, Tenant
+from lexlogic.api.problems import ProblemError, problem_responses
+from lexlogic.engine.documents.ingest import SUPPORTED, IngestError, document_id, ingest_file
 
 router = APIRouter(prefix="/v1/cases/{case_id}/documents", tags=["documents"])
 
@@ -44,15 +45,24 @@ def _safe_name(name: str | None) -> str:
     if not base or base.startswith("."):
         raise ProblemError(422, "the uploaded file needs a name with an extension", slug="bad-filename")
     if Path(base).suffix.lower() not in SUPPORTED:
-        raise ProblemError(415, f"unsupported file type {Path(base).suffix or '(none)'}; "
-                                f"supported: {', '.join(sorted(SUPPORTED))}", slug="unsupported-type")
+        raise ProblemError(
+            415,
+            f"unsupported file type {Path(base).suffix or '(none)'}; supported: {', '.join(sorted(SUPPORTED))}",
+            slug="unsupported-type",
+        )
     return base
 
 
-@router.post("", status_code=201, response_model=DocumentOut, summary="Upload a document",
-             responses=problem_responses(401, 404, 409, 413, 415, 422))
-def upload_document(case: Case, tenant: Tenant, svc: Svc,
-                    file: UploadFile = File(description="txt, md, csv, eml, pdf or image")) -> DocumentOut:
+@router.post(
+    "",
+    status_code=201,
+    response_model=DocumentOut,
+    summary="Upload a document",
+    responses=problem_responses(401, 404, 409, 413, 415, 422),
+)
+def upload_document(
+    case: Case, tenant: Tenant, svc: Svc, file: UploadFile = File(description="txt, md, csv, eml, pdf or image")
+) -> DocumentOut:
     name = _safe_name(file.filename)
     doc_id = document_id(Path(name))
     if svc.cases.has_document(tenant, case.id, doc_id):
@@ -71,18 +81,27 @@ def upload_document(case: Case, tenant: Tenant, svc: Svc,
     except (IngestError, ValueError, OSError) as exc:
         path.unlink(missing_ok=True)
         raise ProblemError(422, f"cannot read {name}: {exc}", slug="ingest-failed") from exc
-    except Exception as exc:  # noqa: BLE001 - a corrupt PDF/image must answer 422, not crash
+    except Exception as exc:
         path.unlink(missing_ok=True)
         raise ProblemError(422, f"cannot read {name}: {type(exc).__name__}: {exc}", slug="ingest-failed") from exc
     row = svc.cases.add_document(
-        tenant, case.id, doc_id=doc_id, filename=name, media_type=doc.media_type, kind=doc.kind.value,
-        size=len(data), sha256=hashlib.sha256(data).hexdigest(), text=doc.text,
-        pages=[{"number": p.number, "char_start": p.char_start, "char_end": p.char_end} for p in doc.pages])
+        tenant,
+        case.id,
+        doc_id=doc_id,
+        filename=name,
+        media_type=doc.media_type,
+        kind=doc.kind.value,
+        size=len(data),
+        sha256=hashlib.sha256(data).hexdigest(),
+        text=doc.text,
+        pages=[{"number": p.number, "char_start": p.char_start, "char_end": p.char_end} for p in doc.pages],
+    )
     return DocumentOut(**row.as_dict())
 
 
-@router.get("", response_model=list[DocumentOut], summary="List a case's documents",
-            responses=problem_responses(401, 404, 422))
+@router.get(
+    "", response_model=list[DocumentOut], summary="List a case's documents", responses=problem_responses(401, 404, 422)
+)
 def list_documents(case: Case, tenant: Tenant, svc: Svc) -> list[DocumentOut]:
     return [DocumentOut(**d.as_dict()) for d in svc.cases.list_documents(tenant, case.id)]
 
@@ -94,14 +113,19 @@ def _doc(svc: Svc, tenant: str, case_id: str, doc_id: str):  # type: ignore[no-u
     return row
 
 
-@router.get("/{doc_id}", response_model=DocumentOut, summary="A document's metadata",
-            responses=problem_responses(401, 404, 422))
+@router.get(
+    "/{doc_id}", response_model=DocumentOut, summary="A document's metadata", responses=problem_responses(401, 404, 422)
+)
 def get_document(case: Case, doc_id: str, tenant: Tenant, svc: Svc) -> DocumentOut:
     return DocumentOut(**_doc(svc, tenant, case.id, doc_id).as_dict())
 
 
-@router.get("/{doc_id}/text", response_model=DocumentText, summary="A document's text and page offsets",
-            responses=problem_responses(401, 404, 422))
+@router.get(
+    "/{doc_id}/text",
+    response_model=DocumentText,
+    summary="A document's text and page offsets",
+    responses=problem_responses(401, 404, 422),
+)
 def get_document_text(case: Case, doc_id: str, tenant: Tenant, svc: Svc) -> DocumentText:
     row = _doc(svc, tenant, case.id, doc_id)
     return DocumentText(id=row.doc_id, text=row.text, page_spans=[PageSpan(**p) for p in row.pages or []])

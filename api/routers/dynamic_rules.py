@@ -6,6 +6,7 @@ tenant's rules are scoped to ``tenant-<id>`` (tenant-wide) or ``api-<case>`` (on
 case", so the CLI's global runs and other tenants never pick them up, and the duplicate-text check
 never reveals another tenant's rule. Every run goes through the sandbox pool (``sandbox.pool``).
 """
+
 from __future__ import annotations
 
 from datetime import datetime
@@ -15,13 +16,15 @@ from fastapi import APIRouter, Body, Query
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from api.deps import Case, Svc, Tenant
-from api.problems import ProblemError, problem_responses
-from api.routers._state import case_file_of
+from lexlogic.api.deps import Case, Svc, Tenant
+from lexlogic.api.problems import ProblemError, problem_responses
+from lexlogic.api.routers._state import case_file_of
 
 router = APIRouter(tags=["dynamic rules"])
-EXAMPLE_RULE = ("def rule(facts):\n    months = facts.get('relation_years', 0) * 1.0\n"
-                "    return {'reasonable_notice_months': min(months, 18)}\n")
+EXAMPLE_RULE = (
+    "def rule(facts):\n    months = facts.get('relation_years', 0) * 1.0\n"
+    "    return {'reasonable_notice_months': min(months, 18)}\n"
+)
 
 
 class RuleCreate(BaseModel):
@@ -110,14 +113,37 @@ def _scope(tenant: str, case_id: str | None) -> str:
 
 
 def _out(svc: Svc, rule: Any, case_id: str | None, history: bool = False) -> RuleOut:
-    events = [RuleEventOut(at=e.at, actor=e.actor, from_status=e.from_status.value if e.from_status else None,
-                           to_status=e.to_status.value, note=e.note) for e in svc.dynamic_rules.history(rule.id)] \
-        if history else []
-    return RuleOut(id=rule.id, name=rule.name, case_id=case_id, status=rule.status.value, author=rule.author,
-                   author_kind=rule.author_kind.value, reliability=rule.reliability, sha256=rule.sha256,
-                   text=rule.text, output_schema=rule.output_schema, description=rule.description,
-                   created_at=rule.created_at, approved_by=rule.approved_by, retired_reason=rule.retired_reason,
-                   history=events)
+    events = (
+        [
+            RuleEventOut(
+                at=e.at,
+                actor=e.actor,
+                from_status=e.from_status.value if e.from_status else None,
+                to_status=e.to_status.value,
+                note=e.note,
+            )
+            for e in svc.dynamic_rules.history(rule.id)
+        ]
+        if history
+        else []
+    )
+    return RuleOut(
+        id=rule.id,
+        name=rule.name,
+        case_id=case_id,
+        status=rule.status.value,
+        author=rule.author,
+        author_kind=rule.author_kind.value,
+        reliability=rule.reliability,
+        sha256=rule.sha256,
+        text=rule.text,
+        output_schema=rule.output_schema,
+        description=rule.description,
+        created_at=rule.created_at,
+        approved_by=rule.approved_by,
+        retired_reason=rule.retired_reason,
+        history=events,
+    )
 
 
 def _owned(svc: Svc, tenant: str, rule_id: str) -> tuple[Any, str | None]:
@@ -128,21 +154,40 @@ def _owned(svc: Svc, tenant: str, rule_id: str) -> tuple[Any, str | None]:
 
 
 def _fact(f: Any) -> DynamicFactOut:
-    return DynamicFactOut(name=f.name, value=f.value, rule_id=f.rule_id, reliability=f.reliability,
-                          proof=f.proof.model_dump(mode="json"))
+    return DynamicFactOut(
+        name=f.name, value=f.value, rule_id=f.rule_id, reliability=f.reliability, proof=f.proof.model_dump(mode="json")
+    )
 
 
-@router.post("/v1/dynamic-rules", response_model=RuleOut, status_code=201, summary="Propose a dynamic rule",
-             responses=problem_responses(401, 404, 413, 422))
-def add_rule(tenant: Tenant, svc: Svc, body: RuleCreate = Body(openapi_examples={
-        "rule": {"summary": "an interpretation proposed by an LLM",
-                 "value": {"text": EXAMPLE_RULE, "author": "gpt-4o", "reliability": 0.6,
-                           "output_schema": {"reasonable_notice_months": "float"}}}})) -> RuleOut:
+@router.post(
+    "/v1/dynamic-rules",
+    response_model=RuleOut,
+    status_code=201,
+    summary="Propose a dynamic rule",
+    responses=problem_responses(401, 404, 413, 422),
+)
+def add_rule(
+    tenant: Tenant,
+    svc: Svc,
+    body: RuleCreate = Body(
+        openapi_examples={
+            "rule": {
+                "summary": "an interpretation proposed by an LLM",
+                "value": {
+                    "text": EXAMPLE_RULE,
+                    "author": "gpt-4o",
+                    "reliability": 0.6,
+                    "output_schema": {"reasonable_notice_months": "float"},
+                },
+            }
+        }
+    ),
+) -> RuleOut:
     """Compiled in the sandbox first (a refused rule is never stored: 422 with its line); PROPOSED until a
     person approves it (unless the deployment requires no approval)."""
-    from engine.dynamic_rules import DynamicRuleError
-    from sandbox.errors import SandboxError
-    from sandbox.pool import default_pool
+    from lexlogic.engine.dynamic_rules import DynamicRuleError
+    from lexlogic.sandbox.errors import SandboxError
+    from lexlogic.sandbox.pool import default_pool
 
     if body.case_id is not None and svc.cases.get_case(tenant, body.case_id) is None:
         raise ProblemError(404, f"no case {body.case_id!r}", slug="not-found")
@@ -151,9 +196,17 @@ def add_rule(tenant: Tenant, svc: Svc, body: RuleCreate = Body(openapi_examples=
     rule_id = f"t-{uuid.uuid4().hex[:16]}"
     try:
         rule = svc.dynamic_rules.add(
-            body.text, author=body.author, author_kind=body.author_kind, name=body.name, rule_id=rule_id,
-            case_id=_scope(tenant, body.case_id), output_schema=body.output_schema, reliability=body.reliability,
-            description=body.description, checker=default_pool().check)
+            body.text,
+            author=body.author,
+            author_kind=body.author_kind,
+            name=body.name,
+            rule_id=rule_id,
+            case_id=_scope(tenant, body.case_id),
+            output_schema=body.output_schema,
+            reliability=body.reliability,
+            description=body.description,
+            checker=default_pool().check,
+        )
     except SandboxError as exc:
         raise ProblemError(422, exc.describe(), slug="rule-refused") from exc
     except DynamicRuleError as exc:
@@ -162,12 +215,18 @@ def add_rule(tenant: Tenant, svc: Svc, body: RuleCreate = Body(openapi_examples=
     return _out(svc, rule, body.case_id, history=True)
 
 
-@router.get("/v1/dynamic-rules", response_model=list[RuleOut], summary="Your dynamic rules",
-            responses=problem_responses(401, 422))
-def list_rules(tenant: Tenant, svc: Svc,
-               status: Literal["proposed", "approved", "active", "retired"] | None = Query(default=None),
-               case_id: str | None = Query(default=None, max_length=64,
-                                           description="only those that apply to this case")) -> list[RuleOut]:
+@router.get(
+    "/v1/dynamic-rules",
+    response_model=list[RuleOut],
+    summary="Your dynamic rules",
+    responses=problem_responses(401, 422),
+)
+def list_rules(
+    tenant: Tenant,
+    svc: Svc,
+    status: Literal["proposed", "approved", "active", "retired"] | None = Query(default=None),
+    case_id: str | None = Query(default=None, max_length=64, description="only those that apply to this case"),
+) -> list[RuleOut]:
     out = []
     for rid in svc.cases.rule_ids(tenant, case_id):
         rule, scoped = _owned(svc, tenant, rid)
@@ -176,15 +235,19 @@ def list_rules(tenant: Tenant, svc: Svc,
     return out
 
 
-@router.get("/v1/dynamic-rules/{rule_id}", response_model=RuleOut, summary="A rule with its lifecycle history",
-            responses=problem_responses(401, 404, 422))
+@router.get(
+    "/v1/dynamic-rules/{rule_id}",
+    response_model=RuleOut,
+    summary="A rule with its lifecycle history",
+    responses=problem_responses(401, 404, 422),
+)
 def get_rule(rule_id: str, tenant: Tenant, svc: Svc) -> RuleOut:
     rule, scoped = _owned(svc, tenant, rule_id)
     return _out(svc, rule, scoped, history=True)
 
 
 def _transition(fn: Any) -> Any:
-    from engine.dynamic_rules import DynamicRuleError
+    from lexlogic.engine.dynamic_rules import DynamicRuleError
 
     try:
         return fn()
@@ -192,40 +255,58 @@ def _transition(fn: Any) -> Any:
         raise ProblemError(409, str(exc), slug="lifecycle") from exc
 
 
-@router.post("/v1/dynamic-rules/{rule_id}/approve", response_model=RuleOut, summary="Approve (and activate)",
-             responses=problem_responses(401, 404, 409, 413, 422))
+@router.post(
+    "/v1/dynamic-rules/{rule_id}/approve",
+    response_model=RuleOut,
+    summary="Approve (and activate)",
+    responses=problem_responses(401, 404, 409, 413, 422),
+)
 def approve_rule(rule_id: str, tenant: Tenant, svc: Svc, body: Approve) -> RuleOut:
     _, scoped = _owned(svc, tenant, rule_id)
-    rule = _transition(lambda: svc.dynamic_rules.approve(rule_id, by=body.by, activate=body.activate,
-                                                         note=body.note))
+    rule = _transition(lambda: svc.dynamic_rules.approve(rule_id, by=body.by, activate=body.activate, note=body.note))
     return _out(svc, rule, scoped, history=True)
 
 
-@router.post("/v1/dynamic-rules/{rule_id}/retire", response_model=RuleOut, summary="Retire (final)",
-             responses=problem_responses(401, 404, 409, 413, 422))
+@router.post(
+    "/v1/dynamic-rules/{rule_id}/retire",
+    response_model=RuleOut,
+    summary="Retire (final)",
+    responses=problem_responses(401, 404, 409, 413, 422),
+)
 def retire_rule(rule_id: str, tenant: Tenant, svc: Svc, body: Retire) -> RuleOut:
     _, scoped = _owned(svc, tenant, rule_id)
     rule = _transition(lambda: svc.dynamic_rules.retire(rule_id, by=body.by, reason=body.reason))
     return _out(svc, rule, scoped, history=True)
 
 
-@router.post("/v1/dynamic-rules/{rule_id}/run", response_model=RunOut,
-             summary="Dry-run one rule on given facts in the sandbox (any status)",
-             responses=problem_responses(401, 404, 413, 422))
+@router.post(
+    "/v1/dynamic-rules/{rule_id}/run",
+    response_model=RunOut,
+    summary="Dry-run one rule on given facts in the sandbox (any status)",
+    responses=problem_responses(401, 404, 413, 422),
+)
 async def run_rule(rule_id: str, tenant: Tenant, svc: Svc, body: RunBody) -> RunOut:
     rule, _ = _owned(svc, tenant, rule_id)
     return await run_in_threadpool(_run_one, rule, body.facts)
 
 
 def _run_one(rule: Any, facts: dict[str, Any]) -> RunOut:
-    from engine.dynamic_rules import rule_facts
-    from sandbox.errors import SandboxError
-    from sandbox.pool import default_pool
-    from sandbox.schema import SchemaError
+    from lexlogic.engine.dynamic_rules import rule_facts
+    from lexlogic.sandbox.errors import SandboxError
+    from lexlogic.sandbox.pool import default_pool
+    from lexlogic.sandbox.schema import SchemaError
 
     if not rule.intact:
-        return RunOut(failures=[Failure(rule_id=rule.id, kind="refused", code="integrity",
-                                        message="stored text does not match its sha256; not run")])
+        return RunOut(
+            failures=[
+                Failure(
+                    rule_id=rule.id,
+                    kind="refused",
+                    code="integrity",
+                    message="stored text does not match its sha256; not run",
+                )
+            ]
+        )
     try:
         run = default_pool().run(rule.text, facts, output_schema=rule.output_schema, filename=f"dynamic:{rule.id}")
     except SandboxError as exc:
@@ -241,20 +322,22 @@ class _TenantRules:
     def __init__(self, rules: list[Any]) -> None:
         self.rules = rules
 
-    def active_rules(self, case_id: str | None = None) -> list[Any]:  # noqa: ARG002 - already selected
+    def active_rules(self, case_id: str | None = None) -> list[Any]:
         return [r for r in self.rules if r.status.value == "active"]
 
 
-@router.post("/v1/cases/{case_id}/dynamic-rules/run", response_model=RunOut,
-             summary="Run your active rules (tenant-wide and this case's) on the case's facts",
-             responses=problem_responses(401, 404, 409, 422))
+@router.post(
+    "/v1/cases/{case_id}/dynamic-rules/run",
+    response_model=RunOut,
+    summary="Run your active rules (tenant-wide and this case's) on the case's facts",
+    responses=problem_responses(401, 404, 409, 422),
+)
 def run_case_rules(case: Case, tenant: Tenant, svc: Svc) -> RunOut:
-    from engine.dynamic_rules import run_active_rules
-    from sandbox.pool import default_pool
+    from lexlogic.engine.dynamic_rules import run_active_rules
+    from lexlogic.sandbox.pool import default_pool
 
     _, cf = case_file_of(svc, case)
     facts = {k: (v.get("value") if isinstance(v, dict) else v) for k, v in (cf.get("facts") or {}).items()}
     rules = [svc.dynamic_rules.get(rid) for rid in svc.cases.rule_ids(tenant, case.id)]
     ev = run_active_rules(_TenantRules(rules), facts, pool=default_pool())  # type: ignore[arg-type]
-    return RunOut(facts=[_fact(f) for f in ev.facts],
-                  failures=[Failure(**f.model_dump()) for f in ev.failures])
+    return RunOut(facts=[_fact(f) for f in ev.facts], failures=[Failure(**f.model_dump()) for f in ev.failures])

@@ -5,6 +5,7 @@ Scoping: the graph of an API case is journaled under its run id ``api-<case id>`
 tenant reaches it (the ``Case`` dependency answers 404 to anyone else). The journal is append-only, so
 extraction is idempotent per document: a document already journaled is skipped, never counted twice.
 """
+
 from __future__ import annotations
 
 from typing import Any, Literal
@@ -12,8 +13,8 @@ from typing import Any, Literal
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
-from api.deps import Case, Svc, Tenant
-from api.problems import ProblemError, problem_responses
+from lexlogic.api.deps import Case, Svc, Tenant
+from lexlogic.api.problems import ProblemError, problem_responses
 
 router = APIRouter(prefix="/v1/cases/{case_id}/evidence-graph", tags=["evidence graph"])
 
@@ -42,12 +43,16 @@ def _journaled(svc: Svc, kg_case: str) -> set[str]:
     return done | {x.span.doc_id for x in svc.kg.abstentions(kg_case)}
 
 
-@router.post("/extract", response_model=ExtractOut, summary="Extract from the case's documents, then promote",
-             responses=problem_responses(401, 404, 409, 422))
+@router.post(
+    "/extract",
+    response_model=ExtractOut,
+    summary="Extract from the case's documents, then promote",
+    responses=problem_responses(401, 404, 409, 422),
+)
 def extract_case(case: Case, tenant: Tenant, svc: Svc) -> ExtractOut:
-    from bridges.llm import LLMClient
-    from engine.kg.hybrid import confirm
-    from engine.kg.patterns import extract
+    from lexlogic.bridges.llm import LLMClient
+    from lexlogic.engine.kg.hybrid import confirm
+    from lexlogic.engine.kg.patterns import extract
 
     docs = svc.cases.list_documents(tenant, case.id)
     if not docs:
@@ -74,23 +79,45 @@ def extract_case(case: Case, tenant: Tenant, svc: Svc) -> ExtractOut:
         promoted = svc.kg.promote(case.run_id)
     finally:
         lock.release()
-    return ExtractOut(documents=extracted, skipped=skipped, assertions=n, abstentions=reasons,
-                      method="HYBRID" if llm is not None else "PATTERN", promoted=len(promoted.relations),
-                      by_tier=promoted.by_tier(), canonical=len(promoted.log))
+    return ExtractOut(
+        documents=extracted,
+        skipped=skipped,
+        assertions=n,
+        abstentions=reasons,
+        method="HYBRID" if llm is not None else "PATTERN",
+        promoted=len(promoted.relations),
+        by_tier=promoted.by_tier(),
+        canonical=len(promoted.log),
+    )
 
 
-@router.get("/entities/{entity}", response_model=QueryOut, summary="Walk the promoted graph from an entity",
-            responses=problem_responses(401, 404, 422))
-def query_entity(case: Case, svc: Svc, entity: str,
-                 tiers: Literal["strict", "extended"] = Query(default="strict",
-                                                              description="strict: STRICT only; extended: + EXTENDED"),
-                 depth: int = Query(default=3, ge=1, le=10),
-                 escalate: bool = Query(default=False, description="STRICT → EXTENDED → anchored text")) -> QueryOut:
-    from engine.kg.traverse import TIER_SETS, query
+@router.get(
+    "/entities/{entity}",
+    response_model=QueryOut,
+    summary="Walk the promoted graph from an entity",
+    responses=problem_responses(401, 404, 422),
+)
+def query_entity(
+    case: Case,
+    svc: Svc,
+    entity: str,
+    tiers: Literal["strict", "extended"] = Query(
+        default="strict", description="strict: STRICT only; extended: + EXTENDED"
+    ),
+    depth: int = Query(default=3, ge=1, le=10),
+    escalate: bool = Query(default=False, description="STRICT → EXTENDED → anchored text"),
+) -> QueryOut:
+    from lexlogic.engine.kg.traverse import TIER_SETS, query
 
     if not entity.strip() or len(entity) > 300:
         raise ProblemError(422, "entity: 1 to 300 characters", slug="validation")
-    r = query(svc.kg.graph(case.run_id), entity, TIER_SETS[tiers], depth, escalate,
-              text_search=svc.kg.text_search(case.run_id))
+    r = query(
+        svc.kg.graph(case.run_id),
+        entity,
+        TIER_SETS[tiers],
+        depth,
+        escalate,
+        text_search=svc.kg.text_search(case.run_id),
+    )
     data = r.model_dump(mode="json")
     return QueryOut(entity=r.entity, level=r.level, tried=r.tried, edges=data["edges"], passages=data["passages"])

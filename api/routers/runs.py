@@ -1,20 +1,22 @@
 """Running a case through the orchestrator FSM (progress as server-sent events) and time travel."""
+
 from __future__ import annotations
 
 import json
 import queue
 import threading
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, Field
 
-from api.deps import Case, Services, Svc
-from api.problems import ProblemError, problem_responses
-from api.routers._state import fresh_head, head, orchestrator
-from engine.orchestrator import CaseState, Phase
-from engine.store.api_cases import ApiCase
+from lexlogic.api.deps import Case, Services, Svc
+from lexlogic.api.problems import ProblemError, problem_responses
+from lexlogic.api.routers._state import fresh_head, head, orchestrator
+from lexlogic.engine.orchestrator import CaseState, Phase
+from lexlogic.engine.store.api_cases import ApiCase
 
 router = APIRouter(prefix="/v1/cases/{case_id}", tags=["runs"])
 
@@ -48,8 +50,13 @@ def _event(name: str, data: dict[str, Any]) -> str:
 
 
 def _transition(state: CaseState, seq: int) -> dict[str, Any]:
-    return {"seq": seq, "phase": state.phase.value, "status": state.status, "message": state.message,
-            "log": state.log[-1] if state.log else ""}
+    return {
+        "seq": seq,
+        "phase": state.phase.value,
+        "status": state.status,
+        "message": state.message,
+        "log": state.log[-1] if state.log else "",
+    }
 
 
 def _prepare(svc: Services, case: ApiCase, restart: bool) -> CaseState:
@@ -79,18 +86,38 @@ def _run(svc: Services, case: ApiCase, state: CaseState, on_transition=None) -> 
 
 def _result(svc: Services, case: ApiCase, state: CaseState) -> RunResult:
     seq, _ = head(svc, case)
-    return RunResult(case_id=case.id, phase=state.phase.value, status=state.status, message=state.message,
-                     head_seq=seq, pending_question=state.pending_question, log=state.log[-20:])
+    return RunResult(
+        case_id=case.id,
+        phase=state.phase.value,
+        status=state.status,
+        message=state.message,
+        head_seq=seq,
+        pending_question=state.pending_question,
+        log=state.log[-20:],
+    )
 
 
-@router.post("/run", summary="Run the case (server-sent events by default)",
-             responses={200: {"description": "`text/event-stream` of `transition` events then one `done` (or "
-                                             "`error`) event; `application/json` RunResult when stream=false",
-                              "content": {"text/event-stream": {"schema": {"type": "string"}},
-                                          "application/json": {"schema": {"$ref": "#/components/schemas/RunResult"}}}},
-                        **problem_responses(401, 404, 409, 422)})
-def run_case(case: Case, svc: Svc, stream: bool = Query(True, description="SSE progress; false → one JSON result"),
-             restart: bool = Query(False, description="start again from the documents / facts (history kept)")):
+@router.post(
+    "/run",
+    summary="Run the case (server-sent events by default)",
+    responses={
+        200: {
+            "description": "`text/event-stream` of `transition` events then one `done` (or "
+            "`error`) event; `application/json` RunResult when stream=false",
+            "content": {
+                "text/event-stream": {"schema": {"type": "string"}},
+                "application/json": {"schema": {"$ref": "#/components/schemas/RunResult"}},
+            },
+        },
+        **problem_responses(401, 404, 409, 422),
+    },
+)
+def run_case(
+    case: Case,
+    svc: Svc,
+    stream: bool = Query(True, description="SSE progress; false → one JSON result"),
+    restart: bool = Query(False, description="start again from the documents / facts (history kept)"),
+):
     state = _prepare(svc, case, restart)
     if restart:
         orchestrator(svc).persist(state, "restart")
@@ -108,7 +135,7 @@ def run_case(case: Case, svc: Svc, stream: bool = Query(True, description="SSE p
             events.put(_event("done", _result(svc, case, final).model_dump(mode="json")))
         except ProblemError as exc:
             events.put(_event("error", {"status": exc.status, "detail": exc.detail}))
-        except Exception as exc:  # noqa: BLE001 - reported in the stream, the HTTP status is already sent
+        except Exception as exc:
             events.put(_event("error", {"status": 500, "detail": f"{type(exc).__name__}: {exc}"}))
         finally:
             events.put(None)
@@ -119,18 +146,27 @@ def run_case(case: Case, svc: Svc, stream: bool = Query(True, description="SSE p
         while (item := events.get()) is not None:
             yield item
 
-    return StreamingResponse(gen(), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return StreamingResponse(
+        gen(), media_type="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    )
 
 
-@router.get("/states", response_model=list[StateSummary], summary="History of persisted states",
-            responses=problem_responses(401, 404, 422))
+@router.get(
+    "/states",
+    response_model=list[StateSummary],
+    summary="History of persisted states",
+    responses=problem_responses(401, 404, 422),
+)
 def list_states(case: Case, svc: Svc) -> list[StateSummary]:
     return [StateSummary(**s) for s in svc.runs.states(case.run_id)]
 
 
-@router.get("/states/{seq}", response_model=StateSnapshot, summary="One persisted state",
-            responses=problem_responses(401, 404, 422))
+@router.get(
+    "/states/{seq}",
+    response_model=StateSnapshot,
+    summary="One persisted state",
+    responses=problem_responses(401, 404, 422),
+)
 def get_state(case: Case, svc: Svc, seq: int = Path(ge=1, le=2**31 - 1)) -> StateSnapshot:
     try:
         return StateSnapshot(seq=seq, state=svc.runs.get(case.run_id, seq))
@@ -138,8 +174,12 @@ def get_state(case: Case, svc: Svc, seq: int = Path(ge=1, le=2**31 - 1)) -> Stat
         raise ProblemError(404, f"no state {seq} in this case", slug="not-found") from None
 
 
-@router.post("/states/{seq}/restore", response_model=StateSummary, summary="Make an old state the head again",
-             responses=problem_responses(401, 404, 409, 422))
+@router.post(
+    "/states/{seq}/restore",
+    response_model=StateSummary,
+    summary="Make an old state the head again",
+    responses=problem_responses(401, 404, 409, 422),
+)
 def restore_state(case: Case, svc: Svc, seq: int = Path(ge=1, le=2**31 - 1)) -> StateSummary:
     lock = svc.case_lock(case.id)
     if not lock.acquire(blocking=False):

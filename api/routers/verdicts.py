@@ -1,21 +1,28 @@
 """Verdict (with proof and why-not), what-if (priors/answers → new verdict, saved only on request),
 questions and answers, and the argument graph for the page."""
+
 from __future__ import annotations
 
 from typing import Any
 
 from fastapi import APIRouter, Body
 from fastapi.responses import Response
-from starlette.concurrency import run_in_threadpool
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.concurrency import run_in_threadpool
 
-from api.deps import Case, Svc
-from api.problems import ProblemError, problem_responses
-from api.routers._graph import Graph, build_graph
-from api.routers._state import case_file_of, fresh_head, head, orchestrator
-from api.routers._verdicts import (Magnitude, QuestionOut, Verdict, ambiguous_facts, apply_priors,
-                                   validate_inputs)
-from engine.orchestrator import Orchestrator
+from lexlogic.api.deps import Case, Svc
+from lexlogic.api.problems import ProblemError, problem_responses
+from lexlogic.api.routers._graph import Graph, build_graph
+from lexlogic.api.routers._state import case_file_of, fresh_head, head, orchestrator
+from lexlogic.api.routers._verdicts import (
+    Magnitude,
+    QuestionOut,
+    Verdict,
+    ambiguous_facts,
+    apply_priors,
+    validate_inputs,
+)
+from lexlogic.engine.orchestrator import Orchestrator
 
 router = APIRouter(prefix="/v1/cases/{case_id}", tags=["verdicts"])
 
@@ -24,15 +31,27 @@ class WhatIf(BaseModel):
     model_config = ConfigDict(strict=True)  # schema-invalid input is refused, not coerced
 
     answers: dict[str, Any] = Field(default_factory=dict, description="fact → value, as if answered")
-    priors: dict[str, float] = Field(default_factory=dict, description=(
-        "an ambiguous fact → weight of its first reading (narrative A's), or an uncertain yes/no variable of "
-        "the model (see the verdict's `sliders` with group `priors`) → its prior probability"))
-    weights: dict[str, Magnitude] = Field(default_factory=dict, description=(
-        "an Alexy magnitude of a soft rule, `<rule>.I1|W1|R1|I2|W2|R2` (1 = claimant, 2 = defence) → a number > 0 "
-        "or a level (l/m/s = 1/2/4, r/p/e = 1/0.5/0.25)"))
-    persist: bool = Field(default=False, description=(
-        "save the answers and the ambiguity weights into the case (a new state); variable priors and Alexy "
-        "magnitudes are hypotheses of this request only (422 with persist)"))
+    priors: dict[str, float] = Field(
+        default_factory=dict,
+        description=(
+            "an ambiguous fact → weight of its first reading (narrative A's), or an uncertain yes/no variable of "
+            "the model (see the verdict's `sliders` with group `priors`) → its prior probability"
+        ),
+    )
+    weights: dict[str, Magnitude] = Field(
+        default_factory=dict,
+        description=(
+            "an Alexy magnitude of a soft rule, `<rule>.I1|W1|R1|I2|W2|R2` (1 = claimant, 2 = defence) → a number > 0 "
+            "or a level (l/m/s = 1/2/4, r/p/e = 1/0.5/0.25)"
+        ),
+    )
+    persist: bool = Field(
+        default=False,
+        description=(
+            "save the answers and the ambiguity weights into the case (a new state); variable priors and Alexy "
+            "magnitudes are hypotheses of this request only (422 with persist)"
+        ),
+    )
 
 
 class Answers(BaseModel):
@@ -49,8 +68,9 @@ def _verdict(svc: Svc, case: Case) -> Verdict:
     return svc.verdicts.verdict(case.id, cf, dict(state.answers), {})
 
 
-def _verdict_response(svc: Svc, case: Case, answers: dict[str, Any], priors: dict[str, float],
-                      weights: dict[str, Any] | None = None) -> Response:
+def _verdict_response(
+    svc: Svc, case: Case, answers: dict[str, Any], priors: dict[str, float], weights: dict[str, Any] | None = None
+) -> Response:
     seq, state = head(svc, case)
     if not state.case_file:
         case_file_of(svc, case)  # raises the 409
@@ -58,13 +78,18 @@ def _verdict_response(svc: Svc, case: Case, answers: dict[str, Any], priors: dic
     key = {"run": case.run_id, "seq": seq, "a": answers, "p": priors}  # the head fixes case file + answers
     if weights:
         key["w"] = weights
-    body, hit = svc.verdicts.verdict_json(case.id, state.case_file, {**state.answers, **answers}, priors, key=key,
-                                          weights=weights)
+    body, hit = svc.verdicts.verdict_json(
+        case.id, state.case_file, {**state.answers, **answers}, priors, key=key, weights=weights
+    )
     return Response(body, media_type="application/json", headers={"X-Cache": "hit" if hit else "miss"})
 
 
-@router.get("/verdict", response_model=Verdict, summary="Verdict with proof tree and why-not",
-            responses=problem_responses(401, 404, 409, 422))
+@router.get(
+    "/verdict",
+    response_model=Verdict,
+    summary="Verdict with proof tree and why-not",
+    responses=problem_responses(401, 404, 409, 422),
+)
 async def get_verdict(case: Case, svc: Svc) -> Response:
     """Async: a cache hit is a few small queries and a dict lookup; a miss computes in a worker thread."""
     seq, state = head(svc, case)
@@ -94,54 +119,95 @@ def _save(svc: Svc, case: Case, answers: dict[str, Any], priors: dict[str, float
         lock.release()
 
 
-@router.post("/what-if", response_model=Verdict, summary="Verdict under changed priors / answers",
-             responses=problem_responses(401, 404, 409, 413, 422))
-def what_if(case: Case, svc: Svc, body: WhatIf = Body(openapi_examples={
-        "prior": {"summary": "weight narrative A's reading of an ambiguity",
-                  "value": {"priors": {"rupture_kind": 0.9}, "persist": False}},
-        "variable": {"summary": "the prior of an uncertain fact", "value": {"priors": {"notice_written": 0.4}}},
-        "alexy": {"summary": "the claimant's interest weighs more (Alexy intensity: serious)",
-                  "value": {"weights": {"confiance_vs_liberte.I1": "s", "confiance_vs_liberte.R2": 0.5}}},
-        "answer": {"summary": "as if a question were answered", "value": {"answers": {"fault_serious": True}}}})) -> Response:
+@router.post(
+    "/what-if",
+    response_model=Verdict,
+    summary="Verdict under changed priors / answers",
+    responses=problem_responses(401, 404, 409, 413, 422),
+)
+def what_if(
+    case: Case,
+    svc: Svc,
+    body: WhatIf = Body(
+        openapi_examples={
+            "prior": {
+                "summary": "weight narrative A's reading of an ambiguity",
+                "value": {"priors": {"rupture_kind": 0.9}, "persist": False},
+            },
+            "variable": {"summary": "the prior of an uncertain fact", "value": {"priors": {"notice_written": 0.4}}},
+            "alexy": {
+                "summary": "the claimant's interest weighs more (Alexy intensity: serious)",
+                "value": {"weights": {"confiance_vs_liberte.I1": "s", "confiance_vs_liberte.R2": 0.5}},
+            },
+            "answer": {"summary": "as if a question were answered", "value": {"answers": {"fault_serious": True}}},
+        }
+    ),
+) -> Response:
     state, cf = case_file_of(svc, case)
     answers = validate_inputs(cf, body.answers, body.priors, body.weights, saved=dict(state.answers))
     if body.persist:
         amb = set(ambiguous_facts(cf))
         transient = [f"$.priors.{k}" for k in body.priors if k not in amb] + [f"$.weights.{k}" for k in body.weights]
         if transient:
-            raise ProblemError(422, f"{transient[0]}: only answers and ambiguity weights can be saved; variable "
-                                    "priors and Alexy magnitudes are what-if hypotheses (persist=false)",
-                               slug="validation")
+            raise ProblemError(
+                422,
+                f"{transient[0]}: only answers and ambiguity weights can be saved; variable "
+                "priors and Alexy magnitudes are what-if hypotheses (persist=false)",
+                slug="validation",
+            )
         _save(svc, case, answers, body.priors)
         return _verdict_response(svc, case, {}, {})
     return _verdict_response(svc, case, answers, body.priors, body.weights)
 
 
-@router.get("/questions", response_model=Questions, summary="Questions ranked by EIG/cost",
-            responses=problem_responses(401, 404, 409, 422))
+@router.get(
+    "/questions",
+    response_model=Questions,
+    summary="Questions ranked by EIG/cost",
+    responses=problem_responses(401, 404, 409, 422),
+)
 def questions(case: Case, svc: Svc) -> Questions:
     _, state = head(svc, case)
     v = _verdict(svc, case)
     pending = None
     if state.pending_question:
         q = state.pending_question
-        pending = QuestionOut(fact=q["fact"], question=q.get("question"), options=q.get("options") or [],
-                              cost=float(q.get("cost", 1) or 1), eig=q.get("eig"), score=q.get("score"))
+        pending = QuestionOut(
+            fact=q["fact"],
+            question=q.get("question"),
+            options=q.get("options") or [],
+            cost=float(q.get("cost", 1) or 1),
+            eig=q.get("eig"),
+            score=q.get("score"),
+        )
     return Questions(pending=pending or v.best_question, questions=v.questions)
 
 
-@router.post("/answers", response_model=Verdict, summary="Answer questions (saved; the case runs on)",
-             responses=problem_responses(401, 404, 409, 413, 422))
-def answer(case: Case, svc: Svc, body: Answers = Body(openapi_examples={
-        "bool": {"summary": "a yes/no fact", "value": {"answers": {"fault_serious": False}}}})) -> Response:
+@router.post(
+    "/answers",
+    response_model=Verdict,
+    summary="Answer questions (saved; the case runs on)",
+    responses=problem_responses(401, 404, 409, 413, 422),
+)
+def answer(
+    case: Case,
+    svc: Svc,
+    body: Answers = Body(
+        openapi_examples={"bool": {"summary": "a yes/no fact", "value": {"answers": {"fault_serious": False}}}}
+    ),
+) -> Response:
     _, cf = case_file_of(svc, case)
     answers = validate_inputs(cf, body.answers, {})
     _save(svc, case, answers, {})
     return _verdict_response(svc, case, {}, {})
 
 
-@router.get("/graph", response_model=Graph, summary="Argument graph (from the proof trees of each narrative)",
-            responses=problem_responses(401, 404, 409, 422))
+@router.get(
+    "/graph",
+    response_model=Graph,
+    summary="Argument graph (from the proof trees of each narrative)",
+    responses=problem_responses(401, 404, 409, 422),
+)
 def graph(case: Case, svc: Svc) -> Graph:
     state, cf = case_file_of(svc, case)
     worlds = svc.verdicts.worlds(cf, dict(state.answers), {})

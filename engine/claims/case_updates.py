@@ -4,6 +4,7 @@ A pure function over the results and a declarative map (``fact_map.yaml``): no s
 reading the map, so the orchestrator decides what to do with the proposals. Each proposal carries its
 evidence as Grounding, so the proof tree can quote the span that raised or split the fact.
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -13,9 +14,9 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, Field
 
-from engine.claims import facets as fx
-from engine.claims.models import Evidence, Status, VerificationResult
-from logic.grounding import Grounding
+from lexlogic.engine.claims import facets as fx
+from lexlogic.engine.claims.models import Evidence, Status, VerificationResult
+from lexlogic.logic.grounding import Grounding
 
 VERIFIED_PRIOR = 0.9  # a claim a memory explicitly confirms
 CONTRADICTED_PRIOR = 0.1  # a claim a memory explicitly contradicts (bool facts: the claimed value)
@@ -85,8 +86,11 @@ def value_of(text: str, take: str) -> Any:
         if not f.dates:
             return None
         d = f.dates[0]
-        return "-".join(f"{x:02d}" if i else f"{x:04d}" for i, x in enumerate((d.year, d.month, d.day))
-                        if x is not None) if d.year else str(d)
+        return (
+            "-".join(f"{x:02d}" if i else f"{x:04d}" for i, x in enumerate((d.year, d.month, d.day)) if x is not None)
+            if d.year
+            else str(d)
+        )
     if take == "duration":
         return f.durations[0] if f.durations else None
     if take == "amount":
@@ -119,21 +123,47 @@ def updates_for(results: list[VerificationResult], rules: tuple[FactRule, ...] |
             continue
         claimed = value_of(r.claim, rule.take)
         if r.status is Status.VERIFIED:
-            out.priors.append(PriorUpdate(fact=rule.fact, value=claimed, probability=VERIFIED_PRIOR,
-                                          claim=r.claim, status=r.status, grounding=[r.evidence.grounding]))
+            out.priors.append(
+                PriorUpdate(
+                    fact=rule.fact,
+                    value=claimed,
+                    probability=VERIFIED_PRIOR,
+                    claim=r.claim,
+                    status=r.status,
+                    grounding=[r.evidence.grounding],
+                )
+            )
         elif r.status is Status.CONTRADICTED:
             if rule.take == "polarity":
-                out.priors.append(PriorUpdate(fact=rule.fact, value=claimed, probability=CONTRADICTED_PRIOR,
-                                              claim=r.claim, status=r.status,
-                                              grounding=[r.evidence.grounding]))
+                out.priors.append(
+                    PriorUpdate(
+                        fact=rule.fact,
+                        value=claimed,
+                        probability=CONTRADICTED_PRIOR,
+                        claim=r.claim,
+                        status=r.status,
+                        grounding=[r.evidence.grounding],
+                    )
+                )
             else:
-                out.ambiguities.append(Ambiguity(
-                    fact=rule.fact, claim=r.claim, status=r.status,
-                    world_a=World(value=claimed, note="affirmé par la partie, sans pièce à l'appui"),
-                    world_b=_world(r.evidence, rule.take)))
+                out.ambiguities.append(
+                    Ambiguity(
+                        fact=rule.fact,
+                        claim=r.claim,
+                        status=r.status,
+                        world_a=World(value=claimed, note="affirmé par la partie, sans pièce à l'appui"),
+                        world_b=_world(r.evidence, rule.take),
+                    )
+                )
         else:  # AMBIGUOUS: the supporting memory against the first contradicting one
             other = r.contradictory[0] if r.contradictory else None
-            out.ambiguities.append(Ambiguity(
-                fact=rule.fact, claim=r.claim, status=r.status, world_a=_world(r.evidence, rule.take),
-                world_b=_world(other, rule.take) if other else World(value=None)))
+            out.ambiguities.append(
+                Ambiguity(
+                    fact=rule.fact,
+                    claim=r.claim,
+                    status=r.status,
+                    world_a=_world(r.evidence, rule.take),
+                    world_b=_world(other, rule.take) if other else World(value=None),
+                )
+            )
     return out

@@ -5,18 +5,19 @@ Offline the draft and the critique are the two narratives of the case (texts or 
 claims extracted by ``extract``; the fact-check is ``find_evidence`` on the case's evidence memory. Every
 step is persisted before the next one starts; ``run`` on an unfinished run resumes where it stopped.
 """
+
 from __future__ import annotations
 
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from engine.claims.case_updates import CaseUpdates, updates_for
-from engine.claims.debate_store import DebateStore
-from engine.claims.extract import extract_claims
-from engine.claims.memory import EvidenceMemory
-from engine.claims.models import Status, VerificationResult
-from engine.claims.verify import Judge, verify_all
+from lexlogic.engine.claims.case_updates import CaseUpdates, updates_for
+from lexlogic.engine.claims.debate_store import DebateStore
+from lexlogic.engine.claims.extract import extract_claims
+from lexlogic.engine.claims.memory import EvidenceMemory
+from lexlogic.engine.claims.models import Status, VerificationResult
+from lexlogic.engine.claims.verify import Judge, verify_all
 
 STEPS = ("draft", "critique", "fact_check", "synthesis")
 
@@ -47,9 +48,17 @@ class DebateOutcome(BaseModel):
     synthesis: Synthesis
 
 
-def run_debate(store: DebateStore, case_id: str, memory: EvidenceMemory, claimant: Narrative,
-               defence: Narrative, *, judge: Judge | None = None, k: int = 3,
-               run_id: str | None = None) -> DebateOutcome:
+def run_debate(
+    store: DebateStore,
+    case_id: str,
+    memory: EvidenceMemory,
+    claimant: Narrative,
+    defence: Narrative,
+    *,
+    judge: Judge | None = None,
+    k: int = 3,
+    run_id: str | None = None,
+) -> DebateOutcome:
     """Run (or resume) the plan; each step reads only what the previous steps persisted."""
     run_id = run_id or store.new_run(case_id)
     done = dict(store.steps(run_id))
@@ -65,8 +74,15 @@ def run_debate(store: DebateStore, case_id: str, memory: EvidenceMemory, claiman
     return DebateOutcome(run_id=run_id, steps=executed, synthesis=Synthesis.model_validate(done["synthesis"]))
 
 
-def _step(kind: str, done: dict[str, dict[str, Any]], memory: EvidenceMemory, claimant: Narrative,
-          defence: Narrative, judge: Judge | None, k: int) -> dict[str, Any]:
+def _step(
+    kind: str,
+    done: dict[str, dict[str, Any]],
+    memory: EvidenceMemory,
+    claimant: Narrative,
+    defence: Narrative,
+    judge: Judge | None,
+    k: int,
+) -> dict[str, Any]:
     if kind == "draft":
         return {"party": claimant.party, "claims": claimant.claim_list()}
     if kind == "critique":
@@ -77,8 +93,13 @@ def _step(kind: str, done: dict[str, dict[str, Any]], memory: EvidenceMemory, cl
     if kind == "synthesis":
         results = [VerificationResult.model_validate(r) for r in done["fact_check"]["results"]]
         by = {s: [r for r in results if r.status is s] for s in Status}
-        synthesis = Synthesis(kept=by[Status.VERIFIED], flagged=by[Status.CONTRADICTED],
-                              disputed=by[Status.AMBIGUOUS], dropped=[r.claim for r in by[Status.UNKNOWN]],
-                              objections=done["critique"]["objections"], updates=updates_for(results))
+        synthesis = Synthesis(
+            kept=by[Status.VERIFIED],
+            flagged=by[Status.CONTRADICTED],
+            disputed=by[Status.AMBIGUOUS],
+            dropped=[r.claim for r in by[Status.UNKNOWN]],
+            objections=done["critique"]["objections"],
+            updates=updates_for(results),
+        )
         return synthesis.model_dump(mode="json")
     raise ValueError(f"unknown debate step {kind!r}")

@@ -3,6 +3,7 @@
 A step is committed before the next starts, so a crash leaves a run that resumes at the first missing
 step (never re-doing a finished one). Tables are prefixed ``claims_`` in the shared schema.
 """
+
 from __future__ import annotations
 
 import uuid
@@ -12,7 +13,7 @@ from typing import Any
 from sqlalchemy import DateTime, ForeignKey, Integer, String, UniqueConstraint, select
 from sqlalchemy.orm import Mapped, mapped_column, sessionmaker
 
-from engine.store.db import Base, JSONType, make_engine, session_factory
+from lexlogic.engine.store.db import Base, JSONType, make_engine, session_factory
 
 
 def _now() -> datetime:
@@ -53,8 +54,9 @@ class DebateStore:
 
     def steps(self, run_id: str) -> list[tuple[str, dict[str, Any]]]:
         with self.sessions() as s:
-            rows = s.scalars(select(DebateStepRow).where(DebateStepRow.run_id == run_id)
-                             .order_by(DebateStepRow.seq)).all()
+            rows = s.scalars(
+                select(DebateStepRow).where(DebateStepRow.run_id == run_id).order_by(DebateStepRow.seq)
+            ).all()
             return [(r.kind, r.payload) for r in rows]
 
     def add_step(self, run_id: str, seq: int, kind: str, payload: dict[str, Any]) -> None:

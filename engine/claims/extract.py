@@ -5,25 +5,34 @@ a party, or an event of a commercial relation) and drop legal argument, requests
 and headings. When an LLM is configured it extracts instead (schema-validated), and each claim it returns
 must still be a sentence-sized statement.
 """
+
 from __future__ import annotations
 
 import re
 
 from pydantic import BaseModel, Field
 
-from bridges.llm import LLMClient
-from engine.claims import facets as fx
+from lexlogic.bridges.llm import LLMClient
+from lexlogic.engine.claims import facets as fx
 
 MIN_CHARS, MAX_CHARS = 20, 400
-_EVENT = re.compile(r"\b(ruptur|romp|resili|notifi|preavis|command|contrat|accord|factur|mise en demeure|"
-                    r"relanc|livr|chiffre d'affaires|marge|prix|volume|exclusivit|investiss|appel d'offres|"
-                    r"courrier|lettre|courriel|reunion|paiement|pay|arbitrage|litige)", re.IGNORECASE)
-_ARGUMENT = re.compile(r"\b(il convient|attendu que|en droit|jurisprudence|la cour de cassation|cass\.|"
-                       r"article l\.?\s?\d|art\.\s|par ces motifs|plaise au tribunal|condamner|debouter|"
-                       r"il est demande|nous demandons|le tribunal|il en resulte|des lors que|a titre subsidiaire)",
-                       re.IGNORECASE)
-_CONNECTOR = re.compile(r"^(?:en effet|ainsi|or|de plus|par ailleurs|enfin|en outre|d'abord|ensuite|"
-                        r"au surplus|de surcroit|tout d'abord)\s*,\s*", re.IGNORECASE)
+_EVENT = re.compile(
+    r"\b(ruptur|romp|resili|notifi|preavis|command|contrat|accord|factur|mise en demeure|"
+    r"relanc|livr|chiffre d'affaires|marge|prix|volume|exclusivit|investiss|appel d'offres|"
+    r"courrier|lettre|courriel|reunion|paiement|pay|arbitrage|litige)",
+    re.IGNORECASE,
+)
+_ARGUMENT = re.compile(
+    r"\b(il convient|attendu que|en droit|jurisprudence|la cour de cassation|cass\.|"
+    r"article l\.?\s?\d|art\.\s|par ces motifs|plaise au tribunal|condamner|debouter|"
+    r"il est demande|nous demandons|le tribunal|il en resulte|des lors que|a titre subsidiaire)",
+    re.IGNORECASE,
+)
+_CONNECTOR = re.compile(
+    r"^(?:en effet|ainsi|or|de plus|par ailleurs|enfin|en outre|d'abord|ensuite|"
+    r"au surplus|de surcroit|tout d'abord)\s*,\s*",
+    re.IGNORECASE,
+)
 
 
 def _clean(sentence: str) -> str:
@@ -31,7 +40,7 @@ def _clean(sentence: str) -> str:
     s = re.sub(r"^\d+[.)]\s+", "", s)  # numbered paragraphs
     m = _CONNECTOR.match(s)
     if m:
-        s = s[m.end():]
+        s = s[m.end() :]
         s = s[:1].upper() + s[1:]
     return s
 
@@ -63,9 +72,11 @@ class ExtractedClaims(BaseModel):
     claims: list[str] = Field(description="factual statements, one sentence each, in the submission's words")
 
 
-_SYSTEM = ("Extrait des conclusions ci-dessous les affirmations FACTUELLES vérifiables contre les pièces "
-           "(dates, montants, durées, courriers, commandes, parties). Pas d'argument juridique, pas de demande "
-           "au tribunal. Une phrase par affirmation, en reprenant les mots du texte. Réponds en JSON.")
+_SYSTEM = (
+    "Extrait des conclusions ci-dessous les affirmations FACTUELLES vérifiables contre les pièces "
+    "(dates, montants, durées, courriers, commandes, parties). Pas d'argument juridique, pas de demande "
+    "au tribunal. Une phrase par affirmation, en reprenant les mots du texte. Réponds en JSON."
+)
 
 
 def extract_claims(text: str, client: LLMClient | None = None) -> list[str]:
@@ -73,8 +84,9 @@ def extract_claims(text: str, client: LLMClient | None = None) -> list[str]:
     client = client if client is not None else LLMClient.from_env()
     if client is None:
         return extract_claims_offline(text)
-    reply = client.complete_json([{"role": "system", "content": _SYSTEM},
-                                  {"role": "user", "content": text[:12000]}], ExtractedClaims)
+    reply = client.complete_json(
+        [{"role": "system", "content": _SYSTEM}, {"role": "user", "content": text[:12000]}], ExtractedClaims
+    )
     out: list[str] = []
     for c in reply.claims:
         c = _clean(c)

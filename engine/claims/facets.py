@@ -5,6 +5,7 @@ Why hand-written and small: the offline judge must compare a claim with a memory
 points (a similar-looking sentence with another date or amount is NOT evidence), deterministically and
 fast (hundreds of verifications per second), with no model.
 """
+
 from __future__ import annotations
 
 import re
@@ -12,12 +13,49 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-MONTHS = {"janvier": 1, "fevrier": 2, "mars": 3, "avril": 4, "mai": 5, "juin": 6, "juillet": 7, "aout": 8,
-          "septembre": 9, "octobre": 10, "novembre": 11, "decembre": 12}
-_NUMWORDS = {"zero": 0, "un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "six": 6, "sept": 7,
-             "huit": 8, "neuf": 9, "dix": 10, "onze": 11, "douze": 12, "treize": 13, "quatorze": 14,
-             "quinze": 15, "seize": 16, "vingt": 20, "vingts": 20, "trente": 30, "quarante": 40,
-             "cinquante": 50, "soixante": 60, "cent": 100, "cents": 100, "mille": 1000}
+MONTHS = {
+    "janvier": 1,
+    "fevrier": 2,
+    "mars": 3,
+    "avril": 4,
+    "mai": 5,
+    "juin": 6,
+    "juillet": 7,
+    "aout": 8,
+    "septembre": 9,
+    "octobre": 10,
+    "novembre": 11,
+    "decembre": 12,
+}
+_NUMWORDS = {
+    "zero": 0,
+    "un": 1,
+    "une": 1,
+    "deux": 2,
+    "trois": 3,
+    "quatre": 4,
+    "cinq": 5,
+    "six": 6,
+    "sept": 7,
+    "huit": 8,
+    "neuf": 9,
+    "dix": 10,
+    "onze": 11,
+    "douze": 12,
+    "treize": 13,
+    "quatorze": 14,
+    "quinze": 15,
+    "seize": 16,
+    "vingt": 20,
+    "vingts": 20,
+    "trente": 30,
+    "quarante": 40,
+    "cinquante": 50,
+    "soixante": 60,
+    "cent": 100,
+    "cents": 100,
+    "mille": 1000,
+}
 _NW = "|".join(sorted(_NUMWORDS, key=len, reverse=True))
 _WORDNUM = rf"(?:(?:{_NW})(?:[- ](?:et[- ])?(?:{_NW}))*)"
 _DIGITNUM = r"\d{1,3}(?:[ .]\d{3})+(?:,\d+)?|\d+(?:,\d+)?"
@@ -25,10 +63,22 @@ NUM = rf"(?:{_DIGITNUM}|\b{_WORDNUM}\b)"
 _MON = "|".join(MONTHS)
 
 # Duration units in months.
-_UNITS = {"jour": 1 / 30, "jours": 1 / 30, "semaine": 12 / 52, "semaines": 12 / 52, "mois": 1.0, "an": 12.0,
-          "ans": 12.0, "annee": 12.0, "annees": 12.0, "trimestre": 3.0, "trimestres": 3.0}
+_UNITS = {
+    "jour": 1 / 30,
+    "jours": 1 / 30,
+    "semaine": 12 / 52,
+    "semaines": 12 / 52,
+    "mois": 1.0,
+    "an": 12.0,
+    "ans": 12.0,
+    "annee": 12.0,
+    "annees": 12.0,
+    "trimestre": 3.0,
+    "trimestres": 3.0,
+}
 
-STOPWORDS = set("""
+STOPWORDS = set(
+    """
 a au aux avec ce ces cet cette d de des du elle elles en et est etait eu il ils l la le les leur leurs
 lui ma mais me meme mes mon n ne nos notre nous on ou par pas pour qu que qui s sa se ses son sur ta te
 tes ton tu un une vos votre vous y c j m t ont sont ete etre avait avaient fait plus ainsi dont cela
@@ -36,7 +86,8 @@ tout tous toute toutes entre apres avant depuis lors selon aupres chez sous vers
 encore jamais aucun aucune sans non rien point guere nullement toujours deja ci la-dessus celle celui
 ceux lequel laquelle lesquels dans a-t-elle a-t-il soit sera seront serait fut societe sas sarl quoi
 ledit ladite lesdites lesdits
-""".split())
+""".split()
+)
 
 # Words that mean the same thing in a dossier, mapped to one key (so "a rompu" meets "la rupture").
 _CANON = [
@@ -55,15 +106,18 @@ _CANON = [
     (("livr",), "livr"),
 ]
 # Opposite senses, as stem prefixes (stems are cut at six letters, verb endings off).
-ANTONYMS = [({"ecrit", "lettr", "courri", "recomm"}, {"oral", "verbal", "teleph"}),
-            ({"accep"}, {"refus"}),
-            ({"determ"}, {"indete"}),
-            ({"paye", "regl"}, {"impay"}),
-            ({"hauss", "augme"}, {"baiss", "dimin", "reduc", "redui"})]
+ANTONYMS = [
+    ({"ecrit", "lettr", "courri", "recomm"}, {"oral", "verbal", "teleph"}),
+    ({"accep"}, {"refus"}),
+    ({"determ"}, {"indete"}),
+    ({"paye", "regl"}, {"impay"}),
+    ({"hauss", "augme"}, {"baiss", "dimin", "reduc", "redui"}),
+]
 
 _SCOPE_BREAK = {",", ";", ":", "(", ")", "et", "mais", "puis", "car", "donc", "or"}
 _NEG_PARTICLES = {"pas", "plus", "jamais", "point", "aucun", "aucune", "nullement", "guere", "rien"}
-_PARTY_STOP = set("""
+_PARTY_STOP = set(
+    """
 Article Articles Le La Les Un Une Des Par Dans En Au Aux Ce Cette Ces Il Elle Ils Elles Chaque Aucun
 Aucune Depuis Selon Lors Apres Après Avant Pour Sur Si Facture Compte Monsieur Madame Objet Nous Vous Je
 Code Cour Tribunal Cass HT TTC TVA Page Annexe Conformément Conformement Toutefois Cependant Ainsi De Du
@@ -72,7 +126,8 @@ Commande Mise Lettre Courriel Email Re Fwd Date From To Subject Sujet Sans Non N
 Sa Leur Leurs Société Societe SAS SARL SA SNC EURL Groupe Contrat Compte-rendu Réunion Reunion Relevé
 Releve Bon Avenant Conditions Rapport Attestation Total Montant Exercice Client Fournisseur Distributeur
 Demanderesse Défenderesse Cher Chère Bonjour Cordialement Veuillez France Paris Lyon Marseille
-""".split())
+""".split()
+)
 _COMPANY = r"(?:[Ss]oci[ée]t[ée]|SAS|SARL|SA|SNC|EURL|[Gg]roupe|[ÉEée]tablissements?|Ets)"
 
 
@@ -160,7 +215,7 @@ def stem(word: str) -> str:
             return key
     for suf in _SUFFIXES:
         if w.endswith(suf) and len(w) - len(suf) >= 4:
-            w = w[:-len(suf)]
+            w = w[: -len(suf)]
             break
     for variants, key in _CANON:
         if any(w.startswith(v) for v in variants if " " not in v):
@@ -169,17 +224,19 @@ def stem(word: str) -> str:
 
 
 def _mask(text: str, span: tuple[int, int]) -> str:
-    return text[:span[0]] + " " * (span[1] - span[0]) + text[span[1]:]
+    return text[: span[0]] + " " * (span[1] - span[0]) + text[span[1] :]
 
 
 _ROLE_END = re.compile(r"(?:jusqu'(?:au|a|en)|au plus tard le|avant le|d'ici)\s*(?:le\s+)?$")
-_ROLE_START = re.compile(r"(?:a compter du|a compter de|a partir du|a partir de|des le|des|depuis|depuis le|"
-                         r"a effet du|applicable au|applicable le|a dater du)\s*(?:le\s+)?$")
+_ROLE_START = re.compile(
+    r"(?:a compter du|a compter de|a partir du|a partir de|des le|des|depuis|depuis le|"
+    r"a effet du|applicable au|applicable le|a dater du)\s*(?:le\s+)?$"
+)
 _ROLE_OF = re.compile(r"([a-z]+)(?:\s+n°\s*\w+)?\s+(?:du|en date du)\s*$")
 
 
 def _role(f: str, start: int) -> str:
-    before = f[max(0, start - 40):start]
+    before = f[max(0, start - 40) : start]
     if _ROLE_END.search(before):
         return "end"
     if _ROLE_START.search(before):
@@ -196,7 +253,9 @@ _RX_DATE_MY = re.compile(rf"\b({_MON})\s+(\d{{4}})\b")
 _RX_AMOUNT = re.compile(rf"({NUM})\s*(millions?|milliards?|k)?\s*(?:d')?\s*(€|euros?|eur\b)(?:\s*(ht|ttc)\b)?")
 _RX_PERCENT = re.compile(rf"({NUM})\s*(%|pour ?cent)")
 _RX_DURATION = re.compile(rf"({NUM})\s+({'|'.join(_UNITS)})\b")
-_RX_COUNT = re.compile(rf"({NUM})\s+(?:(?:lettres?|courriers?|courriels?|e-mails?|mails?|mises?)\s+(?:de\s+|en\s+)?)?([a-z]+)")
+_RX_COUNT = re.compile(
+    rf"({NUM})\s+(?:(?:lettres?|courriers?|courriels?|e-mails?|mails?|mises?)\s+(?:de\s+|en\s+)?)?([a-z]+)"
+)
 _RX_YEAR = re.compile(r"\b(19[5-9]\d|20[0-4]\d)\b")
 _HAS_DIGIT_OR_NUMWORD = re.compile(rf"\d|\b(?:{_NW})\b")
 
@@ -210,8 +269,9 @@ def _extract_numbers(f: str, out: Facets) -> str:
         return f
     for m in _RX_DATE_DMY.finditer(f):
         day = 1 if m.group(1) in ("1er", "premier") else int(m.group(1))
-        out.dates.append(DateValue(int(m.group(3)) if m.group(3) else None, MONTHS[m.group(2)], day,
-                                   _role(f, m.start())))
+        out.dates.append(
+            DateValue(int(m.group(3)) if m.group(3) else None, MONTHS[m.group(2)], day, _role(f, m.start()))
+        )
         f = _mask(f, m.span())
     for m in _RX_DATE_NUM.finditer(f):
         y = int(m.group(3))
@@ -279,16 +339,20 @@ def _negation(tokens: list[str]) -> tuple[set[str], bool]:
             for j in range(i + 1, min(i + 6, len(tokens))):
                 if tokens[j] in _NEG_PARTICLES:
                     negated = True
-                    take(tokens[i + 1:j], 3)
-                    take(tokens[j + 1:], 3)
+                    take(tokens[i + 1 : j], 3)
+                    take(tokens[j + 1 :], 3)
                     break
-        elif t in ("sans", "aucun", "aucune", "jamais") or (t == "absence" or t == "defaut") and \
-                i + 1 < len(tokens) and tokens[i + 1] in ("de", "d'"):
+        elif (
+            t in ("sans", "aucun", "aucune", "jamais")
+            or (t == "absence" or t == "defaut")
+            and i + 1 < len(tokens)
+            and tokens[i + 1] in ("de", "d'")
+        ):
             negated = True
-            take(tokens[i + 1:], 3)
+            take(tokens[i + 1 :], 3)
         elif t == "non" or t.startswith("non-"):
             negated = True
-            take([t[4:]] if t.startswith("non-") else tokens[i + 1:], 1)
+            take([t[4:]] if t.startswith("non-") else tokens[i + 1 :], 1)
     return scope, negated
 
 
@@ -296,16 +360,20 @@ _MODALITY = {
     "obligation": r"\b(doit|doivent|devra|devront|devait|devaient|(?:est|sont|etait) tenue?s? de|oblig\w*|impos\w*)\b",
     "permission": r"\b(peut|peuvent|pourra|pourront|faculte|possibilite|autoris\w*|libre de)\b",
     "hypothesis": r"\b(envisag\w*|aurai(?:en)?t|pourrai(?:en)?t|serai(?:en)?t|menac\w*|projet de|intention de|"
-                  r"souhait\w*|semble\w*|probabl\w*|eventuel\w*|susceptible)\b",
+    r"souhait\w*|semble\w*|probabl\w*|eventuel\w*|susceptible)\b",
 }
 
 
 _RX_CAP_RUN = re.compile(r"(?<![\w-])([A-Z][\w&-]*(?: [A-Z][\w&-]*)*)")
 _RX_COMPANY = re.compile(rf"\b{_COMPANY}\s+([A-Z][\w&-]*(?: [A-Z][\w&-]*)*)")
-_RX_PASSIVE = re.compile(r"\b(?:a|ont|est|sont|avait|fut|été)\s+(?:été\s+)?\w+é(?:e|s|es)?\s+par\s+"
-                         r"(?:la\s+soci[ée]t[ée]\s+)?([A-Z][\w&-]*(?: [A-Z][\w&-]*)*)")
-_RX_PREP_BEFORE = re.compile(r"(?:\b(?:a|au|aux|avec|aupres de|de|du|des|par|pour|entre|contre|chez|vers|selon|et|ou)|"
-                             r"d'|l')\s*(?:(?:la |le )?(?:societe|sas|sarl|sa|snc|eurl|groupe)\s+)?$")
+_RX_PASSIVE = re.compile(
+    r"\b(?:a|ont|est|sont|avait|fut|été)\s+(?:été\s+)?\w+é(?:e|s|es)?\s+par\s+"
+    r"(?:la\s+soci[ée]t[ée]\s+)?([A-Z][\w&-]*(?: [A-Z][\w&-]*)*)"
+)
+_RX_PREP_BEFORE = re.compile(
+    r"(?:\b(?:a|au|aux|avec|aupres de|de|du|des|par|pour|entre|contre|chez|vers|selon|et|ou)|"
+    r"d'|l')\s*(?:(?:la |le )?(?:societe|sas|sarl|sa|snc|eurl|groupe)\s+)?$"
+)
 
 
 def _is_stop(word: str) -> bool:
@@ -329,8 +397,9 @@ def _parties(text: str, known: frozenset[str]) -> tuple[set[str], str | None]:
         if not words:
             continue
         name = " ".join(words)
-        sentence_initial = not dropped and (m.start(1) == 0 or
-                                            re.search(r"[.:;!?«\"(\n]\s*$", text[:m.start(1)]) is not None)
+        sentence_initial = not dropped and (
+            m.start(1) == 0 or re.search(r"[.:;!?«\"(\n]\s*$", text[: m.start(1)]) is not None
+        )
         if sentence_initial and name not in known and words[0] not in known:
             continue
         if not any(start <= s < start + len(name) for s in found):
@@ -343,7 +412,7 @@ def _parties(text: str, known: frozenset[str]) -> tuple[set[str], str | None]:
         agent = passive.group(1)
     else:  # the first party not introduced by a preposition ("à Gamma", "avec Beta", "d'Alpha")
         for start, word in ordered:
-            if not _RX_PREP_BEFORE.search(fold(text[max(0, start - 25):start])):
+            if not _RX_PREP_BEFORE.search(fold(text[max(0, start - 25) : start])):
                 agent = word
                 break
     return names, agent
@@ -365,13 +434,23 @@ def _read(text: str, known_parties: frozenset[str]) -> Facets:
     out.modality = frozenset(k for k, rx in _MODALITY.items() if re.search(rx, f))
     out.parties, out.agent = _parties(text, known_parties)
     party_keys = {fold(w) for p in out.parties for w in p.split()}
-    out.content = {stem(t) for t in tokens
-                   if t not in STOPWORDS and not t.endswith("'") and len(t) > 1 and t not in party_keys
-                   and t not in _NEG_PARTICLES and t not in MONTHS}
+    out.content = {
+        stem(t)
+        for t in tokens
+        if t not in STOPWORDS
+        and not t.endswith("'")
+        and len(t) > 1
+        and t not in party_keys
+        and t not in _NEG_PARTICLES
+        and t not in MONTHS
+    }
     out.content |= {key for variants, key in _CANON for v in variants if " " in v and v in f}
     out.content |= out.identifiers | set(out.counts) - {"fois"}  # "40 palettes": palettes is a topic
-    out.verbs = {stem(tokens[i + 1]) for i, t in enumerate(tokens[:-1])
-                 if t in ("a", "ont", "avait", "avaient", "est", "sont", "ete", "fut") and tokens[i + 1] not in STOPWORDS}
+    out.verbs = {
+        stem(tokens[i + 1])
+        for i, t in enumerate(tokens[:-1])
+        if t in ("a", "ont", "avait", "avaient", "est", "sont", "ete", "fut") and tokens[i + 1] not in STOPWORDS
+    }
     return out
 
 
@@ -379,8 +458,9 @@ def _read(text: str, known_parties: frozenset[str]) -> Facets:
 def sentences(text: str) -> list[tuple[int, int]]:
     """Sentence spans of a passage (French punctuation; keeps abbreviations like "art." together)."""
     spans, start = [], 0
-    for m in re.finditer(r"(?<!\bart)(?<!\bn°)(?<!\bM)(?<!\bMme)[.!?;]+(?=\s+[A-ZÀ-Ý«\"(]|\s*$)|\n\s*\n|\n(?=\s*[-•*]\s)",
-                         text):
+    for m in re.finditer(
+        r"(?<!\bart)(?<!\bn°)(?<!\bM)(?<!\bMme)[.!?;]+(?=\s+[A-ZÀ-Ý«\"(]|\s*$)|\n\s*\n|\n(?=\s*[-•*]\s)", text
+    ):
         end = m.end()
         if text[start:end].strip():
             spans.append((start, end))

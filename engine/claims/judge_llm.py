@@ -4,15 +4,16 @@ The model only reads: for each numbered candidate it says supports / contradicts
 and why; the status is then computed by the same rule as the offline judge (code decides), so a model
 cannot declare VERIFIED without pointing at a candidate that supports the claim.
 """
+
 from __future__ import annotations
 
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from bridges.llm import LLMClient
-from engine.claims.judge_offline import aggregate
-from engine.claims.models import Candidate, Judgement, Stance
+from lexlogic.bridges.llm import LLMClient
+from lexlogic.engine.claims.judge_offline import aggregate
+from lexlogic.engine.claims.models import Candidate, Judgement, Stance
 
 SYSTEM = (
     "Tu vérifies une affirmation d'une partie contre des extraits du dossier. Pour CHAQUE extrait numéroté, "
@@ -39,10 +40,13 @@ class LLMJudge:
         self.client = client
 
     def judge(self, claim: str, candidates: list[Candidate]) -> Judgement:
-        extracts = "\n".join(f"[{i}] ({c.memory.document_id}) {c.memory.text.strip()[:1200]}"
-                             for i, c in enumerate(candidates))
-        messages = [{"role": "system", "content": SYSTEM},
-                    {"role": "user", "content": f"Affirmation : {claim}\n\nExtraits :\n{extracts}"}]
+        extracts = "\n".join(
+            f"[{i}] ({c.memory.document_id}) {c.memory.text.strip()[:1200]}" for i, c in enumerate(candidates)
+        )
+        messages = [
+            {"role": "system", "content": SYSTEM},
+            {"role": "user", "content": f"Affirmation : {claim}\n\nExtraits :\n{extracts}"},
+        ]
         verdict = self.client.complete_json(messages, LLMVerdict)
         stances = [Stance.IRRELEVANT] * len(candidates)
         nuances = [""] * len(candidates)
@@ -50,5 +54,6 @@ class LLMJudge:
             if 0 <= v.index < len(candidates):  # an index the model invented is ignored, never trusted
                 stances[v.index] = Stance(v.stance)
                 nuances[v.index] = v.nuance
-        return Judgement(status=aggregate(stances), stances=stances, nuances=nuances,
-                         sentences=[c.memory.text for c in candidates])
+        return Judgement(
+            status=aggregate(stances), stances=stances, nuances=nuances, sentences=[c.memory.text for c in candidates]
+        )

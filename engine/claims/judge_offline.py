@@ -7,12 +7,13 @@ differs, and is NEUTRAL when a detail is missing or the modality differs ("a men
 confirm "a rompu"). Over the candidates: supports and contradicts → AMBIGUOUS; supports → VERIFIED;
 contradicts → CONTRADICTED; else UNKNOWN.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.claims import facets as fx
-from engine.claims.models import Candidate, Judgement, Stance, Status
+from lexlogic.engine.claims import facets as fx
+from lexlogic.engine.claims.models import Candidate, Judgement, Stance, Status
 
 
 @dataclass(frozen=True)
@@ -50,8 +51,9 @@ def _compare_numbers(claim: fx.Facets, doc: fx.Facets) -> tuple[list[str], list[
             return
         bad = [c for c in cvals if not any(same(c, d) for d in dvals)]
         if bad:
-            conflicts.append(f"{name}: affirmé {', '.join(show(c) for c in bad)}, "
-                             f"la pièce dit {', '.join(show(d) for d in dvals)}")
+            conflicts.append(
+                f"{name}: affirmé {', '.join(show(c) for c in bad)}, la pièce dit {', '.join(show(d) for d in dvals)}"
+            )
         else:
             matched.append(name)
 
@@ -59,17 +61,29 @@ def _compare_numbers(claim: fx.Facets, doc: fx.Facets) -> tuple[list[str], list[
         # A memory dating an act ("PV de livraison du 15 mars") dates the claim's event when the claim's
         # verb is that act ("a livré ... le 15 mars"); an object's date ("facture du 30 juin") is not the
         # date of another act about it ("a relancé ... la facture").
-        comparable = [d for d in doc.dates if c.comparable(d) or
-                      (c.role == "event" and d.role.startswith("of:") and d.role[3:] in claim.verbs)]
+        comparable = [
+            d
+            for d in doc.dates
+            if c.comparable(d) or (c.role == "event" and d.role.startswith("of:") and d.role[3:] in claim.verbs)
+        ]
         check("date", [c], comparable, lambda a, b: a.compatible(b), str)
-    check("montant", claim.amounts, doc.amounts,
-          lambda c, d: _compatible_numbers(c[0], d[0]) and (not c[1] or not d[1] or c[1] == d[1]),
-          lambda v: f"{v[0]:,.0f} € {v[1].upper()}".strip().replace(",", " "))
+    check(
+        "montant",
+        claim.amounts,
+        doc.amounts,
+        lambda c, d: _compatible_numbers(c[0], d[0]) and (not c[1] or not d[1] or c[1] == d[1]),
+        lambda v: f"{v[0]:,.0f} € {v[1].upper()}".strip().replace(",", " "),
+    )
     check("durée", claim.durations, doc.durations, _compatible_numbers, lambda v: f"{v:g} mois")
     check("pourcentage", claim.percents, doc.percents, _compatible_numbers, lambda v: f"{v:g} %")
     for key, value in claim.counts.items():
-        check(f"nombre ({key})", [value], [doc.counts[key]] if key in doc.counts else [],
-              _compatible_numbers, lambda v: f"{v:g}")
+        check(
+            f"nombre ({key})",
+            [value],
+            [doc.counts[key]] if key in doc.counts else [],
+            _compatible_numbers,
+            lambda v: f"{v:g}",
+        )
     return matched, conflicts, missing
 
 
@@ -86,8 +100,9 @@ def _antonym_hits(claim: set[str], doc: set[str]) -> list[tuple[set[str], set[st
     return hits
 
 
-def read_candidate(claim: fx.Facets, sentence: str, similarity: float, known: set[str],
-                   th: Thresholds, whole: bool = False) -> Reading:
+def read_candidate(
+    claim: fx.Facets, sentence: str, similarity: float, known: set[str], th: Thresholds, whole: bool = False
+) -> Reading:
     """One sentence (or, ``whole``, a whole memory: then only numbers may contradict, since a negation
     elsewhere in the memory is about something else)."""
     doc = fx.read(sentence, known)
@@ -97,33 +112,57 @@ def read_candidate(claim: fx.Facets, sentence: str, similarity: float, known: se
     coverage = (len(shared) + len(antonyms)) / max(len(content), 1)
     shared_n = len(shared) + len(antonyms)
     if similarity < th.min_similarity or coverage < th.min_coverage or shared_n < min(2, len(content)):
-        return Reading(Stance.IRRELEVANT, f"hors sujet (similarité {similarity:.2f}, "
-                                          f"recouvrement {coverage:.0%})", sentence, coverage)
+        return Reading(
+            Stance.IRRELEVANT,
+            f"hors sujet (similarité {similarity:.2f}, recouvrement {coverage:.0%})",
+            sentence,
+            coverage,
+        )
     matched, conflicts, missing = _compare_numbers(claim, doc)
     if not whole:
         neg_c, neg_d = bool(claim.negated & shared), bool(doc.negated & shared)
-        if not neg_c and not neg_d and coverage >= 0.8 and claim.sentence_negated != doc.sentence_negated \
-                and not (claim.negated or doc.negated):  # negation found but its scope was not read
+        if (
+            not neg_c
+            and not neg_d
+            and coverage >= 0.8
+            and claim.sentence_negated != doc.sentence_negated
+            and not (claim.negated or doc.negated)
+        ):  # negation found but its scope was not read
             neg_c, neg_d = claim.sentence_negated, doc.sentence_negated
         if neg_c != neg_d:
-            conflicts.append("polarité : " + ("l'affirmation nie ce que la pièce affirme" if neg_c
-                                              else "la pièce nie ce que l'affirmation affirme"))
+            conflicts.append(
+                "polarité : "
+                + (
+                    "l'affirmation nie ce que la pièce affirme"
+                    if neg_c
+                    else "la pièce nie ce que l'affirmation affirme"
+                )
+            )
         for a, b in antonyms:
             conflicts.append(f"sens opposé : « {'/'.join(sorted(a))} » contre « {'/'.join(sorted(b))} »")
         # Who acted is the weakest reading (first party named): it needs the sentence squarely on the claim.
-        if coverage >= th.contradict_coverage and claim.agent and doc.agent and claim.agent != doc.agent and \
-                (claim.agent not in doc.parties or doc.agent not in claim.parties):
+        if (
+            coverage >= th.contradict_coverage
+            and claim.agent
+            and doc.agent
+            and claim.agent != doc.agent
+            and (claim.agent not in doc.parties or doc.agent not in claim.parties)
+        ):
             conflicts.append(f"partie agissante : affirmé {claim.agent}, la pièce dit {doc.agent}")
     if claim.modality != doc.modality:  # a threat is not a rupture, a faculty is not a fact: not evidence
-        return Reading(Stance.NEUTRAL, f"modalité différente ({', '.join(sorted(claim.modality)) or 'fait'} "
-                                       f"contre {', '.join(sorted(doc.modality)) or 'fait'})", sentence, coverage)
+        return Reading(
+            Stance.NEUTRAL,
+            f"modalité différente ({', '.join(sorted(claim.modality)) or 'fait'} "
+            f"contre {', '.join(sorted(doc.modality)) or 'fait'})",
+            sentence,
+            coverage,
+        )
     if conflicts:
         return Reading(Stance.CONTRADICTS, "; ".join(conflicts), sentence, coverage)
     if missing:
         return Reading(Stance.NEUTRAL, f"la pièce ne précise pas : {', '.join(missing)}", sentence, coverage)
     if not matched and coverage < th.support_coverage_no_facet:
-        return Reading(Stance.NEUTRAL, f"proche mais pas explicite (recouvrement {coverage:.0%})", sentence,
-                       coverage)
+        return Reading(Stance.NEUTRAL, f"proche mais pas explicite (recouvrement {coverage:.0%})", sentence, coverage)
     what = ", ".join(matched) if matched else "termes"
     return Reading(Stance.SUPPORTS, f"concorde ({what}; recouvrement {coverage:.0%})", sentence, coverage)
 
@@ -169,8 +208,11 @@ class OfflineJudge:
             known |= fx.read(c.memory.text).parties
         claim_facets = fx.read(claim, known)
         known |= claim_facets.parties
-        readings = [best_reading(claim_facets, c.memory.text, c.similarity, known, self.thresholds)
-                    for c in candidates]
+        readings = [best_reading(claim_facets, c.memory.text, c.similarity, known, self.thresholds) for c in candidates]
         stances = [r.stance for r in readings]
-        return Judgement(status=aggregate(stances), stances=stances, nuances=[r.nuance for r in readings],
-                         sentences=[r.sentence for r in readings])
+        return Judgement(
+            status=aggregate(stances),
+            stances=stances,
+            nuances=[r.nuance for r in readings],
+            sentences=[r.sentence for r in readings],
+        )

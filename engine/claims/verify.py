@@ -1,13 +1,14 @@
 """Two-step verification: search widely (top-k by similarity), then verify precisely (a judge)."""
+
 from __future__ import annotations
 
 from typing import Protocol
 
-from bridges.llm import LLMClient
-from engine.claims.judge_llm import LLMJudge
-from engine.claims.judge_offline import OfflineJudge
-from engine.claims.memory import EvidenceMemory
-from engine.claims.models import (
+from lexlogic.bridges.llm import LLMClient
+from lexlogic.engine.claims.judge_llm import LLMJudge
+from lexlogic.engine.claims.judge_offline import OfflineJudge
+from lexlogic.engine.claims.memory import EvidenceMemory
+from lexlogic.engine.claims.models import (
     Candidate,
     Evidence,
     Judgement,
@@ -36,8 +37,15 @@ def _evidence(c: Candidate, stance: Stance, nuance: str, sentence: str) -> Evide
     if pos >= 0 and g.char_start is not None:
         start = g.char_start + pos
         g = g.model_copy(update={"char_start": start, "char_end": start + len(sentence), "quote": sentence})
-    return Evidence(source_id=c.memory.id, document_id=c.memory.document_id, content=sentence or c.memory.text,
-                    nuance=nuance, similarity=round(c.similarity, 4), stance=stance, grounding=g)
+    return Evidence(
+        source_id=c.memory.id,
+        document_id=c.memory.document_id,
+        content=sentence or c.memory.text,
+        nuance=nuance,
+        similarity=round(c.similarity, 4),
+        stance=stance,
+        grounding=g,
+    )
 
 
 def result_of(claim: str, candidates: list[Candidate], judgement: Judgement, judge_name: str) -> VerificationResult:
@@ -54,9 +62,16 @@ def result_of(claim: str, candidates: list[Candidate], judgement: Judgement, jud
     elif status is Status.CONTRADICTED:
         main, others = contradicts[0], contradicts[1:]
     confidence = max((c.similarity for c in candidates), default=0.0)
-    return VerificationResult(claim=claim, status=status, confidence=round(confidence, 4), evidence=main,
-                              contradictory=others, candidates=len(candidates), judge=judge_name,
-                              readings=ev)
+    return VerificationResult(
+        claim=claim,
+        status=status,
+        confidence=round(confidence, 4),
+        evidence=main,
+        contradictory=others,
+        candidates=len(candidates),
+        judge=judge_name,
+        readings=ev,
+    )
 
 
 def find_evidence(memory: EvidenceMemory, claim: str, k: int = 3, judge: Judge | None = None) -> VerificationResult:
@@ -64,12 +79,13 @@ def find_evidence(memory: EvidenceMemory, claim: str, k: int = 3, judge: Judge |
     judge = judge or default_judge()
     candidates = memory.search(claim, k)
     if not candidates:
-        return VerificationResult(claim=claim, status=Status.UNKNOWN, confidence=0.0, candidates=0,
-                                  judge=judge.name)
+        return VerificationResult(claim=claim, status=Status.UNKNOWN, confidence=0.0, candidates=0, judge=judge.name)
     return result_of(claim, candidates, judge.judge(claim, candidates), judge.name)
 
 
-def verify_all(memory: EvidenceMemory, claims: list[str], k: int = 3, judge: Judge | None = None) -> list[VerificationResult]:
+def verify_all(
+    memory: EvidenceMemory, claims: list[str], k: int = 3, judge: Judge | None = None
+) -> list[VerificationResult]:
     """Verify several claims (a submission): their query vectors are embedded in one batch first."""
     judge = judge or default_judge()
     if len(memory):

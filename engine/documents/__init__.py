@@ -1,4 +1,5 @@
 """Documents of a dossier: ingestion with layout, text with character offsets, chunks that keep grounding."""
-from engine.documents.model import Block, Chunk, Document, Page, Word
+
+from lexlogic.engine.documents.model import Block, Chunk, Document, Page, Word
 
 __all__ = ["Block", "Chunk", "Document", "Page", "Word"]

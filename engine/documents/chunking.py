@@ -4,11 +4,12 @@ An article or a clause is atomic: it is never cut, even when longer than ``max_c
 chunk on its own). Only plain paragraphs longer than the limit are split, at sentence ends. A title
 is glued to the unit that follows it, so a chunk carries its section heading.
 """
+
 from __future__ import annotations
 
 import re
 
-from engine.documents.model import Block, BlockKind, Chunk, Document
+from lexlogic.engine.documents.model import Block, BlockKind, Chunk, Document
 
 SENTENCE_END = re.compile(r"(?<=[.!?;:»])\s+")
 
@@ -73,8 +74,17 @@ def chunk_document(doc: Document, max_chars: int = 1200) -> list[Chunk]:
         while e > s and doc.text[e - 1].isspace():
             e -= 1
         if e > s:
-            chunks.append(Chunk(id=f"{doc.id}#{len(chunks)}", document_id=doc.id, text=doc.text[s:e],
-                                char_start=s, char_end=e, page=doc.page_of(s), section=cur[0][2]))
+            chunks.append(
+                Chunk(
+                    id=f"{doc.id}#{len(chunks)}",
+                    document_id=doc.id,
+                    text=doc.text[s:e],
+                    char_start=s,
+                    char_end=e,
+                    page=doc.page_of(s),
+                    section=cur[0][2],
+                )
+            )
         cur.clear()
 
     for span in spans:

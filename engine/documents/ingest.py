@@ -6,6 +6,7 @@ plain-text body), .pdf (text layer via pdfplumber; a page without one is rendere
 (.png/.jpg/.tif: OCR). OCR is slow, so documents are cached by content hash under
 ``$LEXLOGIC_HOME/cache/documents`` (set ``LEXLOGIC_NO_CACHE=1`` to bypass).
 """
+
 from __future__ import annotations
 
 import email
@@ -16,11 +17,11 @@ import re
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 
-from bridges import ocr as ocr_bridge
-from bridges import pdf as pdf_bridge
-from engine.documents.layout import detect_blocks
-from engine.documents.model import Block, BlockKind, Document, DocumentKind, Page, Word
-from logic.grounding import BBox
+from lexlogic.bridges import ocr as ocr_bridge
+from lexlogic.bridges import pdf as pdf_bridge
+from lexlogic.engine.documents.layout import detect_blocks
+from lexlogic.engine.documents.model import Block, BlockKind, Document, DocumentKind, Page, Word
+from lexlogic.logic.grounding import BBox
 
 INGEST_VERSION = "1"
 TEXT_EXT = {".txt", ".md", ".markdown"}
@@ -127,6 +128,7 @@ def ingest_dossier(directory: str | Path, *, use_cache: bool = True) -> list[Doc
 
 # --- formats ---------------------------------------------------------------------------------------
 
+
 def _decode(data: bytes) -> str:
     for enc in ("utf-8-sig", "cp1252", "latin-1"):
         try:
@@ -144,9 +146,16 @@ def _from_text(path: Path, data: bytes, ext: str) -> Document:
         blocks = detect_blocks(text, page=1)
     media = {".md": "text/markdown", ".markdown": "text/markdown", ".csv": "text/csv"}.get(ext, "text/plain")
     title = next((b.title for b in blocks if b.kind is BlockKind.TITLE), None)
-    return Document(id=document_id(path), path=str(path), media_type=media, kind=guess_kind(path, text),
-                    title=title, text=text, pages=[Page(number=1, char_start=0, char_end=len(text))],
-                    blocks=blocks)
+    return Document(
+        id=document_id(path),
+        path=str(path),
+        media_type=media,
+        kind=guess_kind(path, text),
+        title=title,
+        text=text,
+        pages=[Page(number=1, char_start=0, char_end=len(text))],
+        blocks=blocks,
+    )
 
 
 def _from_eml(path: Path, data: bytes) -> Document:
@@ -171,9 +180,17 @@ def _from_eml(path: Path, data: bytes) -> Document:
     body_start = len(head) + 2
     blocks = [Block(kind=BlockKind.HEADER, char_start=0, char_end=len(head), page=1)]
     blocks += detect_blocks(text, start=body_start, page=1)
-    return Document(id=document_id(path), path=str(path), media_type="message/rfc822",
-                    kind=DocumentKind.EMAIL, title=meta.get("subject"), text=text,
-                    pages=[Page(number=1, char_start=0, char_end=len(text))], blocks=blocks, metadata=meta)
+    return Document(
+        id=document_id(path),
+        path=str(path),
+        media_type="message/rfc822",
+        kind=DocumentKind.EMAIL,
+        title=meta.get("subject"),
+        text=text,
+        pages=[Page(number=1, char_start=0, char_end=len(text))],
+        blocks=blocks,
+        metadata=meta,
+    )
 
 
 class _Builder:
@@ -245,15 +262,24 @@ def _paged_document(path: Path, media: str, per_page: list[tuple[int, float, flo
         start = b.pos
         page_words = _layout_lines(words, b)
         b.add("\n")
-        pages.append(Page(number=number, width=width, height=height, char_start=start, char_end=b.pos,
-                          words=page_words, ocr=ocr))
+        pages.append(
+            Page(number=number, width=width, height=height, char_start=start, char_end=b.pos, words=page_words, ocr=ocr)
+        )
     text = b.text()
     for p in pages:
         blocks += detect_blocks(text, p.char_start, p.char_end, page=p.number)
     title = next((bl.title for bl in blocks if bl.kind is BlockKind.TITLE), None)
-    return Document(id=document_id(path), path=str(path), media_type=media, kind=guess_kind(path, text),
-                    title=title, text=text, pages=pages, blocks=blocks,
-                    metadata={"ocr_pages": ",".join(str(p.number) for p in pages if p.ocr)})
+    return Document(
+        id=document_id(path),
+        path=str(path),
+        media_type=media,
+        kind=guess_kind(path, text),
+        title=title,
+        text=text,
+        pages=pages,
+        blocks=blocks,
+        metadata={"ocr_pages": ",".join(str(p.number) for p in pages if p.ocr)},
+    )
 
 
 def _from_pdf(path: Path) -> Document:
@@ -263,8 +289,7 @@ def _from_pdf(path: Path) -> Document:
             per_page.append((page.number, page.width, page.height, _pdf_text_words(page), False))
         else:
             image = pdf_bridge.render_page(path, page.number - 1, dpi=OCR_DPI)
-            per_page.append((page.number, page.width, page.height,
-                             _ocr_words(image, page.width, page.height), True))
+            per_page.append((page.number, page.width, page.height, _ocr_words(image, page.width, page.height), True))
     return _paged_document(path, "application/pdf", per_page)
 
 
@@ -277,5 +302,6 @@ def _from_image(path: Path) -> Document:
         raise IngestError(f"{path}: cannot open image: {exc}") from exc
     dpi = (image.info.get("dpi") or (OCR_DPI, OCR_DPI))[0] or OCR_DPI
     w_pt, h_pt = image.width * 72.0 / dpi, image.height * 72.0 / dpi
-    return _paged_document(path, "image/" + path.suffix.lower().lstrip("."),
-                           [(1, w_pt, h_pt, _ocr_words(image, w_pt, h_pt), True)])
+    return _paged_document(
+        path, "image/" + path.suffix.lower().lstrip("."), [(1, w_pt, h_pt, _ocr_words(image, w_pt, h_pt), True)]
+    )

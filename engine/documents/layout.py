@@ -4,11 +4,12 @@ Works on the document's final text (whatever the source: text, PDF text layer, O
 is a span of that text. Articles are the unit of contracts: an article runs from its heading to the
 next article heading or title; clauses ("5.1 …") are nested inside articles.
 """
+
 from __future__ import annotations
 
 import re
 
-from engine.documents.model import Block, BlockKind
+from lexlogic.engine.documents.model import Block, BlockKind
 
 ARTICLE_RE = re.compile(r"^\s*(?:#+\s*)?(?:ARTICLE|Article|Art\.)\s+(\d+|premier|PREMIER|[IVXL]+)\b.*$")
 CLAUSE_RE = re.compile(r"^\s*(\d+\.\d+(?:\.\d+)?)[.)]?\s+\S")
@@ -35,7 +36,7 @@ def _is_title(line: str) -> bool:
 def detect_blocks(text: str, start: int = 0, end: int | None = None, page: int | None = None) -> list[Block]:
     """Blocks of ``text[start:end]`` (offsets stay those of the whole text)."""
     end = len(text) if end is None else end
-    lines = [(s, e, l) for s, e, l in _lines(text) if s >= start and e <= end]
+    lines = [(s, e, line) for s, e, line in _lines(text) if s >= start and e <= end]
     blocks: list[Block] = []
     article: Block | None = None
     clause: Block | None = None
@@ -70,8 +71,9 @@ def detect_blocks(text: str, start: int = 0, end: int | None = None, page: int |
         m_art = ARTICLE_RE.match(line)
         if m_art:
             close_para(), close_table(), close_article()
-            article = Block(kind=BlockKind.ARTICLE, char_start=s, char_end=e, page=page,
-                            title=stripped.lstrip("#").strip())
+            article = Block(
+                kind=BlockKind.ARTICLE, char_start=s, char_end=e, page=page, title=stripped.lstrip("#").strip()
+            )
             continue
         if article is not None:
             if stripped and _is_title(line) and not CLAUSE_RE.match(line):
@@ -82,8 +84,13 @@ def detect_blocks(text: str, start: int = 0, end: int | None = None, page: int |
                     m_cl = CLAUSE_RE.match(line)
                     if m_cl:
                         close_clause()
-                        clause = Block(kind=BlockKind.CLAUSE, char_start=s + len(line) - len(line.lstrip()),
-                                       char_end=e, page=page, title=m_cl.group(1))
+                        clause = Block(
+                            kind=BlockKind.CLAUSE,
+                            char_start=s + len(line) - len(line.lstrip()),
+                            char_end=e,
+                            page=page,
+                            title=m_cl.group(1),
+                        )
                     elif clause is not None:
                         clause.char_end = e
                 continue
@@ -92,8 +99,9 @@ def detect_blocks(text: str, start: int = 0, end: int | None = None, page: int |
             continue
         if _is_title(line):
             close_para(), close_table()
-            blocks.append(Block(kind=BlockKind.TITLE, char_start=s, char_end=e, page=page,
-                                title=stripped.lstrip("#").strip()))
+            blocks.append(
+                Block(kind=BlockKind.TITLE, char_start=s, char_end=e, page=page, title=stripped.lstrip("#").strip())
+            )
             continue
         if TABLE_RE.search(line):
             close_para()

@@ -3,13 +3,14 @@
 A document's ``text`` is the single reference for character offsets: every span (word, block, chunk,
 grounding) is ``text[char_start:char_end]``, so a quoted span can always be checked against the source.
 """
+
 from __future__ import annotations
 
 from enum import Enum
 
 from pydantic import BaseModel, Field
 
-from logic.grounding import BBox, Grounding, SourceKind
+from lexlogic.logic.grounding import BBox, Grounding, SourceKind
 
 
 class Word(BaseModel):
@@ -78,18 +79,33 @@ class Document(BaseModel):
 
     def bbox_of(self, start: int, end: int) -> BBox | None:
         """Union of the word boxes overlapping [start, end) (None for text without layout)."""
-        boxes = [w.bbox for p in self.pages for w in p.words
-                 if w.bbox is not None and w.char_start < end and w.char_end > start]
+        boxes = [
+            w.bbox
+            for p in self.pages
+            for w in p.words
+            if w.bbox is not None and w.char_start < end and w.char_end > start
+        ]
         if not boxes:
             return None
-        return BBox(x0=min(b.x0 for b in boxes), top=min(b.top for b in boxes),
-                    x1=max(b.x1 for b in boxes), bottom=max(b.bottom for b in boxes))
+        return BBox(
+            x0=min(b.x0 for b in boxes),
+            top=min(b.top for b in boxes),
+            x1=max(b.x1 for b in boxes),
+            bottom=max(b.bottom for b in boxes),
+        )
 
     def ground(self, start: int, end: int, note: str | None = None) -> Grounding:
         """The grounding of a span of this document (quote taken from the text itself)."""
-        return Grounding(kind=SourceKind.DOCUMENT, document_id=self.id, page=self.page_of(start),
-                         bbox=self.bbox_of(start, end), char_start=start, char_end=end,
-                         quote=self.text[start:end], note=note)
+        return Grounding(
+            kind=SourceKind.DOCUMENT,
+            document_id=self.id,
+            page=self.page_of(start),
+            bbox=self.bbox_of(start, end),
+            char_start=start,
+            char_end=end,
+            quote=self.text[start:end],
+            note=note,
+        )
 
 
 class Chunk(BaseModel):

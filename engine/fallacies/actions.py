@@ -3,13 +3,14 @@
 These are the only words a navigator speaks, whichever navigator it is (LLM or embeddings), so the
 master loop validates and obeys one vocabulary.
 """
+
 from __future__ import annotations
 
-from typing import Literal, Protocol, Union
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from engine.fallacies.taxonomy import FallacyNode, Taxonomy
+from lexlogic.engine.fallacies.taxonomy import FallacyNode, Taxonomy
 
 
 class ExploreBranch(BaseModel):
@@ -30,7 +31,7 @@ class ConcludeNoFallacy(BaseModel):
     reason: str
 
 
-Action = Union[ExploreBranch, ConfirmFallacy, ConcludeNoFallacy]
+Action = ExploreBranch | ConfirmFallacy | ConcludeNoFallacy
 
 
 class Decision(BaseModel):

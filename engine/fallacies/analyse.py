@@ -1,13 +1,14 @@
 """One entry point: analyse a text with the LLM navigator when configured, the offline one otherwise."""
+
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Literal
 
-from bridges.llm import LLMClient
-from engine.fallacies.actions import Navigator
-from engine.fallacies.navigation import FallacyAnalysis, navigate
-from engine.fallacies.taxonomy import Taxonomy, load_taxonomy
+from lexlogic.bridges.llm import LLMClient
+from lexlogic.engine.fallacies.actions import Navigator
+from lexlogic.engine.fallacies.navigation import FallacyAnalysis, navigate
+from lexlogic.engine.fallacies.taxonomy import Taxonomy, load_taxonomy
 
 Mode = Literal["auto", "llm", "offline"]
 
@@ -21,16 +22,23 @@ def make_navigator(mode: Mode = "auto", client: LLMClient | None = None) -> Navi
     if mode in ("auto", "llm"):
         client = client or LLMClient.from_env()
         if client is not None:
-            from engine.fallacies.navigators.llm import LLMNavigator
+            from lexlogic.engine.fallacies.navigators.llm import LLMNavigator
+
             return LLMNavigator(client)
         if mode == "llm":
             raise NavigatorUnavailable("no LLM configured: set LEXLOGIC_LLM_BASE_URL (or use --navigator offline)")
-    from engine.fallacies.navigators.offline import OfflineNavigator
+    from lexlogic.engine.fallacies.navigators.offline import OfflineNavigator
+
     return OfflineNavigator()
 
 
-def analyse(text: str, taxonomy: Taxonomy | Path | str | None = None, navigator: Navigator | None = None,
-            *, beam_width: int = 2, max_steps: int = 24) -> FallacyAnalysis:
+def analyse(
+    text: str,
+    taxonomy: Taxonomy | Path | str | None = None,
+    navigator: Navigator | None = None,
+    *,
+    beam_width: int = 2,
+    max_steps: int = 24,
+) -> FallacyAnalysis:
     tax = taxonomy if isinstance(taxonomy, Taxonomy) else load_taxonomy(taxonomy)
-    return navigate(text.strip(), tax, navigator or make_navigator(), beam_width=beam_width,
-                    max_steps=max_steps)
+    return navigate(text.strip(), tax, navigator or make_navigator(), beam_width=beam_width, max_steps=max_steps)

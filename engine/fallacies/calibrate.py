@@ -15,17 +15,18 @@ The evaluation sets (tests/fallacies/data/eval_fr.yaml, holdout2_fr.yaml) are ne
 
 Run: .venv/bin/python -m engine.fallacies.calibrate [--dry-run]
 """
+
 from __future__ import annotations
 
 import sys
 
 import numpy as np
 
-from bridges.embeddings import embed_query
-from engine.fallacies.labelled import CALIBRATION_SET, NONE, file_sha256, load_labelled
-from engine.fallacies.navigators.offline import OfflineNavigator
-from engine.fallacies.taxonomy import builtin_taxonomy
-from engine.fallacies.thresholds import THRESHOLDS_FILE, Thresholds
+from lexlogic.bridges.embeddings import embed_query
+from lexlogic.engine.fallacies.labelled import CALIBRATION_SET, NONE, file_sha256, load_labelled
+from lexlogic.engine.fallacies.navigators.offline import OfflineNavigator
+from lexlogic.engine.fallacies.taxonomy import builtin_taxonomy
+from lexlogic.engine.fallacies.thresholds import THRESHOLDS_FILE, Thresholds
 
 MIN_CLEAN_RATE = 0.90
 
@@ -82,23 +83,35 @@ def fit() -> Thresholds:
     optima = [x for x in per_beta if x[0][0] == best]
     (_, tau, clean, strict), beta, m, right_a = optima[len(optima) // 2]
     a, b = _logistic(m, fal.astype(float))
-    detected = (m[fal] >= tau)
+    detected = m[fal] >= tau
     no_cue = per_beta[0][0]
     return Thresholds(
-        margin_conclude=round(tau, 5), beam_delta=0.01, cue_weight=beta,
-        logistic_a=round(a, 3), logistic_b=round(b, 3),
-        method=("τ maximises (clean rate + strict family rate)/2 s.t. clean rate ≥ 0.90 on the calibration "
-                "set (median of optimal midpoints); cue weight β chosen with τ on the grid 0..0.10 step "
-                "0.005 by the same objective (median of optimal β); confidence = σ(a·margin+b) by "
-                "logistic regression; beam_delta fixed by hand (not calibrated)"),
-        calibrated_on=CALIBRATION_SET.name, calibration_sha256=file_sha256(CALIBRATION_SET),
-        figures={"n_clean": int((~fal).sum()), "n_fallacious": int(fal.sum()),
-                 "clean_no_fallacy_rate": round(clean, 3), "strict_family_rate": round(strict, 3),
-                 "detection_rate": round(float(detected.mean()), 3),
-                 "family_rate_at_root_ignoring_tau": round(float(right_a[fal].mean()), 3),
-                 "without_cues_clean_no_fallacy_rate": round(no_cue[2], 3),
-                 "without_cues_strict_family_rate": round(no_cue[3], 3),
-                 "optimal_beta_min": min(x[1] for x in optima), "optimal_beta_max": max(x[1] for x in optima)})
+        margin_conclude=round(tau, 5),
+        beam_delta=0.01,
+        cue_weight=beta,
+        logistic_a=round(a, 3),
+        logistic_b=round(b, 3),
+        method=(
+            "τ maximises (clean rate + strict family rate)/2 s.t. clean rate ≥ 0.90 on the calibration "
+            "set (median of optimal midpoints); cue weight β chosen with τ on the grid 0..0.10 step "
+            "0.005 by the same objective (median of optimal β); confidence = σ(a·margin+b) by "
+            "logistic regression; beam_delta fixed by hand (not calibrated)"
+        ),
+        calibrated_on=CALIBRATION_SET.name,
+        calibration_sha256=file_sha256(CALIBRATION_SET),
+        figures={
+            "n_clean": int((~fal).sum()),
+            "n_fallacious": int(fal.sum()),
+            "clean_no_fallacy_rate": round(clean, 3),
+            "strict_family_rate": round(strict, 3),
+            "detection_rate": round(float(detected.mean()), 3),
+            "family_rate_at_root_ignoring_tau": round(float(right_a[fal].mean()), 3),
+            "without_cues_clean_no_fallacy_rate": round(no_cue[2], 3),
+            "without_cues_strict_family_rate": round(no_cue[3], 3),
+            "optimal_beta_min": min(x[1] for x in optima),
+            "optimal_beta_max": max(x[1] for x in optima),
+        },
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,15 +5,16 @@ with their current reliability prior and the analyses, and returns new priors pl
 shows why each prior moved. Rule: each confirmed fallacy of confidence c multiplies the prior by
 (1 − weight·c); the result never goes below ``floor`` (a fallacious argument is weaker, not void).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from pydantic import BaseModel, Field
 
-from engine.fallacies.navigation import ConfirmedFallacy, FallacyAnalysis
-from logic.grounding import Grounding, SourceKind
-from logic.proof import NodeKind, ProofNode
+from lexlogic.engine.fallacies.navigation import ConfirmedFallacy, FallacyAnalysis
+from lexlogic.logic.grounding import Grounding, SourceKind
+from lexlogic.logic.proof import NodeKind, ProofNode
 
 RULE_ID = "fallacy_reliability_penalty"
 
@@ -44,9 +45,14 @@ def penalised_prior(prior: float, confidences: list[float], weight: float = 0.5,
     return max(min(floor, prior), value)  # no rounding: it could cross the floor or the prior
 
 
-def attach_fallacies(arguments: list[ArgumentNode], analyses: Mapping[str, FallacyAnalysis], *,
-                     narrative: str | None = None, weight: float = 0.5,
-                     floor: float = 0.05) -> list[AttachedArgument]:
+def attach_fallacies(
+    arguments: list[ArgumentNode],
+    analyses: Mapping[str, FallacyAnalysis],
+    *,
+    narrative: str | None = None,
+    weight: float = 0.5,
+    floor: float = 0.05,
+) -> list[AttachedArgument]:
     """For each argument (of ``narrative`` if given) with an analysis, the new prior and its proof node."""
     out = []
     for arg in arguments:
@@ -56,28 +62,65 @@ def attach_fallacies(arguments: list[ArgumentNode], analyses: Mapping[str, Falla
         found = list(analysis.confirmed) if analysis else []
         after = penalised_prior(arg.reliability, [f.confidence for f in found], weight, floor)
         prior_leaf = ProofNode(
-            atom=f"reliability_prior({arg.id})", label=f"fiabilité a priori de l'argument {arg.id}",
-            kind=NodeKind.FACT, value=arg.reliability,
-            grounding=[Grounding(kind=SourceKind.PRIOR, note=f"narrative {arg.narrative}")])
-        text_leaf = ProofNode(atom=f"argument_text({arg.id})", label="texte de l'argument", kind=NodeKind.FACT,
-                              grounding=arg.grounding or [Grounding(kind=SourceKind.DOCUMENT, quote=arg.text[:300])])
+            atom=f"reliability_prior({arg.id})",
+            label=f"fiabilité a priori de l'argument {arg.id}",
+            kind=NodeKind.FACT,
+            value=arg.reliability,
+            grounding=[Grounding(kind=SourceKind.PRIOR, note=f"narrative {arg.narrative}")],
+        )
+        text_leaf = ProofNode(
+            atom=f"argument_text({arg.id})",
+            label="texte de l'argument",
+            kind=NodeKind.FACT,
+            grounding=arg.grounding or [Grounding(kind=SourceKind.DOCUMENT, quote=arg.text[:300])],
+        )
         children = [prior_leaf, text_leaf]
         for f in found:
-            children.append(ProofNode(
-                atom=f"fallacy({arg.id}, {f.node_id})", label=f"sophisme : {' > '.join(f.trail)} ({f.name_en})",
-                kind=NodeKind.COMPUTED, value=f.confidence, rule_id=f"fallacy:{f.node_id}",
-                note=(f"analyse ({analysis.navigator if analysis else '?'}), pas une qualification juridique ; "
-                      f"{f.justification}")))
+            children.append(
+                ProofNode(
+                    atom=f"fallacy({arg.id}, {f.node_id})",
+                    label=f"sophisme : {' > '.join(f.trail)} ({f.name_en})",
+                    kind=NodeKind.COMPUTED,
+                    value=f.confidence,
+                    rule_id=f"fallacy:{f.node_id}",
+                    note=(
+                        f"analyse ({analysis.navigator if analysis else '?'}), pas une qualification juridique ; "
+                        f"{f.justification}"
+                    ),
+                )
+            )
         if not found:
             why = analysis.reason if analysis else "argument not analysed"
-            children.append(ProofNode(atom=f"fallacy({arg.id}, _)", label="aucun sophisme retenu",
-                                      kind=NodeKind.ASSUMPTION, holds=False, note=why))
+            children.append(
+                ProofNode(
+                    atom=f"fallacy({arg.id}, _)",
+                    label="aucun sophisme retenu",
+                    kind=NodeKind.ASSUMPTION,
+                    holds=False,
+                    note=why,
+                )
+            )
         explanation = ProofNode(
             atom=f"reliability({arg.id})",
-            label=(f"fiabilité de l'argument {arg.id} : {arg.reliability:.2f} → {after:.2f}" if found
-                   else f"fiabilité de l'argument {arg.id} inchangée ({arg.reliability:.2f})"),
-            kind=NodeKind.COMPUTED, value=after, rule_id=RULE_ID,
-            note=f"prior × Π(1 − {weight}·confiance), plancher {floor}", children=children)
-        out.append(AttachedArgument(argument_id=arg.id, narrative=arg.narrative, prior_before=arg.reliability,
-                                    prior_after=after, fallacies=found, explanation=explanation))
+            label=(
+                f"fiabilité de l'argument {arg.id} : {arg.reliability:.2f} → {after:.2f}"
+                if found
+                else f"fiabilité de l'argument {arg.id} inchangée ({arg.reliability:.2f})"
+            ),
+            kind=NodeKind.COMPUTED,
+            value=after,
+            rule_id=RULE_ID,
+            note=f"prior × Π(1 − {weight}·confiance), plancher {floor}",
+            children=children,
+        )
+        out.append(
+            AttachedArgument(
+                argument_id=arg.id,
+                narrative=arg.narrative,
+                prior_before=arg.reliability,
+                prior_after=after,
+                fallacies=found,
+                explanation=explanation,
+            )
+        )
     return out

@@ -6,6 +6,7 @@ must all match). The offline navigator adds a calibrated weight to the similarit
 fires; the decision still goes through the margin against sound arguments (see navigators/offline.py).
 Nodes of other taxonomies (Argumentum CSV) have other ids, so no cue applies to them: embeddings only.
 """
+
 from __future__ import annotations
 
 import re
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from engine.fallacies.taxonomy import DATA_DIR, TaxonomyError
+from lexlogic.engine.fallacies.taxonomy import DATA_DIR, TaxonomyError
 
 CUES_FILE = DATA_DIR / "cues.yaml"
 _FLAGS = re.IGNORECASE | re.MULTILINE
@@ -45,5 +46,8 @@ def cue_hits(text: str, cues: dict[str, list[list[re.Pattern[str]]]] | None = No
     """Ids of the fallacies whose cue fires on ``text``."""
     cues = load_cues() if cues is None else cues
     t = _normalise(text)
-    return {node_id for node_id, alternatives in cues.items()
-            if any(all(p.search(t) for p in parts) for parts in alternatives)}
+    return {
+        node_id
+        for node_id, alternatives in cues.items()
+        if any(all(p.search(t) for p in parts) for parts in alternatives)
+    }

@@ -4,6 +4,7 @@ Embedding the 1,408-node Argumentum tree costs about a minute on this CPU, so ve
 and stored under ``$LEXLOGIC_HOME/cache/fallacies`` (default ``~/.cache/lexlogic/fallacies``) as
 ``<sha256 of the texts>.npy``; a changed text changes the key, so a stale cache is never read.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -14,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from bridges.embeddings import DIM, embed_passages, embed_queries
-from engine.fallacies.taxonomy import DATA_DIR, Taxonomy
+from lexlogic.bridges.embeddings import DIM, embed_passages, embed_queries
+from lexlogic.engine.fallacies.taxonomy import DATA_DIR, Taxonomy
 
 SOUND_ARGUMENTS = DATA_DIR / "sound_arguments.yaml"
 _MODEL_TAG = "e5small-v1"  # bump if bridges/embeddings changes model or prefixes

@@ -6,6 +6,7 @@ counts as wrong).
 
 Run: .venv/bin/python -m engine.fallacies.evaluate tests/fallacies/data/eval_fr.yaml [--json] [--taxonomy F]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -13,10 +14,10 @@ import time
 
 from pydantic import BaseModel, Field
 
-from engine.fallacies.actions import Navigator
-from engine.fallacies.labelled import NONE, LabelledArgument, load_labelled
-from engine.fallacies.navigation import navigate
-from engine.fallacies.taxonomy import Taxonomy, load_taxonomy
+from lexlogic.engine.fallacies.actions import Navigator
+from lexlogic.engine.fallacies.labelled import NONE, LabelledArgument, load_labelled
+from lexlogic.engine.fallacies.navigation import navigate
+from lexlogic.engine.fallacies.taxonomy import Taxonomy, load_taxonomy
 
 
 class EvalRow(BaseModel):
@@ -40,11 +41,13 @@ class EvalReport(BaseModel):
     rows: list[EvalRow]
 
     def summary(self) -> str:
-        return (f"clean texts judged 'no fallacy': {self.clean_no_fallacy_rate:.1%} of {self.n_clean}\n"
-                f"fallacious texts with the right family: {self.family_rate:.1%} of {self.n_fallacious} "
-                f"(detected {self.detection_rate:.1%}; right family when detected "
-                f"{self.family_rate_when_detected:.1%}; exact fallacy {self.fallacy_rate:.1%})\n"
-                f"time: {self.seconds:.1f} s")
+        return (
+            f"clean texts judged 'no fallacy': {self.clean_no_fallacy_rate:.1%} of {self.n_clean}\n"
+            f"fallacious texts with the right family: {self.family_rate:.1%} of {self.n_fallacious} "
+            f"(detected {self.detection_rate:.1%}; right family when detected "
+            f"{self.family_rate_when_detected:.1%}; exact fallacy {self.fallacy_rate:.1%})\n"
+            f"time: {self.seconds:.1f} s"
+        )
 
 
 def evaluate(items: list[LabelledArgument], taxonomy: Taxonomy, navigator: Navigator) -> EvalReport:
@@ -53,10 +56,16 @@ def evaluate(items: list[LabelledArgument], taxonomy: Taxonomy, navigator: Navig
     for item in items:
         result = navigate(item.text, taxonomy, navigator)
         top = result.top
-        rows.append(EvalRow(label=item.label, fallacy=item.fallacy, text=item.text,
-                            predicted=top.family_id if top else NONE,
-                            predicted_fallacy=top.node_id if top else None,
-                            confidence=top.confidence if top else None))
+        rows.append(
+            EvalRow(
+                label=item.label,
+                fallacy=item.fallacy,
+                text=item.text,
+                predicted=top.family_id if top else NONE,
+                predicted_fallacy=top.node_id if top else None,
+                confidence=top.confidence if top else None,
+            )
+        )
     clean = [r for r in rows if r.label == NONE]
     bad = [r for r in rows if r.label != NONE]
     detected = [r for r in bad if r.predicted != NONE]
@@ -66,16 +75,20 @@ def evaluate(items: list[LabelledArgument], taxonomy: Taxonomy, navigator: Navig
         return len(a) / len(b) if b else 0.0
 
     return EvalReport(
-        n_clean=len(clean), n_fallacious=len(bad),
+        n_clean=len(clean),
+        n_fallacious=len(bad),
         clean_no_fallacy_rate=rate([r for r in clean if r.predicted == NONE], clean),
-        family_rate=rate(right, bad), detection_rate=rate(detected, bad),
+        family_rate=rate(right, bad),
+        detection_rate=rate(detected, bad),
         family_rate_when_detected=rate(right, detected),
         fallacy_rate=rate([r for r in bad if r.fallacy and r.predicted_fallacy == r.fallacy], bad),
-        seconds=time.perf_counter() - t0, rows=rows)
+        seconds=time.perf_counter() - t0,
+        rows=rows,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    from engine.fallacies.navigators.offline import OfflineNavigator
+    from lexlogic.engine.fallacies.navigators.offline import OfflineNavigator
 
     parser = argparse.ArgumentParser(prog="python -m engine.fallacies.evaluate")
     parser.add_argument("labelled", help="YAML list of {label, text[, fallacy]}")

@@ -1,4 +1,5 @@
 """Labelled argument sets (calibration, evaluation): YAML lists of {label, text[, fallacy]}."""
+
 from __future__ import annotations
 
 import hashlib
@@ -7,7 +8,7 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from engine.fallacies.taxonomy import DATA_DIR, TaxonomyError
+from lexlogic.engine.fallacies.taxonomy import DATA_DIR, TaxonomyError
 
 CALIBRATION_SET = DATA_DIR / "calibration_fr.yaml"
 NONE = "none"

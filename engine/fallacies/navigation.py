@@ -5,6 +5,7 @@ Here one loop pops nodes from a bounded beam; each step returns a StepStatus, an
 ``conclude_no_fallacy`` is a status (CONCLUDED) that ends the whole search where it is returned —
 no flag carried across loops. A branch whose navigator answer is empty is simply dropped.
 """
+
 from __future__ import annotations
 
 import heapq
@@ -13,9 +14,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from engine.fallacies.actions import (ConcludeNoFallacy, ConfirmFallacy, Decision, ExploreBranch,
-                                      Navigator)
-from engine.fallacies.taxonomy import FallacyNode, Taxonomy
+from lexlogic.engine.fallacies.actions import ConcludeNoFallacy, ConfirmFallacy, Decision, ExploreBranch, Navigator
+from lexlogic.engine.fallacies.taxonomy import FallacyNode, Taxonomy
 
 
 class StepStatus(str, Enum):
@@ -103,16 +103,17 @@ def step(argument: str, taxonomy: Taxonomy, navigator: Navigator, node: FallacyN
     """Ask the navigator at one node and turn its answer into a status (the stop condition lives here)."""
     decision = navigator.decide(argument, taxonomy, node)
     actions, errors = validate(decision, taxonomy, node)
-    trace = TraceStep(node_id=node.id, path=node.path, depth=node.depth,
-                      actions=[a.model_dump() for a in actions], errors=errors)
+    trace = TraceStep(
+        node_id=node.id, path=node.path, depth=node.depth, actions=[a.model_dump() for a in actions], errors=errors
+    )
     conclude = next((a for a in actions if isinstance(a, ConcludeNoFallacy)), None)
     confirmed = [a for a in actions if isinstance(a, ConfirmFallacy)]
-    explore = sorted((a for a in actions if isinstance(a, ExploreBranch)),
-                     key=lambda a: -(a.score if a.score is not None else 0.0))
+    explore = sorted(
+        (a for a in actions if isinstance(a, ExploreBranch)), key=lambda a: -(a.score if a.score is not None else 0.0)
+    )
     if conclude is not None:
         trace.status = StepStatus.CONCLUDED
-        return StepOutcome(status=StepStatus.CONCLUDED, confirmed=confirmed, reason=conclude.reason,
-                           trace=trace)
+        return StepOutcome(status=StepStatus.CONCLUDED, confirmed=confirmed, reason=conclude.reason, trace=trace)
     return StepOutcome(status=StepStatus.CONTINUE, explore=explore, confirmed=confirmed, trace=trace)
 
 
@@ -120,13 +121,22 @@ def _confirmed(taxonomy: Taxonomy, action: ConfirmFallacy) -> ConfirmedFallacy:
     node = taxonomy.nodes[action.node_id]
     family = taxonomy.family(node.id)
     trail = [n.name_fr for n in taxonomy.ancestors(node.id)[1:]] + [node.name_fr]
-    return ConfirmedFallacy(node_id=node.id, path=node.path, name_fr=node.name_fr, name_en=node.name_en,
-                            family_id=family.id, family_fr=family.name_fr, trail=trail,
-                            confidence=action.confidence, justification=action.justification)
+    return ConfirmedFallacy(
+        node_id=node.id,
+        path=node.path,
+        name_fr=node.name_fr,
+        name_en=node.name_en,
+        family_id=family.id,
+        family_fr=family.name_fr,
+        trail=trail,
+        confidence=action.confidence,
+        justification=action.justification,
+    )
 
 
-def navigate(argument: str, taxonomy: Taxonomy, navigator: Navigator, *, beam_width: int = 2,
-             max_steps: int = 24) -> FallacyAnalysis:
+def navigate(
+    argument: str, taxonomy: Taxonomy, navigator: Navigator, *, beam_width: int = 2, max_steps: int = 24
+) -> FallacyAnalysis:
     """Best-first walk from the root; at most ``beam_width`` branches opened per step, ``max_steps`` in all.
 
     Priority: the navigator's score, then depth (finish a branch before opening the next one: an LLM
@@ -165,9 +175,18 @@ def navigate(argument: str, taxonomy: Taxonomy, navigator: Navigator, *, beam_wi
             heapq.heappush(frontier, (-(action.score or 0.0), -depth, counter, action.node_id))
     confirmed = sorted(found.values(), key=lambda c: -c.confidence)
     if not confirmed and reason is None:
-        reason = ("step budget exhausted before any confirmation" if stopped_by == "budget"
-                  else "every explored branch was abandoned without a confirmation")
-    return FallacyAnalysis(argument=argument, outcome="fallacies" if confirmed else "no_fallacy",
-                           confirmed=confirmed, reason=None if confirmed else reason,
-                           stopped_by=stopped_by, navigator=navigator.name, taxonomy=taxonomy.source,
-                           trace=trace)
+        reason = (
+            "step budget exhausted before any confirmation"
+            if stopped_by == "budget"
+            else "every explored branch was abandoned without a confirmation"
+        )
+    return FallacyAnalysis(
+        argument=argument,
+        outcome="fallacies" if confirmed else "no_fallacy",
+        confirmed=confirmed,
+        reason=None if confirmed else reason,
+        stopped_by=stopped_by,
+        navigator=navigator.name,
+        taxonomy=taxonomy.source,
+        trace=trace,
+    )

@@ -3,13 +3,15 @@
 One in-memory shape for both sources so the navigators never care where the tree came from. Ids are
 strings (the YAML slug, or the Argumentum ``PK``); ``path`` is the dotted position from the root.
 """
+
 from __future__ import annotations
 
 import csv
 import hashlib
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, Field
@@ -113,16 +115,25 @@ class Taxonomy:
 _REQUIRED = ("id", "name_fr", "name_en", "definition_fr", "example_fr")
 
 
-def _walk_yaml(raw: dict[str, Any], path: str, depth: int, parent: str | None, source: str,
-               out: list[FallacyNode]) -> str:
+def _walk_yaml(
+    raw: dict[str, Any], path: str, depth: int, parent: str | None, source: str, out: list[FallacyNode]
+) -> str:
     missing = [k for k in _REQUIRED if not str(raw.get(k) or "").strip()]
     if missing:
         raise TaxonomyError(f"{source}: node at path {path} ({raw.get('id')!r}) lacks {', '.join(missing)}")
-    node = FallacyNode(id=str(raw["id"]), path=path, depth=depth, name_fr=raw["name_fr"],
-                       name_en=raw["name_en"], definition_fr=raw["definition_fr"],
-                       definition_en=raw.get("definition_en", ""), example_fr=raw["example_fr"],
-                       more_examples_fr=[str(x) for x in raw.get("more_examples_fr") or []],
-                       legal=bool(raw.get("legal", False)), parent_id=parent)
+    node = FallacyNode(
+        id=str(raw["id"]),
+        path=path,
+        depth=depth,
+        name_fr=raw["name_fr"],
+        name_en=raw["name_en"],
+        definition_fr=raw["definition_fr"],
+        definition_en=raw.get("definition_en", ""),
+        example_fr=raw["example_fr"],
+        more_examples_fr=[str(x) for x in raw.get("more_examples_fr") or []],
+        legal=bool(raw.get("legal", False)),
+        parent_id=parent,
+    )
     out.append(node)
     for i, child in enumerate(raw.get("children") or [], start=1):
         child_path = str(i) if depth == 0 else f"{path}.{i}"
@@ -193,11 +204,15 @@ def load_argumentum_csv(path: Path | str) -> Taxonomy:
         if not text_fr:
             raise TaxonomyError(f"{path}:{line}: empty text_fr for PK {pk}")
         nodes[pk] = FallacyNode(
-            id=pk, path=dotted, depth=depth, name_fr=text_fr,
+            id=pk,
+            path=dotted,
+            depth=depth,
+            name_fr=text_fr,
             name_en=(row.get("text_en") or "").strip(),
             definition_fr=(row.get("desc_fr") or "").strip(),
             definition_en=(row.get("desc_en") or "").strip(),
-            example_fr=(row.get("example_fr") or "").strip())
+            example_fr=(row.get("example_fr") or "").strip(),
+        )
         by_path[dotted] = pk
     for pk, node in nodes.items():
         if node.depth == 0:
@@ -207,9 +222,11 @@ def load_argumentum_csv(path: Path | str) -> Taxonomy:
         if parent_pk is None:
             raise TaxonomyError(f"{path}: node PK {pk} (path {node.path}) has no parent row with path {parent_path}")
         node.parent_id = parent_pk
+
     # children in path order (numeric), independent of row order
     def key(n: FallacyNode) -> list[int]:
         return [int(p) for p in n.path.split(".")]
+
     for node in sorted(nodes.values(), key=key):
         if node.parent_id is not None:
             nodes[node.parent_id].children_ids.append(node.id)

@@ -3,6 +3,7 @@
 Written by ``python -m engine.fallacies.calibrate`` (never by hand): the file records how, on what set
 (and its hash), and the figures measured there, so a reader can re-run and compare.
 """
+
 from __future__ import annotations
 
 import json
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-from engine.fallacies.taxonomy import DATA_DIR
+from lexlogic.engine.fallacies.taxonomy import DATA_DIR
 
 THRESHOLDS_FILE = DATA_DIR / "thresholds.json"
 
@@ -19,10 +20,14 @@ THRESHOLDS_FILE = DATA_DIR / "thresholds.json"
 class Thresholds(BaseModel):
     margin_conclude: float = Field(
         description="τ: explore only if (best branch similarity − best sound-anchor similarity) ≥ τ; "
-                    "below it at the root the navigator concludes no fallacy")
+        "below it at the root the navigator concludes no fallacy"
+    )
     beam_delta: float = Field(default=0.01, description="also open a runner-up branch within this of the best")
-    cue_weight: float = Field(default=0.0, description="β: added to a fallacy's similarity when one of its "
-                              "cue patterns (data/cues.yaml) fires; fitted with τ on the calibration set")
+    cue_weight: float = Field(
+        default=0.0,
+        description="β: added to a fallacy's similarity when one of its "
+        "cue patterns (data/cues.yaml) fires; fitted with τ on the calibration set",
+    )
     logistic_a: float = Field(default=60.0, description="confidence = σ(a·margin + b), fitted on the calibration set")
     logistic_b: float = 0.0
     method: str = ""

@@ -3,14 +3,21 @@
 Incremental (``add`` one assertion at a time) so ingestion and promotion stay linear; every count is a
 set size or a sum, hence only ever grows as support is added — the basis of monotone promotion.
 """
+
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
-from engine.kg.model import (AssertionKind, CanonicalRelation, ExtractionMethod, RawAssertion, RelationType,
-                             SupportStrength)
-from engine.kg.tiers import basis_weakness, strength_of
+from lexlogic.engine.kg.model import (
+    AssertionKind,
+    CanonicalRelation,
+    ExtractionMethod,
+    RawAssertion,
+    RelationType,
+    SupportStrength,
+)
+from lexlogic.engine.kg.tiers import basis_weakness, strength_of
 
 
 @dataclass(slots=True)
@@ -72,8 +79,13 @@ class Accumulator:
         )
 
     def canonical(self) -> CanonicalRelation:
-        return CanonicalRelation(subject=self.subject, relation=self.relation, object=self.object,
-                                 assertion_ids=list(self.assertion_ids), strength=self.strength())
+        return CanonicalRelation(
+            subject=self.subject,
+            relation=self.relation,
+            object=self.object,
+            assertion_ids=list(self.assertion_ids),
+            strength=self.strength(),
+        )
 
 
 class Aggregator:
@@ -101,12 +113,12 @@ class Aggregator:
         acc.add(assertion)
         return acc
 
-    def add_all(self, assertions: Iterable[RawAssertion]) -> "Aggregator":
+    def add_all(self, assertions: Iterable[RawAssertion]) -> Aggregator:
         for a in assertions:
             self._accumulator(a).add(a)
         return self
 
-    def add_admitted(self, assertions: Iterable[RawAssertion]) -> "Aggregator":
+    def add_admitted(self, assertions: Iterable[RawAssertion]) -> Aggregator:
         """Fold assertions the journal has just admitted (every one passed ``constraints.check``)."""
         accumulator = self._accumulator
         for a in assertions:

@@ -7,22 +7,33 @@
 - INFERRED relations are never journaled: they live in the semantic layer with their premises.
 A violation is refused with its reason (WHITELIST_VIOLATION) and the rule that refused it.
 """
+
 from __future__ import annotations
 
 from pydantic import BaseModel
 
-from engine.kg.markers import has_obligation, has_temporality
-from engine.kg.model import (AssertionKind, DiscursiveAbstainReason, ExtractionMethod, RawAssertion,
-                             RelationType)
+from lexlogic.engine.kg.markers import has_obligation, has_temporality
+from lexlogic.engine.kg.model import (
+    AssertionKind,
+    DiscursiveAbstainReason,
+    ExtractionMethod,
+    RawAssertion,
+    RelationType,
+)
 
 DISCURSIVE_METHODS: frozenset[ExtractionMethod] = frozenset({ExtractionMethod.PATTERN, ExtractionMethod.HYBRID})
 WHITELIST_ALWAYS: frozenset[RelationType] = frozenset({RelationType.ALTERNATIVE_TO, RelationType.APPLIES_TO})
 NEEDS_OBLIGATION: frozenset[RelationType] = frozenset({RelationType.REQUIRES})
 NEEDS_TEMPORALITY: frozenset[RelationType] = frozenset({RelationType.REPLACES, RelationType.DEPRECATES})
-FORBIDDEN_DISCURSIVE: frozenset[RelationType] = frozenset({
-    RelationType.CAUSES, RelationType.PREVENTS, RelationType.MITIGATES, RelationType.ENABLES,
-    RelationType.DEFINES,
-})
+FORBIDDEN_DISCURSIVE: frozenset[RelationType] = frozenset(
+    {
+        RelationType.CAUSES,
+        RelationType.PREVENTS,
+        RelationType.MITIGATES,
+        RelationType.ENABLES,
+        RelationType.DEFINES,
+    }
+)
 
 
 class ConstraintViolation(BaseModel):
@@ -44,30 +55,44 @@ def discursive_whitelist(relation: RelationType, evidence_text: str) -> Constrai
     if relation in WHITELIST_ALWAYS:
         return None
     if relation in FORBIDDEN_DISCURSIVE:
-        return ConstraintViolation(reason=DiscursiveAbstainReason.WHITELIST_VIOLATION, rule="V1.forbidden",
-                                   detail=f"{relation.value} may not be asserted discursively (V1 whitelist)")
+        return ConstraintViolation(
+            reason=DiscursiveAbstainReason.WHITELIST_VIOLATION,
+            rule="V1.forbidden",
+            detail=f"{relation.value} may not be asserted discursively (V1 whitelist)",
+        )
     if relation in NEEDS_OBLIGATION and not has_obligation(evidence_text):
-        return ConstraintViolation(reason=DiscursiveAbstainReason.WHITELIST_VIOLATION, rule="V1.requires_obligation",
-                                   detail="discursive REQUIRES needs an explicit obligation marker "
-                                          "(must/shall/required/doit/obligatoire) in the evidence")
+        return ConstraintViolation(
+            reason=DiscursiveAbstainReason.WHITELIST_VIOLATION,
+            rule="V1.requires_obligation",
+            detail="discursive REQUIRES needs an explicit obligation marker "
+            "(must/shall/required/doit/obligatoire) in the evidence",
+        )
     if relation in NEEDS_TEMPORALITY and not has_temporality(evidence_text):
-        return ConstraintViolation(reason=DiscursiveAbstainReason.WHITELIST_VIOLATION, rule="V1.needs_temporality",
-                                   detail=f"discursive {relation.value} needs explicit temporality "
-                                          "(from/as of/à compter de/a date) in the evidence")
+        return ConstraintViolation(
+            reason=DiscursiveAbstainReason.WHITELIST_VIOLATION,
+            rule="V1.needs_temporality",
+            detail=f"discursive {relation.value} needs explicit temporality "
+            "(from/as of/à compter de/a date) in the evidence",
+        )
     return None
 
 
 def check(assertion: RawAssertion) -> ConstraintViolation | None:
     """None when the assertion may be journaled, else the violation."""
     if assertion.method is ExtractionMethod.INFERRED:
-        return ConstraintViolation(reason=DiscursiveAbstainReason.WHITELIST_VIOLATION, rule="journal.no_inferred",
-                                   detail="INFERRED relations are derived in the semantic layer, never journaled")
+        return ConstraintViolation(
+            reason=DiscursiveAbstainReason.WHITELIST_VIOLATION,
+            rule="journal.no_inferred",
+            detail="INFERRED relations are derived in the semantic layer, never journaled",
+        )
     if assertion.kind is AssertionKind.EXPLICIT:
         return None
     if assertion.method not in DISCURSIVE_METHODS:
-        return ConstraintViolation(reason=DiscursiveAbstainReason.WHITELIST_VIOLATION, rule="discursive.method",
-                                   detail=f"a DISCURSIVE assertion needs method PATTERN or HYBRID, "
-                                          f"not {assertion.method.value} alone")
+        return ConstraintViolation(
+            reason=DiscursiveAbstainReason.WHITELIST_VIOLATION,
+            rule="discursive.method",
+            detail=f"a DISCURSIVE assertion needs method PATTERN or HYBRID, not {assertion.method.value} alone",
+        )
     return discursive_whitelist(assertion.relation, assertion.bundle.text)
 
 

@@ -5,22 +5,23 @@ keeps everything the pattern found and only changes its method to HYBRID; a reje
 Abstention with the reason the model gives (AMBIGUOUS_PREDICATE when it gives none). When the endpoint
 fails, the pattern result stands as PATTERN and the failure is noted — offline behaviour is unchanged.
 """
+
 from __future__ import annotations
 
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from bridges.llm import LLMClient, LLMError
-from engine.kg.model import Abstention, DiscursiveAbstainReason, ExtractionMethod, RawAssertion
-from engine.kg.patterns import ExtractionResult, extract
+from lexlogic.bridges.llm import LLMClient, LLMError
+from lexlogic.engine.kg.model import Abstention, DiscursiveAbstainReason, ExtractionMethod, RawAssertion
+from lexlogic.engine.kg.patterns import ExtractionResult, extract
 
 SYSTEM = (
     "You check relations extracted from legal text by a pattern matcher. Confirm only when the quoted text "
     "itself states the relation under the given discourse device (alternative, default, exception, scope, "
     "coreference, enumeration). Reject anything deduced, causal, transitive or based on world knowledge. "
-    "Answer JSON: {\"verdict\": \"confirm\"|\"reject\", \"reason\": one of WEAK_BUNDLE, SCOPE_BREAK, "
-    "COREF_UNRESOLVED, TYPE2_RISK, WHITELIST_VIOLATION, AMBIGUOUS_PREDICATE or null, \"note\": short text}."
+    'Answer JSON: {"verdict": "confirm"|"reject", "reason": one of WEAK_BUNDLE, SCOPE_BREAK, '
+    'COREF_UNRESOLVED, TYPE2_RISK, WHITELIST_VIOLATION, AMBIGUOUS_PREDICATE or null, "note": short text}.'
 )
 
 
@@ -33,8 +34,10 @@ class Confirmation(BaseModel):
 def _prompt(a: RawAssertion) -> list[dict[str, str]]:
     basis = a.basis.value if a.basis else "-"
     evidence = "\n".join(f"[{s.doc_id} § {s.section or '-'}] {s.text}" for s in a.bundle.spans)
-    user = (f"Candidate: «{a.subject}» {a.relation.value} «{a.object}»\nDevice: {basis}; cues: {list(a.markers)}\n"
-            f"Qualifier: {a.qualifier or '-'}\nAnchor/resolution: {a.anchor or '-'}\nEvidence:\n{evidence}")
+    user = (
+        f"Candidate: «{a.subject}» {a.relation.value} «{a.object}»\nDevice: {basis}; cues: {list(a.markers)}\n"
+        f"Qualifier: {a.qualifier or '-'}\nAnchor/resolution: {a.anchor or '-'}\nEvidence:\n{evidence}"
+    )
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
 
@@ -48,14 +51,19 @@ def confirm(result: ExtractionResult, llm: LLMClient) -> ExtractionResult:
             out.assertions.append(a.model_copy(update={"note": f"LLM unavailable, kept as PATTERN: {exc}"[:300]}))
             continue
         if answer.verdict == "confirm":
-            out.assertions.append(a.model_copy(update={"method": ExtractionMethod.HYBRID,
-                                                       "note": answer.note or a.note}))
+            out.assertions.append(
+                a.model_copy(update={"method": ExtractionMethod.HYBRID, "note": answer.note or a.note})
+            )
         else:
-            out.abstentions.append(Abstention(
-                reason=answer.reason or DiscursiveAbstainReason.AMBIGUOUS_PREDICATE,
-                detail=f"LLM did not confirm: {answer.note or 'no reason given'}",
-                span=a.bundle.spans[0], candidate=f"{a.subject} {a.relation.value} {a.object}",
-                markers=a.markers))
+            out.abstentions.append(
+                Abstention(
+                    reason=answer.reason or DiscursiveAbstainReason.AMBIGUOUS_PREDICATE,
+                    detail=f"LLM did not confirm: {answer.note or 'no reason given'}",
+                    span=a.bundle.spans[0],
+                    candidate=f"{a.subject} {a.relation.value} {a.object}",
+                    markers=a.markers,
+                )
+            )
     return out
 
 

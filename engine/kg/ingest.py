@@ -12,6 +12,7 @@ tuples, sets) were being created. The batch path therefore
 Nothing is skipped: the basis/kind rule, enum membership, the whitelist, the method rule and the
 no-INFERRED rule are all applied to every assertion of the batch.
 """
+
 from __future__ import annotations
 
 import gc
@@ -22,8 +23,8 @@ from typing import Any
 
 from pydantic import TypeAdapter
 
-from engine.kg.constraints import AssertionRefused, ConstraintViolation, check
-from engine.kg.model import RawAssertion
+from lexlogic.engine.kg.constraints import AssertionRefused, ConstraintViolation, check
+from lexlogic.engine.kg.model import RawAssertion
 
 Row = Mapping[str, Any] | RawAssertion
 BATCH: TypeAdapter[list[RawAssertion]] = TypeAdapter(list[RawAssertion])
@@ -65,8 +66,10 @@ class BatchRefused(AssertionRefused):
     def __init__(self, violations: list[tuple[int, str, ConstraintViolation]], size: int) -> None:
         index, assertion_id, first = violations[0]
         super().__init__(first)
-        self.args = (f"batch refused, nothing written: assertion [{index}] ({assertion_id}) — {first.rule}: "
-                     f"{first.detail}" + (f" (and {len(violations) - 1} more)" if len(violations) > 1 else ""),)
+        self.args = (
+            f"batch refused, nothing written: assertion [{index}] ({assertion_id}) — {first.rule}: "
+            f"{first.detail}" + (f" (and {len(violations) - 1} more)" if len(violations) > 1 else ""),
+        )
         self.index, self.assertion_id, self.violations, self.size = index, assertion_id, violations, size
 
 

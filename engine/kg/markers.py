@@ -3,11 +3,12 @@
 Kept in one place so the whitelist check and the extractor can never disagree on what counts as an
 obligation marker, a temporal marker or a strong discursive marker.
 """
+
 from __future__ import annotations
 
 import re
 
-from engine.kg.model import DiscursiveBasis
+from lexlogic.engine.kg.model import DiscursiveBasis
 
 
 def _words(*alternatives: str) -> re.Pattern[str]:
@@ -18,9 +19,22 @@ def _words(*alternatives: str) -> re.Pattern[str]:
 
 # REQUIRES needs one of these (the issue's list: must/shall/required/doit/obligatoire, plus inflections)
 OBLIGATION = _words(
-    "must", "shall", "required", "is required", "are required", "mandatory",
-    "doit", "doivent", "devra", "devront", "obligatoire", "obligatoires",
-    "est tenu de", "est tenue de", "sont tenus de", "sont tenues de",
+    "must",
+    "shall",
+    "required",
+    "is required",
+    "are required",
+    "mandatory",
+    "doit",
+    "doivent",
+    "devra",
+    "devront",
+    "obligatoire",
+    "obligatoires",
+    "est tenu de",
+    "est tenue de",
+    "sont tenus de",
+    "sont tenues de",
 )
 
 # REPLACES / DEPRECATES need explicit temporality
@@ -38,19 +52,56 @@ STRONG_MARKERS: dict[DiscursiveBasis, re.Pattern[str]] = {
     DiscursiveBasis.ALTERNATIVE: _words("or", "either", "ou", "ou bien", "soit"),
     DiscursiveBasis.DEFAULT: _words("by default", "par défaut"),
     # "sauf" alone is the French "except" (sauf X), "sauf si" the French "unless": both strong.
-    DiscursiveBasis.EXCEPTION: _words("unless", "except", "sauf", "sauf si", "à moins que", "à moins qu",
-                                      "à moins de"),
+    DiscursiveBasis.EXCEPTION: _words("unless", "except", "sauf", "sauf si", "à moins que", "à moins qu", "à moins de"),
 }
 
 # every discursive cue the extractor recognises, strong or weak, by basis
-ALTERNATIVE_WEAK = _words("instead of", "in lieu of", "alternatively", "as an alternative to", "au lieu de", "au lieu d'", "au lieu d’", "à la place d'",
-                          "à la place de", "en lieu et place de", "alternativement")
-DEFAULT_CUES = _words("by default", "par défaut", "failing which", "failing that", "failing agreement",
-                      "in the absence of", "absent", "à défaut", "à défaut de", "en l'absence de",
-                      "en l’absence de")
-EXCEPTION_CUES = _words("unless", "except", "except for", "except where", "except that", "save where",
-                        "save that", "save for", "other than", "sauf", "sauf si", "à moins que", "à moins qu",
-                        "à moins de", "à l'exception de", "à l’exception de", "hormis", "excepté")
+ALTERNATIVE_WEAK = _words(
+    "instead of",
+    "in lieu of",
+    "alternatively",
+    "as an alternative to",
+    "au lieu de",
+    "au lieu d'",
+    "au lieu d’",
+    "à la place d'",
+    "à la place de",
+    "en lieu et place de",
+    "alternativement",
+)
+DEFAULT_CUES = _words(
+    "by default",
+    "par défaut",
+    "failing which",
+    "failing that",
+    "failing agreement",
+    "in the absence of",
+    "absent",
+    "à défaut",
+    "à défaut de",
+    "en l'absence de",
+    "en l’absence de",
+)
+EXCEPTION_CUES = _words(
+    "unless",
+    "except",
+    "except for",
+    "except where",
+    "except that",
+    "save where",
+    "save that",
+    "save for",
+    "other than",
+    "sauf",
+    "sauf si",
+    "à moins que",
+    "à moins qu",
+    "à moins de",
+    "à l'exception de",
+    "à l’exception de",
+    "hormis",
+    "excepté",
+)
 SCOPE_CUES = re.compile(
     r"(?<!\w)(?:for the purposes? of|within|in|under|aux fins d[eu']|aux fins de la|au sens d[eu']|"
     r"au sens de la|dans le cadre d[eu']|dans le cadre de la|pour l['’]application d[eu']|en vertu d[eu'])\s+"
@@ -59,20 +110,80 @@ SCOPE_CUES = re.compile(
     r"(?:\s+[\w.\-]+)?)",
     re.IGNORECASE,
 )
-OPEN_LIST = _words("including", "such as", "among others", "in particular", "e.g.", "for example", "etc",
-                   "notamment", "entre autres", "par exemple", "en particulier", "tels que", "telles que",
-                   "comme", "and so on", "inter alia")
+OPEN_LIST = _words(
+    "including",
+    "such as",
+    "among others",
+    "in particular",
+    "e.g.",
+    "for example",
+    "etc",
+    "notamment",
+    "entre autres",
+    "par exemple",
+    "en particulier",
+    "tels que",
+    "telles que",
+    "comme",
+    "and so on",
+    "inter alia",
+)
 
 # Type-2 risk: deduction, hedging and appeals to world knowledge
 TYPE2_CUES = _words(
-    "therefore", "thus", "hence", "so", "consequently", "as a result", "because", "since it", "which means",
-    "it follows that", "implies", "implying", "accordingly",
-    "usually", "generally", "normally", "typically", "probably", "likely", "presumably", "in practice",
-    "obviously", "of course", "as everyone knows", "it is well known", "it is common knowledge", "naturally",
-    "donc", "par conséquent", "en conséquence", r"ainsi(?!\s+qu)", "parce que", "puisque", ", car", "c'est pourquoi",
-    "c’est pourquoi", "il s'ensuit", "il s’ensuit", "ce qui signifie", "implique", "généralement",
-    "en général", "habituellement", "normalement", "probablement", "sans doute", "vraisemblablement",
-    "en pratique", "évidemment", "bien entendu", "chacun sait", "il est notoire", "naturellement",
+    "therefore",
+    "thus",
+    "hence",
+    "so",
+    "consequently",
+    "as a result",
+    "because",
+    "since it",
+    "which means",
+    "it follows that",
+    "implies",
+    "implying",
+    "accordingly",
+    "usually",
+    "generally",
+    "normally",
+    "typically",
+    "probably",
+    "likely",
+    "presumably",
+    "in practice",
+    "obviously",
+    "of course",
+    "as everyone knows",
+    "it is well known",
+    "it is common knowledge",
+    "naturally",
+    "donc",
+    "par conséquent",
+    "en conséquence",
+    r"ainsi(?!\s+qu)",
+    "parce que",
+    "puisque",
+    ", car",
+    "c'est pourquoi",
+    "c’est pourquoi",
+    "il s'ensuit",
+    "il s’ensuit",
+    "ce qui signifie",
+    "implique",
+    "généralement",
+    "en général",
+    "habituellement",
+    "normalement",
+    "probablement",
+    "sans doute",
+    "vraisemblablement",
+    "en pratique",
+    "évidemment",
+    "bien entendu",
+    "chacun sait",
+    "il est notoire",
+    "naturellement",
 )
 
 

@@ -3,17 +3,18 @@
 RawAssertion is frozen (the journal is append-only and its entries immutable). Canonical and semantic
 relations are derived, recomputable views of the journal; only SemanticRelation is traversable.
 """
+
 from __future__ import annotations
 
 import re
 import uuid
-from functools import lru_cache
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from enum import Enum
+from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from logic.grounding import Grounding, SourceKind
+from lexlogic.logic.grounding import Grounding, SourceKind
 
 
 class AssertionKind(str, Enum):
@@ -81,6 +82,7 @@ class DefensibilityTier(str, Enum):
 
 # ---------------------------------------------------------------- evidence
 
+
 class EvidenceSpan(BaseModel):
     """One quoted span with its section context (which section of which document it sits in)."""
 
@@ -95,9 +97,15 @@ class EvidenceSpan(BaseModel):
 
     def to_grounding(self) -> Grounding:
         """The shared provenance model, so proof trees can quote the span."""
-        return Grounding(kind=SourceKind.DOCUMENT, document_id=self.doc_id, page=self.page,
-                         char_start=self.char_start, char_end=self.char_end, quote=self.text,
-                         note=f"section: {self.section}" if self.section else None)
+        return Grounding(
+            kind=SourceKind.DOCUMENT,
+            document_id=self.doc_id,
+            page=self.page,
+            char_start=self.char_start,
+            char_end=self.char_end,
+            quote=self.text,
+            note=f"section: {self.section}" if self.section else None,
+        )
 
 
 class EvidenceBundle(BaseModel):
@@ -124,6 +132,7 @@ class EvidenceBundle(BaseModel):
 
 # ---------------------------------------------------------------- layer 1: the journal
 
+
 def _new_id() -> str:
     return uuid.uuid4().hex
 
@@ -132,7 +141,8 @@ _WS = re.compile(r"\s+")
 _LEADING_DET = re.compile(
     r"^(?:(?:the|a|an|any|each|every|all|this|these|those|le|la|les|un|une|des|du|de la|tout|toute|tous|toutes|"
     r"chaque|ce|cet|cette|ces)\s+|(?:l|de l|d)['’]\s*)",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 @lru_cache(maxsize=65536)
@@ -159,7 +169,9 @@ class RawAssertion(BaseModel):
     basis: DiscursiveBasis | None = None
     method: ExtractionMethod
     bundle: EvidenceBundle
-    markers: tuple[str, ...] = Field(default=(), description="cue words found in the evidence (or, par défaut, unless, must...)")
+    markers: tuple[str, ...] = Field(
+        default=(), description="cue words found in the evidence (or, par défaut, unless, must...)"
+    )
     anchor: str | None = Field(default=None, description="SCOPE anchor or COREF resolution, documented")
     enumeration_complete: bool | None = Field(default=None, description="ENUMERATION: the list is closed")
     qualifier: str | None = Field(default=None, description="the carve-out of an EXCEPTION/DEFAULT ('unless ...')")
@@ -167,9 +179,11 @@ class RawAssertion(BaseModel):
     note: str | None = None
 
     @model_validator(mode="after")
-    def _basis_iff_discursive(self) -> "RawAssertion":
+    def _basis_iff_discursive(self) -> RawAssertion:
         if self.kind is AssertionKind.DISCURSIVE and self.basis is None:
-            raise ValueError("a DISCURSIVE assertion needs a basis (ALTERNATIVE, DEFAULT, EXCEPTION, SCOPE, COREF, ENUMERATION)")
+            raise ValueError(
+                "a DISCURSIVE assertion needs a basis (ALTERNATIVE, DEFAULT, EXCEPTION, SCOPE, COREF, ENUMERATION)"
+            )
         if self.kind is AssertionKind.EXPLICIT and self.basis is not None:
             raise ValueError("an EXPLICIT assertion has no discursive basis")
         return self
@@ -210,6 +224,7 @@ class Abstention(BaseModel):
 
 # ---------------------------------------------------------------- layer 2: canonical
 
+
 class SupportStrength(BaseModel):
     support_count: int = 0
     explicit_count: int = 0
@@ -235,6 +250,7 @@ class CanonicalRelation(BaseModel):
 
 # ---------------------------------------------------------------- layer 3: semantic
 
+
 def relation_id(subject: str, relation: RelationType, obj: str) -> str:
     return f"{subject}|{relation.value}|{obj}"
 
@@ -259,7 +275,7 @@ class PromotionRecord(BaseModel):
     """One line of the promotion log: what was decided for a canonical relation, and on which metrics."""
 
     run_id: str
-    at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
+    at: datetime = Field(default_factory=lambda: datetime.now(UTC))
     relation_id: str
     promoted: bool
     grade: SemanticGrade | None = None

@@ -12,6 +12,7 @@ abstentions, each abstention with its reason. Order of judgement per sentence:
   4. alternatives whose options are not both identifiable, disjunctive objects → WEAK_BUNDLE;
   5. V1 whitelist on the evidence (REQUIRES needs an obligation marker, REPLACES/DEPRECATES temporality).
 """
+
 from __future__ import annotations
 
 import re
@@ -19,18 +20,45 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from engine.kg.constraints import discursive_whitelist
-from engine.kg.lexicon import (CHOICE, CLAUSE_END, DETERMINERS, FAMILY_ANYWHERE, OR_WORD, PREDICATES,
-                               PREPOSITION, PRONOUN_SUBJECT, SOIT_SOIT, STOP_WORDS, TEMPORAL_CUT, Predicate,
-                               prep_family)
-from engine.kg.markers import (ALTERNATIVE_WEAK, DEFAULT_CUES, EXCEPTION_CUES, OPEN_LIST, SCOPE_CUES,
-                               TYPE2_CUES, find)
-from engine.kg.model import (Abstention, AssertionKind, DiscursiveAbstainReason, DiscursiveBasis,
-                             EvidenceBundle, EvidenceSpan, ExtractionMethod, RawAssertion, RelationType,
-                             normalize_entity)
-from engine.kg.constraints import FORBIDDEN_DISCURSIVE
-from engine.kg.text import Heading, Sentence, segment
-from engine.kg.tiers import option_identified
+from lexlogic.engine.kg.constraints import FORBIDDEN_DISCURSIVE, discursive_whitelist
+from lexlogic.engine.kg.lexicon import (
+    CHOICE,
+    CLAUSE_END,
+    DETERMINERS,
+    FAMILY_ANYWHERE,
+    OR_WORD,
+    PREDICATES,
+    PREPOSITION,
+    PRONOUN_SUBJECT,
+    SOIT_SOIT,
+    STOP_WORDS,
+    TEMPORAL_CUT,
+    Predicate,
+    prep_family,
+)
+from lexlogic.engine.kg.markers import (
+    ALTERNATIVE_WEAK,
+    DEFAULT_CUES,
+    EXCEPTION_CUES,
+    OPEN_LIST,
+    SCOPE_CUES,
+    TYPE2_CUES,
+    find,
+)
+from lexlogic.engine.kg.model import (
+    Abstention,
+    AssertionKind,
+    DiscursiveAbstainReason,
+    DiscursiveBasis,
+    EvidenceBundle,
+    EvidenceSpan,
+    ExtractionMethod,
+    RawAssertion,
+    RelationType,
+    normalize_entity,
+)
+from lexlogic.engine.kg.text import Heading, Sentence, segment
+from lexlogic.engine.kg.tiers import option_identified
 
 A = DiscursiveAbstainReason
 
@@ -39,7 +67,7 @@ class ExtractionResult(BaseModel):
     assertions: list[RawAssertion] = Field(default_factory=list)
     abstentions: list[Abstention] = Field(default_factory=list)
 
-    def extend(self, other: "ExtractionResult") -> None:
+    def extend(self, other: ExtractionResult) -> None:
         self.assertions.extend(other.assertions)
         self.abstentions.extend(other.abstentions)
 
@@ -53,8 +81,13 @@ class _Ctx:
 
     def span(self) -> EvidenceSpan:
         s = self.sentence
-        return EvidenceSpan(doc_id=self.doc_id, section=s.section.title if s.section else "",
-                            char_start=s.start, char_end=s.end, text=s.text)
+        return EvidenceSpan(
+            doc_id=self.doc_id,
+            section=s.section.title if s.section else "",
+            char_start=s.start,
+            char_end=s.end,
+            text=s.text,
+        )
 
 
 def extract(text: str, doc_id: str = "doc") -> ExtractionResult:
@@ -87,33 +120,46 @@ def _sentence(ctx: _Ctx) -> ExtractionResult:
     cued = bool(default or exception or scope or alt_weak or alternative or pronoun or listy)
     if not cued:
         return out  # no discursive cue: explicit statements are not this extractor's job
-    markers = tuple(dict.fromkeys(default + exception + alt_weak + ([scope.group(0).lower()] if scope else [])
-                                  + ([alternative] if alternative else [])))
+    markers = tuple(
+        dict.fromkeys(
+            default
+            + exception
+            + alt_weak
+            + ([scope.group(0).lower()] if scope else [])
+            + ([alternative] if alternative else [])
+        )
+    )
     span = ctx.span()
 
     def abstain(reason: DiscursiveAbstainReason, detail: str, candidate: str | None = None) -> ExtractionResult:
-        out.abstentions.append(Abstention(reason=reason, detail=detail, span=span, candidate=candidate,
-                                          markers=markers))
+        out.abstentions.append(
+            Abstention(reason=reason, detail=detail, span=span, candidate=candidate, markers=markers)
+        )
         return out
 
     type2 = find(TYPE2_CUES, text)
     if type2:
-        return abstain(A.TYPE2_RISK, f"deduction/hedge/world-knowledge cue {type2!r}: the relation would be "
-                                     "inferred, not stated")
+        return abstain(
+            A.TYPE2_RISK, f"deduction/hedge/world-knowledge cue {type2!r}: the relation would be inferred, not stated"
+        )
     types = {p.relation for p, _ in preds}
     forbidden = types & FORBIDDEN_DISCURSIVE
     if forbidden:
         t = sorted(forbidden, key=lambda r: r.value)[0]
-        return abstain(A.WHITELIST_VIOLATION, f"{t.value} may not be asserted discursively (V1 whitelist)",
-                       candidate=f"? {t.value} ?")
+        return abstain(
+            A.WHITELIST_VIOLATION,
+            f"{t.value} may not be asserted discursively (V1 whitelist)",
+            candidate=f"? {t.value} ?",
+        )
     if len(types) > 1:
         return abstain(A.AMBIGUOUS_PREDICATE, f"several relation predicates {sorted(x.value for x in types)}")
 
     if not preds:
         if alternative or alt_weak:
             return _alternatives(ctx, main, qualifier, markers, out, abstain)
-        return abstain(A.AMBIGUOUS_PREDICATE, f"discursive cue {list(markers)} but no predicate naming a "
-                                              "whitelisted relation type")
+        return abstain(
+            A.AMBIGUOUS_PREDICATE, f"discursive cue {list(markers)} but no predicate naming a whitelisted relation type"
+        )
     pred, match = preds[0]
     subject = subject_text
     obj = _object_of(main, match, pred)
@@ -141,8 +187,15 @@ def _sentence(ctx: _Ctx) -> ExtractionResult:
         if isinstance(anchored, str):
             return abstain(A.SCOPE_BREAK, anchored)
         anchor = anchored.title
-        spans.append(EvidenceSpan(doc_id=ctx.doc_id, section=anchored.title, char_start=anchored.start,
-                                  char_end=anchored.end, text=anchored.title))
+        spans.append(
+            EvidenceSpan(
+                doc_id=ctx.doc_id,
+                section=anchored.title,
+                char_start=anchored.start,
+                char_end=anchored.end,
+                text=anchored.title,
+            )
+        )
         basis = DiscursiveBasis.SCOPE
     items = _list_items(obj)
     complete: bool | None = None
@@ -150,8 +203,11 @@ def _sentence(ctx: _Ctx) -> ExtractionResult:
         complete = not OPEN_LIST.search(obj)
         basis = basis or DiscursiveBasis.ENUMERATION
     elif OR_WORD.search(obj) or OR_WORD.search(subject):
-        return abstain(A.WEAK_BUNDLE, "disjunctive argument: the evidence does not say for which option the "
-                                      "relation holds", candidate=f"{subject} {pred.relation.value} {obj}")
+        return abstain(
+            A.WEAK_BUNDLE,
+            "disjunctive argument: the evidence does not say for which option the relation holds",
+            candidate=f"{subject} {pred.relation.value} {obj}",
+        )
     else:
         items = [obj]
     if basis is None:
@@ -174,14 +230,26 @@ def _sentence(ctx: _Ctx) -> ExtractionResult:
             s, o = item, subject
         else:
             s, o = subject, item
-        out.assertions.append(RawAssertion(
-            subject=_clean(s), relation=pred.relation, object=_clean(o), kind=AssertionKind.DISCURSIVE,
-            basis=basis, method=ExtractionMethod.PATTERN, bundle=bundle, markers=markers, anchor=anchor,
-            enumeration_complete=complete, qualifier=qualifier or _lead_qualifier(lead)))
+        out.assertions.append(
+            RawAssertion(
+                subject=_clean(s),
+                relation=pred.relation,
+                object=_clean(o),
+                kind=AssertionKind.DISCURSIVE,
+                basis=basis,
+                method=ExtractionMethod.PATTERN,
+                bundle=bundle,
+                markers=markers,
+                anchor=anchor,
+                enumeration_complete=complete,
+                qualifier=qualifier or _lead_qualifier(lead),
+            )
+        )
     return out
 
 
 # ------------------------------------------------------------------ clauses
+
 
 def _lead_qualifier(lead: str | None) -> str | None:
     """A leading condition ('Unless otherwise agreed', 'À défaut d'accord') qualifies the relation;
@@ -196,14 +264,18 @@ def _main_clause(text: str) -> tuple[str, str | None, str | None]:
     lead = None
     main = text
     m = _LEAD_CLAUSE.match(text)
-    if m and (DEFAULT_CUES.match(m["lead"]) or EXCEPTION_CUES.match(m["lead"]) or SCOPE_CUES.match(m["lead"])
-              or TYPE2_CUES.match(m["lead"])):
+    if m and (
+        DEFAULT_CUES.match(m["lead"])
+        or EXCEPTION_CUES.match(m["lead"])
+        or SCOPE_CUES.match(m["lead"])
+        or TYPE2_CUES.match(m["lead"])
+    ):
         lead, main = m["lead"].strip(), m["rest"]
     qualifier = None
     for cue in EXCEPTION_CUES.finditer(main):
         if cue.start() > 0:
-            qualifier = main[cue.start():].strip(" ,")
-            main = main[:cue.start()].rstrip(" ,")
+            qualifier = main[cue.start() :].strip(" ,")
+            main = main[: cue.start()].rstrip(" ,")
             break
     return main.strip(), qualifier, lead
 
@@ -222,11 +294,11 @@ def _predicates(clause: str) -> list[tuple[Predicate, re.Match[str]]]:
 
 
 def _subject_of(clause: str, match: re.Match[str]) -> str:
-    return clause[:match.start()].strip(" ,")
+    return clause[: match.start()].strip(" ,")
 
 
 def _object_of(clause: str, match: re.Match[str], pred: Predicate) -> str:
-    obj = clause[match.end():].strip(" ,:")
+    obj = clause[match.end() :].strip(" ,:")
     obj = re.split(r"\s*;\s*|\s*,\s*(?:which|who|that|qui|dont)\b", obj, maxsplit=1)[0]
     if pred.relation in (RelationType.REPLACES, RelationType.DEPRECATES):
         obj = TEMPORAL_CUT.sub("", obj)
@@ -246,20 +318,28 @@ def _list_items(obj: str) -> list[str]:
     if not m:
         return [obj] if ":" not in obj else []
     items = [i for i in re.split(r"\s*,\s*", m["head"]) if i] + [m["last"]]
-    return [re.sub(r"^(?:including|such as|notamment|dont|comme|tels? que|telles? que|par exemple)\s+", "",
-                   i.strip(), flags=re.IGNORECASE) for i in items]
+    return [
+        re.sub(
+            r"^(?:including|such as|notamment|dont|comme|tels? que|telles? que|par exemple)\s+",
+            "",
+            i.strip(),
+            flags=re.IGNORECASE,
+        )
+        for i in items
+    ]
 
 
 def _clean(name: str) -> str:
     """Drop a leading preposition/partitive article left from the clause (au, aux, à la, d', ...)."""
-    text = name.strip(" ,.;:«»\"")
+    text = name.strip(' ,.;:«»"')
     m = PREPOSITION.match(text)
     if m and m.end() < len(text):
-        text = text[m.end():]
+        text = text[m.end() :]
     return text.strip()
 
 
 # ------------------------------------------------------------------ alternatives
+
 
 def _alternative_cue(main: str, preds: list) -> str | None:
     """The strong 'or' cue of a choice, or None. An 'or' counts only inside a choice (may/can/either/
@@ -271,18 +351,19 @@ def _alternative_cue(main: str, preds: list) -> str | None:
         return None
     cue = m.group(0).strip().lower()
     cue = "ou" if cue.startswith("ou") else cue
-    if re.search(r"\beither\b", main[:m.start()], re.IGNORECASE):
+    if re.search(r"\beither\b", main[: m.start()], re.IGNORECASE):
         return cue
-    if CHOICE.search(main[:m.start()]):
+    if CHOICE.search(main[: m.start()]):
         return cue
-    right = PREPOSITION.match(main[m.end():])
-    if right and FAMILY_ANYWHERE.get(prep_family(right["p"]), re.compile("^$")).search(main[:m.start()]):
+    right = PREPOSITION.match(main[m.end() :])
+    if right and FAMILY_ANYWHERE.get(prep_family(right["p"]), re.compile("^$")).search(main[: m.start()]):
         return cue
     return None
 
 
-def _alternatives(ctx: _Ctx, main: str, qualifier: str | None, markers: tuple[str, ...], out: ExtractionResult,
-                  abstain) -> ExtractionResult:  # type: ignore[no-untyped-def]
+def _alternatives(
+    ctx: _Ctx, main: str, qualifier: str | None, markers: tuple[str, ...], out: ExtractionResult, abstain
+) -> ExtractionResult:  # type: ignore[no-untyped-def]
     pairs: list[tuple[str, str]] = []
     soit = SOIT_SOIT.search(main)
     if soit:
@@ -291,7 +372,7 @@ def _alternatives(ctx: _Ctx, main: str, qualifier: str | None, markers: tuple[st
         splitter = OR_WORD.search(main) if _alternative_cue(main, []) else ALTERNATIVE_WEAK.search(main)
         if splitter is None:
             return abstain(A.AMBIGUOUS_PREDICATE, "alternative cue without two options")
-        left, right = main[:splitter.start()], main[splitter.end():]
+        left, right = main[: splitter.start()], main[splitter.end() :]
         right_opt = CLAUSE_END.split(right, maxsplit=1)[0]
         prep = PREPOSITION.match(right_opt)
         left_opts: list[str] = []
@@ -299,19 +380,22 @@ def _alternatives(ctx: _Ctx, main: str, qualifier: str | None, markers: tuple[st
             fam = FAMILY_ANYWHERE.get(prep_family(prep["p"]))
             hits = list(fam.finditer(left)) if fam else []
             if hits:
-                left_opts = [left[hits[-1].end():]]
+                left_opts = [left[hits[-1].end() :]]
                 # 'by post, by fax or by email': earlier options of the same list, separated by commas
                 for before, after in zip(reversed(hits[:-1]), reversed(hits[1:])):
-                    between = left[before.end():after.start()]
+                    between = left[before.end() : after.start()]
                     if not between.rstrip().endswith(","):
                         break
                     left_opts.insert(0, between.rstrip(" ,"))
         if not left_opts:
             left_opts = [_walk_back(left)]
             if _starts_with_determiner(left_opts[0]) != _starts_with_determiner(right_opt):
-                return abstain(A.WEAK_BUNDLE, f"options are not parallel ({left_opts[0]!r} / {right_opt!r}): "
-                                              "the first option cannot be delimited",
-                               candidate=f"{left_opts[0]} ALTERNATIVE_TO {right_opt}")
+                return abstain(
+                    A.WEAK_BUNDLE,
+                    f"options are not parallel ({left_opts[0]!r} / {right_opt!r}): "
+                    "the first option cannot be delimited",
+                    candidate=f"{left_opts[0]} ALTERNATIVE_TO {right_opt}",
+                )
         options = left_opts + [right_opt]
         pairs.extend((options[i], options[j]) for i in range(len(options)) for j in range(i + 1, len(options)))
     span = ctx.span()
@@ -319,13 +403,25 @@ def _alternatives(ctx: _Ctx, main: str, qualifier: str | None, markers: tuple[st
     for a, b in pairs:
         a, b = _clean(re.sub(r"^(?:either|soit)\s+", "", a.strip(), flags=re.IGNORECASE)), _clean(b)
         if not (option_identified(a) and option_identified(b)) or len(a.split()) > 10 or len(b.split()) > 10:
-            abstain(A.WEAK_BUNDLE, f"alternative whose two options are not both identified ({a!r} / {b!r})",
-                    candidate=f"{a} ALTERNATIVE_TO {b}")
+            abstain(
+                A.WEAK_BUNDLE,
+                f"alternative whose two options are not both identified ({a!r} / {b!r})",
+                candidate=f"{a} ALTERNATIVE_TO {b}",
+            )
             continue
-        out.assertions.append(RawAssertion(
-            subject=a, relation=RelationType.ALTERNATIVE_TO, object=b, kind=AssertionKind.DISCURSIVE,
-            basis=DiscursiveBasis.ALTERNATIVE, method=ExtractionMethod.PATTERN, bundle=bundle, markers=markers,
-            qualifier=qualifier))
+        out.assertions.append(
+            RawAssertion(
+                subject=a,
+                relation=RelationType.ALTERNATIVE_TO,
+                object=b,
+                kind=AssertionKind.DISCURSIVE,
+                basis=DiscursiveBasis.ALTERNATIVE,
+                method=ExtractionMethod.PATTERN,
+                bundle=bundle,
+                markers=markers,
+                qualifier=qualifier,
+            )
+        )
     return out
 
 
@@ -340,8 +436,12 @@ def _walk_back(left: str) -> str:
     taken: list[str] = []
     for tok in reversed(tokens):
         low = tok.lower()
-        if not re.match(r"[\w'’\-]", tok) or low in STOP_WORDS or PREPOSITION.fullmatch(low + " ") \
-                or PREPOSITION.fullmatch(low):
+        if (
+            not re.match(r"[\w'’\-]", tok)
+            or low in STOP_WORDS
+            or PREPOSITION.fullmatch(low + " ")
+            or PREPOSITION.fullmatch(low)
+        ):
             break
         taken.append(tok)
         if low in DETERMINERS or low.endswith(("'", "’")) or len(taken) >= 6:
@@ -372,7 +472,8 @@ def _resolve_scope(ctx: _Ctx, scope: re.Match[str]) -> Heading | str:
 _ANTECEDENT = re.compile(
     r"^(?:the|le|la|les|l['’]|this|ce|cette)\s*(?P<np>[^,;]{2,60}?)\s+(?:is|are|was|were|has|have|shall|must|may|will|"
     r"appears?|figure(?:nt)?|est|sont|a|ont|doit|doivent|peut|peuvent|se\s|s['’]|forme|constitue|remains?|reste)\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 def _resolve_coref(ctx: _Ctx) -> tuple[str, EvidenceSpan] | Abstention:
@@ -385,11 +486,18 @@ def _resolve_coref(ctx: _Ctx) -> tuple[str, EvidenceSpan] | Abstention:
         return Abstention(reason=A.SCOPE_BREAK, detail="antecedent would lie across a section boundary", span=span)
     m = _ANTECEDENT.match(prev.text)
     if m is None or PRONOUN_SUBJECT.match(m["np"].strip()):
-        return Abstention(reason=A.COREF_UNRESOLVED,
-                          detail=f"no definite noun phrase to resolve the pronoun in «{prev.text[:80]}»", span=span)
+        return Abstention(
+            reason=A.COREF_UNRESOLVED,
+            detail=f"no definite noun phrase to resolve the pronoun in «{prev.text[:80]}»",
+            span=span,
+        )
     if re.search(r"\s(?:and|et)\s", m["np"]):
-        return Abstention(reason=A.COREF_UNRESOLVED, detail=f"several candidate antecedents in «{m['np']}»",
-                          span=span)
-    antecedent = prev.text[:m.end("np")]
-    return antecedent, EvidenceSpan(doc_id=ctx.doc_id, section=prev.section.title if prev.section else "",
-                                    char_start=prev.start, char_end=prev.end, text=prev.text)
+        return Abstention(reason=A.COREF_UNRESOLVED, detail=f"several candidate antecedents in «{m['np']}»", span=span)
+    antecedent = prev.text[: m.end("np")]
+    return antecedent, EvidenceSpan(
+        doc_id=ctx.doc_id,
+        section=prev.section.title if prev.section else "",
+        char_start=prev.start,
+        char_end=prev.end,
+        text=prev.text,
+    )

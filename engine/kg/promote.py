@@ -5,18 +5,25 @@ distinct sections; MIXED 1 explicit + 1 discursive. Tier: EXPLICIT and MIXED →
 STRICT only when its *strong* assertions (see tiers.strength_of) meet the discursive threshold on
 their own, else EXTENDED. Every decision — promoted or not — is a PromotionRecord with its metrics.
 """
+
 from __future__ import annotations
 
 import uuid
-from typing import Iterable
+from collections.abc import Iterable
 
 from pydantic import BaseModel
 
-from engine.kg.aggregate import Accumulator, Aggregator
-from engine.kg.ingest import gc_paused
-from engine.kg.model import (DefensibilityTier, PromotionRecord, RawAssertion, SemanticGrade,
-                             SemanticRelation, relation_id)
-from engine.kg.tiers import grade_of
+from lexlogic.engine.kg.aggregate import Accumulator, Aggregator
+from lexlogic.engine.kg.ingest import gc_paused
+from lexlogic.engine.kg.model import (
+    DefensibilityTier,
+    PromotionRecord,
+    RawAssertion,
+    SemanticGrade,
+    SemanticRelation,
+    relation_id,
+)
+from lexlogic.engine.kg.tiers import grade_of
 
 
 class PromotionPolicy(BaseModel):
@@ -50,12 +57,15 @@ def meets_threshold(acc: Accumulator, policy: PromotionPolicy = DEFAULT_POLICY) 
         return True, f"mixed support {e}+{d}"
     if d >= policy.discursive_min and secs >= policy.discursive_sections_min:
         return True, f"discursive support {d} in {secs} sections"
-    return False, (f"below thresholds: explicit {e}/{policy.explicit_min}, discursive {d}/{policy.discursive_min} "
-                   f"in {secs}/{policy.discursive_sections_min} sections")
+    return False, (
+        f"below thresholds: explicit {e}/{policy.explicit_min}, discursive {d}/{policy.discursive_min} "
+        f"in {secs}/{policy.discursive_sections_min} sections"
+    )
 
 
-def decide(acc: Accumulator, policy: PromotionPolicy = DEFAULT_POLICY
-           ) -> tuple[SemanticGrade | None, DefensibilityTier | None, str]:
+def decide(
+    acc: Accumulator, policy: PromotionPolicy = DEFAULT_POLICY
+) -> tuple[SemanticGrade | None, DefensibilityTier | None, str]:
     """(grade, tier, reason); grade and tier are None when the relation is not promoted."""
     ok, why = meets_threshold(acc, policy)
     if not ok:
@@ -65,14 +75,21 @@ def decide(acc: Accumulator, policy: PromotionPolicy = DEFAULT_POLICY
         return grade, DefensibilityTier.STRICT, f"{why}; {grade.value} → STRICT"
     strong, strong_secs = acc.strong_count, len(acc.strong_sections)
     if strong >= policy.discursive_min and strong_secs >= policy.discursive_sections_min:
-        return grade, DefensibilityTier.STRICT, (f"{why}; {strong} strong discursive assertions in "
-                                                 f"{strong_secs} sections → STRICT")
-    return grade, DefensibilityTier.EXTENDED, (f"{why}; only {strong} strong discursive assertions in "
-                                               f"{strong_secs} sections → EXTENDED")
+        return (
+            grade,
+            DefensibilityTier.STRICT,
+            (f"{why}; {strong} strong discursive assertions in {strong_secs} sections → STRICT"),
+        )
+    return (
+        grade,
+        DefensibilityTier.EXTENDED,
+        (f"{why}; only {strong} strong discursive assertions in {strong_secs} sections → EXTENDED"),
+    )
 
 
-def promote(source: Aggregator | Iterable[RawAssertion], policy: PromotionPolicy = DEFAULT_POLICY,
-            run_id: str | None = None) -> PromotionResult:
+def promote(
+    source: Aggregator | Iterable[RawAssertion], policy: PromotionPolicy = DEFAULT_POLICY, run_id: str | None = None
+) -> PromotionResult:
     """Promote every canonical relation that meets the thresholds; log each decision.
 
     The cyclic garbage collector is paused meanwhile: the run creates two small acyclic models per
@@ -81,8 +98,9 @@ def promote(source: Aggregator | Iterable[RawAssertion], policy: PromotionPolicy
         return _promote(source, policy, run_id)
 
 
-def _promote(source: Aggregator | Iterable[RawAssertion], policy: PromotionPolicy, run_id: str | None
-             ) -> PromotionResult:
+def _promote(
+    source: Aggregator | Iterable[RawAssertion], policy: PromotionPolicy, run_id: str | None
+) -> PromotionResult:
     agg = source if isinstance(source, Aggregator) else Aggregator().add_all(source)
     run = run_id or uuid.uuid4().hex[:12]
     relations: list[SemanticRelation] = []
@@ -91,13 +109,33 @@ def _promote(source: Aggregator | Iterable[RawAssertion], policy: PromotionPolic
         grade, tier, reason = decide(acc, policy)
         rid = relation_id(acc.subject, acc.relation, acc.object)
         strength = acc.strength()
-        log.append(PromotionRecord(run_id=run, relation_id=rid, promoted=tier is not None, grade=grade, tier=tier,
-                                   strength=strength, strong_discursive=acc.strong_count,
-                                   strong_sections=len(acc.strong_sections), reason=reason))
+        log.append(
+            PromotionRecord(
+                run_id=run,
+                relation_id=rid,
+                promoted=tier is not None,
+                grade=grade,
+                tier=tier,
+                strength=strength,
+                strong_discursive=acc.strong_count,
+                strong_sections=len(acc.strong_sections),
+                reason=reason,
+            )
+        )
         if tier is None or grade is None:
             continue
-        relations.append(SemanticRelation(
-            id=rid, subject=acc.subject, relation=acc.relation, object=acc.object, grade=grade, tier=tier,
-            methods=sorted(acc.methods), strength=strength,
-            assertion_ids=list(acc.assertion_ids), tier_reason=reason))
+        relations.append(
+            SemanticRelation(
+                id=rid,
+                subject=acc.subject,
+                relation=acc.relation,
+                object=acc.object,
+                grade=grade,
+                tier=tier,
+                methods=sorted(acc.methods),
+                strength=strength,
+                assertion_ids=list(acc.assertion_ids),
+                tier_reason=reason,
+            )
+        )
     return PromotionResult(run_id=run, relations=relations, log=log)

@@ -7,6 +7,7 @@
   must be extracted with its basis and, once seen in two sections, promoted. KPI: acceptance ≥ 80 %.
 - Every abstention is motivated (a reason from the closed set, a detail and a quoted span).
 """
+
 from __future__ import annotations
 
 import json
@@ -14,11 +15,18 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field, ValidationError
 
-from engine.kg.aggregate import Aggregator
-from engine.kg.model import (Abstention, DefensibilityTier, DiscursiveAbstainReason, DiscursiveBasis,
-                             RawAssertion, RelationType, canonical_key)
-from engine.kg.patterns import ExtractionResult, extract
-from engine.kg.promote import promote
+from lexlogic.engine.kg.aggregate import Aggregator
+from lexlogic.engine.kg.model import (
+    Abstention,
+    DefensibilityTier,
+    DiscursiveAbstainReason,
+    DiscursiveBasis,
+    RawAssertion,
+    RelationType,
+    canonical_key,
+)
+from lexlogic.engine.kg.patterns import ExtractionResult, extract
+from lexlogic.engine.kg.promote import promote
 
 DATA_DIR = Path(__file__).with_name("data")
 TYPE1_MIN_ACCEPTANCE = 0.80
@@ -113,15 +121,23 @@ def run(data_dir: Path = DATA_DIR) -> SentinelReport:
         want = canonical_key(item.expect.subject, item.expect.relation, item.expect.object)
         hits = [a for a in first.assertions if a.key == want and a.basis is item.expect.basis]
         if not hits:
-            got = "; ".join(f"{a.subject} {a.relation.value} {a.object} [{a.basis.value if a.basis else ''}]"
-                            for a in first.assertions)
+            got = "; ".join(
+                f"{a.subject} {a.relation.value} {a.object} [{a.basis.value if a.basis else ''}]"
+                for a in first.assertions
+            )
             why = "; ".join(f"{x.reason.value}: {x.detail}" for x in first.abstentions)
             report.type1.append(ItemOutcome(id=item.id, ok=False, detail=f"got: {got or '-'}; abstained: {why or '-'}"))
             continue
         result = promote(first.assertions + second.assertions)
         rel = next((r for r in result.relations if (r.subject, r.relation, r.object) == want), None)
-        report.type1.append(ItemOutcome(id=item.id, ok=rel is not None, tier=rel.tier if rel else None,
-                                        detail=rel.tier_reason if rel else "not promoted"))
+        report.type1.append(
+            ItemOutcome(
+                id=item.id,
+                ok=rel is not None,
+                tier=rel.tier if rel else None,
+                detail=rel.tier_reason if rel else "not promoted",
+            )
+        )
 
     journal: list[RawAssertion] = []
     origin: dict[str, str] = {}
@@ -150,8 +166,12 @@ def run(data_dir: Path = DATA_DIR) -> SentinelReport:
     report.kpis = [
         Kpi(name="fp_type2", value=fp, target=f"= {TYPE2_MAX_FP:.0%}", ok=fp <= TYPE2_MAX_FP and n2 > 0),
         Kpi(name="type2_items", value=n2, target=f">= {MIN_TYPE2_ITEMS}", ok=n2 >= MIN_TYPE2_ITEMS),
-        Kpi(name="accept_type1", value=acceptance, target=f">= {TYPE1_MIN_ACCEPTANCE:.0%}",
-            ok=acceptance >= TYPE1_MIN_ACCEPTANCE),
+        Kpi(
+            name="accept_type1",
+            value=acceptance,
+            target=f">= {TYPE1_MIN_ACCEPTANCE:.0%}",
+            ok=acceptance >= TYPE1_MIN_ACCEPTANCE,
+        ),
         Kpi(name="abstain_motivated", value=motivated, target="= 100%", ok=motivated == 1.0),
     ]
     return report

@@ -4,30 +4,40 @@ The raw journal has no update or delete path: the store class offers none, the O
 one, and database triggers abort any UPDATE/DELETE (and TRUNCATE on PostgreSQL) on the journal and the
 two logs. Canonical and semantic layers are derived views: a promotion run replaces them for its case.
 """
+
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timezone
-from typing import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import UTC, datetime
 
-from sqlalchemy import (DDL, Boolean, DateTime, Engine, Integer, String, Text, delete, event, insert, select)
+from sqlalchemy import DDL, Boolean, DateTime, Engine, Integer, String, Text, delete, event, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
-from engine.kg.aggregate import Aggregator
-from engine.kg.constraints import ensure_admissible
-from engine.kg.ingest import BATCH, Row, admit_all, duplicate_ids, gc_paused, validate_rows
-from engine.kg.model import (Abstention, EvidenceSpan, ExtractionMethod, PromotionRecord, RawAssertion,
-                             SemanticGrade, SemanticRelation, normalize_entity, relation_id)
-from engine.kg.promote import DEFAULT_POLICY, PromotionPolicy, PromotionResult, promote
-from engine.kg.traverse import Graph, GradeViolation, check_grade
-from engine.store.db import Base, JSONType, make_engine
+from lexlogic.engine.kg.aggregate import Aggregator
+from lexlogic.engine.kg.constraints import ensure_admissible
+from lexlogic.engine.kg.ingest import BATCH, Row, admit_all, duplicate_ids, gc_paused, validate_rows
+from lexlogic.engine.kg.model import (
+    Abstention,
+    EvidenceSpan,
+    ExtractionMethod,
+    PromotionRecord,
+    RawAssertion,
+    SemanticGrade,
+    SemanticRelation,
+    normalize_entity,
+    relation_id,
+)
+from lexlogic.engine.kg.promote import DEFAULT_POLICY, PromotionPolicy, PromotionResult, promote
+from lexlogic.engine.kg.traverse import GradeViolation, Graph, check_grade
+from lexlogic.engine.store.db import Base, JSONType, make_engine
 
 APPEND_ONLY_TABLES = ("kg_raw_assertion", "kg_abstention", "kg_promotion_log")
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class RawAssertionRow(Base):
@@ -91,21 +101,37 @@ class PromotionLogRow(Base):
 _PG_FUNCTION = DDL(
     "CREATE OR REPLACE FUNCTION kg_append_only() RETURNS trigger AS $$ BEGIN "
     "RAISE EXCEPTION 'table %% is append-only (no update, delete or truncate)', TG_TABLE_NAME; END $$ "
-    "LANGUAGE plpgsql")
+    "LANGUAGE plpgsql"
+)
 
 for _table in (RawAssertionRow.__table__, AbstentionRow.__table__, PromotionLogRow.__table__):
     _name = _table.name
     event.listen(_table, "after_create", _PG_FUNCTION.execute_if(dialect="postgresql"))
-    event.listen(_table, "after_create", DDL(
-        f"CREATE TRIGGER {_name}_append_only BEFORE UPDATE OR DELETE ON {_name} "
-        f"FOR EACH ROW EXECUTE FUNCTION kg_append_only()").execute_if(dialect="postgresql"))
-    event.listen(_table, "after_create", DDL(
-        f"CREATE TRIGGER {_name}_no_truncate BEFORE TRUNCATE ON {_name} "
-        f"FOR EACH STATEMENT EXECUTE FUNCTION kg_append_only()").execute_if(dialect="postgresql"))
+    event.listen(
+        _table,
+        "after_create",
+        DDL(
+            f"CREATE TRIGGER {_name}_append_only BEFORE UPDATE OR DELETE ON {_name} "
+            f"FOR EACH ROW EXECUTE FUNCTION kg_append_only()"
+        ).execute_if(dialect="postgresql"),
+    )
+    event.listen(
+        _table,
+        "after_create",
+        DDL(
+            f"CREATE TRIGGER {_name}_no_truncate BEFORE TRUNCATE ON {_name} "
+            f"FOR EACH STATEMENT EXECUTE FUNCTION kg_append_only()"
+        ).execute_if(dialect="postgresql"),
+    )
     for _op in ("UPDATE", "DELETE"):
-        event.listen(_table, "after_create", DDL(
-            f"CREATE TRIGGER {_name}_no_{_op.lower()} BEFORE {_op} ON {_name} "
-            f"BEGIN SELECT RAISE(ABORT, '{_name} is append-only (no {_op.lower()})'); END").execute_if(dialect="sqlite"))
+        event.listen(
+            _table,
+            "after_create",
+            DDL(
+                f"CREATE TRIGGER {_name}_no_{_op.lower()} BEFORE {_op} ON {_name} "
+                f"BEGIN SELECT RAISE(ABORT, '{_name} is append-only (no {_op.lower()})'); END"
+            ).execute_if(dialect="sqlite"),
+        )
 
 
 class AppendOnlyError(RuntimeError):
@@ -120,8 +146,13 @@ for _cls in (RawAssertionRow, AbstentionRow, PromotionLogRow):
     event.listen(_cls, "before_update", _refuse)
     event.listen(_cls, "before_delete", _refuse)
 
-KG_TABLES = [RawAssertionRow.__table__, AbstentionRow.__table__, CanonicalRow.__table__, SemanticRow.__table__,
-             PromotionLogRow.__table__]
+KG_TABLES = [
+    RawAssertionRow.__table__,
+    AbstentionRow.__table__,
+    CanonicalRow.__table__,
+    SemanticRow.__table__,
+    PromotionLogRow.__table__,
+]
 
 
 # -- the store ----------------------------------------------------------------------------------------
@@ -150,15 +181,28 @@ class KGStore:
         with gc_paused():
             payloads = BATCH.dump_python(items, mode="json")  # one pydantic-core call for the whole batch
             at = _now()  # one transaction, one recording time
-            rows = [{"id": a.id, "case_id": case_id, "subject": a.subject, "relation": p["relation"],
-                     "object": a.object, "kind": p["kind"], "basis": p["basis"], "method": p["method"],
-                     "payload": p, "recorded_at": at} for a, p in zip(items, payloads)]
+            rows = [
+                {
+                    "id": a.id,
+                    "case_id": case_id,
+                    "subject": a.subject,
+                    "relation": p["relation"],
+                    "object": a.object,
+                    "kind": p["kind"],
+                    "basis": p["basis"],
+                    "method": p["method"],
+                    "payload": p,
+                    "recorded_at": at,
+                }
+                for a, p in zip(items, payloads)
+            ]
             try:
                 with self.engine.begin() as conn:
                     conn.execute(insert(RawAssertionRow.__table__), rows)
             except IntegrityError as exc:  # the only unique constraint of the journal besides seq is id
-                raise AppendOnlyError(f"an assertion of this batch is already journaled "
-                                      f"(entries are never replaced): {exc.orig}") from exc
+                raise AppendOnlyError(
+                    f"an assertion of this batch is already journaled (entries are never replaced): {exc.orig}"
+                ) from exc
         return len(rows)
 
     def ingest_many(self, case_id: str, rows: Sequence[Row] | Iterable[Row]) -> int:
@@ -166,8 +210,10 @@ class KGStore:
         return self.append(case_id, validate_rows(rows))
 
     def record_abstentions(self, case_id: str, abstentions: Iterable[Abstention]) -> int:
-        rows = [{"case_id": case_id, "reason": x.reason.value, "payload": x.model_dump(mode="json"),
-                 "recorded_at": _now()} for x in abstentions]
+        rows = [
+            {"case_id": case_id, "reason": x.reason.value, "payload": x.model_dump(mode="json"), "recorded_at": _now()}
+            for x in abstentions
+        ]
         if rows:
             with self.engine.begin() as conn:
                 conn.execute(insert(AbstentionRow.__table__), rows)
@@ -195,26 +241,53 @@ class KGStore:
         """Rebuild the canonical and semantic layers of a case from its journal; log every decision."""
         agg = Aggregator().add_all(self.assertions(case_id))
         result = promote(agg, policy, run_id=uuid.uuid4().hex[:12])
-        canon = [{"case_id": case_id, "relation_id": relation_id(c.subject, c.relation, c.object),
-                  "payload": c.model_dump(mode="json")} for c in agg.canonical_relations()]
+        canon = [
+            {
+                "case_id": case_id,
+                "relation_id": relation_id(c.subject, c.relation, c.object),
+                "payload": c.model_dump(mode="json"),
+            }
+            for c in agg.canonical_relations()
+        ]
         sem = [self._semantic_row(case_id, result.run_id, r) for r in result.relations]
-        log = [{"case_id": case_id, "run_id": rec.run_id, "relation_id": rec.relation_id, "promoted": rec.promoted,
-                "grade": rec.grade.value if rec.grade else None, "tier": rec.tier.value if rec.tier else None,
-                "payload": rec.model_dump(mode="json"), "at": rec.at} for rec in result.log]
+        log = [
+            {
+                "case_id": case_id,
+                "run_id": rec.run_id,
+                "relation_id": rec.relation_id,
+                "promoted": rec.promoted,
+                "grade": rec.grade.value if rec.grade else None,
+                "tier": rec.tier.value if rec.tier else None,
+                "payload": rec.model_dump(mode="json"),
+                "at": rec.at,
+            }
+            for rec in result.log
+        ]
         with self.engine.begin() as conn:
             conn.execute(delete(CanonicalRow.__table__).where(CanonicalRow.__table__.c.case_id == case_id))
             conn.execute(delete(SemanticRow.__table__).where(SemanticRow.__table__.c.case_id == case_id))
-            for table, rows in ((CanonicalRow.__table__, canon), (SemanticRow.__table__, sem),
-                                (PromotionLogRow.__table__, log)):
+            for table, rows in (
+                (CanonicalRow.__table__, canon),
+                (SemanticRow.__table__, sem),
+                (PromotionLogRow.__table__, log),
+            ):
                 if rows:
                     conn.execute(insert(table), rows)
         return result
 
     @staticmethod
     def _semantic_row(case_id: str, run_id: str, r: SemanticRelation) -> dict:  # type: ignore[type-arg]
-        return {"case_id": case_id, "id": r.id, "subject": r.subject, "relation": r.relation.value,
-                "object": r.object, "grade": r.grade.value, "tier": r.tier.value, "run_id": run_id,
-                "payload": r.model_dump(mode="json")}
+        return {
+            "case_id": case_id,
+            "id": r.id,
+            "subject": r.subject,
+            "relation": r.relation.value,
+            "object": r.object,
+            "grade": r.grade.value,
+            "tier": r.tier.value,
+            "run_id": run_id,
+            "payload": r.model_dump(mode="json"),
+        }
 
     def semantic(self, case_id: str) -> list[SemanticRelation]:
         t = SemanticRow.__table__
@@ -299,8 +372,9 @@ class MemoryJournal:
         admit_all(items)
         dups = duplicate_ids(items, self._ids)
         if dups:
-            raise AppendOnlyError(f"assertion {dups[0]} is already journaled or occurs twice in the batch "
-                                  "(entries are never replaced)")
+            raise AppendOnlyError(
+                f"assertion {dups[0]} is already journaled or occurs twice in the batch (entries are never replaced)"
+            )
         self._ids.update(a.id for a in items)
         self._entries.extend(items)
         return len(items)

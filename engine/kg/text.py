@@ -4,6 +4,7 @@ Sections start at heading lines (Article 5 — ..., Section 2, Chapitre III, # T
 split at ';' on purpose: a ';' often joins a statement to the deduction drawn from it, which must be
 judged together (Type-2 risk).
 """
+
 from __future__ import annotations
 
 import re
@@ -42,18 +43,22 @@ def _split_line(line: str, offset: int) -> list[tuple[str, int, int]]:
     pieces: list[tuple[str, int, int]] = []
     pos = 0
     for m in _SENTENCE_END.finditer(line):
-        candidate = line[pos:m.start()]
+        candidate = line[pos : m.start()]
         if _ABBREV.search(candidate):
             continue  # 'art. L.442-1' is not the end of a sentence
         pieces.append((candidate, offset + pos, offset + m.start()))
         pos = m.end()
     pieces.append((line[pos:], offset + pos, offset + len(line)))
-    return [(t.strip(), s + (len(t) - len(t.lstrip())), e - (len(t) - len(t.rstrip())))
-            for t, s, e in pieces if t.strip()]
+    return [
+        (t.strip(), s + (len(t) - len(t.lstrip())), e - (len(t) - len(t.rstrip()))) for t, s, e in pieces if t.strip()
+    ]
 
 
-_VERBISH = re.compile(r"\s(?:is|are|was|shall|must|may|applies|apply|means|est|sont|doit|doivent|peut|"
-                      r"s['’]applique|s['’]appliquent|désigne)\s", re.IGNORECASE)
+_VERBISH = re.compile(
+    r"\s(?:is|are|was|shall|must|may|applies|apply|means|est|sont|doit|doivent|peut|"
+    r"s['’]applique|s['’]appliquent|désigne)\s",
+    re.IGNORECASE,
+)
 
 
 def _is_heading(line: str) -> bool:

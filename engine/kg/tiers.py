@@ -8,23 +8,54 @@ SCOPE and COREF: ≥ 2 spans and a documented anchor/resolution; ENUMERATION: a 
 The strong cue must be both claimed in ``markers`` and found in the quoted text: a claimed cue that the
 evidence does not contain does not count.
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
 
-from engine.kg.constraints import DISCURSIVE_METHODS, discursive_whitelist
-from engine.kg.markers import OPEN_LIST, STRONG_MARKERS
-from engine.kg.model import (AssertionKind, DefensibilityTier, DiscursiveBasis, RawAssertion,
-                             SemanticGrade, normalize_entity)
+from lexlogic.engine.kg.constraints import DISCURSIVE_METHODS, discursive_whitelist
+from lexlogic.engine.kg.markers import OPEN_LIST, STRONG_MARKERS
+from lexlogic.engine.kg.model import (
+    AssertionKind,
+    DefensibilityTier,
+    DiscursiveBasis,
+    RawAssertion,
+    SemanticGrade,
+    normalize_entity,
+)
 
-VAGUE_OPTIONS = frozenset({
-    "other", "others", "otherwise", "similar", "the like", "anything else", "any other", "another", "etc",
-    "autre", "autres", "autrement", "similaire", "équivalent", "tout autre", "toute autre", "it", "they",
-    "il", "elle", "ils", "elles", "ceci", "cela", "this", "that",
-})
+VAGUE_OPTIONS = frozenset(
+    {
+        "other",
+        "others",
+        "otherwise",
+        "similar",
+        "the like",
+        "anything else",
+        "any other",
+        "another",
+        "etc",
+        "autre",
+        "autres",
+        "autrement",
+        "similaire",
+        "équivalent",
+        "tout autre",
+        "toute autre",
+        "it",
+        "they",
+        "il",
+        "elle",
+        "ils",
+        "elles",
+        "ceci",
+        "cela",
+        "this",
+        "that",
+    }
+)
 
-TIER_ORDER = {None: 0, DefensibilityTier.EXPERIMENTAL: 1, DefensibilityTier.EXTENDED: 2,
-              DefensibilityTier.STRICT: 3}
+TIER_ORDER = {None: 0, DefensibilityTier.EXPERIMENTAL: 1, DefensibilityTier.EXTENDED: 2, DefensibilityTier.STRICT: 3}
 
 
 def option_identified(name: str) -> bool:
@@ -75,7 +106,8 @@ def basis_weakness(assertion: RawAssertion, text: str | None = None) -> str | No
         if not claimed or not any(m.group(0).lower() in claimed for m in pattern.finditer(text)):
             return f"{basis.value} without a strong marker quoted in the evidence"  # type: ignore[union-attr]
         if basis is DiscursiveBasis.ALTERNATIVE and not (
-                option_identified(assertion.subject) and option_identified(assertion.object)):
+            option_identified(assertion.subject) and option_identified(assertion.object)
+        ):
             return "ALTERNATIVE whose options are not both identified"
         return None
     if basis is DiscursiveBasis.SCOPE or basis is DiscursiveBasis.COREF:

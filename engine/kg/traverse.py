@@ -9,23 +9,34 @@
 - ``infer_transitive`` composes chains of one transitive type through EXPLICIT/MIXED edges only; the
   single writer of INFERRED edges (``make_inferred``) refuses any path containing a DISCURSIVE edge.
 """
+
 from __future__ import annotations
 
 from collections import deque
-from typing import Callable, Iterable, Literal
+from collections.abc import Callable, Iterable
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from engine.kg.model import (DefensibilityTier, EvidenceSpan, ExtractionMethod, RelationType, SemanticGrade,
-                             SemanticRelation, SupportStrength, normalize_entity, relation_id)
-from engine.kg.tiers import grade_of
+from lexlogic.engine.kg.model import (
+    DefensibilityTier,
+    EvidenceSpan,
+    ExtractionMethod,
+    RelationType,
+    SemanticGrade,
+    SemanticRelation,
+    SupportStrength,
+    normalize_entity,
+    relation_id,
+)
+from lexlogic.engine.kg.tiers import grade_of
 
 STRICT_ONLY: frozenset[DefensibilityTier] = frozenset({DefensibilityTier.STRICT})
 EXTENDED: frozenset[DefensibilityTier] = frozenset({DefensibilityTier.STRICT, DefensibilityTier.EXTENDED})
-TIER_SETS = {"strict": STRICT_ONLY, "extended": EXTENDED,
-             "experimental": frozenset(DefensibilityTier)}
-TRANSITIVE: frozenset[RelationType] = frozenset({RelationType.REQUIRES, RelationType.REPLACES,
-                                                 RelationType.CAUSES, RelationType.ENABLES})
+TIER_SETS = {"strict": STRICT_ONLY, "extended": EXTENDED, "experimental": frozenset(DefensibilityTier)}
+TRANSITIVE: frozenset[RelationType] = frozenset(
+    {RelationType.REQUIRES, RelationType.REPLACES, RelationType.CAUSES, RelationType.ENABLES}
+)
 Direction = Literal["out", "in", "both"]
 
 
@@ -94,8 +105,9 @@ class Graph:
     def entities(self) -> set[str]:
         return set(self._out) | set(self._in)
 
-    def steps(self, entity: str, tiers: frozenset[DefensibilityTier], direction: Direction = "both"
-              ) -> Iterable[tuple[SemanticRelation, str, bool]]:
+    def steps(
+        self, entity: str, tiers: frozenset[DefensibilityTier], direction: Direction = "both"
+    ) -> Iterable[tuple[SemanticRelation, str, bool]]:
         """(edge, neighbour, reversed?) for every edge of an allowed tier at ``entity``."""
         if direction in ("out", "both"):
             for rel in self._out.get(entity, ()):
@@ -106,8 +118,13 @@ class Graph:
                 if rel.tier in tiers:
                     yield rel, rel.subject, True
 
-    def traverse(self, entity: str, allowed_tiers: frozenset[DefensibilityTier] = STRICT_ONLY, max_depth: int = 3,
-                 direction: Direction = "both") -> list[TraversedEdge]:
+    def traverse(
+        self,
+        entity: str,
+        allowed_tiers: frozenset[DefensibilityTier] = STRICT_ONLY,
+        max_depth: int = 3,
+        direction: Direction = "both",
+    ) -> list[TraversedEdge]:
         """Breadth-first walk; each edge reported once, at the depth it was first reached."""
         start = normalize_entity(entity)
         seen_nodes = {start}
@@ -122,15 +139,31 @@ class Graph:
                 if rel.id in seen_edges:
                     continue
                 seen_edges.add(rel.id)
-                edges.append(TraversedEdge(relation_id=rel.id, source=node, target=nxt, relation=rel.relation,
-                                           reversed=rev, depth=depth + 1, grade=rel.grade, tier=rel.tier))
+                edges.append(
+                    TraversedEdge(
+                        relation_id=rel.id,
+                        source=node,
+                        target=nxt,
+                        relation=rel.relation,
+                        reversed=rev,
+                        depth=depth + 1,
+                        grade=rel.grade,
+                        tier=rel.tier,
+                    )
+                )
                 if nxt not in seen_nodes:
                     seen_nodes.add(nxt)
                     frontier.append((nxt, depth + 1))
         return edges
 
-    def paths(self, source: str, target: str, allowed_tiers: frozenset[DefensibilityTier] = STRICT_ONLY,
-              max_depth: int = 3, relation: RelationType | None = None) -> list[list[SemanticRelation]]:
+    def paths(
+        self,
+        source: str,
+        target: str,
+        allowed_tiers: frozenset[DefensibilityTier] = STRICT_ONLY,
+        max_depth: int = 3,
+        relation: RelationType | None = None,
+    ) -> list[list[SemanticRelation]]:
         """Every simple directed path source → target (optionally of one relation type)."""
         src, dst = normalize_entity(source), normalize_entity(target)
         found: list[list[SemanticRelation]] = []
@@ -151,9 +184,15 @@ class Graph:
         return found
 
 
-def query(graph: Graph, entity: str, tiers: frozenset[DefensibilityTier] = STRICT_ONLY, max_depth: int = 3,
-          escalate: bool = False, text_search: Callable[[str], list[EvidenceSpan]] | None = None,
-          direction: Direction = "both") -> QueryResult:
+def query(
+    graph: Graph,
+    entity: str,
+    tiers: frozenset[DefensibilityTier] = STRICT_ONLY,
+    max_depth: int = 3,
+    escalate: bool = False,
+    text_search: Callable[[str], list[EvidenceSpan]] | None = None,
+    direction: Direction = "both",
+) -> QueryResult:
     """Answer from the allowed tiers; with ``escalate``, widen STRICT → EXTENDED → anchored text."""
     ladder: list[tuple[str, frozenset[DefensibilityTier]]] = [("REQUESTED", tiers)]
     if escalate:
@@ -165,16 +204,21 @@ def query(graph: Graph, entity: str, tiers: frozenset[DefensibilityTier] = STRIC
         tried.append(level)
         edges = graph.traverse(entity, allowed, max_depth, direction)
         if edges:
-            return QueryResult(entity=normalize_entity(entity), level=level, allowed_tiers=_sorted(allowed),
-                               tried=tried, edges=edges)
+            return QueryResult(
+                entity=normalize_entity(entity), level=level, allowed_tiers=_sorted(allowed), tried=tried, edges=edges
+            )
     if escalate and text_search is not None:
         tried.append("TEXT")
         passages = text_search(entity)
         if passages:
-            return QueryResult(entity=normalize_entity(entity), level="TEXT", allowed_tiers=_sorted(ladder[-1][1]),
-                               tried=tried, passages=passages)
-    return QueryResult(entity=normalize_entity(entity), level="NONE", allowed_tiers=_sorted(ladder[-1][1]),
-                       tried=tried)
+            return QueryResult(
+                entity=normalize_entity(entity),
+                level="TEXT",
+                allowed_tiers=_sorted(ladder[-1][1]),
+                tried=tried,
+                passages=passages,
+            )
+    return QueryResult(entity=normalize_entity(entity), level="NONE", allowed_tiers=_sorted(ladder[-1][1]), tried=tried)
 
 
 def _level(tiers: frozenset[DefensibilityTier]) -> Literal["STRICT", "EXTENDED", "EXPERIMENTAL"]:
@@ -193,8 +237,10 @@ def make_inferred(path: list[SemanticRelation]) -> SemanticRelation:
     if len(path) < 2:
         raise GradeViolation("an inference needs a path of at least two edges")
     if any(r.grade is SemanticGrade.DISCURSIVE for r in path):
-        raise GradeViolation("no transitivity through a DISCURSIVE edge: "
-                             + ", ".join(r.id for r in path if r.grade is SemanticGrade.DISCURSIVE))
+        raise GradeViolation(
+            "no transitivity through a DISCURSIVE edge: "
+            + ", ".join(r.id for r in path if r.grade is SemanticGrade.DISCURSIVE)
+        )
     if any(ExtractionMethod.INFERRED in r.methods for r in path):
         raise GradeViolation("no inference from inferred edges (no chains of guesses)")
     kinds = {r.relation for r in path}
@@ -206,10 +252,17 @@ def make_inferred(path: list[SemanticRelation]) -> SemanticRelation:
     rel = path[0].relation
     grade = SemanticGrade.EXPLICIT if all(r.grade is SemanticGrade.EXPLICIT for r in path) else SemanticGrade.MIXED
     return SemanticRelation(
-        id=relation_id(path[0].subject, rel, path[-1].object) + "|inferred", subject=path[0].subject,
-        relation=rel, object=path[-1].object, grade=grade, tier=DefensibilityTier.EXPERIMENTAL,
-        methods=[ExtractionMethod.INFERRED], strength=SupportStrength(), derived_from=[r.id for r in path],
-        tier_reason="INFERRED by transitivity: EXPERIMENTAL, never STRICT")
+        id=relation_id(path[0].subject, rel, path[-1].object) + "|inferred",
+        subject=path[0].subject,
+        relation=rel,
+        object=path[-1].object,
+        grade=grade,
+        tier=DefensibilityTier.EXPERIMENTAL,
+        methods=[ExtractionMethod.INFERRED],
+        strength=SupportStrength(),
+        derived_from=[r.id for r in path],
+        tier_reason="INFERRED by transitivity: EXPERIMENTAL, never STRICT",
+    )
 
 
 def infer_transitive(graph: Graph, max_depth: int = 3) -> list[SemanticRelation]:
@@ -217,8 +270,11 @@ def infer_transitive(graph: Graph, max_depth: int = 3) -> list[SemanticRelation]
     usable = frozenset(DefensibilityTier) - {DefensibilityTier.EXPERIMENTAL}
     out: dict[str, SemanticRelation] = {}
     for rel in list(graph.relations.values()):
-        if rel.relation not in TRANSITIVE or rel.grade is SemanticGrade.DISCURSIVE \
-                or ExtractionMethod.INFERRED in rel.methods:
+        if (
+            rel.relation not in TRANSITIVE
+            or rel.grade is SemanticGrade.DISCURSIVE
+            or ExtractionMethod.INFERRED in rel.methods
+        ):
             continue
         stack: list[list[SemanticRelation]] = [[rel]]
         while stack:
@@ -232,7 +288,11 @@ def infer_transitive(graph: Graph, max_depth: int = 3) -> list[SemanticRelation]
                 continue
             seen = {path[0].subject} | {r.object for r in path}
             for nxt, _, _ in graph.steps(path[-1].object, usable, "out"):
-                if nxt.relation is rel.relation and nxt.grade is not SemanticGrade.DISCURSIVE \
-                        and ExtractionMethod.INFERRED not in nxt.methods and nxt.object not in seen:
+                if (
+                    nxt.relation is rel.relation
+                    and nxt.grade is not SemanticGrade.DISCURSIVE
+                    and ExtractionMethod.INFERRED not in nxt.methods
+                    and nxt.object not in seen
+                ):
                     stack.append(path + [nxt])
     return list(out.values())

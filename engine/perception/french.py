@@ -2,25 +2,67 @@
 
 Regexes tolerate line breaks inside a phrase (PDF and OCR wrap lines anywhere).
 """
+
 from __future__ import annotations
 
 import re
 import unicodedata
 from datetime import date
 
-MONTHS = {"janvier": 1, "février": 2, "fevrier": 2, "mars": 3, "avril": 4, "mai": 5, "juin": 6,
-          "juillet": 7, "août": 8, "aout": 8, "septembre": 9, "octobre": 10, "novembre": 11,
-          "décembre": 12, "decembre": 12}
-NUMBERS = {"un": 1, "une": 1, "deux": 2, "trois": 3, "quatre": 4, "cinq": 5, "six": 6, "sept": 7,
-           "huit": 8, "neuf": 9, "dix": 10, "onze": 11, "douze": 12, "treize": 13, "quatorze": 14,
-           "quinze": 15, "seize": 16, "dix-sept": 17, "dix-huit": 18, "dix-neuf": 19, "vingt": 20,
-           "vingt-quatre": 24, "trente": 30, "trente-six": 36, "quarante-cinq": 45, "soixante": 60,
-           "quatre-vingt-dix": 90, "cent-vingt": 120}
+MONTHS = {
+    "janvier": 1,
+    "février": 2,
+    "fevrier": 2,
+    "mars": 3,
+    "avril": 4,
+    "mai": 5,
+    "juin": 6,
+    "juillet": 7,
+    "août": 8,
+    "aout": 8,
+    "septembre": 9,
+    "octobre": 10,
+    "novembre": 11,
+    "décembre": 12,
+    "decembre": 12,
+}
+NUMBERS = {
+    "un": 1,
+    "une": 1,
+    "deux": 2,
+    "trois": 3,
+    "quatre": 4,
+    "cinq": 5,
+    "six": 6,
+    "sept": 7,
+    "huit": 8,
+    "neuf": 9,
+    "dix": 10,
+    "onze": 11,
+    "douze": 12,
+    "treize": 13,
+    "quatorze": 14,
+    "quinze": 15,
+    "seize": 16,
+    "dix-sept": 17,
+    "dix-huit": 18,
+    "dix-neuf": 19,
+    "vingt": 20,
+    "vingt-quatre": 24,
+    "trente": 30,
+    "trente-six": 36,
+    "quarante-cinq": 45,
+    "soixante": 60,
+    "quatre-vingt-dix": 90,
+    "cent-vingt": 120,
+}
 NUMBER_WORD = "|".join(sorted(NUMBERS, key=len, reverse=True))
 
 DATE_RE = re.compile(
     r"\b(?P<d>[0-3]?\d)(?:er)?\s+(?P<m>" + "|".join(MONTHS) + r")\s+(?P<y>(?:19|20)\d\d)\b"
-    r"|\b(?P<d2>[0-3]?\d)/(?P<m2>[01]?\d)/(?P<y2>(?:19|20)\d\d)\b", re.IGNORECASE)
+    r"|\b(?P<d2>[0-3]?\d)/(?P<m2>[01]?\d)/(?P<y2>(?:19|20)\d\d)\b",
+    re.IGNORECASE,
+)
 
 DATE_TEXT = re.sub(r"\(\?P<\w+>", "(?:", DATE_RE.pattern)  # same pattern, no groups (to embed)
 
@@ -29,12 +71,19 @@ NUM = r"(?:\d+(?:[.,]\d+)?|" + NUMBER_WORD + r")(?:\s*\(\d+\))?"  # « six (6) m
 
 DURATION_RE = re.compile(
     r"(?P<num>\d+(?:[.,]\d+)?|" + NUMBER_WORD + r"|d'un|d'une)(?:\s*\(\d+\))?\s+(?P<unit>mois|ans?|années?|"
-    r"semaines?|jours?)\b", re.IGNORECASE)
+    r"semaines?|jours?)\b",
+    re.IGNORECASE,
+)
 
 NOTICE_RE = re.compile(
     r"(?:préavis|délai\s+de\s+prévenance)\s+(?:(?:écrit|contractuel|minimum|minimal|raisonnable)\s+)?"
-    r"(?:de|d'une\s+durée\s+(?:de|d'au\s+moins)|d'au\s+moins|minimum\s+de)\s+(?P<dur>" + NUM + r"\s+" + UNIT +
-    r")|préavis\s+d'(?P<one>un\s+(?:mois|an)|une\s+année)", re.IGNORECASE)
+    r"(?:de|d'une\s+durée\s+(?:de|d'au\s+moins)|d'au\s+moins|minimum\s+de)\s+(?P<dur>"
+    + NUM
+    + r"\s+"
+    + UNIT
+    + r")|préavis\s+d'(?P<one>un\s+(?:mois|an)|une\s+année)",
+    re.IGNORECASE,
+)
 
 
 def ws(pattern: str) -> str:
@@ -111,7 +160,8 @@ def months_between(start: date, end: date) -> float:
 
 AMOUNT_RE = re.compile(
     r"(?P<num>\d{1,3}(?:[ \u202f\xa0.]\d{3})+(?:,\d+)?|\d+(?:[.,]\d+)?)\s*"
-    r"(?P<mult>millions?|milliards?|M(?=€)|k(?=€)|K(?=€))?\s*(?:d'euros|d’euros|euros?|€|EUR\b)")
+    r"(?P<mult>millions?|milliards?|M(?=€)|k(?=€)|K(?=€))?\s*(?:d'euros|d’euros|euros?|€|EUR\b)"
+)
 
 
 def amount_value(m: re.Match[str]) -> float | None:
@@ -120,8 +170,15 @@ def amount_value(m: re.Match[str]) -> float | None:
     if base is None:
         return None
     mult = (m.group("mult") or "").lower()
-    factor = 1e6 if mult.startswith("million") or mult == "m" else 1e9 if mult.startswith("milliard") else \
-        1e3 if mult == "k" else 1.0
+    factor = (
+        1e6
+        if mult.startswith("million") or mult == "m"
+        else 1e9
+        if mult.startswith("milliard")
+        else 1e3
+        if mult == "k"
+        else 1.0
+    )
     return round(base * factor, 2)
 
 
@@ -137,7 +194,7 @@ def sentences(text: str, start: int = 0, end: int | None = None) -> list[tuple[i
     end = len(text) if end is None else end
     cuts = {start, end}
     for m in re.finditer(r"[.!?](?=\s+[«\"(A-ZÀ-Ý0-9])", text[start:end]):
-        if not _ABBREV.search(text[max(start, start + m.start() - 4):start + m.end()]):
+        if not _ABBREV.search(text[max(start, start + m.start() - 4) : start + m.end()]):
             cuts.add(start + m.end())
     for m in re.finditer(r"\n[ \t]*\n", text[start:end]):
         cuts.add(start + m.end())
@@ -160,17 +217,24 @@ def sentences(text: str, start: int = 0, end: int | None = None) -> list[tuple[i
     return out
 
 
-_CLAUSE_CUT = re.compile(r";|\s:\s|,\s+(?=(?:alors\s+que|mais|car|tandis\s+que|bien\s+que|puisque)\b)|\s—\s",
-                         re.IGNORECASE)
+_CLAUSE_CUT = re.compile(
+    r";|\s:\s|,\s+(?=(?:alors\s+que|mais|car|tandis\s+que|bien\s+que|puisque)\b)|\s—\s", re.IGNORECASE
+)
 _NE = re.compile(r"\b(?:ne|n')(?=\s|\w|')", re.IGNORECASE)
 _NEG2 = re.compile(r"\b(?:pas|jamais|plus|aucun|aucune|point|nullement|guère|rien|ni)\b", re.IGNORECASE)
-_NEG_BEFORE = re.compile(r"(?:\b(?:aucun|aucune|sans|nul|nulle|non|ni)|\babsence\s+d[e']|\bpas\s+d[e'])\s*"
-                         r"(?:[\w'’-]+\s+){0,3}$", re.IGNORECASE)  # no punctuation in between
+_NEG_BEFORE = re.compile(
+    r"(?:\b(?:aucun|aucune|sans|nul|nulle|non|ni)|\babsence\s+d[e']|\bpas\s+d[e'])\s*"
+    r"(?:[\w'’-]+\s+){0,3}$",
+    re.IGNORECASE,
+)  # no punctuation in between
 # After a subject cue, only a denial of its existence or effect bears on it (« la clause … n'est pas
 # applicable »), not one on the object (« le contrat-cadre ne comporte aucune exclusivité »).
-_SUBJECT_DENIED = re.compile(r"^\W*(?:[\w'’-]+\s+){0,4}?(?:ne\s+|n')(?:est|sont|sera|seront|serait|était|étaient|a\s+"
-                             r"(?:pas\s+|jamais\s+)?été|existe|existent|figure|figurent|s'applique|s'appliquent|"
-                             r"lie|vaut|fut)\b", re.IGNORECASE)
+_SUBJECT_DENIED = re.compile(
+    r"^\W*(?:[\w'’-]+\s+){0,4}?(?:ne\s+|n')(?:est|sont|sera|seront|serait|était|étaient|a\s+"
+    r"(?:pas\s+|jamais\s+)?été|existe|existent|figure|figurent|s'applique|s'appliquent|"
+    r"lie|vaut|fut)\b",
+    re.IGNORECASE,
+)
 
 
 def clause_of(text: str, s: int, e: int, cue_s: int, cue_e: int) -> tuple[int, int]:
@@ -195,13 +259,15 @@ def negated(text: str, s: int, e: int, cue_s: int, cue_e: int) -> bool:
         return True
     if _NE.search(after) and _NEG2.search(after) and _SUBJECT_DENIED.match(after):
         return True
-    return bool(_NEG_BEFORE.search(text[max(cs, cue_s - 40):cue_s]))
+    return bool(_NEG_BEFORE.search(text[max(cs, cue_s - 40) : cue_s]))
 
 
 _NOT_CONDITIONAL = {"trait", "portrait", "retrait", "extrait", "attrait", "abstrait", "distrait", "frais", "vrais"}
 HYPOTHETICAL_RE = re.compile(
     r"\b(?:si|s'ils?|à\s+défaut|en\s+cas\s+d[e']|au\s+cas\s+où|le\s+cas\s+échéant|éventuel\w*|envisag\w*|"
-    r"pourr\w+|susceptibles?)\b|\b\w{2,}(?:rais|rait|rions|riez|raient)\b", re.IGNORECASE)
+    r"pourr\w+|susceptibles?)\b|\b\w{2,}(?:rais|rait|rions|riez|raient)\b",
+    re.IGNORECASE,
+)
 
 
 def hypothetical(sentence: str) -> bool:

@@ -5,6 +5,7 @@ located in the document text (exact, then whitespace-insensitive). A reply with 
 value of the wrong type or a quote not found in the document is rejected and the reasons are sent
 back for a bounded number of retries. Nothing ungrounded enters the case.
 """
+
 from __future__ import annotations
 
 import json
@@ -13,9 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from engine.documents.model import Document
-from engine.ontology import World
-from engine.perception.model import Ambiguity, Finding, Perception, build_graph
+from lexlogic.engine.documents.model import Document
+from lexlogic.engine.ontology import World
+from lexlogic.engine.perception.model import Ambiguity, Finding, Perception, build_graph
 
 MAX_CHARS_PER_DOC = 6000
 
@@ -56,20 +57,21 @@ def locate(doc: Document, quote: str) -> tuple[int, int] | None:
 
 def _fact_specs() -> dict[str, Any]:
     try:
-        from logic.pack import load_pack
+        from lexlogic.engine.perception.model import PACKS_DIR
+        from lexlogic.logic.pack import load_pack
 
-        from engine.perception.model import PACKS_DIR
         return load_pack(PACKS_DIR / "rupture_brutale").facts
     except Exception:
         import yaml
 
-        from engine.perception.model import PACKS_DIR
+        from lexlogic.engine.perception.model import PACKS_DIR
+
         return yaml.safe_load((PACKS_DIR / "rupture_brutale" / "facts.yaml").read_text(encoding="utf-8"))["facts"]
 
 
 def _check_value(spec: Any, value: Any) -> Any:
     try:
-        from logic.facts import check_value
+        from lexlogic.logic.facts import check_value
 
         return check_value(spec, value)
     except ImportError:  # pragma: no cover - the lead's module is present in this tree
@@ -102,13 +104,27 @@ def ground_extraction(extraction: LLMExtraction, docs: list[Document]) -> tuple[
                     continue
                 grounding.append(doc.ground(*span))
             if grounding:
-                finding = Finding(fact=f.fact, value=value, confidence=r.confidence, world=r.world,
-                                  grounding=grounding, note=r.note, ambiguity=amb_id, source="llm")
+                finding = Finding(
+                    fact=f.fact,
+                    value=value,
+                    confidence=r.confidence,
+                    world=r.world,
+                    grounding=grounding,
+                    note=r.note,
+                    ambiguity=amb_id,
+                    source="llm",
+                )
                 readings.append(finding)
                 p.add(finding)
         if amb_id and len(readings) > 1:
-            p.ambiguities.append(Ambiguity(id=amb_id, statement=readings[0].grounding[0],
-                                           question=f"Quelle lecture retenir pour « {f.fact} » ?", readings=readings))
+            p.ambiguities.append(
+                Ambiguity(
+                    id=amb_id,
+                    statement=readings[0].grounding[0],
+                    question=f"Quelle lecture retenir pour « {f.fact} » ?",
+                    readings=readings,
+                )
+            )
     return p, problems
 
 
@@ -118,10 +134,13 @@ def perceive_with_llm(client: Any, docs: list[Document], max_rounds: int = 3) ->
     vocab = "\n".join(f"- {name} ({_describe(s)})" for name, s in specs.items())
     corpus = "\n\n".join(f"=== document_id: {d.id} ===\n{d.text[:MAX_CHARS_PER_DOC]}" for d in docs)
     messages: list[dict[str, Any]] = [
-        {"role": "system", "content": "Tu extrais des faits d'un dossier de rupture brutale (droit français). "
-         "Réponds en JSON seulement, selon le schéma. Chaque lecture cite au moins une preuve : "
-         "document_id et citation VERBATIM. Une déclaration ambiguë donne plusieurs lectures, "
-         "chacune dans un monde (NARRATIVE_A demanderesse, NARRATIVE_B défense)."},
+        {
+            "role": "system",
+            "content": "Tu extrais des faits d'un dossier de rupture brutale (droit français). "
+            "Réponds en JSON seulement, selon le schéma. Chaque lecture cite au moins une preuve : "
+            "document_id et citation VERBATIM. Une déclaration ambiguë donne plusieurs lectures, "
+            "chacune dans un monde (NARRATIVE_A demanderesse, NARRATIVE_B défense).",
+        },
         {"role": "user", "content": f"Vocabulaire des faits :\n{vocab}\n\nDossier :\n{corpus}"},
     ]
     last: list[str] = []
@@ -130,16 +149,22 @@ def perceive_with_llm(client: Any, docs: list[Document], max_rounds: int = 3) ->
         perception, problems = ground_extraction(extraction, docs)
         if not problems:
             for d in docs:
-                from engine.ontology import Evidence, EvidenceKind
+                from lexlogic.engine.ontology import Evidence, EvidenceKind
+
                 perception.ontology.evidence.append(Evidence(kind=EvidenceKind.OTHER, document_id=d.id, title=d.title))
             build_graph(perception)
             return perception
         last = problems
         messages = messages + [
             {"role": "assistant", "content": extraction.model_dump_json()},
-            {"role": "user", "content": "Réponse rejetée :\n" + "\n".join(problems) +
-             "\nCorrige et renvoie tout le JSON (citations verbatim, faits du vocabulaire)."}]
-    from bridges.llm import LLMError
+            {
+                "role": "user",
+                "content": "Réponse rejetée :\n"
+                + "\n".join(problems)
+                + "\nCorrige et renvoie tout le JSON (citations verbatim, faits du vocabulaire).",
+            },
+        ]
+    from lexlogic.bridges.llm import LLMError
 
     raise LLMError(f"no grounded extraction after {max_rounds} rounds: {'; '.join(last)}")
 

@@ -4,6 +4,7 @@ and the conversion to the CASE FILE dict that `lexlogic analyze` consumes.
 A plain dict is produced (the contract); ``validate_case_file`` checks it with the lead's
 ``logic.facts.parse_case`` when the pack is loadable.
 """
+
 from __future__ import annotations
 
 from functools import lru_cache
@@ -12,8 +13,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from engine.ontology import (CaseOntology, Distribution, NarrativeNode, NodeType, Outcome, World)
-from logic.grounding import Grounding
+from lexlogic.engine.ontology import CaseOntology, Distribution, NarrativeNode, NodeType, Outcome, World
+from lexlogic.logic.grounding import Grounding
 
 PACKS_DIR = Path(__file__).resolve().parents[2] / "rules"
 
@@ -53,8 +54,12 @@ def _g(g: Grounding) -> dict[str, Any]:
 
 
 def _reading(f: Finding) -> dict[str, Any]:
-    out: dict[str, Any] = {"value": f.value, "confidence": round(f.confidence, 4), "world": f.world.value,
-                           "grounding": [_g(g) for g in f.grounding]}
+    out: dict[str, Any] = {
+        "value": f.value,
+        "confidence": round(f.confidence, 4),
+        "world": f.world.value,
+        "grounding": [_g(g) for g in f.grounding],
+    }
     if f.note:
         out["note"] = f.note
     return out
@@ -81,11 +86,13 @@ def merge_findings(perception: Perception) -> dict[str, dict[str, Any]]:
         for other in plain[1:]:
             if other.value == best.value:
                 seen = {(g.document_id, g.char_start, g.char_end) for g in best.grounding}
-                value["grounding"] += [_g(g) for g in other.grounding
-                                       if (g.document_id, g.char_start, g.char_end) not in seen]
+                value["grounding"] += [
+                    _g(g) for g in other.grounding if (g.document_id, g.char_start, g.char_end) not in seen
+                ]
             else:
                 perception.conflicts.append(
-                    f"{name}: kept {best.value!r} ({best.confidence}) over {other.value!r} ({other.confidence})")
+                    f"{name}: kept {best.value!r} ({best.confidence}) over {other.value!r} ({other.confidence})"
+                )
         facts[name] = value
     return facts
 
@@ -99,13 +106,28 @@ def build_graph(perception: Perception) -> None:
     graph = perception.ontology.graph
     evidence_nodes: dict[str, str] = {}
     for ev in perception.ontology.evidence:
-        node = graph.add(NarrativeNode(type=NodeType.EVIDENCE, label=ev.title or ev.document_id,
-                                       evidence_id=ev.id, distribution=Distribution.point(True)))
+        node = graph.add(
+            NarrativeNode(
+                type=NodeType.EVIDENCE,
+                label=ev.title or ev.document_id,
+                evidence_id=ev.id,
+                distribution=Distribution.point(True),
+            )
+        )
         evidence_nodes[ev.document_id] = node.id
     for f in perception.findings:
         dist = Distribution(outcomes=[Outcome(value=f.value, p=1.0)])
-        node = graph.add(NarrativeNode(type=NodeType.FACT, label=f.fact, fact=f.fact, world=f.world,
-                                       distribution=dist, grounding=f.grounding, ambiguity=f.ambiguity))
+        node = graph.add(
+            NarrativeNode(
+                type=NodeType.FACT,
+                label=f.fact,
+                fact=f.fact,
+                world=f.world,
+                distribution=dist,
+                grounding=f.grounding,
+                ambiguity=f.ambiguity,
+            )
+        )
         for doc_id in {g.document_id for g in f.grounding if g.document_id}:
             if doc_id in evidence_nodes:
                 graph.add_edge(evidence_nodes[doc_id], node.id)
@@ -113,7 +135,7 @@ def build_graph(perception: Perception) -> None:
 
 @lru_cache(maxsize=8)
 def _pack(name: str):  # type: ignore[no-untyped-def]
-    from logic.pack import load_pack
+    from lexlogic.logic.pack import load_pack
 
     return load_pack(PACKS_DIR / name)
 
@@ -121,7 +143,8 @@ def _pack(name: str):  # type: ignore[no-untyped-def]
 def validate_case_file(case: dict[str, Any]) -> None:
     """Check the dict with the lead's CaseFile model (skipped if the pack is not loadable yet)."""
     try:
-        from logic.facts import parse_case
+        from lexlogic.logic.facts import parse_case
+
         pack = _pack(case["pack"])
     except Exception:  # the pack or loader is not there yet: the contract shape is still tested
         return

@@ -65,16 +65,45 @@ monte_carlo; ``importance_sampling`` is reserved), error, n_worlds, effective_sa
 questions[{variable, question, eig, cost, utility, options, p_values}], best_question, collapsed
 [{narrative, probability, epsilon}], answers, whatif, evaluator, soft_factors.
 """
-from engine.prob.analyse import analyse, answer_digits, apply_whatif, parse_pairs
-from engine.prob.enumerate import NonUniqueWorldError
-from engine.prob.infer import InconsistentEvidence, clear_cache, compiled
-from engine.prob.model import (BoolVar, CategoricalVar, CollapsedNarrative, Option, ProbProgram, ProbVerdict,
-                               Question, WorldTag)
-from engine.prob.weights import with_weights
-from logic.weights import Beta, Fixed, Principle, Scale, SoftRule, load_weights
+
+from lexlogic.engine.prob.analyse import analyse, answer_digits, apply_whatif, parse_pairs
+from lexlogic.engine.prob.enumerate import NonUniqueWorldError
+from lexlogic.engine.prob.infer import InconsistentEvidence, clear_cache, compiled
+from lexlogic.engine.prob.model import (
+    BoolVar,
+    CategoricalVar,
+    CollapsedNarrative,
+    Option,
+    ProbProgram,
+    ProbVerdict,
+    Question,
+    WorldTag,
+)
+from lexlogic.engine.prob.weights import with_weights
+from lexlogic.logic.weights import Beta, Fixed, Principle, Scale, SoftRule, load_weights
 
 __all__ = [
-    "analyse", "parse_pairs", "answer_digits", "apply_whatif", "NonUniqueWorldError", "InconsistentEvidence", "clear_cache",
-    "compiled", "BoolVar", "CategoricalVar", "CollapsedNarrative", "Option", "ProbProgram", "ProbVerdict",
-    "Question", "WorldTag", "Beta", "Fixed", "Principle", "Scale", "SoftRule", "load_weights", "with_weights",
+    "analyse",
+    "parse_pairs",
+    "answer_digits",
+    "apply_whatif",
+    "NonUniqueWorldError",
+    "InconsistentEvidence",
+    "clear_cache",
+    "compiled",
+    "BoolVar",
+    "CategoricalVar",
+    "CollapsedNarrative",
+    "Option",
+    "ProbProgram",
+    "ProbVerdict",
+    "Question",
+    "WorldTag",
+    "Beta",
+    "Fixed",
+    "Principle",
+    "Scale",
+    "SoftRule",
+    "load_weights",
+    "with_weights",
 ]

@@ -5,6 +5,7 @@ probabilities taken under the SAME posterior as the verdict (priors × masks × 
 Exact when the worlds are enumerated (from the per-variable marginals, all variables in O(N)); a
 plug-in Monte Carlo estimate from the same weighted samples otherwise.
 """
+
 from __future__ import annotations
 
 import math

@@ -1,23 +1,39 @@
 """``analyse``: one probabilistic verdict (answers and what-ifs applied), ready for ``lexlogic analyze``."""
+
 from __future__ import annotations
 
 import math
-from typing import Any, Literal, Mapping
+from collections.abc import Mapping
+from typing import Any, Literal
 
 import numpy as np
 
-from engine.prob import infer
-from engine.prob.acquisition import eig, entropy
-from engine.prob.model import (BoolVar, CategoricalVar, CollapsedNarrative, Option, ProbProgram, ProbVerdict,
-                               Question, WorldTag)
-from engine.prob.soft import factor
-from logic.weights import Beta, parse_magnitude
+from lexlogic.engine.prob import infer
+from lexlogic.engine.prob.acquisition import eig, entropy
+from lexlogic.engine.prob.model import (
+    BoolVar,
+    CategoricalVar,
+    CollapsedNarrative,
+    Option,
+    ProbProgram,
+    ProbVerdict,
+    Question,
+    WorldTag,
+)
+from lexlogic.engine.prob.soft import factor
+from lexlogic.logic.weights import Beta, parse_magnitude
 
 _TRUE = {"true", "1", "yes", "oui", "vrai", "y", "o"}
 _FALSE = {"false", "0", "no", "non", "faux", "n"}
 _SIDES = {"claimant": "principle_claimant", "defence": "principle_defence", "defense": "principle_defence"}
-_PARAMS = {"i": "intensity", "intensity": "intensity", "w": "weight", "weight": "weight",
-           "r": "reliability", "reliability": "reliability"}
+_PARAMS = {
+    "i": "intensity",
+    "intensity": "intensity",
+    "w": "weight",
+    "weight": "weight",
+    "r": "reliability",
+    "reliability": "reliability",
+}
 
 
 def parse_bool(value: Any, name: str) -> bool:
@@ -86,14 +102,18 @@ def apply_whatif(prog: ProbProgram, whatif: Mapping[str, Any]) -> ProbProgram:
             elif len(parts) == 2 and parts[0] in _SIDES and parts[1] in _PARAMS:
                 side, param = _SIDES[parts[0]], _PARAMS[parts[1]]
             else:
-                raise ValueError(f"what-if {key!r}: expected {head}.I1|W1|R1|I2|W2|R2 or "
-                                 f"{head}.claimant|defence.intensity|weight|reliability")
+                raise ValueError(
+                    f"what-if {key!r}: expected {head}.I1|W1|R1|I2|W2|R2 or "
+                    f"{head}.claimant|defence.intensity|weight|reliability"
+                )
             principle = getattr(rule, side).model_copy()
             setattr(principle, param, parse_magnitude(value))
             setattr(rule, side, principle)
             continue
-        raise ValueError(f"what-if on unknown name {key!r} (uncertain facts: {_known(p)}; "
-                         f"soft rules: {', '.join(rules) or '(none)'})")
+        raise ValueError(
+            f"what-if on unknown name {key!r} (uncertain facts: {_known(p)}; "
+            f"soft rules: {', '.join(rules) or '(none)'})"
+        )
     return p
 
 
@@ -141,10 +161,18 @@ def _narratives(prog: ProbProgram) -> dict[str, dict[int, int]]:
     return out
 
 
-def analyse(program: ProbProgram, answers: Mapping[str, Any] | None = None,
-            whatif: Mapping[str, Any] | None = None, *, epsilon: float = 0.01,
-            entropy_threshold: float = 0.3, max_exact_worlds: int = 1 << 21, samples: int = 1 << 18,
-            seed: int = 0, method: Literal["auto", "exact", "monte_carlo"] = "auto") -> ProbVerdict:
+def analyse(
+    program: ProbProgram,
+    answers: Mapping[str, Any] | None = None,
+    whatif: Mapping[str, Any] | None = None,
+    *,
+    epsilon: float = 0.01,
+    entropy_threshold: float = 0.3,
+    max_exact_worlds: int = 1 << 21,
+    samples: int = 1 << 18,
+    seed: int = 0,
+    method: Literal["auto", "exact", "monte_carlo"] = "auto",
+) -> ProbVerdict:
     """The verdict on ``program.target`` given answers (evidence) and what-ifs (overrides)."""
     answers = dict(answers or {})
     whatif = dict(whatif or {})
@@ -181,10 +209,17 @@ def analyse(program: ProbProgram, answers: Mapping[str, Any] | None = None,
             continue
         g = eig(pv, p_t)
         text = v.question or f"{v.name} ?"
-        questions.append(Question(
-            variable=v.name, question=text, eig=g, cost=v.cost, utility=g / v.cost,
-            options=[] if isinstance(v, BoolVar) else labels,
-            p_values={lab: float(x) for lab, x in zip(labels, pv[0])}))
+        questions.append(
+            Question(
+                variable=v.name,
+                question=text,
+                eig=g,
+                cost=v.cost,
+                utility=g / v.cost,
+                options=[] if isinstance(v, BoolVar) else labels,
+                p_values={lab: float(x) for lab, x in zip(labels, pv[0])},
+            )
+        )
     questions.sort(key=lambda q: (-q.utility, -q.eig, q.variable))
 
     p_by: dict[str, float | None] = {}
@@ -201,16 +236,28 @@ def analyse(program: ProbProgram, answers: Mapping[str, Any] | None = None,
     informative = [q for q in questions if q.eig > 1e-9]
     status = "VERDICT" if h < entropy_threshold or not informative else "NEEDS_INFORMATION"
     return ProbVerdict(
-        status=status, target=prog.target, p_target=p_t, p_target_by_narrative=p_by, p_narrative=p_nar,
+        status=status,
+        target=prog.target,
+        p_target=p_t,
+        p_target_by_narrative=p_by,
+        p_narrative=p_nar,
         p_queries={a: float(st.p_observed[i]) for i, a in enumerate(observed) if a in prog.queries},
         p_variables=p_vars,
-        entropy=h, entropy_threshold=entropy_threshold,
-        method="exact" if st.method == "exact" else "monte_carlo", error=st.se_target, n_worlds=st.n_worlds,
-        effective_sample_size=st.ess, p_evidence=st.p_evidence, questions=questions,
-        best_question=informative[0] if status == "NEEDS_INFORMATION" else None, collapsed=collapsed,
+        entropy=h,
+        entropy_threshold=entropy_threshold,
+        method="exact" if st.method == "exact" else "monte_carlo",
+        error=st.se_target,
+        n_worlds=st.n_worlds,
+        effective_sample_size=st.ess,
+        p_evidence=st.p_evidence,
+        questions=questions,
+        best_question=informative[0] if status == "NEEDS_INFORMATION" else None,
+        collapsed=collapsed,
         answers={prog.variables[k].name: _label(prog.variables[k], d) for k, d in fixed.items()},
-        whatif={k: str(v) for k, v in whatif.items()}, evaluator=c.evaluator,
-        soft_factors={r.id: q for r, (_, q) in zip(prog.soft_rules, soft)})
+        whatif={k: str(v) for k, v in whatif.items()},
+        evaluator=c.evaluator,
+        soft_factors={r.id: q for r, (_, q) in zip(prog.soft_rules, soft)},
+    )
 
 
 def _label(v: BoolVar | CategoricalVar, d: int) -> str:

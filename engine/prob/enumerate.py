@@ -7,13 +7,14 @@ odd loop kills them); a world with two answer sets is an error, since "the concl
 be ill defined. Results are cached per distinct world (a dict keyed by the assignment), and a world
 outside the enumerated set (sampling) is solved once under assumptions, then cached too.
 """
+
 from __future__ import annotations
 
 import clingo
 import numpy as np
 
-from engine.prob.model import BoolVar, ProbProgram
-from engine.prob.program import link_rules
+from lexlogic.engine.prob.model import BoolVar, ProbProgram
+from lexlogic.engine.prob.program import link_rules
 
 
 class NonUniqueWorldError(ValueError):
@@ -75,7 +76,8 @@ class ClingoWorlds:
                 if key in seen:
                     raise NonUniqueWorldError(
                         f"the world [{self._describe(key)}] has several answer sets: the program is not "
-                        f"deterministic there (unstratified negation or a choice in the pack)")
+                        f"deterministic there (unstratified negation or a choice in the pack)"
+                    )
                 seen[key] = obs
         self.cache = dict(seen)
         self.complete = True
@@ -98,7 +100,8 @@ class ClingoWorlds:
                 if len(found) > 1:
                     raise NonUniqueWorldError(
                         f"the world [{self._describe(key)}] has several answer sets: the program is not "
-                        f"deterministic there (unstratified negation or a choice in the pack)")
+                        f"deterministic there (unstratified negation or a choice in the pack)"
+                    )
         self.cache[key] = found[0] if found else None
         return self.cache[key]
 

@@ -10,16 +10,17 @@ negative cycles) raises ``Unsupported`` and the caller falls back to clingo enum
 
 World j of a chunk is bit (j % 64) of word (j // 64) of an atom's row (uint64, little-endian).
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 import clingo
 import numpy as np
 
-from engine.prob.model import BoolVar, ProbProgram
-from engine.prob.program import link_rules
+from lexlogic.engine.prob.model import BoolVar, ProbProgram
+from lexlogic.engine.prob.program import link_rules
 
 
 class Unsupported(Exception):
@@ -89,8 +90,11 @@ class VectorEvaluator:
             n_opt = 1 if isinstance(v, BoolVar) else len(v.options)
             row = []
             for j in range(n_opt):
-                sym = clingo.Function("__pb", [clingo.Number(k)]) if isinstance(v, BoolVar) else clingo.Function(
-                    "__pc", [clingo.Number(k), clingo.Number(j)])
+                sym = (
+                    clingo.Function("__pb", [clingo.Number(k)])
+                    if isinstance(v, BoolVar)
+                    else clingo.Function("__pc", [clingo.Number(k), clingo.Number(j)])
+                )
                 sa = atoms[sym]
                 if sa is None:
                     raise Unsupported(f"choice atom {sym} vanished during grounding")
@@ -118,17 +122,32 @@ class VectorEvaluator:
             if not body and h:
                 self.facts.add(h)
                 continue
-            rules.append(_Rule(h, np.array([b for b in body if b > 0], dtype=np.int64),
-                               np.array([-b for b in body if b < 0], dtype=np.int64)))
+            rules.append(
+                _Rule(
+                    h,
+                    np.array([b for b in body if b > 0], dtype=np.int64),
+                    np.array([-b for b in body if b < 0], dtype=np.int64),
+                )
+            )
         for choice, head, lower, wbody in obs.weight_rules:
             if choice or len(head) > 1:
                 raise Unsupported("choice/disjunctive weight rule in the program")
-            rules.append(_Rule(head[0] if head else 0, np.array([l for l, _ in wbody if l > 0], dtype=np.int64),
-                               np.array([-l for l, _ in wbody if l < 0], dtype=np.int64),
-                               weighted=[(l, w) for l, w in wbody], lower=lower))
-        self.n_atoms = 1 + max([a for r in rules for a in (r.head, *r.pos, *r.neg)] + list(input_set)
-                               + list(self.facts) + [a for a in self.observed if isinstance(a, int)
-                                                     and not isinstance(a, bool)] + [0])
+            rules.append(
+                _Rule(
+                    head[0] if head else 0,
+                    np.array([l for l, _ in wbody if l > 0], dtype=np.int64),
+                    np.array([-l for l, _ in wbody if l < 0], dtype=np.int64),
+                    weighted=[(l, w) for l, w in wbody],
+                    lower=lower,
+                )
+            )
+        self.n_atoms = 1 + max(
+            [a for r in rules for a in (r.head, *r.pos, *r.neg)]
+            + list(input_set)
+            + list(self.facts)
+            + [a for a in self.observed if isinstance(a, int) and not isinstance(a, bool)]
+            + [0]
+        )
         self.constraints = [r for r in rules if r.head == 0]
         self.plan = self._stratify([r for r in rules if r.head != 0], input_set)
         self.n_rules = len(rules)
@@ -153,8 +172,9 @@ class VectorEvaluator:
         for comp in order:
             cset = set(comp)
             crules = [r for h in comp for r in by_head[h]]
-            cyclic = len(comp) > 1 or any(int(h) in set(r.pos.tolist()) | set(r.neg.tolist())
-                                          for h in comp for r in by_head[h])
+            cyclic = len(comp) > 1 or any(
+                int(h) in set(r.pos.tolist()) | set(r.neg.tolist()) for h in comp for r in by_head[h]
+            )
             for r in crules:
                 if cset & set(r.neg.tolist()):
                     raise Unsupported("negation inside a recursive cycle (program not stratified)")
@@ -170,9 +190,9 @@ class VectorEvaluator:
         mask = np.empty(n, dtype=bool)
         obs = np.empty((len(self.observed), n), dtype=bool)
         for s in range(0, n, chunk):
-            m, o = self._eval_chunk(digits[:, s:s + chunk])
-            mask[s:s + chunk] = m
-            obs[:, s:s + chunk] = o
+            m, o = self._eval_chunk(digits[:, s : s + chunk])
+            mask[s : s + chunk] = m
+            obs[:, s : s + chunk] = o
         return mask, obs
 
     def _eval_chunk(self, digits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -14,6 +14,7 @@ P(q) = Σ_w P(w)·m(w)·soft(w)·[q ∈ w] / Σ_w P(w)·m(w)·soft(w)
   weighting ("monte_carlo"); the standard error is the delta-method one,
   se = sqrt(Σ w_i²(t_i − p̂)²) / Σ w_i, and the effective sample size (Σw)²/Σw² is reported.
 """
+
 from __future__ import annotations
 
 import math
@@ -25,9 +26,9 @@ import numpy as np
 import pyro.distributions as dist
 import torch
 
-from engine.prob.enumerate import ClingoWorlds
-from engine.prob.ground import Unsupported, VectorEvaluator
-from engine.prob.model import BoolVar, ProbProgram, Variable
+from lexlogic.engine.prob.enumerate import ClingoWorlds
+from lexlogic.engine.prob.ground import Unsupported, VectorEvaluator
+from lexlogic.engine.prob.model import BoolVar, ProbProgram, Variable
 
 
 def shape_of(prog: ProbProgram) -> tuple[int, ...]:
@@ -60,7 +61,7 @@ class WorldTable:
         return self.sig_obs[:, self.sig]
 
     @staticmethod
-    def from_bools(shape: tuple[int, ...], mask: np.ndarray, obs: np.ndarray) -> "WorldTable":
+    def from_bools(shape: tuple[int, ...], mask: np.ndarray, obs: np.ndarray) -> WorldTable:
         n_obs = obs.shape[0]
         code = mask.astype(np.int64)
         for j in range(n_obs):
@@ -124,8 +125,11 @@ class Compiled:
         while split > 0 and chunk * shape[split - 1] <= max_chunk:
             split -= 1
             chunk *= shape[split]
-        low = np.indices(shape[split:], dtype=np.int16).reshape(len(shape) - split, -1) if split < len(shape) \
+        low = (
+            np.indices(shape[split:], dtype=np.int16).reshape(len(shape) - split, -1)
+            if split < len(shape)
             else np.zeros((0, 1), dtype=np.int16)
+        )
         high_shape = shape[:split]
         mask = np.empty(n, dtype=bool)
         obs = np.empty((len(self.vec.observed), n), dtype=bool)
@@ -135,15 +139,15 @@ class Compiled:
             if high_shape:
                 digits[:split] = np.array(np.unravel_index(b, high_shape), dtype=np.int16)[:, None]
             m, o = self.vec.evaluate(digits, chunk=chunk)
-            mask[b * chunk:(b + 1) * chunk] = m
-            obs[:, b * chunk:(b + 1) * chunk] = o
+            mask[b * chunk : (b + 1) * chunk] = m
+            obs[:, b * chunk : (b + 1) * chunk] = o
         return WorldTable.from_bools(self.shape, mask, obs)
 
     def _clingo_table(self) -> WorldTable:
         assert self.clingo is not None
         self.clingo.enumerate_all()
         n = self.n_worlds
-        strides = [math.prod(self.shape[k + 1:]) for k in range(len(self.shape))]
+        strides = [math.prod(self.shape[k + 1 :]) for k in range(len(self.shape))]
         mask = np.zeros(n, dtype=bool)
         obs = np.zeros((len(self.clingo.observed), n), dtype=bool)
         for key, o in self.clingo.cache.items():
@@ -162,7 +166,7 @@ class Compiled:
             return self.clingo.evaluate(digits)
 
 
-_CACHE: "OrderedDict[str, Compiled]" = OrderedDict()
+_CACHE: OrderedDict[str, Compiled] = OrderedDict()
 _CACHE_SIZE = 8
 _LOCK = threading.RLock()
 
@@ -269,8 +273,13 @@ def soft_weights(obs: np.ndarray, soft: list[tuple[int, float]], n: int) -> np.n
     return f
 
 
-def exact(c: Compiled, priors: list[np.ndarray], soft: list[tuple[int, float]],
-          narratives: dict[str, dict[int, int]], answered: dict[int, int] | None = None) -> Stats:
+def exact(
+    c: Compiled,
+    priors: list[np.ndarray],
+    soft: list[tuple[int, float]],
+    narratives: dict[str, dict[int, int]],
+    answered: dict[int, int] | None = None,
+) -> Stats:
     """Exact weighted model counting. ``answered`` (variable → value) restricts the computation to
     the slice of the table where the answers hold (each yes/no answer halves the work); ``priors``
     must already be clamped to those answers."""
@@ -358,8 +367,9 @@ def bernoulli_bits(p: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarra
     return x
 
 
-def sample_digits(prog: ProbProgram, priors: list[np.ndarray], n: int,
-                  rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, list[int]]:
+def sample_digits(
+    prog: ProbProgram, priors: list[np.ndarray], n: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, list[int]]:
     """(n_vars, n) int16 worlds drawn from the priors (Pyro distributions' probabilities), plus the
     Bool variables' draws as a bool matrix and their indices."""
     bools, p, cats = _sampler(prog, priors)
@@ -372,8 +382,16 @@ def sample_digits(prog: ProbProgram, priors: list[np.ndarray], n: int,
     return out, x, bools
 
 
-def sampled(c: Compiled, prog: ProbProgram, priors: list[np.ndarray], soft: list[tuple[int, float]],
-            narratives: dict[str, dict[int, int]], n: int, seed: int, chunk: int = 1 << 17) -> Stats:
+def sampled(
+    c: Compiled,
+    prog: ProbProgram,
+    priors: list[np.ndarray],
+    soft: list[tuple[int, float]],
+    narratives: dict[str, dict[int, int]],
+    n: int,
+    seed: int,
+    chunk: int = 1 << 17,
+) -> Stats:
     """Vectorised Monte Carlo in chunks (cache-sized), accumulating the sufficient statistics."""
     rng = np.random.default_rng(seed)
     bools = [k for k, v in enumerate(prog.variables) if isinstance(v, BoolVar)]
@@ -424,15 +442,24 @@ def sampled(c: Compiled, prog: ProbProgram, priors: list[np.ndarray], soft: list
     if sw <= 0.0:
         raise InconsistentEvidence(
             f"no sampled world ({n}) is consistent with the rules and the answers; "
-            "increase samples or check the answers")
+            "increase samples or check the answers"
+        )
     pt = swt / sw
     se = math.sqrt(max(sw2t * (1.0 - 2.0 * pt) + pt * pt * sw2, 0.0)) / sw  # Σw²(t−p̂)² expanded (t² = t)
     prior_mass = float(np.prod([p.sum() for p in priors]))  # < 1 when answers clamp variables
     p_obs = p_obs / sw
     p_obs[0] = pt
-    return Stats("monte_carlo", n, sw / n, prior_mass * consistent / n, p_obs, se, sw * sw / sw2,
-                 [pv / sw for pv in per_var],
-                 {k: (float(v[0]) / sw, float(v[1] / v[0]) if v[0] > 0 else float("nan")) for k, v in nar.items()})
+    return Stats(
+        "monte_carlo",
+        n,
+        sw / n,
+        prior_mass * consistent / n,
+        p_obs,
+        se,
+        sw * sw / sw2,
+        [pv / sw for pv in per_var],
+        {k: (float(v[0]) / sw, float(v[1] / v[0]) if v[0] > 0 else float("nan")) for k, v in nar.items()},
+    )
 
 
 class InconsistentEvidence(ValueError):

@@ -1,14 +1,15 @@
 """Boundary models of the probabilistic layer: the program in, the verdict out."""
+
 from __future__ import annotations
 
 import hashlib
 import json
 from enum import Enum
-from typing import Literal, Union
+from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
-from logic.weights import Beta, SoftRule
+from lexlogic.logic.weights import Beta, SoftRule
 
 
 class WorldTag(str, Enum):
@@ -73,7 +74,7 @@ class CategoricalVar(BaseModel):
         return v
 
     @model_validator(mode="after")
-    def _check(self) -> "CategoricalVar":
+    def _check(self) -> CategoricalVar:
         if len(self.options) < 1:
             raise ValueError(f"{self.name}: a categorical needs at least one option")
         s = sum(o.prob for o in self.options)
@@ -96,7 +97,7 @@ class CategoricalVar(BaseModel):
         raise ValueError(f"{self.name}: {value!r} is not one of {[o.value or o.atom for o in self.options]}")
 
 
-Variable = Union[BoolVar, CategoricalVar]
+Variable = BoolVar | CategoricalVar
 
 
 class ProbProgram(BaseModel):
@@ -109,7 +110,7 @@ class ProbProgram(BaseModel):
     soft_rules: list[SoftRule] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _unique(self) -> "ProbProgram":
+    def _unique(self) -> ProbProgram:
         names = [v.name for v in self.variables]
         dup = {n for n in names if names.count(n) > 1}
         if dup:
@@ -130,8 +131,10 @@ class ProbProgram(BaseModel):
         """
         struct = {
             "program": self.program,
-            "vars": [["bool", v.atom] if isinstance(v, BoolVar) else ["cat", *(o.atom for o in v.options)]
-                     for v in self.variables],
+            "vars": [
+                ["bool", v.atom] if isinstance(v, BoolVar) else ["cat", *(o.atom for o in v.options)]
+                for v in self.variables
+            ],
             "observed": self.observed_atoms(),
         }
         return hashlib.sha256(json.dumps(struct, sort_keys=True).encode()).hexdigest()
@@ -175,7 +178,8 @@ class ProbVerdict(BaseModel):
     p_narrative: dict[str, float] = Field(default_factory=dict)
     p_queries: dict[str, float] = Field(default_factory=dict)
     p_variables: dict[str, dict[str, float]] = Field(
-        default_factory=dict, description="posterior of every uncertain variable: value label → probability")
+        default_factory=dict, description="posterior of every uncertain variable: value label → probability"
+    )
     entropy: float = Field(description="Shannon entropy of the verdict, bits")
     entropy_threshold: float
     method: Method

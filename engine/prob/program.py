@@ -6,9 +6,10 @@ pack also DERIVES the atom, a choice on it would let clingo pick it freely; with
 world fixes only the input and the atom is the OR of the input and its rules — exactly ProbLog's
 semantics for a probabilistic fact that is also a rule head (the oracle relies on it).
 """
+
 from __future__ import annotations
 
-from engine.prob.model import BoolVar, ProbProgram
+from lexlogic.engine.prob.model import BoolVar, ProbProgram
 
 
 def link_rules(prog: ProbProgram, *, exactly_one: bool) -> str:
@@ -20,8 +21,9 @@ def link_rules(prog: ProbProgram, *, exactly_one: bool) -> str:
             lines.append(f"{v.atom} :- __pb({k}).")
         else:
             opts = "; ".join(f"__pc({k},{j})" for j in range(len(v.options)))
-            lines.append(f"1{{{opts}}}1." if exactly_one else " ".join(
-                f"{{__pc({k},{j})}}." for j in range(len(v.options))))
+            lines.append(
+                f"1{{{opts}}}1." if exactly_one else " ".join(f"{{__pc({k},{j})}}." for j in range(len(v.options)))
+            )
             for j, o in enumerate(v.options):
                 lines.append(f"{o.atom} :- __pc({k},{j}).")
     return "\n".join(lines) + "\n"

@@ -15,6 +15,7 @@ not gets 1 − q = E[1/(1+s)]. Hence
 Magnitudes: fixed and discrete scales are enumerated exactly; a Beta is discretised by 32-point
 Gauss–Legendre quadrature on its density (exact to ~1e-9 for a, b ≥ 1; coarser when a or b < 1).
 """
+
 from __future__ import annotations
 
 import math
@@ -22,7 +23,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from logic.weights import Beta, Fixed, Principle, Scale, SoftRule
+from lexlogic.logic.weights import Beta, Fixed, Principle, Scale, SoftRule
 
 _GL_NODES = 32
 

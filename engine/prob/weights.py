@@ -1,8 +1,9 @@
 """Apply a pack's weights file (expert priors + soft rules) to a ProbProgram."""
+
 from __future__ import annotations
 
-from engine.prob.model import BoolVar, ProbProgram
-from logic.weights import WeightsFile
+from lexlogic.engine.prob.model import BoolVar, ProbProgram
+from lexlogic.logic.weights import WeightsFile
 
 
 def with_weights(prog: ProbProgram, weights: WeightsFile) -> ProbProgram:

@@ -6,26 +6,27 @@ case's display name and pack, and the documents uploaded through the API (text k
 side panel, the original bytes kept on disk in the case's dossier directory for the orchestrator).
 Every read takes the tenant: a row of another tenant is simply not found.
 """
+
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import DateTime, ForeignKey, Integer, String, Text, UniqueConstraint, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from engine.store.db import Base, JSONType, make_engine, session_factory
-from engine.store.tenants import Tenant  # noqa: F401 - the FK target must be in the metadata
+from lexlogic.engine.store.db import Base, JSONType, make_engine, session_factory
+from lexlogic.engine.store.tenants import Tenant
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _aware(t: datetime | None) -> datetime | None:
     """SQLite drops the zone of stored datetimes: they were written in UTC."""
-    return t.replace(tzinfo=timezone.utc) if t is not None and t.tzinfo is None else t
+    return t.replace(tzinfo=UTC) if t is not None and t.tzinfo is None else t
 
 
 class ApiCase(Base):
@@ -42,8 +43,13 @@ class ApiCase(Base):
         return f"api-{self.id}"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "name": self.name, "pack": self.pack, "origin": self.origin,
-                "created_at": _aware(self.created_at)}
+        return {
+            "id": self.id,
+            "name": self.name,
+            "pack": self.pack,
+            "origin": self.origin,
+            "created_at": _aware(self.created_at),
+        }
 
 
 class ApiDocument(Base):
@@ -63,9 +69,17 @@ class ApiDocument(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
     def as_dict(self, with_text: bool = False) -> dict[str, Any]:
-        out = {"id": self.doc_id, "filename": self.filename, "media_type": self.media_type, "kind": self.kind,
-               "size": self.size, "sha256": self.sha256, "pages": len(self.pages or []),
-               "chars": len(self.text), "created_at": _aware(self.created_at)}
+        out = {
+            "id": self.doc_id,
+            "filename": self.filename,
+            "media_type": self.media_type,
+            "kind": self.kind,
+            "size": self.size,
+            "sha256": self.sha256,
+            "pages": len(self.pages or []),
+            "chars": len(self.text),
+            "created_at": _aware(self.created_at),
+        }
         if with_text:
             out["text"] = self.text
             out["page_spans"] = self.pages
@@ -86,8 +100,9 @@ class ApiRuleOwner(Base):
 class ApiCaseStore:
     def __init__(self, url: str | None = None, engine=None) -> None:  # type: ignore[no-untyped-def]
         self.engine = engine or make_engine(url)
-        Base.metadata.create_all(self.engine, tables=[Tenant.__table__, ApiCase.__table__, ApiDocument.__table__,
-                                                      ApiRuleOwner.__table__])
+        Base.metadata.create_all(
+            self.engine, tables=[Tenant.__table__, ApiCase.__table__, ApiDocument.__table__, ApiRuleOwner.__table__]
+        )
         self.Session = session_factory(self.engine)
 
     def create_case(self, tenant_id: str, name: str, pack: str, origin: str) -> ApiCase:
@@ -103,8 +118,15 @@ class ApiCaseStore:
 
     def list_cases(self, tenant_id: str, limit: int = 100, offset: int = 0) -> list[ApiCase]:
         with self.Session() as s:
-            return list(s.scalars(select(ApiCase).where(ApiCase.tenant_id == tenant_id)
-                                  .order_by(ApiCase.created_at.desc(), ApiCase.id).limit(limit).offset(offset)))
+            return list(
+                s.scalars(
+                    select(ApiCase)
+                    .where(ApiCase.tenant_id == tenant_id)
+                    .order_by(ApiCase.created_at.desc(), ApiCase.id)
+                    .limit(limit)
+                    .offset(offset)
+                )
+            )
 
     def add_document(self, tenant_id: str, case_id: str, **fields: Any) -> ApiDocument:
         with self.Session.begin() as s:
@@ -118,15 +140,21 @@ class ApiCaseStore:
 
     def list_documents(self, tenant_id: str, case_id: str) -> list[ApiDocument]:
         with self.Session() as s:
-            return list(s.scalars(select(ApiDocument).where(ApiDocument.tenant_id == tenant_id,
-                                                            ApiDocument.case_id == case_id)
-                                  .order_by(ApiDocument.doc_id)))
+            return list(
+                s.scalars(
+                    select(ApiDocument)
+                    .where(ApiDocument.tenant_id == tenant_id, ApiDocument.case_id == case_id)
+                    .order_by(ApiDocument.doc_id)
+                )
+            )
 
     def get_document(self, tenant_id: str, case_id: str, doc_id: str) -> ApiDocument | None:
         with self.Session() as s:
-            return s.scalars(select(ApiDocument).where(ApiDocument.tenant_id == tenant_id,
-                                                       ApiDocument.case_id == case_id,
-                                                       ApiDocument.doc_id == doc_id)).one_or_none()
+            return s.scalars(
+                select(ApiDocument).where(
+                    ApiDocument.tenant_id == tenant_id, ApiDocument.case_id == case_id, ApiDocument.doc_id == doc_id
+                )
+            ).one_or_none()
 
     # dynamic rules: ownership only (the rule itself lives in engine.dynamic_rules)
     def own_rule(self, tenant_id: str, rule_id: str, case_id: str | None) -> None:
@@ -135,14 +163,18 @@ class ApiCaseStore:
 
     def rule_owner(self, tenant_id: str, rule_id: str) -> ApiRuleOwner | None:
         with self.Session() as s:
-            return s.scalars(select(ApiRuleOwner).where(ApiRuleOwner.rule_id == rule_id,
-                                                        ApiRuleOwner.tenant_id == tenant_id)).one_or_none()
+            return s.scalars(
+                select(ApiRuleOwner).where(ApiRuleOwner.rule_id == rule_id, ApiRuleOwner.tenant_id == tenant_id)
+            ).one_or_none()
 
     def rule_ids(self, tenant_id: str, case_id: str | None = None, *, with_tenant_wide: bool = True) -> list[str]:
         """The tenant's rule ids; with ``case_id``: those scoped to that case (and the tenant-wide ones)."""
         q = select(ApiRuleOwner.rule_id).where(ApiRuleOwner.tenant_id == tenant_id)
         if case_id is not None:
-            q = q.where((ApiRuleOwner.case_id == case_id) | (ApiRuleOwner.case_id.is_(None))) if with_tenant_wide \
+            q = (
+                q.where((ApiRuleOwner.case_id == case_id) | (ApiRuleOwner.case_id.is_(None)))
+                if with_tenant_wide
                 else q.where(ApiRuleOwner.case_id == case_id)
+            )
         with self.Session() as s:
             return list(s.scalars(q.order_by(ApiRuleOwner.rule_id)))

@@ -5,21 +5,22 @@ Tables: ``case_runs`` (one row per case: head state), ``case_states`` (append-on
 documents, content-addressed, so snapshots reference documents by hash instead of copying them).
 Each save is one transaction: a kill -9 leaves either the previous head or the new one, never half.
 """
+
 from __future__ import annotations
 
 import hashlib
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import DateTime, Integer, String, Text, UniqueConstraint, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from engine.store.db import Base, JSONType, make_engine, session_factory
+from lexlogic.engine.store.db import Base, JSONType, make_engine, session_factory
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class CaseRun(Base):
@@ -64,16 +65,24 @@ class CaseStore:
 
             Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
         self.engine = make_engine(url)
-        Base.metadata.create_all(self.engine, tables=[CaseRun.__table__, CaseStateRow.__table__,
-                                                      DocumentRow.__table__])
+        Base.metadata.create_all(self.engine, tables=[CaseRun.__table__, CaseStateRow.__table__, DocumentRow.__table__])
         self.Session = session_factory(self.engine)
 
     def close(self) -> None:
         self.engine.dispose()
 
     # --- snapshots --------------------------------------------------------------------------------
-    def save(self, case_id: str, state: dict[str, Any], *, phase: str, status: str, state_hash: str,
-             note: str = "", source: str = "") -> int:
+    def save(
+        self,
+        case_id: str,
+        state: dict[str, Any],
+        *,
+        phase: str,
+        status: str,
+        state_hash: str,
+        note: str = "",
+        source: str = "",
+    ) -> int:
         with self.Session.begin() as s:
             run = s.get(CaseRun, case_id, with_for_update=True)
             if run is None:
@@ -81,8 +90,11 @@ class CaseStore:
                 s.add(run)
                 s.flush()
             seq = run.head_seq + 1
-            s.add(CaseStateRow(case_id=case_id, seq=seq, phase=phase, status=status, state_hash=state_hash,
-                               note=note, state=state))
+            s.add(
+                CaseStateRow(
+                    case_id=case_id, seq=seq, phase=phase, status=status, state_hash=state_hash, note=note, state=state
+                )
+            )
             run.head_seq, run.phase, run.status, run.updated_at = seq, phase, status, _now()
             return seq
 
@@ -91,14 +103,16 @@ class CaseStore:
             run = s.get(CaseRun, case_id)
             if run is None or run.head_seq == 0:
                 return None
-            row = s.scalars(select(CaseStateRow).where(CaseStateRow.case_id == case_id,
-                                                       CaseStateRow.seq == run.head_seq)).one()
+            row = s.scalars(
+                select(CaseStateRow).where(CaseStateRow.case_id == case_id, CaseStateRow.seq == run.head_seq)
+            ).one()
             return row.seq, row.state
 
     def get(self, case_id: str, seq: int) -> dict[str, Any]:
         with self.Session() as s:
-            row = s.scalars(select(CaseStateRow).where(CaseStateRow.case_id == case_id,
-                                                       CaseStateRow.seq == seq)).one_or_none()
+            row = s.scalars(
+                select(CaseStateRow).where(CaseStateRow.case_id == case_id, CaseStateRow.seq == seq)
+            ).one_or_none()
             if row is None:
                 raise KeyError(f"case {case_id!r} has no state {seq}")
             return row.state
@@ -106,21 +120,35 @@ class CaseStore:
     def states(self, case_id: str) -> list[dict[str, Any]]:
         """Summaries of a case's snapshots, oldest first."""
         with self.Session() as s:
-            rows = s.scalars(select(CaseStateRow).where(CaseStateRow.case_id == case_id)
-                             .order_by(CaseStateRow.seq)).all()
-            return [{"seq": r.seq, "phase": r.phase, "status": r.status, "hash": r.state_hash[:12],
-                     "note": r.note, "at": r.created_at.isoformat() if r.created_at else None} for r in rows]
+            rows = s.scalars(
+                select(CaseStateRow).where(CaseStateRow.case_id == case_id).order_by(CaseStateRow.seq)
+            ).all()
+            return [
+                {
+                    "seq": r.seq,
+                    "phase": r.phase,
+                    "status": r.status,
+                    "hash": r.state_hash[:12],
+                    "note": r.note,
+                    "at": r.created_at.isoformat() if r.created_at else None,
+                }
+                for r in rows
+            ]
 
     def hashes(self, case_id: str) -> list[str]:
         with self.Session() as s:
-            return list(s.scalars(select(CaseStateRow.state_hash).where(CaseStateRow.case_id == case_id)
-                                  .order_by(CaseStateRow.seq)).all())
+            return list(
+                s.scalars(
+                    select(CaseStateRow.state_hash).where(CaseStateRow.case_id == case_id).order_by(CaseStateRow.seq)
+                ).all()
+            )
 
     def restore(self, case_id: str, seq: int) -> int:
         """Make snapshot ``seq`` the head again (appended as a new snapshot: history is never lost)."""
         with self.Session() as s:
-            row = s.scalars(select(CaseStateRow).where(CaseStateRow.case_id == case_id,
-                                                       CaseStateRow.seq == seq)).one_or_none()
+            row = s.scalars(
+                select(CaseStateRow).where(CaseStateRow.case_id == case_id, CaseStateRow.seq == seq)
+            ).one_or_none()
             if row is None:
                 raise KeyError(f"case {case_id!r} has no state {seq}")
             state, phase, status, h = row.state, row.phase, row.status, row.state_hash
@@ -128,8 +156,10 @@ class CaseStore:
 
     def cases(self) -> list[dict[str, Any]]:
         with self.Session() as s:
-            return [{"case_id": r.case_id, "source": r.source, "head": r.head_seq, "phase": r.phase,
-                     "status": r.status} for r in s.scalars(select(CaseRun).order_by(CaseRun.case_id))]
+            return [
+                {"case_id": r.case_id, "source": r.source, "head": r.head_seq, "phase": r.phase, "status": r.status}
+                for r in s.scalars(select(CaseRun).order_by(CaseRun.case_id))
+            ]
 
     # --- documents ----------------------------------------------------------------------------------
     def put_document(self, key: str, document: dict[str, Any]) -> None:

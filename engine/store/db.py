@@ -3,6 +3,7 @@
 ``LEXLOGIC_DATABASE_URL`` selects the database (e.g. ``postgresql+psycopg://postgres@127.0.0.1:5432/test``);
 unset, the file ``./.lexlogic/lexlogic.db`` is used. JSON columns become JSONB on PostgreSQL.
 """
+
 from __future__ import annotations
 
 import os

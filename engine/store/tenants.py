@@ -5,24 +5,25 @@ A key reads ``llx_<key_id>_<secret>``. Only ``sha256(secret)`` is stored, next t
 plaintext is shown once, at creation. SHA-256 (not a slow password hash) is the right tool here: the
 secret is 256 random bits, so there is nothing to brute-force, and every request pays the hash.
 """
+
 from __future__ import annotations
 
 import hashlib
 import hmac
 import secrets
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy import DateTime, ForeignKey, String, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from engine.store.db import Base, make_engine, session_factory
+from lexlogic.engine.store.db import Base, make_engine, session_factory
 
 KEY_PREFIX = "llx"
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class Tenant(Base):
@@ -101,11 +102,19 @@ class TenantStore:
 
     def keys(self) -> list[dict[str, str | None]]:
         with self.Session() as s:
-            rows = s.execute(select(ApiKey, Tenant.name).join(Tenant, Tenant.id == ApiKey.tenant_id)
-                             .order_by(ApiKey.created_at)).all()
-            return [{"key_id": k.key_id, "tenant": name, "label": k.label,
-                     "created_at": k.created_at.isoformat() if k.created_at else None,
-                     "revoked_at": k.revoked_at.isoformat() if k.revoked_at else None} for k, name in rows]
+            rows = s.execute(
+                select(ApiKey, Tenant.name).join(Tenant, Tenant.id == ApiKey.tenant_id).order_by(ApiKey.created_at)
+            ).all()
+            return [
+                {
+                    "key_id": k.key_id,
+                    "tenant": name,
+                    "label": k.label,
+                    "created_at": k.created_at.isoformat() if k.created_at else None,
+                    "revoked_at": k.revoked_at.isoformat() if k.revoked_at else None,
+                }
+                for k, name in rows
+            ]
 
     def authenticate(self, key: str | None) -> str | None:
         """The tenant id of an active key, else None. Constant-time on the secret."""

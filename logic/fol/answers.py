@@ -1,9 +1,10 @@
 """What every FOL reasoner returns, whatever the engine: an answer with a proof or a reason."""
+
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from logic.proof import ProofNode
+from lexlogic.logic.proof import ProofNode
 
 
 class FolReasonerError(RuntimeError):

@@ -5,17 +5,19 @@ a constant of a sub-sort (per the hierarchy inferred from the implications so fa
 incompatible one is rejected with the missing link named — and kept pending, re-checked each time the
 hierarchy grows. Every repair is recorded (see logic.fol.repair).
 """
+
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from logic.fol.hierarchy import SortHierarchy
-from logic.fol.model import And, Atom, BeliefSet, Const, Exists, Forall, Formula, Implies, Not, Var
-from logic.fol.names import constant_name, symbol_name
-from logic.fol.repair import Rejection, Repair, RepairKind
-from logic.fol.syntax import print_formula
+from lexlogic.logic.fol.hierarchy import SortHierarchy
+from lexlogic.logic.fol.model import And, Atom, BeliefSet, Const, Exists, Forall, Formula, Implies, Not, Var
+from lexlogic.logic.fol.names import constant_name, symbol_name
+from lexlogic.logic.fol.repair import Rejection, Repair, RepairKind
+from lexlogic.logic.fol.syntax import print_formula
 
 
 class BuilderError(ValueError):
@@ -25,29 +27,34 @@ class BuilderError(ValueError):
 # ---------------------------------------------------------------------------- tool argument models
 class AddSortArgs(BaseModel):
     """Declare a sort (a type of individual), e.g. 'personne morale', 'contrat'."""
+
     name: str = Field(description="sort name; any label, normalised to CamelCase")
 
 
 class AddPredicateSchemaArgs(BaseModel):
     """Declare a predicate with the sorts of its arguments (empty list: a proposition)."""
+
     name: str = Field(description="predicate name, e.g. 'est partie a'")
     argument_sorts: list[str] = Field(description="declared sorts, one per argument")
 
 
 class AddConstantToSortArgs(BaseModel):
     """Declare a named individual in a sort."""
+
     constant: str = Field(description="individual, e.g. 'Société Alpha SA'")
     sort: str
 
 
 class AddAtomicFactArgs(BaseModel):
     """Assert predicate(arguments). Unknown constants are declared in the expected sort."""
+
     predicate: str
     arguments: list[str] = Field(default_factory=list)
 
 
 class AddUniversalImplicationArgs(BaseModel):
     """Assert forall X: (antecedent(X) => consequent(X)); makes sort(antecedent) a sub-sort of sort(consequent)."""
+
     antecedent: str = Field(description="unary predicate")
     consequent: str = Field(description="unary predicate")
     sort: str | None = Field(default=None, description="sort of X (default: the antecedent's argument sort)")
@@ -55,6 +62,7 @@ class AddUniversalImplicationArgs(BaseModel):
 
 class AddExistentialConjunctionArgs(BaseModel):
     """Assert exists X: (p1(X) && p2(X) && ...)."""
+
     predicates: list[str] = Field(min_length=1, description="unary predicates")
     sort: str | None = Field(default=None, description="sort of X (default: the first predicate's)")
 
@@ -109,16 +117,20 @@ class BeliefSetBuilder:
     def sort(self, label: str) -> str:
         name = self._find(self.bs.signature.sorts, symbol_name(label, "sort"))
         if name is None:
-            raise BuilderError(f"unknown sort {label!r}; known sorts: {sorted(self.bs.signature.sorts) or 'none'}"
-                               f" (declare it with add_sort)")
+            raise BuilderError(
+                f"unknown sort {label!r}; known sorts: {sorted(self.bs.signature.sorts) or 'none'}"
+                f" (declare it with add_sort)"
+            )
         return name
 
     def predicate(self, label: str) -> str:
         name = self._find(self.bs.signature.predicates, symbol_name(label))
         if name is None:
-            raise BuilderError(f"unknown predicate {label!r}; known predicates: "
-                               f"{sorted(self.bs.signature.predicates) or 'none'} (declare it with "
-                               f"add_predicate_schema)")
+            raise BuilderError(
+                f"unknown predicate {label!r}; known predicates: "
+                f"{sorted(self.bs.signature.predicates) or 'none'} (declare it with "
+                f"add_predicate_schema)"
+            )
         return name
 
     def _constant(self, label: str) -> str:
@@ -141,8 +153,10 @@ class BeliefSetBuilder:
         if existing:
             if self.bs.signature.predicates[existing] == sorts:
                 return f"predicate {existing} already declared"
-            raise BuilderError(f"predicate {existing} is already declared with argument sorts "
-                               f"{list(self.bs.signature.predicates[existing])}, not {list(sorts)}")
+            raise BuilderError(
+                f"predicate {existing} is already declared with argument sorts "
+                f"{list(self.bs.signature.predicates[existing])}, not {list(sorts)}"
+            )
         if norm in self.bs.signature.sorts:
             raise BuilderError(f"{norm} is already a sort name; choose another predicate name")
         self.bs.signature.predicates[norm] = sorts
@@ -158,8 +172,10 @@ class BeliefSetBuilder:
         if current is not None:
             if self.hierarchy.is_subsort(current, s):
                 return f"{c} is a {current}, already a sub-sort of {s}: nothing to do"
-            raise BuilderError(f"constant {c} is already of sort {current}; a constant has exactly one sort "
-                               f"and {current} is not a sub-sort of {s}")
+            raise BuilderError(
+                f"constant {c} is already of sort {current}; a constant has exactly one sort "
+                f"and {current} is not a sub-sort of {s}"
+            )
         self.bs.signature.sorts[s].append(c)
         self._label(c, constant)
         return f"constant {c} declared in {s}"
@@ -175,8 +191,9 @@ class BeliefSetBuilder:
         p = self.predicate(args.predicate)
         sorts = self.bs.signature.predicates[p]
         if len(args.arguments) != len(sorts):
-            raise BuilderError(f"{p} takes {len(sorts)} argument(s) ({', '.join(sorts) or 'none'}), "
-                               f"got {len(args.arguments)}")
+            raise BuilderError(
+                f"{p} takes {len(sorts)} argument(s) ({', '.join(sorts) or 'none'}), got {len(args.arguments)}"
+            )
         names = [self._constant(a) for a in args.arguments]
         atom = Atom(p, tuple(Const(n) for n in names))
         fact = Not(atom) if negated else atom
@@ -187,10 +204,18 @@ class BeliefSetBuilder:
             actual = self.bs.signature.sort_of(c) or declared.get(c)
             if actual is None:
                 declared[c] = expected
-                repairs.append(Repair(kind=RepairKind.DECLARED_CONSTANT, fact=text, constant=c,
-                                      expected_sort=expected, predicate=p, argument_index=k,
-                                      reason=f"'{c}' was not declared; declared in {expected}, the sort "
-                                             f"{p} expects at argument {k + 1}"))
+                repairs.append(
+                    Repair(
+                        kind=RepairKind.DECLARED_CONSTANT,
+                        fact=text,
+                        constant=c,
+                        expected_sort=expected,
+                        predicate=p,
+                        argument_index=k,
+                        reason=f"'{c}' was not declared; declared in {expected}, the sort "
+                        f"{p} expects at argument {k + 1}",
+                    )
+                )
                 continue
             if actual == expected:
                 continue
@@ -200,11 +225,21 @@ class BeliefSetBuilder:
                     f"rejected {text}: constant '{c}' is of sort {actual} but {p} expects {expected} at "
                     f"argument {k + 1}; missing link {actual} ⊑ {expected} (no universal implication "
                     f"makes {actual} a sub-sort of {expected}; super-sorts of {actual}: "
-                    f"{sorted(self.hierarchy.ancestors(actual)) or 'none'})")
-            repairs.append(Repair(kind=RepairKind.SUBSORT_ACCEPTED, fact=text, constant=c,
-                                  constant_sort=actual, expected_sort=expected, predicate=p, argument_index=k,
-                                  reason=f"'{c}' is a {actual}, and {' ⊑ '.join(chain)} (inferred)",
-                                  justified_by=self.hierarchy.justifications(chain)))
+                    f"{sorted(self.hierarchy.ancestors(actual)) or 'none'})"
+                )
+            repairs.append(
+                Repair(
+                    kind=RepairKind.SUBSORT_ACCEPTED,
+                    fact=text,
+                    constant=c,
+                    constant_sort=actual,
+                    expected_sort=expected,
+                    predicate=p,
+                    argument_index=k,
+                    reason=f"'{c}' is a {actual}, and {' ⊑ '.join(chain)} (inferred)",
+                    justified_by=self.hierarchy.justifications(chain),
+                )
+            )
         return fact, repairs
 
     def _commit(self, fact: Formula, repairs: list[Repair]) -> None:
@@ -223,8 +258,10 @@ class BeliefSetBuilder:
                 rej = Rejection(predicate=args.predicate, arguments=args.arguments, negated=negated, reason=str(exc))
                 self.rejections.append(rej)
                 self.pending.append((args, negated, rej))
-                raise BuilderError(f"{exc}. The fact is kept pending and will be re-checked if a later "
-                                   f"implication makes the sorts compatible.") from None
+                raise BuilderError(
+                    f"{exc}. The fact is kept pending and will be re-checked if a later "
+                    f"implication makes the sorts compatible."
+                ) from None
             raise
         for a in args.arguments:
             self._label(self._constant(a), a)
@@ -238,12 +275,15 @@ class BeliefSetBuilder:
         a, b = self.predicate(antecedent), self.predicate(consequent)
         sa, sb = self.bs.signature.predicates[a], self.bs.signature.predicates[b]
         if len(sa) != 1 or len(sb) != 1:
-            raise BuilderError(f"add_universal_implication needs unary predicates: {a} has {len(sa)} "
-                               f"argument(s), {b} has {len(sb)}")
+            raise BuilderError(
+                f"add_universal_implication needs unary predicates: {a} has {len(sa)} argument(s), {b} has {len(sb)}"
+            )
         vsort = self.sort(sort) if sort else sa[0]
         if not self.hierarchy.is_subsort(vsort, sa[0]):
-            raise BuilderError(f"X of sort {vsort} cannot be an argument of {a}, which expects {sa[0]} "
-                               f"(missing link {vsort} ⊑ {sa[0]})")
+            raise BuilderError(
+                f"X of sort {vsort} cannot be an argument of {a}, which expects {sa[0]} "
+                f"(missing link {vsort} ⊑ {sa[0]})"
+            )
         x = Var("X", vsort)
         f = Forall(x, Implies(Atom(a, (x,)), Atom(b, (x,))))
         self.bs.add(f)
@@ -254,8 +294,10 @@ class BeliefSetBuilder:
             msg += f"; inferred {vsort} ⊑ {sb[0]}"
             if cycle:
                 self.cycles.append(cycle)
-                msg += (f"; WARNING: cycle in the sort hierarchy {' ⊑ '.join(cycle)} (the sorts on it "
-                        f"are now mutually compatible)")
+                msg += (
+                    f"; WARNING: cycle in the sort hierarchy {' ⊑ '.join(cycle)} (the sorts on it "
+                    f"are now mutually compatible)"
+                )
             msg += self._recheck_pending()
         return msg
 
@@ -268,8 +310,10 @@ class BeliefSetBuilder:
         for p in preds:
             expected = self.bs.signature.predicates[p][0]
             if not self.hierarchy.is_subsort(vsort, expected):
-                raise BuilderError(f"X of sort {vsort} cannot be an argument of {p}, which expects "
-                                   f"{expected} (missing link {vsort} ⊑ {expected})")
+                raise BuilderError(
+                    f"X of sort {vsort} cannot be an argument of {p}, which expects "
+                    f"{expected} (missing link {vsort} ⊑ {expected})"
+                )
         x = Var("X", vsort)
         atoms = tuple(Atom(p, (x,)) for p in preds)
         f = Exists(x, atoms[0] if len(atoms) == 1 else And(atoms))

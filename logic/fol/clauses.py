@@ -5,14 +5,31 @@ set (and a query) lies in the Horn fragment that SWI-Prolog answers exactly, and
 Existentials not under a universal become fresh constants (`sk1`, …) of the quantified sort; an
 existential under a universal (needs a Skolem function) or any equality leaves the Horn fragment.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import count, product
 
-from logic.fol.model import (
-    And, Atom, BeliefSet, Bottom, Const, Equals, Exists, Forall, Formula, Iff, Implies, Not, NotEquals,
-    Or, Top, Var, Xor, free_vars,
+from lexlogic.logic.fol.model import (
+    And,
+    Atom,
+    BeliefSet,
+    Bottom,
+    Const,
+    Equals,
+    Exists,
+    Forall,
+    Formula,
+    Iff,
+    Implies,
+    Not,
+    NotEquals,
+    Or,
+    Top,
+    Var,
+    Xor,
+    free_vars,
 )
 
 MAX_CLAUSES = 256

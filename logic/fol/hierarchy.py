@@ -4,11 +4,12 @@ The sort of A's argument becomes a sub-sort of the sort of B's argument. Kept as
 edges, each remembering the implication that justified it, so a repair can cite its reason. Every
 walk is breadth-first with a visited set: a cycle (A ⊑ B ⊑ A) is reported by `cycles()`, never looped on.
 """
+
 from __future__ import annotations
 
 from collections import deque
 
-from logic.fol.model import Atom, BeliefSet, Forall, Formula, Implies, Signature, Var
+from lexlogic.logic.fol.model import Atom, BeliefSet, Forall, Formula, Implies, Signature, Var
 
 
 def implication_edge(f: Formula, sig: Signature) -> tuple[str, str] | None:
@@ -35,8 +36,8 @@ class SortHierarchy:
         self.because: dict[tuple[str, str], str] = {}
 
     @classmethod
-    def from_belief_set(cls, bs: BeliefSet) -> "SortHierarchy":
-        from logic.fol.syntax import print_formula
+    def from_belief_set(cls, bs: BeliefSet) -> SortHierarchy:
+        from lexlogic.logic.fol.syntax import print_formula
 
         h = cls()
         for f in bs.formulas:
@@ -106,8 +107,11 @@ class SortHierarchy:
         for n in sorted(nodes):
             if n in done:
                 continue
-            comp = sorted({m for m in nodes if self.path(n, m) is not None and self.path(m, n) is not None}
-                          if n in self.supers else {n})
+            comp = sorted(
+                {m for m in nodes if self.path(n, m) is not None and self.path(m, n) is not None}
+                if n in self.supers
+                else {n}
+            )
             done.update(comp)
             if len(comp) > 1 or n in self.supers.get(n, set()):
                 out.append(comp)

@@ -6,12 +6,28 @@ sort S of a component with more than one sort becomes a unary predicate `IsS`, e
 over S is guarded by `IsS(X)`. Quantifiers over a singleton component need no guard. The result is a
 plain strictly-typed belief set: the same answers, readable by Tweety's exact-sort checks.
 """
+
 from __future__ import annotations
 
-from logic.fol.hierarchy import SortHierarchy
-from logic.fol.model import (
-    ANY, And, Atom, BeliefSet, Const, Equals, Exists, Forall, Formula, Iff, Implies, Not, NotEquals, Or,
-    Signature, Var, Xor,
+from lexlogic.logic.fol.hierarchy import SortHierarchy
+from lexlogic.logic.fol.model import (
+    ANY,
+    And,
+    Atom,
+    BeliefSet,
+    Const,
+    Equals,
+    Exists,
+    Forall,
+    Formula,
+    Iff,
+    Implies,
+    Not,
+    NotEquals,
+    Or,
+    Signature,
+    Var,
+    Xor,
 )
 
 

@@ -1,5 +1,6 @@
 """Name normalisation: LLM and case-file labels ("personne morale", "Société Alpha SA") become names
 Tweety's syntax accepts (PersonneMorale, societe_alpha_sa); the original label is kept for display."""
+
 from __future__ import annotations
 
 import re

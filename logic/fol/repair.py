@@ -3,13 +3,14 @@
 A repaired fact is not a given: it is exported as a ProofNode of kind REPAIR so every proof tree
 shows it as such.
 """
+
 from __future__ import annotations
 
 from enum import Enum
 
 from pydantic import BaseModel, Field
 
-from logic.proof import NodeKind, ProofNode
+from lexlogic.logic.proof import NodeKind, ProofNode
 
 
 class RepairKind(str, Enum):
@@ -31,11 +32,20 @@ class Repair(BaseModel):
     line: int | None = None
 
     def to_proof_node(self) -> ProofNode:
-        children = [ProofNode(atom=j, label=f"inferred sub-sort link from {j}", kind=NodeKind.RULE,
-                              rule_id="fol:sort-hierarchy") for j in self.justified_by]
-        return ProofNode(atom=self.fact, label=f"{self.fact} (repaired: {self.kind.value})",
-                         kind=NodeKind.REPAIR, note=self.reason, rule_id=f"fol:repair:{self.kind.value}",
-                         children=children)
+        children = [
+            ProofNode(
+                atom=j, label=f"inferred sub-sort link from {j}", kind=NodeKind.RULE, rule_id="fol:sort-hierarchy"
+            )
+            for j in self.justified_by
+        ]
+        return ProofNode(
+            atom=self.fact,
+            label=f"{self.fact} (repaired: {self.kind.value})",
+            kind=NodeKind.REPAIR,
+            note=self.reason,
+            rule_id=f"fol:repair:{self.kind.value}",
+            children=children,
+        )
 
 
 class Rejection(BaseModel):

@@ -14,14 +14,33 @@ Two sort disciplines:
 Extensions, each because a belief set built by code must print: an empty sort `S = {}` is accepted
 (Tweety rejects it), and chained `a => b => c` is an error (Tweety silently misparses it).
 """
+
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from logic.fol.model import (
-    ANY, And, Atom, BeliefSet, Bottom, Const, Equals, Exists, Forall, Formula, Iff, Implies, Not,
-    NotEquals, Or, Signature, Top, Var, Xor, free_vars,
+from lexlogic.logic.fol.model import (
+    ANY,
+    And,
+    Atom,
+    BeliefSet,
+    Bottom,
+    Const,
+    Equals,
+    Exists,
+    Forall,
+    Formula,
+    Iff,
+    Implies,
+    Not,
+    NotEquals,
+    Or,
+    Signature,
+    Top,
+    Var,
+    Xor,
+    free_vars,
 )
 
 NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*\Z")
@@ -31,8 +50,9 @@ CONST_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 class FolSyntaxError(ValueError):
     """A parse or declaration error at a position of the source."""
 
-    def __init__(self, message: str, line: int | None = None, column: int | None = None,
-                 source: str = "<string>") -> None:
+    def __init__(
+        self, message: str, line: int | None = None, column: int | None = None, source: str = "<string>"
+    ) -> None:
         self.message, self.line, self.column, self.source = message, line, column, source
         super().__init__(self.located())
 
@@ -53,9 +73,22 @@ class Tok:
     col: int  # 1-based
 
 
-_SYMBOLS = [("<=>", "IFF"), ("/==", "NEQ"), ("=>", "IMP"), ("==", "EQ"), ("&&", "AND"), ("||", "OR"),
-            ("^^", "XOR"), ("!", "NOT"), ("(", "LP"), (")", "RP"), (",", "COMMA"), (":", "COLON"),
-            ("+", "TOP"), ("-", "BOT")]
+_SYMBOLS = [
+    ("<=>", "IFF"),
+    ("/==", "NEQ"),
+    ("=>", "IMP"),
+    ("==", "EQ"),
+    ("&&", "AND"),
+    ("||", "OR"),
+    ("^^", "XOR"),
+    ("!", "NOT"),
+    ("(", "LP"),
+    (")", "RP"),
+    (",", "COMMA"),
+    (":", "COLON"),
+    ("+", "TOP"),
+    ("-", "BOT"),
+]
 
 
 def _tokenize(text: str, line: int, source: str) -> list[Tok]:
@@ -71,8 +104,12 @@ def _tokenize(text: str, line: int, source: str) -> list[Tok]:
             while j < n and text[j].isascii() and (text[j].isalnum() or text[j] == "_"):
                 j += 1
             if j < n and not text[j].isascii():
-                raise FolSyntaxError(f"illegal character {text[j]!r} in name (accents and non-ASCII "
-                                     f"letters are not allowed)", line, j + 1, source)
+                raise FolSyntaxError(
+                    f"illegal character {text[j]!r} in name (accents and non-ASCII letters are not allowed)",
+                    line,
+                    j + 1,
+                    source,
+                )
             toks.append(Tok("IDENT", text[i:j], i + 1))
             i = j
             continue
@@ -82,9 +119,13 @@ def _tokenize(text: str, line: int, source: str) -> list[Tok]:
                 i += len(sym)
                 break
         else:
-            what = ("comments are not part of the syntax" if ch == "%" else
-                    "illegal character (accents and non-ASCII letters are not allowed)" if not ch.isascii()
-                    else "unexpected character")
+            what = (
+                "comments are not part of the syntax"
+                if ch == "%"
+                else "illegal character (accents and non-ASCII letters are not allowed)"
+                if not ch.isascii()
+                else "unexpected character"
+            )
             raise FolSyntaxError(f"{what}: {ch!r}", line, i + 1, source)
     toks.append(Tok("END", "", n + 1))
     return toks
@@ -201,15 +242,20 @@ class _FormulaParser:
             raise self.err(f"one variable per quantifier: nest them ('{kw.text} X: ({kw.text} Y: (...))')")
         self.take("COLON", "':' after the quantified variable")
         if self.peek().kind != "LP":
-            if self.peek().kind == "IDENT" and self.peek(1).kind == "LP" and self.sig.sorts.get(self.peek().text) is not None:
+            if (
+                self.peek().kind == "IDENT"
+                and self.peek(1).kind == "LP"
+                and self.sig.sorts.get(self.peek().text) is not None
+            ):
                 raise self.err("typed quantifiers ('forall X:Sort (...)') are not part of the syntax")
             raise self.err("the body of a quantifier must be in parentheses: 'forall X: (F)'")
         self.i += 1
         body = self.iff()
         self.take("RP", "')' closing the quantifier's body")
         if vtok.text not in free_vars(body):
-            raise FolSyntaxError(f"Variable(s) '{vtok.text}' not found in quantification.", self.line,
-                                 vtok.col, self.source)
+            raise FolSyntaxError(
+                f"Variable(s) '{vtok.text}' not found in quantification.", self.line, vtok.col, self.source
+            )
         var = Var(vtok.text)
         return Forall(var, body) if kw.text == "forall" else Exists(var, body)
 
@@ -234,8 +280,9 @@ class _FormulaParser:
             op = self.peek()
             self.i += 1
             if not self.sig.equality:
-                raise self.err(f"Equality/Inequality predicate {op.text} is not part of this parser's "
-                               f"FolSignature.", op)
+                raise self.err(
+                    f"Equality/Inequality predicate {op.text} is not part of this parser's FolSignature.", op
+                )
             right, rcol = self.term()
             node = Equals(left, right) if op.kind == "EQ" else NotEquals(left, right)  # type: ignore[arg-type]
             return node
@@ -263,8 +310,11 @@ class _FormulaParser:
                     break
             self.take("RP", "',' or ')' in the argument list")
         if len(args) != len(arg_sorts):
-            raise self.err(f"Predicate '{_show_pred(name, arg_sorts)}' has arity '{len(arg_sorts)}' "
-                           f"(got {len(args)} argument(s)).", tok)
+            raise self.err(
+                f"Predicate '{_show_pred(name, arg_sorts)}' has arity '{len(arg_sorts)}' "
+                f"(got {len(args)} argument(s)).",
+                tok,
+            )
         atom = Atom(name, tuple(args))  # type: ignore[arg-type]
         self.positions[id(atom)] = (atom, cols)
         return atom
@@ -285,7 +335,7 @@ def _first_sort(f: Formula, name: str, sig: Signature) -> str | None:
         return None
     if isinstance(f, (Forall, Exists)):
         return None if f.var.name == name else _first_sort(f.body, name, sig)
-    from logic.fol.model import children
+    from lexlogic.logic.fol.model import children
 
     for c in children(f):
         s = _first_sort(c, name, sig)
@@ -297,8 +347,15 @@ def _first_sort(f: Formula, name: str, sig: Signature) -> str | None:
 class _Typer:
     """Rebuilds a parsed formula with every variable carrying its sort, and collects sort uses."""
 
-    def __init__(self, sig: Signature, positions: dict[int, tuple[Atom, list[int]]], line: int,
-                 formula_index: int, strict: bool, source: str) -> None:
+    def __init__(
+        self,
+        sig: Signature,
+        positions: dict[int, tuple[Atom, list[int]]],
+        line: int,
+        formula_index: int,
+        strict: bool,
+        source: str,
+    ) -> None:
         self.sig, self.positions, self.line, self.idx = sig, positions, line, formula_index
         self.strict, self.source = strict, source
         self.uses: list[SortUse] = []
@@ -320,18 +377,23 @@ class _Typer:
                     label = "Term"
                 if actual != expected and actual != ANY:
                     if self.strict:
-                        msg = (f"Variable '{t.name}' has wrong sort: '{actual}' (its first use), "
-                               f"'{expected}' expected by {f.pred}" if isinstance(t, Var) else
-                               f"Term '{t.name}' has the wrong sort: '{actual}', '{expected}' expected "
-                               f"by {f.pred}")
+                        msg = (
+                            f"Variable '{t.name}' has wrong sort: '{actual}' (its first use), "
+                            f"'{expected}' expected by {f.pred}"
+                            if isinstance(t, Var)
+                            else f"Term '{t.name}' has the wrong sort: '{actual}', '{expected}' expected by {f.pred}"
+                        )
                         raise FolSyntaxError(msg, self.line, col, self.source)
-                    self.uses.append(SortUse(t.name, isinstance(t, Var), actual, expected, f.pred, k,
-                                             self.line, col or 0, self.idx))
+                    self.uses.append(
+                        SortUse(t.name, isinstance(t, Var), actual, expected, f.pred, k, self.line, col or 0, self.idx)
+                    )
                 del label
             return Atom(f.pred, tuple(new_args))  # type: ignore[arg-type]
         if isinstance(f, (Equals, NotEquals)):
+
             def fix(t):  # type: ignore[no-untyped-def]
                 return Var(t.name, env.get(t.name, ANY)) if isinstance(t, Var) else t
+
             return type(f)(fix(f.left), fix(f.right))
         if isinstance(f, (Forall, Exists)):
             sort = _first_sort(f.body, f.var.name, self.sig) or ANY
@@ -347,8 +409,9 @@ class _Typer:
         return f
 
 
-def _type_formula(raw: Formula, p: _FormulaParser, sig: Signature, line: int, index: int,
-                  strict: bool, source: str) -> tuple[Formula, list[SortUse]]:
+def _type_formula(
+    raw: Formula, p: _FormulaParser, sig: Signature, line: int, index: int, strict: bool, source: str
+) -> tuple[Formula, list[SortUse]]:
     env = {}
     for v in free_vars(raw):  # free variables (e.g. an uppercase "constant"): first-use sort
         env[v] = _first_sort(raw, v, sig) or ANY
@@ -368,8 +431,9 @@ class ParseReport:
     warnings: list[str]
 
 
-def parse_formula(text: str, signature: Signature, *, strict: bool = False, line: int = 1,
-                  source: str = "<formula>") -> tuple[Formula, list[SortUse]]:
+def parse_formula(
+    text: str, signature: Signature, *, strict: bool = False, line: int = 1, source: str = "<formula>"
+) -> tuple[Formula, list[SortUse]]:
     """Parse one formula against a signature; returns it with its (unresolved) sort uses."""
     p = _FormulaParser(_tokenize(text, line, source), signature, line, source)
     raw = p.parse()
@@ -395,14 +459,17 @@ def parse_report(text: str, *, strict: bool = False, source: str = "<string>") -
         if section >= 1:
             section = 2
             if _SORT_LINE.match(raw_line):
-                raise FolSyntaxError("a sort declaration must come before the first type(...) line", lineno,
-                                     lead + 1, source)
+                raise FolSyntaxError(
+                    "a sort declaration must come before the first type(...) line", lineno, lead + 1, source
+                )
             p = _FormulaParser(_tokenize(raw_line, lineno, source), sig, lineno, source)
             raw = p.parse()
             f, fuses = _type_formula(raw, p, sig, lineno, len(bs.formulas), strict, source)
             for v in sorted(free_vars(f)):
-                warnings.append(f"{source}:{lineno}: '{v}' is a free variable (uppercase first letter); "
-                                f"a constant must start with a lowercase letter")
+                warnings.append(
+                    f"{source}:{lineno}: '{v}' is a free variable (uppercase first letter); "
+                    f"a constant must start with a lowercase letter"
+                )
             bs.add(f, lineno)
             uses.extend(fuses)
             continue
@@ -414,12 +481,21 @@ def _parse_sort(raw_line: str, sig: Signature, lineno: int, source: str) -> None
     m = _SORT_LINE.match(raw_line)
     lead = len(raw_line) - len(raw_line.lstrip()) + 1
     if not m:
-        raise FolSyntaxError("expected a sort declaration 'Sort = {c1, c2}' (every line before the first "
-                             "type(...) line is a sort declaration; no comments)", lineno, lead, source)
+        raise FolSyntaxError(
+            "expected a sort declaration 'Sort = {c1, c2}' (every line before the first "
+            "type(...) line is a sort declaration; no comments)",
+            lineno,
+            lead,
+            source,
+        )
     name = m.group(1)
     if not NAME_RE.match(name):
-        raise FolSyntaxError(f"Illegal characters in sort definition '{name}'; declaration must conform "
-                             f"to [a-zA-Z][a-zA-Z0-9]*", lineno, m.start(1) + 1, source)
+        raise FolSyntaxError(
+            f"Illegal characters in sort definition '{name}'; declaration must conform to [a-zA-Z][a-zA-Z0-9]*",
+            lineno,
+            m.start(1) + 1,
+            source,
+        )
     if name in sig.sorts:
         raise FolSyntaxError(f"Multiple declarations of sort '{name}'.", lineno, m.start(1) + 1, source)
     consts: list[str] = []
@@ -434,12 +510,18 @@ def _parse_sort(raw_line: str, sig: Signature, lineno: int, source: str) -> None
             col = body_start + offset + (len(piece) - len(piece.lstrip())) + 1
             offset += len(piece) + 1
             if not CONST_RE.match(c):
-                raise FolSyntaxError(f"Illegal characters in constant definition '{c}'; declaration must "
-                                     f"conform to [a-zA-Z][a-zA-Z0-9_]*", lineno, col, source)
+                raise FolSyntaxError(
+                    f"Illegal characters in constant definition '{c}'; declaration must "
+                    f"conform to [a-zA-Z][a-zA-Z0-9_]*",
+                    lineno,
+                    col,
+                    source,
+                )
             other = sig.sort_of(c) if c not in consts else name
             if other is not None:
-                raise FolSyntaxError(f"Constant '{c}' has already been defined to be of sort '{other}'.",
-                                     lineno, col, source)
+                raise FolSyntaxError(
+                    f"Constant '{c}' has already been defined to be of sort '{other}'.", lineno, col, source
+                )
             consts.append(c)
     sig.sorts[name] = consts
 
@@ -450,15 +532,20 @@ _TYPE_FULL = re.compile(r"\s*type\s*\(\s*([^()\s]*)\s*(?:\((.*)\))?\s*\)\s*\Z")
 def _parse_type(line: str, sig: Signature, lineno: int, lead: int, source: str) -> None:
     m = _TYPE_FULL.match(line)
     if not m:
-        raise FolSyntaxError("malformed predicate declaration: expected type(Name(Sort1,Sort2)) or "
-                             "type(Name)", lineno, lead + 1, source)
+        raise FolSyntaxError(
+            "malformed predicate declaration: expected type(Name(Sort1,Sort2)) or type(Name)", lineno, lead + 1, source
+        )
     name = m.group(1)
     col = lead + m.start(1) + 1
     if "=" in name or (m.group(2) is not None and "=" in line[: line.find("(", 5)]):
         raise FolSyntaxError("functor declarations are not supported", lineno, col, source)
     if not NAME_RE.match(name):
-        raise FolSyntaxError(f"Illegal characters in predicate definition '{name}'; declaration must "
-                             f"conform to [a-zA-Z][a-zA-Z0-9]*", lineno, col, source)
+        raise FolSyntaxError(
+            f"Illegal characters in predicate definition '{name}'; declaration must conform to [a-zA-Z][a-zA-Z0-9]*",
+            lineno,
+            col,
+            source,
+        )
     if name in sig.predicates:
         raise FolSyntaxError(f"Multiple declarations of predicate '{name}'.", lineno, col, source)
     sorts: list[str] = []
@@ -481,8 +568,8 @@ def parse_belief_set(text: str, *, strict: bool = False, source: str = "<string>
     A sort use whose sort is a sub-sort of the expected one is accepted and recorded as a repair;
     otherwise a FolSyntaxError at the use's line:column names the missing link.
     """
-    from logic.fol.hierarchy import SortHierarchy
-    from logic.fol.repair import Repair, RepairKind
+    from lexlogic.logic.fol.hierarchy import SortHierarchy
+    from lexlogic.logic.fol.repair import Repair, RepairKind
 
     report = parse_report(text, strict=strict, source=source)
     bs = report.belief_set
@@ -495,14 +582,26 @@ def parse_belief_set(text: str, *, strict: bool = False, source: str = "<string>
                 f"{what} '{use.term}' of sort '{use.actual}' used where {use.predicate} expects "
                 f"'{use.expected}' (argument {use.index + 1}): no inferred link {use.actual} ⊑ "
                 f"{use.expected} (known super-sorts of {use.actual}: "
-                f"{sorted(hierarchy.ancestors(use.actual)) or 'none'})", use.line, use.column, source)
+                f"{sorted(hierarchy.ancestors(use.actual)) or 'none'})",
+                use.line,
+                use.column,
+                source,
+            )
         if not use.is_variable:
-            bs.repairs.append(Repair(
-                kind=RepairKind.SUBSORT_ACCEPTED, constant=use.term, constant_sort=use.actual,
-                expected_sort=use.expected, predicate=use.predicate, argument_index=use.index,
-                fact=print_formula(bs.formulas[use.formula_index]),
-                reason=f"'{use.term}' is a {use.actual}, and {' ⊑ '.join(path)} (inferred)",
-                justified_by=hierarchy.justifications(path), line=use.line))
+            bs.repairs.append(
+                Repair(
+                    kind=RepairKind.SUBSORT_ACCEPTED,
+                    constant=use.term,
+                    constant_sort=use.actual,
+                    expected_sort=use.expected,
+                    predicate=use.predicate,
+                    argument_index=use.index,
+                    fact=print_formula(bs.formulas[use.formula_index]),
+                    reason=f"'{use.term}' is a {use.actual}, and {' ⊑ '.join(path)} (inferred)",
+                    justified_by=hierarchy.justifications(path),
+                    line=use.line,
+                )
+            )
     return bs
 
 

@@ -1,16 +1,18 @@
 """Fixtures of the API tests: an app on a fresh database (SQLite or PostgreSQL) with two tenants."""
+
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from api.app import create_app
-from api.deps import Settings
+from lexlogic.api.app import create_app
+from lexlogic.api.deps import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = json.loads((ROOT / "examples/rupture_brutale/facts.json").read_text())

@@ -1,6 +1,7 @@
 """The page in headless Chromium (Debian's, never downloaded) against a uvicorn server on 127.0.0.1:
 load the dossier case, verdict → critical path, fact → document span, slider → new probability,
 answer the pending question. A screenshot is saved to artifacts/."""
+
 from __future__ import annotations
 
 import copy
@@ -8,22 +9,27 @@ import json
 import socket
 import threading
 import time
-from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 import httpx
 import pytest
 import uvicorn
 
-from api.app import create_app
-from api.deps import Settings
+from lexlogic.api.app import create_app
+from lexlogic.api.deps import Settings
 
 from .conftest import DOSSIER, ROOT
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def _free_port() -> int:
@@ -87,8 +93,11 @@ def test_page_golden_thread(server: tuple[str, str], dossier_case: str) -> None:
     graph = httpx.get(f"{base}/v1/cases/{dossier_case}/graph", headers={"X-API-Key": key}).json()
     grounded = {e["target"] for e in graph["edges"] if e["kind"] == "grounds"}
     fact = next(n for n in graph["nodes"] if n["kind"] == "fact" and n["critical"] and n["id"] in grounded)
-    ev = next(n for n in graph["nodes"] if n["id"] in
-              [e["source"] for e in graph["edges"] if e["kind"] == "grounds" and e["target"] == fact["id"]])
+    ev = next(
+        n
+        for n in graph["nodes"]
+        if n["id"] in [e["source"] for e in graph["edges"] if e["kind"] == "grounds" and e["target"] == fact["id"]]
+    )
     out = ROOT / "artifacts"
     out.mkdir(exist_ok=True)
     with sync_playwright() as pw:
@@ -125,25 +134,35 @@ def test_page_golden_thread(server: tuple[str, str], dossier_case: str) -> None:
         after = float(page.locator("#prob").get_attribute("data-p") or "nan")
         assert after != float(before or "nan")
         h = {"X-API-Key": key}
-        ref = httpx.post(f"{base}/v1/cases/{dossier_case}/what-if", json={"priors": {"rupture_kind": 1.0}},
-                         headers=h).json()
+        ref = httpx.post(
+            f"{base}/v1/cases/{dossier_case}/what-if", json={"priors": {"rupture_kind": 1.0}}, headers=h
+        ).json()
         assert after == pytest.approx(ref["probability"]["p_target"])  # the page shows the model's value
         # entropy, method and per-narrative probabilities of the real model are on the page
         expect(page.locator("#prob-method")).to_have_text(ref["probability"]["method"])
         assert float(page.locator("#prob-detail").get_attribute("data-entropy") or "nan") == pytest.approx(
-            ref["probability"]["entropy"])
+            ref["probability"]["entropy"]
+        )
         assert "modèle probabiliste" in (page.locator("#prob-note").text_content() or "").lower()
         # the Alexy magnitudes of the soft rule: six sliders; the claimant's intensity at its maximum
         assert page.locator("#weights input[type=range]").count() == 6
-        page.locator("#slider-confiance_vs_liberte_I1").fill(page.locator(
-            "#slider-confiance_vs_liberte_I1").get_attribute("max") or "30")
-        ref2 = httpx.post(f"{base}/v1/cases/{dossier_case}/what-if", json={
-            "priors": {"rupture_kind": 1.0}, "weights": {"confiance_vs_liberte.I1": 8.0}}, headers=h).json()
+        page.locator("#slider-confiance_vs_liberte_I1").fill(
+            page.locator("#slider-confiance_vs_liberte_I1").get_attribute("max") or "30"
+        )
+        ref2 = httpx.post(
+            f"{base}/v1/cases/{dossier_case}/what-if",
+            json={"priors": {"rupture_kind": 1.0}, "weights": {"confiance_vs_liberte.I1": 8.0}},
+            headers=h,
+        ).json()
         expected = ref2["probability"]["p_target"]
-        page.wait_for_function("(p) => Math.abs(Number(document.querySelector('#prob').dataset.p) - p) < 1e-9",
-                               arg=expected, timeout=15_000)
+        page.wait_for_function(
+            "(p) => Math.abs(Number(document.querySelector('#prob').dataset.p) - p) < 1e-9",
+            arg=expected,
+            timeout=15_000,
+        )
         assert page.locator("#eig-chart rect.bar-eig").count() == len(
-            [q for q in ref2["questions"] if q["eig"] is not None][:5])
+            [q for q in ref2["questions"] if q["eig"] is not None][:5]
+        )
         (out / "api-page-verdict.json").write_text(json.dumps(ref2, indent=1, ensure_ascii=False))
         page.screenshot(path=str(out / "api-page.png"), full_page=True)
         # the current question (after the slider, the fault is the most informative), answered in the page

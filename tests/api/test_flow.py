@@ -1,5 +1,6 @@
 """The API on the example case: verdict with proof, what-if (saved only on request), answers, time
 travel, graph shapes, problem details (422 with JSON path, 413), and the `lexlogic keys` CLI."""
+
 from __future__ import annotations
 
 import subprocess
@@ -7,8 +8,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from api.cli import app as cli
-from engine.store.tenants import TenantStore
+from lexlogic.api.cli import app as cli
+from lexlogic.engine.store.tenants import TenantStore
 
 from .conftest import EXAMPLE, ROOT, Api
 
@@ -46,9 +47,19 @@ def test_verdict_what_if_answers_and_time_travel(sqlite_api: Api) -> None:
 
 def test_graph_shapes_and_critical_path(sqlite_api: Api) -> None:
     api, c = sqlite_api, sqlite_api.client
-    case = {**EXAMPLE, "facts": {**EXAMPLE["facts"], "notice_written": {
-        "value": True, "confidence": 0.8, "grounding": [{"kind": "document", "document_id": "lettre",
-                                                         "char_start": 0, "char_end": 5, "quote": "Objet"}]}}}
+    case = {
+        **EXAMPLE,
+        "facts": {
+            **EXAMPLE["facts"],
+            "notice_written": {
+                "value": True,
+                "confidence": 0.8,
+                "grounding": [
+                    {"kind": "document", "document_id": "lettre", "char_start": 0, "char_end": 5, "quote": "Objet"}
+                ],
+            },
+        },
+    }
     cid = api.create_facts_case(case_file=case)
     g = c.get(f"/v1/cases/{cid}/graph", headers=api.h()).json()
     shapes = {n["kind"]: n["shape"] for n in g["nodes"]}
@@ -57,20 +68,25 @@ def test_graph_shapes_and_critical_path(sqlite_api: Api) -> None:
     assert ids["verdict"]["critical"] and ids["fact:notice_written"]["certainty"] == 0.8
     ev = ids["ev:lettre:0-5"]
     assert ev["quote"] == "Objet" and ev["critical"]
-    assert any(e["kind"] == "grounds" and e["source"] == ev["id"] and e["target"] == "fact:notice_written"
-               for e in g["edges"])
+    assert any(
+        e["kind"] == "grounds" and e["source"] == ev["id"] and e["target"] == "fact:notice_written" for e in g["edges"]
+    )
     assert all(e["source"] in ids and e["target"] in ids for e in g["edges"])
 
 
 def test_problem_details(sqlite_api: Api) -> None:
     api, c = sqlite_api, sqlite_api.client
-    r = c.post("/v1/cases", json={"case_file": {"pack": "rupture_brutale", "facts": {"orders_count": -3}}},
-               headers=api.h())
+    r = c.post(
+        "/v1/cases", json={"case_file": {"pack": "rupture_brutale", "facts": {"orders_count": -3}}}, headers=api.h()
+    )
     assert r.status_code == 422 and r.headers["content-type"] == "application/problem+json"
     assert r.json()["errors"][0]["path"] == "$.case_file.facts.orders_count.value"
     r = c.get("/v1/cases?limit=0", headers=api.h())
-    assert r.status_code == 422 and r.json()["errors"][0] == {"location": "query", "path": "$.limit",
-                                                              "message": r.json()["errors"][0]["message"]}
+    assert r.status_code == 422 and r.json()["errors"][0] == {
+        "location": "query",
+        "path": "$.limit",
+        "message": r.json()["errors"][0]["message"],
+    }
     big = b'{"case_file": {"pad": "' + b"x" * 1_100_000 + b'"}}'
     r = c.post("/v1/cases", content=big, headers={**api.h(), "Content-Type": "application/json"})
     assert r.status_code == 413 and r.json()["title"] == "Content Too Large"
@@ -100,8 +116,12 @@ def test_keys_cli(tmp_path: Path) -> None:
     store = TenantStore(db)
     assert store.authenticate(key) is not None
     key_id = key.split("_")[1]
-    out = subprocess.run([str(ROOT / ".venv/bin/lexlogic"), "keys", "revoke", key_id, "--db", db],
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [str(ROOT / ".venv/bin/lexlogic"), "keys", "revoke", key_id, "--db", db],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0 and key_id in out.stdout
     assert store.authenticate(key) is None
     again = CliRunner().invoke(cli, ["keys", "revoke", key_id, "--db", db])

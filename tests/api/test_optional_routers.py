@@ -1,30 +1,42 @@
 """The optional routers: dynamic rules (per tenant, run in the sandbox), evidence graph of a case's
 documents, fallacy analysis of a text."""
+
 from __future__ import annotations
 
 from .conftest import Api
 
 RULE = "def rule(facts):\n    return {'long_relation': facts.get('orders_count', 0) > 100}\n"
-DOC = ("# Contrat cadre\n\n## Article 1 — Loi applicable\n\nPar défaut, le droit français s'applique au présent "
-       "contrat.\n\n## Article 9 — Litiges\n\nPar défaut, le droit français s'applique au présent contrat.\n").encode()
+DOC = (
+    "# Contrat cadre\n\n## Article 1 — Loi applicable\n\nPar défaut, le droit français s'applique au présent "
+    "contrat.\n\n## Article 9 — Litiges\n\nPar défaut, le droit français s'applique au présent contrat.\n"
+).encode()
 
 
 def test_dynamic_rule_lifecycle_and_runs(sqlite_api: Api) -> None:
     api, c = sqlite_api, sqlite_api.client
-    r = c.post("/v1/dynamic-rules", json={"text": RULE, "author": "gpt-4o", "output_schema": {"long_relation": "bool"},
-                                          "reliability": 0.6}, headers=api.h())
+    r = c.post(
+        "/v1/dynamic-rules",
+        json={"text": RULE, "author": "gpt-4o", "output_schema": {"long_relation": "bool"}, "reliability": 0.6},
+        headers=api.h(),
+    )
     assert r.status_code == 201, r.text
     rule = r.json()
     assert rule["status"] == "proposed" and rule["history"][0]["to_status"] == "proposed"
     rid = rule["id"]
     # a rule refused by the sandbox policy is never stored (422 naming the line)
-    bad = c.post("/v1/dynamic-rules", json={"text": "import os\ndef rule(facts):\n    return 1\n", "author": "x"},
-                 headers=api.h())
+    bad = c.post(
+        "/v1/dynamic-rules",
+        json={"text": "import os\ndef rule(facts):\n    return 1\n", "author": "x"},
+        headers=api.h(),
+    )
     assert bad.status_code == 422 and ":1" in bad.json()["detail"]
     # dry run in the sandbox, any status
     run = c.post(f"/v1/dynamic-rules/{rid}/run", json={"facts": {"orders_count": 540}}, headers=api.h()).json()
     assert run["output"] == {"long_relation": True} and run["facts"][0]["reliability"] == 0.6
-    assert run["facts"][0]["proof"]["kind"] == "dynamic" and run["facts"][0]["proof"]["children"][0]["atom"] == "orders_count"
+    assert (
+        run["facts"][0]["proof"]["kind"] == "dynamic"
+        and run["facts"][0]["proof"]["children"][0]["atom"] == "orders_count"
+    )
     # the author cannot approve their own rule; a person can
     assert c.post(f"/v1/dynamic-rules/{rid}/approve", json={"by": "gpt-4o"}, headers=api.h()).status_code == 409
     a = c.post(f"/v1/dynamic-rules/{rid}/approve", json={"by": "Me Dupont"}, headers=api.h()).json()
@@ -41,16 +53,23 @@ def test_dynamic_rule_lifecycle_and_runs(sqlite_api: Api) -> None:
     assert c.post("/v1/dynamic-rules", json={"text": RULE, "author": "gpt-4o"}, headers=api.h("b")).status_code == 201
     assert c.post("/v1/dynamic-rules", json={"text": RULE, "author": "gpt-4o"}, headers=api.h()).status_code == 422
     # scoping to another tenant's case: not found
-    assert c.post("/v1/dynamic-rules", json={"text": RULE + "\n", "author": "x", "case_id": cid},
-                  headers=api.h("b")).status_code == 404
+    assert (
+        c.post(
+            "/v1/dynamic-rules", json={"text": RULE + "\n", "author": "x", "case_id": cid}, headers=api.h("b")
+        ).status_code
+        == 404
+    )
     # retire (final)
     ret = c.post(f"/v1/dynamic-rules/{rid}/retire", json={"by": "Me Dupont", "reason": "obsolete"}, headers=api.h())
     assert ret.json()["status"] == "retired"
     assert c.post(f"/v1/dynamic-rules/{rid}/approve", json={"by": "Me Dupont"}, headers=api.h()).status_code == 409
     assert c.post(f"/v1/cases/{cid}/dynamic-rules/run", headers=api.h()).json()["facts"] == []
     # a runaway rule is stopped by the sandbox and reported, never a 5xx
-    loop = c.post("/v1/dynamic-rules", json={"text": "def rule(facts):\n    while True:\n        pass\n",
-                                             "author": "x"}, headers=api.h()).json()["id"]
+    loop = c.post(
+        "/v1/dynamic-rules",
+        json={"text": "def rule(facts):\n    while True:\n        pass\n", "author": "x"},
+        headers=api.h(),
+    ).json()["id"]
     res = c.post(f"/v1/dynamic-rules/{loop}/run", json={"facts": {}}, headers=api.h()).json()
     assert res["facts"] == [] and res["failures"][0]["kind"] == "limit"
 
@@ -79,8 +98,11 @@ def test_evidence_graph_of_a_case(sqlite_api: Api) -> None:
 
 def test_fallacies(sqlite_api: Api) -> None:
     api, c = sqlite_api, sqlite_api.client
-    r = c.post("/v1/fallacies/analyse", json={"text": "Tout le monde le fait, donc c'est forcément légal.",
-                                               "navigator": "offline", "trace": True}, headers=api.h())
+    r = c.post(
+        "/v1/fallacies/analyse",
+        json={"text": "Tout le monde le fait, donc c'est forcément légal.", "navigator": "offline", "trace": True},
+        headers=api.h(),
+    )
     assert r.status_code == 200, r.text
     body = r.json()
     assert body["outcome"] in ("fallacies", "no_fallacy") and body["navigator"] and body["trace"]
@@ -97,10 +119,15 @@ def test_claims_against_the_case_documents(sqlite_api: Api) -> None:
     api, c = sqlite_api, sqlite_api.client
     cid = c.post("/v1/cases", json={"pack": "rupture_brutale"}, headers=api.h()).json()["id"]
     note = "# Note\n\nLa relation commerciale a duré onze ans. Le préavis accordé était de trois mois.\n".encode()
-    assert c.post(f"/v1/cases/{cid}/documents", files={"file": ("note.md", note, "text/markdown")},
-                  headers=api.h()).status_code == 201
-    r = c.post(f"/v1/cases/{cid}/claims/verify", json={"claims": ["Le préavis accordé était de trois mois."]},
-               headers=api.h())
+    assert (
+        c.post(
+            f"/v1/cases/{cid}/documents", files={"file": ("note.md", note, "text/markdown")}, headers=api.h()
+        ).status_code
+        == 201
+    )
+    r = c.post(
+        f"/v1/cases/{cid}/claims/verify", json={"claims": ["Le préavis accordé était de trois mois."]}, headers=api.h()
+    )
     assert r.status_code == 200, r.text
     res = r.json()["results"][0]
     assert res["status"] in ("VERIFIED", "CONTRADICTED", "AMBIGUOUS", "UNKNOWN")

@@ -1,5 +1,6 @@
 """Property-based run over the OpenAPI schema (schemathesis, in-process ASGI): no 5xx, no response that
 violates the schema (status codes, content types, bodies), schema-invalid data rejected with 4xx."""
+
 from __future__ import annotations
 
 import tempfile
@@ -12,8 +13,8 @@ import schemathesis
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
 
-from api.app import create_app
-from api.deps import Settings
+from lexlogic.api.app import create_app
+from lexlogic.api.deps import Settings
 
 from .conftest import EXAMPLE
 
@@ -33,10 +34,19 @@ def seeded() -> None:
         r = c.post("/v1/cases", json={"case_file": EXAMPLE}, headers={"X-API-Key": key})
         assert r.status_code == 201
         case_id = r.json()["id"]
-        assert c.post(f"/v1/cases/{case_id}/documents", headers={"X-API-Key": key},
-                      files={"file": ("note.md", b"# Note\nPreavis de trois mois.\n", "text/markdown")}).status_code == 201
-        rule = c.post("/v1/dynamic-rules", headers={"X-API-Key": key},
-                      json={"text": "def rule(facts):\n    return {'n': len(facts)}\n", "author": "fuzz"})
+        assert (
+            c.post(
+                f"/v1/cases/{case_id}/documents",
+                headers={"X-API-Key": key},
+                files={"file": ("note.md", b"# Note\nPreavis de trois mois.\n", "text/markdown")},
+            ).status_code
+            == 201
+        )
+        rule = c.post(
+            "/v1/dynamic-rules",
+            headers={"X-API-Key": key},
+            json={"text": "def rule(facts):\n    return {'n': len(facts)}\n", "author": "fuzz"},
+        )
         assert rule.status_code == 201, rule.text
     STATE.update(key=key, case_id=case_id, doc_id="note", rule_id=rule.json()["id"])
 
@@ -46,9 +56,12 @@ def _coin(value: Any, n: int) -> int:
 
 
 @schema.parametrize()
-@settings(max_examples=8, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
-                                 HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=8,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.function_scoped_fixture],
+)
 def test_api_conforms_to_its_schema(case) -> None:  # type: ignore[no-untyped-def]
     params = case.path_parameters or {}
     if "case_id" in params and _coin(params, 4):
@@ -63,5 +76,6 @@ def test_api_conforms_to_its_schema(case) -> None:  # type: ignore[no-untyped-de
         case.query = {**(case.query or {}), "stream": False}  # keep the run synchronous under fuzzing
     # positive_data_acceptance is excluded on purpose: the schema cannot say which facts a pack knows, which
     # readings of a case are ambiguous or which file types ingest; those answer 4xx problems by design.
-    case.call_and_validate(headers={"X-API-Key": STATE["key"]},
-                           excluded_checks=[schemathesis.checks.positive_data_acceptance])
+    case.call_and_validate(
+        headers={"X-API-Key": STATE["key"]}, excluded_checks=[schemathesis.checks.positive_data_acceptance]
+    )

@@ -1,11 +1,12 @@
 """Tenant isolation: every endpoint that takes an id answers 404 (problem+json) to another tenant."""
+
 from __future__ import annotations
 
 import re
 
-from api.app import create_app
-from api.deps import Settings
-from engine.store.tenants import TenantStore, split_key
+from lexlogic.api.app import create_app
+from lexlogic.api.deps import Settings
+from lexlogic.engine.store.tenants import TenantStore, split_key
 
 from .conftest import Api
 
@@ -15,14 +16,21 @@ NOTE = b"# Note\n\nLa relation a dure onze ans. Preavis de trois mois.\n"
 
 def _id_routes() -> set[tuple[str, str]]:
     app = create_app(Settings(db_url="sqlite://", data_dir="/tmp/unused-lexlogic"))
-    return {(method.upper(), path) for path, ops in app.openapi()["paths"].items() if "{" in path
-            for method in ops if not path.startswith("/v1/packs")}
+    return {
+        (method.upper(), path)
+        for path, ops in app.openapi()["paths"].items()
+        if "{" in path
+        for method in ops
+        if not path.startswith("/v1/packs")
+    }
 
 
 def test_other_tenant_gets_404_on_every_id_endpoint(api: Api) -> None:
     c = api.client
     case = api.create_facts_case("a")
-    up = c.post(f"/v1/cases/{case}/documents", files={"file": ("00-note.md", NOTE, "text/markdown")}, headers=api.h("a"))
+    up = c.post(
+        f"/v1/cases/{case}/documents", files={"file": ("00-note.md", NOTE, "text/markdown")}, headers=api.h("a")
+    )
     assert up.status_code == 201, up.text
     doc = up.json()["id"]
     run = c.post(f"/v1/cases/{case}/run?stream=false", headers=api.h("a"))
@@ -34,40 +42,53 @@ def test_other_tenant_gets_404_on_every_id_endpoint(api: Api) -> None:
         ("GET", "/v1/cases/{case_id}"): lambda: c.get(f"/v1/cases/{case}", headers=api.h("b")),
         ("GET", "/v1/cases/{case_id}/documents"): lambda: c.get(f"/v1/cases/{case}/documents", headers=api.h("b")),
         ("POST", "/v1/cases/{case_id}/documents"): lambda: c.post(
-            f"/v1/cases/{case}/documents", files={"file": ("x.md", NOTE, "text/markdown")}, headers=api.h("b")),
+            f"/v1/cases/{case}/documents", files={"file": ("x.md", NOTE, "text/markdown")}, headers=api.h("b")
+        ),
         ("GET", "/v1/cases/{case_id}/documents/{doc_id}"): lambda: c.get(
-            f"/v1/cases/{case}/documents/{doc}", headers=api.h("b")),
+            f"/v1/cases/{case}/documents/{doc}", headers=api.h("b")
+        ),
         ("GET", "/v1/cases/{case_id}/documents/{doc_id}/text"): lambda: c.get(
-            f"/v1/cases/{case}/documents/{doc}/text", headers=api.h("b")),
+            f"/v1/cases/{case}/documents/{doc}/text", headers=api.h("b")
+        ),
         ("POST", "/v1/cases/{case_id}/run"): lambda: c.post(f"/v1/cases/{case}/run?stream=false", headers=api.h("b")),
         ("GET", "/v1/cases/{case_id}/states"): lambda: c.get(f"/v1/cases/{case}/states", headers=api.h("b")),
         ("GET", "/v1/cases/{case_id}/states/{seq}"): lambda: c.get(f"/v1/cases/{case}/states/1", headers=api.h("b")),
         ("POST", "/v1/cases/{case_id}/states/{seq}/restore"): lambda: c.post(
-            f"/v1/cases/{case}/states/1/restore", headers=api.h("b")),
+            f"/v1/cases/{case}/states/1/restore", headers=api.h("b")
+        ),
         ("GET", "/v1/cases/{case_id}/verdict"): lambda: c.get(f"/v1/cases/{case}/verdict", headers=api.h("b")),
         ("POST", "/v1/cases/{case_id}/what-if"): lambda: c.post(
-            f"/v1/cases/{case}/what-if", json={"answers": {"fault_serious": True}}, headers=api.h("b")),
+            f"/v1/cases/{case}/what-if", json={"answers": {"fault_serious": True}}, headers=api.h("b")
+        ),
         ("GET", "/v1/cases/{case_id}/questions"): lambda: c.get(f"/v1/cases/{case}/questions", headers=api.h("b")),
         ("POST", "/v1/cases/{case_id}/answers"): lambda: c.post(
-            f"/v1/cases/{case}/answers", json={"answers": {"fault_serious": True}}, headers=api.h("b")),
+            f"/v1/cases/{case}/answers", json={"answers": {"fault_serious": True}}, headers=api.h("b")
+        ),
         ("GET", "/v1/cases/{case_id}/graph"): lambda: c.get(f"/v1/cases/{case}/graph", headers=api.h("b")),
         # dynamic rules (owned through api_rule_owners)
         ("GET", "/v1/dynamic-rules/{rule_id}"): lambda: c.get(f"/v1/dynamic-rules/{rid}", headers=api.h("b")),
         ("POST", "/v1/dynamic-rules/{rule_id}/approve"): lambda: c.post(
-            f"/v1/dynamic-rules/{rid}/approve", json={"by": "Me B"}, headers=api.h("b")),
+            f"/v1/dynamic-rules/{rid}/approve", json={"by": "Me B"}, headers=api.h("b")
+        ),
         ("POST", "/v1/dynamic-rules/{rule_id}/retire"): lambda: c.post(
-            f"/v1/dynamic-rules/{rid}/retire", json={"by": "Me B"}, headers=api.h("b")),
+            f"/v1/dynamic-rules/{rid}/retire", json={"by": "Me B"}, headers=api.h("b")
+        ),
         ("POST", "/v1/dynamic-rules/{rule_id}/run"): lambda: c.post(
-            f"/v1/dynamic-rules/{rid}/run", json={"facts": {"orders_count": 1}}, headers=api.h("b")),
+            f"/v1/dynamic-rules/{rid}/run", json={"facts": {"orders_count": 1}}, headers=api.h("b")
+        ),
         ("POST", "/v1/cases/{case_id}/dynamic-rules/run"): lambda: c.post(
-            f"/v1/cases/{case}/dynamic-rules/run", headers=api.h("b")),
+            f"/v1/cases/{case}/dynamic-rules/run", headers=api.h("b")
+        ),
         ("POST", "/v1/cases/{case_id}/claims/verify"): lambda: c.post(
-            f"/v1/cases/{case}/claims/verify", json={"claims": ["La relation a duré onze ans."]}, headers=api.h("b")),
+            f"/v1/cases/{case}/claims/verify", json={"claims": ["La relation a duré onze ans."]}, headers=api.h("b")
+        ),
         # evidence graph of the case
         ("POST", "/v1/cases/{case_id}/evidence-graph/extract"): lambda: c.post(
-            f"/v1/cases/{case}/evidence-graph/extract", headers=api.h("b")),
+            f"/v1/cases/{case}/evidence-graph/extract", headers=api.h("b")
+        ),
         ("GET", "/v1/cases/{case_id}/evidence-graph/entities/{entity}"): lambda: c.get(
-            f"/v1/cases/{case}/evidence-graph/entities/relation", headers=api.h("b")),
+            f"/v1/cases/{case}/evidence-graph/entities/relation", headers=api.h("b")
+        ),
     }
     assert set(calls) == _id_routes(), "a route taking an id is not covered by this test"
     before = c.get(f"/v1/cases/{case}/states", headers=api.h("a")).json()
@@ -89,8 +110,13 @@ def test_other_tenant_gets_404_on_every_id_endpoint(api: Api) -> None:
     assert c.get(f"/v1/cases/{case}/evidence-graph/entities/relation", headers=api.h("a")).json()["level"] == "NONE"
     assert [x["id"] for x in c.get("/v1/cases", headers=api.h("a")).json()["items"]] == [case]
     # and the owner gets 200 on the same reads
-    for path in (f"/v1/cases/{case}", f"/v1/cases/{case}/documents/{doc}/text", f"/v1/cases/{case}/verdict",
-                 f"/v1/cases/{case}/graph", f"/v1/cases/{case}/states/1"):
+    for path in (
+        f"/v1/cases/{case}",
+        f"/v1/cases/{case}/documents/{doc}/text",
+        f"/v1/cases/{case}/verdict",
+        f"/v1/cases/{case}/graph",
+        f"/v1/cases/{case}/states/1",
+    ):
         assert c.get(path, headers=api.h("a")).status_code == 200, path
 
 

@@ -1,14 +1,15 @@
 """The API's verdict is engine.verdict.decide: P(liable) overall and per narrative, entropy, method, EIG
 questions from the real model; what-if takes prior overrides and Alexy magnitudes, saved only on request."""
+
 from __future__ import annotations
 
 import copy
 
 import pytest
 
-from engine.packs import pack_by_name
-from engine.verdict import decide
-from logic.facts import parse_case
+from lexlogic.engine.packs import pack_by_name
+from lexlogic.engine.verdict import decide
+from lexlogic.logic.facts import parse_case
 
 from .conftest import EXAMPLE, Api
 
@@ -23,9 +24,15 @@ def _case(**facts: object) -> dict:
     return case
 
 
-AMBIGUOUS = _case(notice_written=None, rupture_kind={
-    "value": "total", "confidence": 0.6, "world": "NARRATIVE_A",
-    "alternatives": [{"value": "partial_volume", "confidence": 0.4, "world": "NARRATIVE_B"}]})
+AMBIGUOUS = _case(
+    notice_written=None,
+    rupture_kind={
+        "value": "total",
+        "confidence": 0.6,
+        "world": "NARRATIVE_A",
+        "alternatives": [{"value": "partial_volume", "confidence": 0.4, "world": "NARRATIVE_B"}],
+    },
+)
 APPRECIATION = _case(notice_given_months=12)  # inside the range of reasonable notice: the judge's call
 
 
@@ -75,12 +82,15 @@ def test_what_if_priors_and_alexy_weights(sqlite_api: Api) -> None:
     # a variable's prior goes to decide's what-if, exactly
     r = c.post(url, json={"priors": {"rupture_kind__A": 0.9}}, headers=h).json()
     assert r["probability"]["p_target"] == pytest.approx(
-        _decide(AMBIGUOUS, whatif={"rupture_kind__A": 0.9}).probability.p_target)
+        _decide(AMBIGUOUS, whatif={"rupture_kind__A": 0.9}).probability.p_target
+    )
     # Alexy magnitudes move P(liable) where the judge's appreciation decides
     cid2 = api.create_facts_case(case_file=APPRECIATION)
     url2 = f"/v1/cases/{cid2}/what-if"
-    ps = [c.post(url2, json={"weights": {"confiance_vs_liberte.I1": lvl}}, headers=h).json()["probability"]["p_target"]
-          for lvl in ("l", 2, "s")]
+    ps = [
+        c.post(url2, json={"weights": {"confiance_vs_liberte.I1": lvl}}, headers=h).json()["probability"]["p_target"]
+        for lvl in ("l", 2, "s")
+    ]
     assert ps[0] < ps[1] < ps[2]
     assert ps[2] == pytest.approx(_decide(APPRECIATION, whatif={"confiance_vs_liberte.I1": 4.0}).probability.p_target)
     w = c.post(url2, json={"weights": {"confiance_vs_liberte.R2": 0.25}}, headers=h).json()
@@ -107,8 +117,9 @@ def test_saved_ambiguity_weight_and_answer(sqlite_api: Api) -> None:
     r = c.post(f"/v1/cases/{cid}/what-if", json={"priors": {"rupture_kind": 0.9}, "persist": True}, headers=h)
     assert r.status_code == 200
     assert r.json()["probability"]["posteriors"]["NARRATIVE_A"] == pytest.approx(0.9)
-    assert c.get(f"/v1/cases/{cid}/verdict", headers=h).json()["probability"]["posteriors"]["NARRATIVE_A"] \
-        == pytest.approx(0.9)
+    assert c.get(f"/v1/cases/{cid}/verdict", headers=h).json()["probability"]["posteriors"][
+        "NARRATIVE_A"
+    ] == pytest.approx(0.9)
     # answering the ambiguity settles it: one narrative left, P(liable) from the model
     a = c.post(f"/v1/cases/{cid}/answers", json={"answers": {"rupture_kind": "total"}}, headers=h).json()
     assert a["probability"]["posteriors"] == {} and a["answers"]["rupture_kind"] == "total"
@@ -116,4 +127,5 @@ def test_saved_ambiguity_weight_and_answer(sqlite_api: Api) -> None:
     # the saved answer is part of the model: a prior on notice_written still works on top of it
     w = c.post(f"/v1/cases/{cid}/what-if", json={"priors": {"notice_written": 0.0}}, headers=h).json()
     assert w["probability"]["p_target"] == pytest.approx(
-        _decide(AMBIGUOUS, {"rupture_kind": "total"}, {"notice_written": 0.0}).probability.p_target)
+        _decide(AMBIGUOUS, {"rupture_kind": "total"}, {"notice_written": 0.0}).probability.p_target
+    )

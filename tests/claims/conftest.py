@@ -1,9 +1,10 @@
 """Shared fixtures: the evaluation dossiers' evidence memories, embedded once per session."""
+
 from __future__ import annotations
 
 import pytest
 
-from engine.claims.memory import EvidenceMemory
+from lexlogic.engine.claims.memory import EvidenceMemory
 from tests.claims.evaluate import load_dossiers
 
 

@@ -5,6 +5,7 @@
 Data: ``data/dossiers.json`` (five small dossiers, documents as plain text) and ``data/eval_fr.jsonl``
 (claim, dossier, gold status, kind of hard negative).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -15,11 +16,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from engine.claims.judge_offline import OfflineJudge
-from engine.claims.memory import EvidenceMemory
-from engine.claims.models import Status, VerificationResult
-from engine.claims.verify import find_evidence
-from engine.documents.model import Document, DocumentKind
+from lexlogic.engine.claims.judge_offline import OfflineJudge
+from lexlogic.engine.claims.memory import EvidenceMemory
+from lexlogic.engine.claims.models import Status, VerificationResult
+from lexlogic.engine.claims.verify import find_evidence
+from lexlogic.engine.documents.model import Document, DocumentKind
 
 DATA = Path(__file__).parent / "data"
 ORDER = [Status.VERIFIED, Status.CONTRADICTED, Status.AMBIGUOUS, Status.UNKNOWN]
@@ -27,8 +28,10 @@ ORDER = [Status.VERIFIED, Status.CONTRADICTED, Status.AMBIGUOUS, Status.UNKNOWN]
 
 def load_dossiers() -> dict[str, list[Document]]:
     raw = json.loads((DATA / "dossiers.json").read_text(encoding="utf-8"))
-    return {name: [Document(id=d["id"], kind=DocumentKind(d["kind"]), text=d["text"]) for d in docs]
-            for name, docs in raw.items()}
+    return {
+        name: [Document(id=d["id"], kind=DocumentKind(d["kind"]), text=d["text"]) for d in docs]
+        for name, docs in raw.items()
+    }
 
 
 def load_pairs(name: str = "eval_fr.jsonl") -> list[dict]:
@@ -51,8 +54,10 @@ def confusion(results: list[tuple[dict, VerificationResult]]) -> Counter:
 def report(results: list[tuple[dict, VerificationResult]]) -> str:
     cm = confusion(results)
     correct = sum(v for (g, p), v in cm.items() if g == p)
-    lines = [f"accuracy {correct}/{len(results)} = {correct / len(results):.1%}",
-             "gold \\ judged " + " ".join(f"{s.value[:12]:>13}" for s in ORDER)]
+    lines = [
+        f"accuracy {correct}/{len(results)} = {correct / len(results):.1%}",
+        "gold \\ judged " + " ".join(f"{s.value[:12]:>13}" for s in ORDER),
+    ]
     for g in ORDER:
         lines.append(f"{g.value:<14}" + " ".join(f"{cm[(g, p)]:>13}" for p in ORDER))
     return "\n".join(lines)

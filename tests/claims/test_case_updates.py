@@ -1,9 +1,10 @@
 """Results → prior updates / two worlds on named facts of rules/rupture_brutale/facts.yaml."""
+
 from pathlib import Path
 
 import yaml
 
-from engine.claims.case_updates import (
+from lexlogic.engine.claims.case_updates import (
     CONTRADICTED_PRIOR,
     VERIFIED_PRIOR,
     load_map,
@@ -11,15 +12,22 @@ from engine.claims.case_updates import (
     updates_for,
     value_of,
 )
-from engine.claims.models import Evidence, Stance, Status, VerificationResult
-from logic.grounding import Grounding
+from lexlogic.engine.claims.models import Evidence, Stance, Status, VerificationResult
+from lexlogic.logic.grounding import Grounding
 
 FACTS = yaml.safe_load(Path("rules/rupture_brutale/facts.yaml").read_text(encoding="utf-8"))["facts"]
 
 
 def ev(text: str, stance: Stance, doc: str = "d1") -> Evidence:
-    return Evidence(source_id=f"{doc}#0", document_id=doc, content=text, nuance="n", similarity=0.9, stance=stance,
-                    grounding=Grounding(document_id=doc, char_start=10, char_end=10 + len(text), quote=text))
+    return Evidence(
+        source_id=f"{doc}#0",
+        document_id=doc,
+        content=text,
+        nuance="n",
+        similarity=0.9,
+        stance=stance,
+        grounding=Grounding(document_id=doc, char_start=10, char_end=10 + len(text), quote=text),
+    )
 
 
 def res(claim: str, status: Status, main: Evidence | None, others: list[Evidence] = ()) -> VerificationResult:
@@ -44,18 +52,29 @@ def test_matching_is_declarative_and_ordered():
 
 def test_verified_raises_contradicted_lowers_or_splits_ambiguous_splits():
     letter = ev("Beta a notifié la rupture avec un préavis de trois mois.", Stance.SUPPORTS)
-    out = updates_for([
-        res("Beta a accordé un préavis de trois mois.", Status.VERIFIED, letter),
-        res("Beta a adressé une mise en demeure à Alpha.", Status.CONTRADICTED,
-            ev("Alpha n'a reçu aucune mise en demeure de Beta.", Stance.CONTRADICTS)),
-        res("Beta a accordé un préavis de six mois.", Status.CONTRADICTED,
-            ev("Beta a notifié la rupture avec un préavis de trois mois.", Stance.CONTRADICTS)),
-        res("Le chiffre d'affaires était de 1 200 000 euros HT en 2020.", Status.AMBIGUOUS,
-            ev("chiffre d'affaires de 1 200 000 euros HT en 2020", Stance.SUPPORTS, "a"),
-            [ev("chiffre d'affaires de 1 150 000 euros HT en 2020", Stance.CONTRADICTS, "b")]),
-        res("Il pleuvait.", Status.UNKNOWN, None),
-        res("Une phrase vérifiée sans fait connu du pack.", Status.VERIFIED, letter),
-    ])
+    out = updates_for(
+        [
+            res("Beta a accordé un préavis de trois mois.", Status.VERIFIED, letter),
+            res(
+                "Beta a adressé une mise en demeure à Alpha.",
+                Status.CONTRADICTED,
+                ev("Alpha n'a reçu aucune mise en demeure de Beta.", Stance.CONTRADICTS),
+            ),
+            res(
+                "Beta a accordé un préavis de six mois.",
+                Status.CONTRADICTED,
+                ev("Beta a notifié la rupture avec un préavis de trois mois.", Stance.CONTRADICTS),
+            ),
+            res(
+                "Le chiffre d'affaires était de 1 200 000 euros HT en 2020.",
+                Status.AMBIGUOUS,
+                ev("chiffre d'affaires de 1 200 000 euros HT en 2020", Stance.SUPPORTS, "a"),
+                [ev("chiffre d'affaires de 1 150 000 euros HT en 2020", Stance.CONTRADICTS, "b")],
+            ),
+            res("Il pleuvait.", Status.UNKNOWN, None),
+            res("Une phrase vérifiée sans fait connu du pack.", Status.VERIFIED, letter),
+        ]
+    )
     raised, lowered = out.priors
     assert (raised.fact, raised.value, raised.probability) == ("notice_given_months", 3.0, VERIFIED_PRIOR)
     assert raised.grounding[0].quote == letter.content

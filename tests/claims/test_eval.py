@@ -1,8 +1,9 @@
 """The labelled French evaluation set: accuracy and confusion matrix of the offline judge."""
+
 import json
 from collections import Counter
 
-from engine.claims.models import Status
+from lexlogic.engine.claims.models import Status
 from tests.claims.evaluate import DATA, confusion, load_pairs, report, run
 
 

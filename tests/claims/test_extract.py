@@ -1,4 +1,4 @@
-from engine.claims.extract import extract_claims, is_claim
+from lexlogic.engine.claims.extract import extract_claims, is_claim
 
 SUBMISSION = """CONCLUSIONS POUR LA SOCIÉTÉ ALPHA
 

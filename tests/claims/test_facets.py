@@ -1,9 +1,11 @@
-from engine.claims import facets as fx
+from lexlogic.engine.claims import facets as fx
 
 
 def test_dates_amounts_durations_percents_counts():
-    f = fx.read("Par lettre du 12 mars 2021, Beta a notifié un préavis de trois mois ; "
-                "le chiffre d'affaires était de 1 250 000 euros HT, en baisse de 30 %, après 184 commandes.")
+    f = fx.read(
+        "Par lettre du 12 mars 2021, Beta a notifié un préavis de trois mois ; "
+        "le chiffre d'affaires était de 1 250 000 euros HT, en baisse de 30 %, après 184 commandes."
+    )
     assert f.dates[0].year == 2021 and f.dates[0].month == 3 and f.dates[0].day == 12
     assert f.dates[0].role == "of:lettr"
     assert f.durations == [3.0]

@@ -1,21 +1,28 @@
 """LLM judge and LLM claim extraction, against the scripted chat-completions server."""
+
 import json
 
 import pytest
 
-from bridges.llm import LLMClient, LLMError
-from engine.claims.extract import extract_claims
-from engine.claims.judge_llm import LLMJudge
-from engine.claims.models import Candidate, Memory, Stance, Status
-from engine.claims.verify import default_judge, result_of
-from logic.grounding import Grounding
+from lexlogic.bridges.llm import LLMClient, LLMError
+from lexlogic.engine.claims.extract import extract_claims
+from lexlogic.engine.claims.judge_llm import LLMJudge
+from lexlogic.engine.claims.models import Candidate, Memory, Stance, Status
+from lexlogic.engine.claims.verify import default_judge, result_of
+from lexlogic.logic.grounding import Grounding
 from tests.support.fake_llm import ScriptedLLM
 
 
 def cand(i: int, text: str) -> Candidate:
-    return Candidate(memory=Memory(id=f"m{i}", document_id=f"d{i}", text=text,
-                                   grounding=Grounding(document_id=f"d{i}", char_start=0, char_end=len(text))),
-                     similarity=0.9 - i / 100)
+    return Candidate(
+        memory=Memory(
+            id=f"m{i}",
+            document_id=f"d{i}",
+            text=text,
+            grounding=Grounding(document_id=f"d{i}", char_start=0, char_end=len(text)),
+        ),
+        similarity=0.9 - i / 100,
+    )
 
 
 CANDS = [cand(0, "Beta a notifié la rupture le 12 mars 2021."), cand(1, "La rupture date du 15 mars 2021.")]
@@ -38,8 +45,9 @@ def test_llm_judge_ambiguous_with_schema_and_short_prompt():
 
 
 def test_llm_judge_retries_invalid_output_and_ignores_invented_indexes():
-    with ScriptedLLM([{"content": "pas du JSON"},
-                      verdicts((7, "supports", "inventé"), (1, "contradicts", "autre date"))]) as srv:
+    with ScriptedLLM(
+        [{"content": "pas du JSON"}, verdicts((7, "supports", "inventé"), (1, "contradicts", "autre date"))]
+    ) as srv:
         j = LLMJudge(LLMClient(srv.base_url, "m")).judge("x", CANDS)
         assert len(srv.requests) == 2
         assert "Invalid output" in srv.requests[1]["messages"][-1]["content"]
@@ -59,8 +67,17 @@ def test_default_judge_is_llm_only_when_configured(monkeypatch):
 
 
 def test_llm_claim_extraction():
-    reply = {"content": json.dumps({"claims": ["Beta a notifié la rupture le 12 mars 2021.", "x",
-                                               "Beta a notifié la rupture le 12 mars 2021."]})}
+    reply = {
+        "content": json.dumps(
+            {
+                "claims": [
+                    "Beta a notifié la rupture le 12 mars 2021.",
+                    "x",
+                    "Beta a notifié la rupture le 12 mars 2021.",
+                ]
+            }
+        )
+    }
     with ScriptedLLM([reply]) as srv:
         claims = extract_claims("texte des conclusions", client=LLMClient(srv.base_url, "m"))
     assert claims == ["Beta a notifié la rupture le 12 mars 2021."]

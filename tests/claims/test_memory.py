@@ -1,14 +1,17 @@
 """Evidence memory: persistence per case, rebuild on change, the empty dossier."""
+
 import numpy as np
 
-from engine.claims.judge_offline import OfflineJudge
-from engine.claims.memory import EvidenceMemory
-from engine.claims.models import Status
-from engine.claims.verify import find_evidence
-from engine.documents.model import Document
+from lexlogic.engine.claims.judge_offline import OfflineJudge
+from lexlogic.engine.claims.memory import EvidenceMemory
+from lexlogic.engine.claims.models import Status
+from lexlogic.engine.claims.verify import find_evidence
+from lexlogic.engine.documents.model import Document
 
-DOCS = [Document(id="lettre", text="Le 12 mars 2021, Beta a notifié à Alpha la rupture avec un préavis de trois mois."),
-        Document(id="facture", text="Facture n° 458 du 30 juin 2021 : 85 000 euros TTC dus par Lambda à Kappa.")]
+DOCS = [
+    Document(id="lettre", text="Le 12 mars 2021, Beta a notifié à Alpha la rupture avec un préavis de trois mois."),
+    Document(id="facture", text="Facture n° 458 du 30 juin 2021 : 85 000 euros TTC dus par Lambda à Kappa."),
+]
 
 
 def test_index_is_persisted_reused_and_rebuilt_on_change(tmp_path):

@@ -3,7 +3,7 @@ import json
 import numpy as np
 import pytest
 
-from bridges.vector_index import VectorIndex, VectorIndexError
+from lexlogic.bridges.vector_index import VectorIndex, VectorIndexError
 
 
 def _unit(n: int, d: int = 32, seed: int = 0) -> np.ndarray:
@@ -64,8 +64,8 @@ def test_load_rejects_mismatched_or_missing_files(tmp_path):
         VectorIndex.load(tmp_path / "absent")
 
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 
 @settings(max_examples=25, deadline=None)

@@ -1,4 +1,5 @@
 """`lexlogic analyze` and `lexlogic schema facts`: output, JSON-path errors, exit codes."""
+
 from __future__ import annotations
 
 import json
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from api.cli import app
+from lexlogic.api.cli import app
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "rupture_brutale" / "facts.json"
@@ -41,18 +42,23 @@ def _write(tmp_path: Path, payload: object) -> Path:
     return path
 
 
-@pytest.mark.parametrize("payload, path_fragment", [
-    ({"pack": "rupture_brutale", "facts": {"notice_given_months": "trois"}}, "$.facts.notice_given_months.value"),
-    ({"pack": "rupture_brutale", "facts": {"notification_date": "2024-13-45"}}, "$.facts.notification_date.value"),
-    ({"pack": "rupture_brutale", "facts": {"claimant_activity": "banker"}}, "$.facts.claimant_activity.value"),
-    ({"pack": "rupture_brutale", "facts": {"volume_drop_pct": 140}}, "$.facts.volume_drop_pct.value"),
-    ({"pack": "rupture_brutale", "facts": {"notice_written": "yes"}}, "$.facts.notice_written.value"),
-    ({"pack": "rupture_brutale", "facts": {"unheard_of": 1}}, "$.facts.unheard_of"),
-    ({"pack": "rupture_brutale", "facts": {"notice_written": {"value": True, "confidence": 3}}},
-     "$.facts.notice_written.confidence"),
-    ({"facts": {}}, "$.pack"),
-    ({"pack": "rupture_brutale", "facts": [1, 2]}, "$.facts"),
-])
+@pytest.mark.parametrize(
+    "payload, path_fragment",
+    [
+        ({"pack": "rupture_brutale", "facts": {"notice_given_months": "trois"}}, "$.facts.notice_given_months.value"),
+        ({"pack": "rupture_brutale", "facts": {"notification_date": "2024-13-45"}}, "$.facts.notification_date.value"),
+        ({"pack": "rupture_brutale", "facts": {"claimant_activity": "banker"}}, "$.facts.claimant_activity.value"),
+        ({"pack": "rupture_brutale", "facts": {"volume_drop_pct": 140}}, "$.facts.volume_drop_pct.value"),
+        ({"pack": "rupture_brutale", "facts": {"notice_written": "yes"}}, "$.facts.notice_written.value"),
+        ({"pack": "rupture_brutale", "facts": {"unheard_of": 1}}, "$.facts.unheard_of"),
+        (
+            {"pack": "rupture_brutale", "facts": {"notice_written": {"value": True, "confidence": 3}}},
+            "$.facts.notice_written.confidence",
+        ),
+        ({"facts": {}}, "$.pack"),
+        ({"pack": "rupture_brutale", "facts": [1, 2]}, "$.facts"),
+    ],
+)
 def test_malformed_case_names_json_path(tmp_path: Path, payload: object, path_fragment: str) -> None:
     result = runner.invoke(app, ["analyze", str(_write(tmp_path, payload)), "--no-input"])
     assert result.exit_code == 2
@@ -87,8 +93,10 @@ def test_answer_option_settles_the_question(tmp_path: Path) -> None:
     facts = json.loads(EXAMPLE.read_text())
     del facts["facts"]["notice_written"]
     facts["facts"]["notice_given_months"] = 18
-    result = runner.invoke(app, ["analyze", str(_write(tmp_path, facts)), "--format", "json", "--no-input",
-                                 "--answer", "notice_written=true"])
+    result = runner.invoke(
+        app,
+        ["analyze", str(_write(tmp_path, facts)), "--format", "json", "--no-input", "--answer", "notice_written=true"],
+    )
     assert json.loads(result.output)["verdict"] == "NOT_LIABLE"
 
 
@@ -103,6 +111,6 @@ def test_schema_facts_is_a_json_schema_that_accepts_the_example() -> None:
 
 def test_analyze_subprocess_exit_code(tmp_path: Path) -> None:
     path = _write(tmp_path, {"pack": "rupture_brutale", "facts": {"orders_count": -3}})
-    proc = subprocess.run([sys.executable, "-m", "api", "analyze", str(path)], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "lexlogic.api", "analyze", str(path)], capture_output=True, text=True)
     assert proc.returncode == 2
     assert "$.facts.orders_count.value" in proc.stderr

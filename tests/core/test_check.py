@@ -1,4 +1,5 @@
 """`lexlogic check`: broken packs are reported as file:line with exit code 2."""
+
 from __future__ import annotations
 
 import shutil
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from api.cli import app
+from lexlogic.api.cli import app
 
 PACK = Path(__file__).resolve().parents[2] / "rules" / "rupture_brutale"
 runner = CliRunner()
@@ -62,8 +63,13 @@ def test_unknown_jsonlogic_operator(pack_copy: Path) -> None:
 
 def test_method_operator_is_refused(pack_copy: Path) -> None:
     comp = pack_copy / "computations.yaml"
-    comp.write_text(comp.read_text().replace("logic: {date_on_or_after: [{var: notification_date}, \"2019-04-26\"]}",
-                                             "logic: {method: [{var: notification_date}, upper]}", 1))
+    comp.write_text(
+        comp.read_text().replace(
+            'logic: {date_on_or_after: [{var: notification_date}, "2019-04-26"]}',
+            "logic: {method: [{var: notification_date}, upper]}",
+            1,
+        )
+    )
     code, out = _check(pack_copy)
     assert code == 2 and "'method'" in out and "blocked" in out
 
@@ -91,14 +97,16 @@ def test_broken_manifest_yaml(pack_copy: Path) -> None:
 
 def test_check_as_a_real_subprocess(pack_copy: Path) -> None:
     (pack_copy / "rupture.lp").write_text("rupture :- rupture_kind(total.\n")
-    proc = subprocess.run([sys.executable, "-m", "api", "check", str(pack_copy)],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "lexlogic.api", "check", str(pack_copy)], capture_output=True, text=True, check=False
+    )
     assert proc.returncode == 2
     assert f"{pack_copy / 'rupture.lp'}:1:" in proc.stderr
 
 
 def test_rules_md_is_current() -> None:
-    from engine.pack_docs import pack_table
+    from lexlogic.engine.pack_docs import pack_table
 
-    assert (PACK / "RULES.md").read_text(encoding="utf-8") == pack_table(PACK), \
+    assert (PACK / "RULES.md").read_text(encoding="utf-8") == pack_table(PACK), (
         "RULES.md is stale: run `lexlogic docs rules/rupture_brutale --write`"
+    )

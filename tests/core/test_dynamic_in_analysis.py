@@ -1,4 +1,5 @@
 """Dynamic rules feed the analysis as interpretations: marked DYNAMIC in the proof, discounted in P."""
+
 from __future__ import annotations
 
 import json
@@ -7,16 +8,16 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from api.cli import app
-from engine.dynamic_rules import DynamicRuleStore
+from lexlogic.api.cli import app
+from lexlogic.engine.dynamic_rules import DynamicRuleStore
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rupture_brutale" / "facts.json"
 # An interpretation as an LLM might propose it (the fixture stands for the LLM's text, not for law).
-RULE = '''
+RULE = """
 def rule(facts):
     # a rupture notified in 2024, during the sector crisis, is treated as force majeure
     return {"force_majeure": str(facts.get("notification_date", ""))[:4] == "2024"}
-'''
+"""
 
 
 def test_dynamic_interpretation_is_shown_and_discounted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

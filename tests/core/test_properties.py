@@ -1,4 +1,5 @@
 """Declared properties: a false one is caught by hypothesis and printed as a minimal facts file."""
+
 from __future__ import annotations
 
 import json
@@ -8,16 +9,22 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from api.cli import app
-from engine.ruletests import PropertyViolation, check_property
-from logic.ruletests import PropertySpec
+from lexlogic.api.cli import app
+from lexlogic.engine.ruletests import PropertyViolation, check_property
+from lexlogic.logic.ruletests import PropertySpec
 
 PACK = Path(__file__).resolve().parents[2] / "rules" / "rupture_brutale"
 
 
 def test_false_property_gives_a_shrunk_counterexample() -> None:
-    wrong = PropertySpec(id="P_wrong", label="faux : l'arbitrage n'arrête jamais l'action", kind="implies",
-                         when={"arbitration_clause": True}, then={"defeated": ["no"]}, max_examples=30)
+    wrong = PropertySpec(
+        id="P_wrong",
+        label="faux : l'arbitrage n'arrête jamais l'action",
+        kind="implies",
+        when={"arbitration_clause": True},
+        then={"defeated": ["no"]},
+        max_examples=30,
+    )
     with pytest.raises(PropertyViolation) as info:
         check_property(PACK, wrong)
     message = str(info.value)
@@ -31,8 +38,9 @@ def test_cli_test_fails_on_a_broken_rule(tmp_path: Path) -> None:
     pack = tmp_path / "rupture_brutale"
     shutil.copytree(PACK, pack)
     lp = pack / "brutalite.lp"
-    lp.write_text(lp.read_text().replace("brutal :- notice_insufficient, not safe_harbour.",
-                                         "brutal :- notice_insufficient."))  # safe harbour forgotten
+    lp.write_text(
+        lp.read_text().replace("brutal :- notice_insufficient, not safe_harbour.", "brutal :- notice_insufficient.")
+    )  # safe harbour forgotten
     result = CliRunner().invoke(app, ["test", str(pack), "--max-examples", "40"])
     assert result.exit_code == 1
     assert "FAIL" in result.output and "P_safe_harbour" in result.output

@@ -1,4 +1,5 @@
 """The parties' submissions into the case: verified claims move facts, unsupported ones do not."""
+
 from __future__ import annotations
 
 import json
@@ -6,15 +7,17 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from api.cli import app
-from engine.documents.ingest import ingest_dossier
-from engine.packs import pack_by_name
-from engine.submissions import weigh_submissions
+from lexlogic.api.cli import app
+from lexlogic.engine.documents.ingest import ingest_dossier
+from lexlogic.engine.packs import pack_by_name
+from lexlogic.engine.submissions import weigh_submissions
 
-LETTER = ("Objet : fin de nos relations commerciales.\n\n"
-          "Par la présente lettre du 15 mars 2024, nous vous notifions la rupture de nos relations "
-          "commerciales. Un préavis de trois mois vous est accordé.\n\n"
-          "Une mise en demeure vous avait été adressée le 9 octobre 2023 pour des retards de livraison.\n")
+LETTER = (
+    "Objet : fin de nos relations commerciales.\n\n"
+    "Par la présente lettre du 15 mars 2024, nous vous notifions la rupture de nos relations "
+    "commerciales. Un préavis de trois mois vous est accordé.\n\n"
+    "Une mise en demeure vous avait été adressée le 9 octobre 2023 pour des retards de livraison.\n"
+)
 
 
 def _dossier(tmp_path: Path) -> Path:
@@ -28,10 +31,18 @@ def test_verified_claim_sets_the_fact_with_its_evidence(tmp_path: Path) -> None:
     pack, _ = pack_by_name("rupture_brutale")
     folder = _dossier(tmp_path)
     case = {"pack": "rupture_brutale", "case_id": "s", "facts": {}}
-    submission = ("La rupture nous a été notifiée par lettre du 15 mars 2024. "
-                  "Le fournisseur a reçu une indemnité de 2 millions d'euros en 2022.")
-    updated, report = weigh_submissions(pack, case, ingest_dossier(folder), [("claimant", submission)],
-                                        index_dir=tmp_path / "index", fallacy_check=False)
+    submission = (
+        "La rupture nous a été notifiée par lettre du 15 mars 2024. "
+        "Le fournisseur a reçu une indemnité de 2 millions d'euros en 2022."
+    )
+    updated, report = weigh_submissions(
+        pack,
+        case,
+        ingest_dossier(folder),
+        [("claimant", submission)],
+        index_dir=tmp_path / "index",
+        fallacy_check=False,
+    )
     statuses = {c.claim: c.status for c in report.claims}
     assert "VERIFIED" in statuses.values()
     fact = updated["facts"]["notification_date"]
@@ -46,9 +57,14 @@ def test_verified_claim_sets_the_fact_with_its_evidence(tmp_path: Path) -> None:
 def test_contradicted_date_opens_two_readings(tmp_path: Path) -> None:
     pack, _ = pack_by_name("rupture_brutale")
     case = {"pack": "rupture_brutale", "case_id": "s", "facts": {}}
-    updated, report = weigh_submissions(pack, case, ingest_dossier(_dossier(tmp_path)),
-                                        [("defence", "La rupture a été notifiée par lettre du 2 mai 2024.")],
-                                        index_dir=tmp_path / "index", fallacy_check=False)
+    updated, report = weigh_submissions(
+        pack,
+        case,
+        ingest_dossier(_dossier(tmp_path)),
+        [("defence", "La rupture a été notifiée par lettre du 2 mai 2024.")],
+        index_dir=tmp_path / "index",
+        fallacy_check=False,
+    )
     assert report.claims[0].status in ("CONTRADICTED", "AMBIGUOUS")
     fact = updated["facts"]["notification_date"]
     values = {fact["value"], *(a["value"] for a in fact.get("alternatives", []))}
@@ -61,11 +77,24 @@ def test_cli_applies_submissions(tmp_path: Path) -> None:
     case = tmp_path / "case.json"
     case.write_text(json.dumps({"pack": "rupture_brutale", "facts": {"notice_written": True}}))
     sub = tmp_path / "conclusions.md"
-    sub.write_text("Une mise en demeure a été adressée le 9 octobre 2023 pour des retards de livraison.",
-                   encoding="utf-8")
-    result = CliRunner().invoke(app, ["analyze", str(case), "--format", "json", "--no-input",
-                                      "--evidence", str(folder), "--defence-submission", str(sub)],
-                                env={"LEXLOGIC_HOME": str(tmp_path / "home")})
+    sub.write_text(
+        "Une mise en demeure a été adressée le 9 octobre 2023 pour des retards de livraison.", encoding="utf-8"
+    )
+    result = CliRunner().invoke(
+        app,
+        [
+            "analyze",
+            str(case),
+            "--format",
+            "json",
+            "--no-input",
+            "--evidence",
+            str(folder),
+            "--defence-submission",
+            str(sub),
+        ],
+        env={"LEXLOGIC_HOME": str(tmp_path / "home")},
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["submissions"]["claims"][0]["status"] == "VERIFIED"

@@ -1,4 +1,5 @@
 """The probabilistic verdict on the pack: ask the decisive question, conclude after the answer, what-if."""
+
 from __future__ import annotations
 
 import json
@@ -7,10 +8,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from api.cli import app
-from engine.packs import pack_by_name
-from engine.verdict import decide
-from logic.facts import parse_case
+from lexlogic.api.cli import app
+from lexlogic.engine.packs import pack_by_name
+from lexlogic.engine.verdict import decide
+from lexlogic.logic.facts import parse_case
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rupture_brutale" / "facts.json"
 runner = CliRunner()
@@ -80,7 +81,11 @@ def test_cli_json_contract(tmp_path: Path) -> None:
     assert data["probability"]["method"] == "exact"
     assert 0 < data["probability"]["entropy"] <= 1
     q = data["questions"][0]
-    assert q["fact"] == "notice_written" and q["eig"] > 0 and q["utility"] == pytest.approx(q["eig"] / q["cost"], rel=1e-3)
-    result = runner.invoke(app, ["analyze", str(path), "--format", "json", "--no-input", "--answer", "notice_written=false"])
+    assert (
+        q["fact"] == "notice_written" and q["eig"] > 0 and q["utility"] == pytest.approx(q["eig"] / q["cost"], rel=1e-3)
+    )
+    result = runner.invoke(
+        app, ["analyze", str(path), "--format", "json", "--no-input", "--answer", "notice_written=false"]
+    )
     data = json.loads(result.output)
     assert data["status"] == "VERDICT" and data["verdict"] == "LIABLE"

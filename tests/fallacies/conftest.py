@@ -1,4 +1,5 @@
 """Fixtures for the fallacy tests: the reference taxonomy when present, a deep Argumentum CSV, LLM helpers."""
+
 from __future__ import annotations
 
 import csv
@@ -11,9 +12,9 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import pytest
 
-from bridges.llm import LLMClient
-from engine.fallacies.navigators.llm import LLMNavigator
-from engine.fallacies.taxonomy import load_argumentum_csv
+from lexlogic.bridges.llm import LLMClient
+from lexlogic.engine.fallacies.navigators.llm import LLMNavigator
+from lexlogic.engine.fallacies.taxonomy import load_argumentum_csv
 
 REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "taxonomy" / "argumentum_fallacies_taxonomy.csv"
 EVAL_SET = Path(__file__).parent / "data" / "eval_fr.yaml"
@@ -40,8 +41,19 @@ def write_argumentum(path: Path, rows: list[tuple[str, str, str, str]]) -> Path:
         w.writerow(["PK", "path", "decimal_path", "depth", "text_fr", "desc_fr", "example_fr", "text_en", "desc_en"])
         for pk, p, fr, en in rows:
             depth = 0 if p == "0" else p.count(".") + 1
-            w.writerow([pk, p, p.replace(".", ","), depth, fr, f"Définition de {fr}, avec virgule, « guillemets »",
-                        f"Exemple de {fr}.", en, f"Definition of {en}"])
+            w.writerow(
+                [
+                    pk,
+                    p,
+                    p.replace(".", ","),
+                    depth,
+                    fr,
+                    f"Définition de {fr}, avec virgule, « guillemets »",
+                    f"Exemple de {fr}.",
+                    en,
+                    f"Definition of {en}",
+                ]
+            )
     return path
 
 

@@ -1,4 +1,5 @@
 """`lexlogic fallacies`: Typer runner (offline and scripted LLM) and one real subprocess."""
+
 from __future__ import annotations
 
 import json
@@ -9,7 +10,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from api.cli import app
+from lexlogic.api.cli import app
 from tests.fallacies.conftest import DEEP_ROWS, call, write_argumentum
 from tests.support.fake_llm import ScriptedLLM
 
@@ -50,11 +51,16 @@ def test_cli_json(tmp_path: Path) -> None:
 
 def test_cli_llm_with_csv_taxonomy(tmp_path: Path) -> None:
     csv_path = write_argumentum(tmp_path / "t.csv", DEEP_ROWS)
-    replies = [{"tool_calls": [call("explore_branch", node_id="20")]},
-               {"tool_calls": [call("confirm_fallacy", node_id="21", confidence=0.75, justification="joue sur la pitié")]}]
+    replies = [
+        {"tool_calls": [call("explore_branch", node_id="20")]},
+        {"tool_calls": [call("confirm_fallacy", node_id="21", confidence=0.75, justification="joue sur la pitié")]},
+    ]
     with ScriptedLLM(replies) as server:
-        res = runner.invoke(app, ["fallacies", "Ayez pitié de mon client.", "--taxonomy", str(csv_path)],
-                            env={"LEXLOGIC_LLM_BASE_URL": server.base_url})
+        res = runner.invoke(
+            app,
+            ["fallacies", "Ayez pitié de mon client.", "--taxonomy", str(csv_path)],
+            env={"LEXLOGIC_LLM_BASE_URL": server.base_url},
+        )
     assert res.exit_code == 0, res.output
     assert "Appel à la pitié / Appeal to pity  [id 21, path 2.1]  confidence 0.75" in res.output
     assert "joue sur la pitié" in res.output
@@ -76,11 +82,17 @@ def test_cli_errors_exit_2(tmp_path: Path) -> None:
 def test_cli_real_subprocess(tmp_path: Path) -> None:
     exe = Path(sys.executable).parent / "lexlogic"
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEXLOGIC_LLM")}
-    proc = subprocess.run([str(exe), "fallacies", CLEAN, "--format", "json"], capture_output=True, text=True,
-                          env=env, timeout=120)
+    proc = subprocess.run(
+        [str(exe), "fallacies", CLEAN, "--format", "json"], capture_output=True, text=True, env=env, timeout=120
+    )
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
     assert data["outcome"] == "no_fallacy" and data["navigator"] == "offline-embeddings"
-    proc = subprocess.run([str(exe), "fallacies", str(tmp_path / "missing.txt"), "--taxonomy", str(tmp_path / "no.csv")],
-                          capture_output=True, text=True, env=env, timeout=120)
+    proc = subprocess.run(
+        [str(exe), "fallacies", str(tmp_path / "missing.txt"), "--taxonomy", str(tmp_path / "no.csv")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert proc.returncode == 2 and "no.csv: cannot read" in proc.stderr

@@ -1,9 +1,10 @@
 """Every path of the guided navigation, with the LLM's replies scripted (the only double allowed)."""
+
 from __future__ import annotations
 
-from engine.fallacies.navigation import StepStatus, navigate, step
-from engine.fallacies.navigators.llm import SYSTEM_PROMPT
-from engine.fallacies.taxonomy import builtin_taxonomy
+from lexlogic.engine.fallacies.navigation import StepStatus, navigate, step
+from lexlogic.engine.fallacies.navigators.llm import SYSTEM_PROMPT
+from lexlogic.engine.fallacies.taxonomy import builtin_taxonomy
 from tests.fallacies.conftest import call, llm_navigator
 from tests.support.fake_llm import ScriptedLLM
 
@@ -15,8 +16,16 @@ def test_explore_then_confirm_on_builtin_taxonomy() -> None:
     replies = [
         {"tool_calls": [call("explore_branch", node_id="attaque_personne")]},
         {"tool_calls": [call("explore_branch", node_id="ad_hominem")]},
-        {"tool_calls": [call("confirm_fallacy", node_id="tu_quoque", confidence=0.9,
-                             justification="répond au reproche par un reproche")]},
+        {
+            "tool_calls": [
+                call(
+                    "confirm_fallacy",
+                    node_id="tu_quoque",
+                    confidence=0.9,
+                    justification="répond au reproche par un reproche",
+                )
+            ]
+        },
     ]
     with ScriptedLLM(replies) as server:
         result = navigate(ARG, tax, llm_navigator(server))
@@ -30,15 +39,21 @@ def test_explore_then_confirm_on_builtin_taxonomy() -> None:
     # the protocol: free choice among the three tools, and a system prompt stating the conclude option
     first = server.requests[0]
     assert first["tool_choice"] == "auto"
-    assert {t["function"]["name"] for t in first["tools"]} == {"explore_branch", "confirm_fallacy", "conclude_no_fallacy"}
+    assert {t["function"]["name"] for t in first["tools"]} == {
+        "explore_branch",
+        "confirm_fallacy",
+        "conclude_no_fallacy",
+    }
     assert first["messages"][0]["content"] == SYSTEM_PROMPT and "conclude_no_fallacy" in SYSTEM_PROMPT
     assert "[attaque_personne]" in first["messages"][1]["content"] and ARG in first["messages"][1]["content"]
 
 
 def test_conclude_at_root() -> None:
     tax = builtin_taxonomy()
-    replies = [{"tool_calls": [call("conclude_no_fallacy", reason="faits prouvés et texte applicable")]},
-               {"tool_calls": [call("explore_branch", node_id="emotion")]}]  # must never be consumed
+    replies = [
+        {"tool_calls": [call("conclude_no_fallacy", reason="faits prouvés et texte applicable")]},
+        {"tool_calls": [call("explore_branch", node_id="emotion")]},
+    ]  # must never be consumed
     with ScriptedLLM(replies) as server:
         result = navigate("Le préavis de trois mois n'a pas été respecté.", tax, llm_navigator(server))
         assert len(server.requests) == 1 and len(server.replies) == 1
@@ -59,8 +74,8 @@ def test_conclude_at_depth_3_ends_the_whole_beam(deep_taxonomy) -> None:  # type
     replies = [
         # root: open TWO branches (beam); the second must never be visited after the conclusion
         {"tool_calls": [call("explore_branch", node_id="1"), call("explore_branch", node_id="20")]},
-        {"tool_calls": [call("explore_branch", node_id="10")]},          # at "1" (depth 1)
-        {"tool_calls": [call("explore_branch", node_id="11")]},          # at "10" (depth 2)
+        {"tool_calls": [call("explore_branch", node_id="10")]},  # at "1" (depth 1)
+        {"tool_calls": [call("explore_branch", node_id="11")]},  # at "10" (depth 2)
         {"tool_calls": [call("conclude_no_fallacy", reason="argument sain après examen")]},  # at "11" (depth 3)
         {"tool_calls": [call("confirm_fallacy", node_id="21", confidence=0.8, justification="x")]},  # never
     ]
@@ -77,8 +92,8 @@ def test_bad_json_then_unknown_node_are_reported_back_and_retried() -> None:
     tax = builtin_taxonomy()
     replies = [
         {"tool_calls": [{"name": "explore_branch", "arguments": '{"node_id": "emotion"'}]},  # bad JSON
-        {"tool_calls": [call("explore_branch", node_id="no_such_node")]},                   # unknown node
-        {"tool_calls": [call("explore_branch", node_id="emotion")]},                        # valid at last
+        {"tool_calls": [call("explore_branch", node_id="no_such_node")]},  # unknown node
+        {"tool_calls": [call("explore_branch", node_id="emotion")]},  # valid at last
         {"tool_calls": [call("confirm_fallacy", node_id="appel_pitie", confidence=0.7, justification="pitié")]},
     ]
     with ScriptedLLM(replies) as server:
@@ -112,8 +127,10 @@ def test_persistently_malformed_calls_abandon_the_branch_without_crash() -> None
 
 
 def test_explore_of_a_leaf_or_a_non_child_is_rejected(deep_taxonomy) -> None:  # type: ignore[no-untyped-def]
-    replies = [{"tool_calls": [call("explore_branch", node_id="12"), call("explore_branch", node_id="1")]},
-               {"tool_calls": [call("confirm_fallacy", node_id="10", confidence=0.6, justification="généralise")]}]
+    replies = [
+        {"tool_calls": [call("explore_branch", node_id="12"), call("explore_branch", node_id="1")]},
+        {"tool_calls": [call("confirm_fallacy", node_id="10", confidence=0.6, justification="généralise")]},
+    ]
     with ScriptedLLM(replies) as server:
         result = navigate("argument", deep_taxonomy, llm_navigator(server))
     assert result.trace[0].errors == ["explore_branch: '12' is not a child of the current node"]
@@ -124,8 +141,12 @@ def test_beam_collects_confirmations_from_two_branches_and_text_reply_abandons(d
     replies = [
         {"tool_calls": [call("explore_branch", node_id="1"), call("explore_branch", node_id="20")]},
         {"tool_calls": [call("confirm_fallacy", node_id="10", confidence=0.55, justification="a")]},
-        {"tool_calls": [call("confirm_fallacy", node_id="22", confidence=0.85, justification="b"),
-                        call("explore_branch", node_id="21")]},  # 21 is a leaf: rejected, 22 kept
+        {
+            "tool_calls": [
+                call("confirm_fallacy", node_id="22", confidence=0.85, justification="b"),
+                call("explore_branch", node_id="21"),
+            ]
+        },  # 21 is a leaf: rejected, 22 kept
     ]
     with ScriptedLLM(replies) as server:
         result = navigate("argument", deep_taxonomy, llm_navigator(server))
@@ -138,8 +159,12 @@ def test_beam_collects_confirmations_from_two_branches_and_text_reply_abandons(d
 
 def test_confirmations_before_a_conclusion_are_kept(deep_taxonomy) -> None:  # type: ignore[no-untyped-def]
     replies = [
-        {"tool_calls": [call("confirm_fallacy", node_id="20", confidence=0.7, justification="influence"),
-                        call("explore_branch", node_id="1")]},
+        {
+            "tool_calls": [
+                call("confirm_fallacy", node_id="20", confidence=0.7, justification="influence"),
+                call("explore_branch", node_id="1"),
+            ]
+        },
         {"tool_calls": [call("conclude_no_fallacy", reason="rien de plus")]},
     ]
     with ScriptedLLM(replies) as server:
@@ -149,8 +174,10 @@ def test_confirmations_before_a_conclusion_are_kept(deep_taxonomy) -> None:  # t
 
 
 def test_budget_stops_an_endless_navigator(deep_taxonomy) -> None:  # type: ignore[no-untyped-def]
-    replies = [{"tool_calls": [call("explore_branch", node_id="1")]},
-               {"tool_calls": [call("explore_branch", node_id="10")]}]
+    replies = [
+        {"tool_calls": [call("explore_branch", node_id="1")]},
+        {"tool_calls": [call("explore_branch", node_id="10")]},
+    ]
     with ScriptedLLM(replies) as server:
         result = navigate("argument", deep_taxonomy, llm_navigator(server), max_steps=2)
     assert result.stopped_by == "budget" and len(result.trace) == 2 and result.outcome == "no_fallacy"
@@ -160,8 +187,10 @@ def test_llm_navigation_on_the_1408_node_reference(reference_taxonomy) -> None: 
     tax = reference_taxonomy
     first_family = tax.children(tax.root.id)[0]
     deeper = tax.children(first_family.id)[0]
-    replies = [{"tool_calls": [call("explore_branch", node_id=first_family.id)]},
-               {"tool_calls": [call("confirm_fallacy", node_id=deeper.id, confidence=0.6, justification="j")]}]
+    replies = [
+        {"tool_calls": [call("explore_branch", node_id=first_family.id)]},
+        {"tool_calls": [call("confirm_fallacy", node_id=deeper.id, confidence=0.6, justification="j")]},
+    ]
     with ScriptedLLM(replies) as server:
         result = navigate("Deux cas suffisent à prouver la règle.", tax, llm_navigator(server))
         prompt = server.requests[0]["messages"][1]["content"]

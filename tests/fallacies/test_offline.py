@@ -1,16 +1,17 @@
 """The offline navigator (real embeddings), its calibration provenance, and the measured evaluation."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from engine.fallacies import embedding_index
-from engine.fallacies.evaluate import evaluate
-from engine.fallacies.labelled import CALIBRATION_SET, file_sha256, load_labelled
-from engine.fallacies.navigation import StepStatus, navigate
-from engine.fallacies.navigators.offline import OfflineNavigator
-from engine.fallacies.taxonomy import builtin_taxonomy
-from engine.fallacies.thresholds import load_thresholds
+from lexlogic.engine.fallacies import embedding_index
+from lexlogic.engine.fallacies.evaluate import evaluate
+from lexlogic.engine.fallacies.labelled import CALIBRATION_SET, file_sha256, load_labelled
+from lexlogic.engine.fallacies.navigation import StepStatus, navigate
+from lexlogic.engine.fallacies.navigators.offline import OfflineNavigator
+from lexlogic.engine.fallacies.taxonomy import builtin_taxonomy
+from lexlogic.engine.fallacies.thresholds import load_thresholds
 from tests.fallacies.conftest import EVAL_SET, HOLDOUT2_SET
 
 # Measured with the current thresholds.json (cue weight β and τ fitted on the calibration set only;
@@ -81,8 +82,11 @@ def test_thresholds_were_fitted_on_the_current_calibration_set() -> None:
 
 
 def test_clean_argument_concludes_at_the_root() -> None:
-    result = navigate("Le bail commercial a été signé le 2 janvier 2020 pour neuf ans ; il expire donc le "
-                      "1er janvier 2029.", builtin_taxonomy(), OfflineNavigator())
+    result = navigate(
+        "Le bail commercial a été signé le 2 janvier 2020 pour neuf ans ; il expire donc le 1er janvier 2029.",
+        builtin_taxonomy(),
+        OfflineNavigator(),
+    )
     assert result.outcome == "no_fallacy" and result.stopped_by == "conclude_no_fallacy"
     assert len(result.trace) == 1 and result.trace[0].status is StepStatus.CONCLUDED
     assert "seuil calibré" in (result.reason or "")
@@ -90,8 +94,11 @@ def test_clean_argument_concludes_at_the_root() -> None:
 
 def test_clear_fallacy_is_confirmed_with_path_and_justification() -> None:
     tax = builtin_taxonomy()
-    result = navigate("Soit vous signez cet avenant, soit vous perdez votre emploi : il n'y a aucune autre "
-                      "possibilité.", tax, OfflineNavigator())
+    result = navigate(
+        "Soit vous signez cet avenant, soit vous perdez votre emploi : il n'y a aucune autre possibilité.",
+        tax,
+        OfflineNavigator(),
+    )
     assert result.outcome == "fallacies"
     top = result.top
     assert top is not None and top.family_id == "raisonnement" and top.node_id == "faux_dilemme"

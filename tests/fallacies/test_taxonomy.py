@@ -1,11 +1,12 @@
 """The project's own taxonomy and the Argumentum CSV loader."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
-from engine.fallacies.taxonomy import (TaxonomyError, builtin_taxonomy, load_argumentum_csv, load_taxonomy)
+from lexlogic.engine.fallacies.taxonomy import TaxonomyError, builtin_taxonomy, load_argumentum_csv, load_taxonomy
 from tests.fallacies.conftest import DEEP_ROWS, write_argumentum
 
 
@@ -25,9 +26,9 @@ def test_builtin_taxonomy_is_complete() -> None:
 
 
 def test_builtin_is_shipped_inside_the_package() -> None:
-    import engine.fallacies
+    import lexlogic.engine.fallacies as engine_fallacies
 
-    data = Path(engine.fallacies.__file__).parent / "data" / "taxonomy.yaml"
+    data = Path(engine_fallacies.__file__).parent / "data" / "taxonomy.yaml"
     assert builtin_taxonomy().source == str(data) and "shared" not in builtin_taxonomy().source
 
 

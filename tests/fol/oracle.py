@@ -4,13 +4,14 @@ Herbrand semantics over the named constants plus one fresh element per outer exi
 quantifiers ranging over the elements whose sort is a sub-sort of the quantified one. Exact for
 equality-free formulas whose existentials (after NNF, query negated) are not under a universal.
 """
+
 from __future__ import annotations
 
 from itertools import count, product
 
-from logic.fol.clauses import nnf
-from logic.fol.hierarchy import SortHierarchy
-from logic.fol.model import (And, Atom, BeliefSet, Bottom, Const, Exists, Forall, Formula, Not, Or, Top, Var)
+from lexlogic.logic.fol.clauses import nnf
+from lexlogic.logic.fol.hierarchy import SortHierarchy
+from lexlogic.logic.fol.model import And, Atom, BeliefSet, Bottom, Const, Exists, Forall, Formula, Not, Or, Top, Var
 
 
 class OracleRefuses(Exception):

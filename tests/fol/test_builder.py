@@ -2,11 +2,11 @@ from __future__ import annotations
 
 import pytest
 
-from logic.fol import Atom, Const, parse_belief_set, print_belief_set
-from logic.fol.builder import BeliefSetBuilder, BuilderError, tool_definitions
-from logic.fol.names import constant_name, symbol_name
-from logic.fol.repair import RepairKind
-from logic.proof import NodeKind
+from lexlogic.logic.fol import Atom, Const, parse_belief_set, print_belief_set
+from lexlogic.logic.fol.builder import BeliefSetBuilder, BuilderError, tool_definitions
+from lexlogic.logic.fol.names import constant_name, symbol_name
+from lexlogic.logic.fol.repair import RepairKind
+from lexlogic.logic.proof import NodeKind
 
 
 def socrates_builder() -> BeliefSetBuilder:
@@ -40,7 +40,9 @@ def test_scenario_unknown_constant_is_declared_in_expected_sort() -> None:
     [rep] = b.bs.repairs
     assert rep.kind is RepairKind.DECLARED_CONSTANT and rep.constant == "socrate"
     node = rep.to_proof_node()
-    assert node.kind is NodeKind.REPAIR and "not a given" in node.render().replace("REPAIRED (not a given)", "not a given")
+    assert node.kind is NodeKind.REPAIR and "not a given" in node.render().replace(
+        "REPAIRED (not a given)", "not a given"
+    )
     assert b.bs.labels["socrate"] == "Socrate"
 
 
@@ -68,7 +70,9 @@ def test_scenario_philosophe_vs_corps_celeste_rejected_precisely() -> None:
     for part in ("'socrate'", "sort Philosophe", "expects CorpsCeleste", "missing link Philosophe ⊑ CorpsCeleste"):
         assert part in msg
     assert Atom("Orbite", (Const("socrate"),)) not in b.bs.formulas
-    assert b.call_tool("add_atomic_fact", {"predicate": "orbite", "arguments": ["socrate"]}).startswith("error: rejected")
+    assert b.call_tool("add_atomic_fact", {"predicate": "orbite", "arguments": ["socrate"]}).startswith(
+        "error: rejected"
+    )
 
 
 def test_pending_fact_rechecked_when_hierarchy_grows() -> None:
@@ -103,16 +107,27 @@ def test_transitive_chain_and_cycle_reported_not_looped() -> None:
 
 def test_tool_errors_and_definitions() -> None:
     b = BeliefSetBuilder()
-    assert b.call_tool("add_predicate_schema", {"name": "p", "argument_sorts": ["nope"]}).startswith("error: unknown sort")
+    assert b.call_tool("add_predicate_schema", {"name": "p", "argument_sorts": ["nope"]}).startswith(
+        "error: unknown sort"
+    )
     assert b.call_tool("nope", {}).startswith("error: unknown tool")
     assert "invalid arguments" in b.call_tool("add_sort", {})
     b.add_sort("s")
     b.add_predicate_schema("p", ["s"])
     assert "takes 1 argument" in b.call_tool("add_atomic_fact", {"predicate": "p", "arguments": ["a", "b"]})
     names = {t["function"]["name"] for t in tool_definitions()}
-    assert names == {"add_sort", "add_predicate_schema", "add_constant_to_sort", "add_atomic_fact",
-                     "add_negated_atomic_fact", "add_universal_implication", "add_existential_conjunction"}
-    schema = next(t for t in tool_definitions() if t["function"]["name"] == "add_predicate_schema")["function"]["parameters"]
+    assert names == {
+        "add_sort",
+        "add_predicate_schema",
+        "add_constant_to_sort",
+        "add_atomic_fact",
+        "add_negated_atomic_fact",
+        "add_universal_implication",
+        "add_existential_conjunction",
+    }
+    schema = next(t for t in tool_definitions() if t["function"]["name"] == "add_predicate_schema")["function"][
+        "parameters"
+    ]
     assert schema["required"] == ["name", "argument_sorts"]
 
 

@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from api.cli import app
-from bridges import fol_tweety
-from bridges.llm import LLMClient
-from engine.fol_builder import case_belief_set, text_to_belief_set
-from engine.fol_check import InconsistentBeliefSetError, check_belief_set, ensure_consistent
-from logic.fol import Atom, Const
+from lexlogic.api.cli import app
+from lexlogic.bridges import fol_tweety
+from lexlogic.bridges.llm import LLMClient
+from lexlogic.engine.fol_builder import case_belief_set, text_to_belief_set
+from lexlogic.engine.fol_check import InconsistentBeliefSetError, check_belief_set, ensure_consistent
+from lexlogic.logic.fol import Atom, Const
 from tests.support.fake_llm import ScriptedLLM
 
 FIX = Path(__file__).parent / "fixtures"
@@ -26,10 +26,18 @@ def call(tool: str, **args):  # type: ignore[no-untyped-def]
 def test_text_to_belief_set_tool_loop_returns_errors_to_the_llm() -> None:
     replies = [
         {"tool_calls": [call("add_sort", name="personne"), call("add_sort", name="corps céleste")]},
-        {"tool_calls": [call("add_predicate_schema", name="est mortel", argument_sorts=["personne"]),
-                        call("add_predicate_schema", name="orbite", argument_sorts=["corps celeste"])]},
-        {"tool_calls": [call("add_atomic_fact", predicate="EstMortel", arguments=["Socrate"]),
-                        call("add_atomic_fact", predicate="orbite", arguments=["Socrate"])]},
+        {
+            "tool_calls": [
+                call("add_predicate_schema", name="est mortel", argument_sorts=["personne"]),
+                call("add_predicate_schema", name="orbite", argument_sorts=["corps celeste"]),
+            ]
+        },
+        {
+            "tool_calls": [
+                call("add_atomic_fact", predicate="EstMortel", arguments=["Socrate"]),
+                call("add_atomic_fact", predicate="orbite", arguments=["Socrate"]),
+            ]
+        },
         {"tool_calls": [{"name": "add_atomic_fact", "arguments": "{not json"}]},
         {"content": "done"},
     ]
@@ -55,9 +63,16 @@ def test_text_to_belief_set_is_bounded() -> None:
     assert len(res.belief_set.signature.sorts) == 3
 
 
-CASE = {"claimant_name": "Société Alpha SA", "defendant_name": "Beta SAS", "framework_contract": True,
-        "orders_count": 3, "regular_orders": True, "systematic_tenders": False, "rupture_kind": "total",
-        "notification_date": "2023-01-10"}
+CASE = {
+    "claimant_name": "Société Alpha SA",
+    "defendant_name": "Beta SAS",
+    "framework_contract": True,
+    "orders_count": 3,
+    "regular_orders": True,
+    "systematic_tenders": False,
+    "rupture_kind": "total",
+    "notification_date": "2023-01-10",
+}
 
 
 def test_case_belief_set_from_structured_facts_is_consistent() -> None:
@@ -75,8 +90,11 @@ def test_inconsistent_case_reports_the_formulas_and_their_facts() -> None:
     with pytest.raises(InconsistentBeliefSetError) as info:
         ensure_consistent(bs)
     rep = info.value.report
-    assert {f.formula for f in rep.involved} == {"!Rompue(relation)", "RuptureNotifiee(relation)",
-                                                 "forall X: (RuptureNotifiee(X) => Rompue(X))"}
+    assert {f.formula for f in rep.involved} == {
+        "!Rompue(relation)",
+        "RuptureNotifiee(relation)",
+        "forall X: (RuptureNotifiee(X) => Rompue(X))",
+    }
     assert {f.origin for f in rep.involved} == {"facts.rupture_kind", "facts.notification_date"}
     e = check_belief_set(bs, backend="eprover")
     assert e.consistent is False and {f.formula for f in e.involved} == {f.formula for f in rep.involved}
@@ -113,8 +131,10 @@ def test_cli_tweety_status_and_install_offline(tmp_path: Path, monkeypatch: pyte
     monkeypatch.delenv(fol_tweety.ENV, raising=False)
     res = runner.invoke(app, ["tweety", "status"])
     assert res.exit_code == 0 and "NOT available" in res.stdout
-    res = runner.invoke(app, ["tweety", "install", str(tmp_path / "jars"), "--timeout", "2",
-                              "--repository", "http://127.0.0.1:9/maven2"])
+    res = runner.invoke(
+        app,
+        ["tweety", "install", str(tmp_path / "jars"), "--timeout", "2", "--repository", "http://127.0.0.1:9/maven2"],
+    )
     assert res.exit_code == 2 and "cannot fetch org.tweetyproject.logics:fol:1.31" in res.stderr
 
 
@@ -122,8 +142,12 @@ def test_cli_as_real_subprocess() -> None:
     exe = ROOT / ".venv" / "bin" / "lexlogic"
     if not exe.exists():
         pytest.skip("console script not installed")
-    out = subprocess.run([str(exe), "fol", "query", str(FIX / "examplebeliefbase.fologic"), "Eats(rabbit,eagle)"],
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [str(exe), "fol", "query", str(FIX / "examplebeliefbase.fologic"), "Eats(rabbit,eagle)"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 0 and out.stdout.startswith("entailed  [prolog")
     bad = subprocess.run([str(exe), "fol", "check", "/nonexistent.fologic"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "/nonexistent.fologic: no such file" in bad.stderr
@@ -134,7 +158,7 @@ TWEETY_OK, TWEETY_WHY = fol_tweety.available()
 
 @pytest.mark.skipif(not TWEETY_OK, reason=f"Tweety backend not available: {TWEETY_WHY}")
 def test_tweety_agrees_with_e_on_lowered_subsorts() -> None:  # pragma: no cover - needs the jars
-    from logic.fol import parse_belief_set, parse_formula
+    from lexlogic.logic.fol import parse_belief_set, parse_formula
 
     bs = parse_belief_set((FIX / "socrate.fologic").read_text())
     for text, expected in [("EstMortel(socrate)", True), ("exists X: (Orbite(X))", False)]:

@@ -7,12 +7,25 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bridges import fol_eprover, fol_prolog, fol_reasoner
-from logic.fol import (And, Atom, BeliefSet, Const, Exists, Forall, Implies, Not, Or, Signature, Var,
-                       parse_belief_set, parse_formula)
-from logic.fol.clauses import is_horn
-from logic.fol.lowering import lower, lower_query
-from logic.proof import NodeKind
+from lexlogic.bridges import fol_eprover, fol_prolog, fol_reasoner
+from lexlogic.logic.fol import (
+    And,
+    Atom,
+    BeliefSet,
+    Const,
+    Exists,
+    Forall,
+    Implies,
+    Not,
+    Or,
+    Signature,
+    Var,
+    parse_belief_set,
+    parse_formula,
+)
+from lexlogic.logic.fol.clauses import is_horn
+from lexlogic.logic.fol.lowering import lower, lower_query
+from lexlogic.logic.proof import NodeKind
 from tests.fol import oracle
 
 FIX = Path(__file__).parent / "fixtures"
@@ -28,11 +41,18 @@ def q(bs: BeliefSet, text: str):  # type: ignore[no-untyped-def]
 
 
 @needs_e
-@pytest.mark.parametrize("query,expected", [
-    ("Eats(rabbit,eagle)", True), ("HasWings(eagle)", False), ("!Flies(penguin)", True),
-    ("exists X: (Eats(X,rabbit))", True), ("forall X: (Flies(X) => HasWings(X))", True),
-    ("forall X: (HasWings(X))", False), ("Eats(rabbit,eagle) && Stings(cactus)", True),
-])
+@pytest.mark.parametrize(
+    "query,expected",
+    [
+        ("Eats(rabbit,eagle)", True),
+        ("HasWings(eagle)", False),
+        ("!Flies(penguin)", True),
+        ("exists X: (Eats(X,rabbit))", True),
+        ("forall X: (Flies(X) => HasWings(X))", True),
+        ("forall X: (HasWings(X))", False),
+        ("Eats(rabbit,eagle) && Stings(cactus)", True),
+    ],
+)
 def test_prolog_and_e_agree_on_tweety_example(query: str, expected: bool) -> None:
     bs = animals()
     assert fol_prolog.entails(bs, q(bs, query)).entailed is expected
@@ -64,8 +84,10 @@ def test_repaired_fact_appears_as_repair_in_proof() -> None:
 
 
 def test_subsort_quantifier_semantics() -> None:
-    text = ("Personne = {socrate}\nEtreVivant = {rex}\n\ntype(EstPhilosophe(Personne))\n"
-            "type(EstMortel(EtreVivant))\n\nEstPhilosophe(socrate)\nforall X: (EstPhilosophe(X) => EstMortel(X))\n")
+    text = (
+        "Personne = {socrate}\nEtreVivant = {rex}\n\ntype(EstPhilosophe(Personne))\n"
+        "type(EstMortel(EtreVivant))\n\nEstPhilosophe(socrate)\nforall X: (EstPhilosophe(X) => EstMortel(X))\n"
+    )
     bs = parse_belief_set(text)
     for query, expected in [("exists X: (EstMortel(X))", True), ("EstMortel(rex)", False)]:
         assert fol_prolog.entails(bs, q(bs, query)).entailed is expected
@@ -95,7 +117,7 @@ def test_prolog_calls_from_many_threads_are_serialised() -> None:
         try:
             for _ in range(5):
                 results.append(fol_prolog.entails(bs, q(bs, "Eats(rabbit,eagle)"), proof=True).entailed)
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=work) for _ in range(6)]
@@ -118,8 +140,10 @@ def test_auto_backend_choice() -> None:
 
 
 # ------------------------------------------------------------------------------ differential tests
-SIG = Signature({"Alpha": ["a", "b"], "Beta": ["c"]}, {"P": ("Alpha",), "Q": ("Alpha",), "R": ("Beta",),
-                                                        "T": ("Alpha", "Beta"), "W": ("Alpha",)})
+SIG = Signature(
+    {"Alpha": ["a", "b"], "Beta": ["c"]},
+    {"P": ("Alpha",), "Q": ("Alpha",), "R": ("Beta",), "T": ("Alpha", "Beta"), "W": ("Alpha",)},
+)
 X, Y = Var("X", "Alpha"), Var("Y", "Beta")
 HORN_RULES = [
     Forall(X, Implies(Atom("P", (X,)), Atom("Q", (X,)))),
@@ -135,12 +159,26 @@ NONHORN_RULES = [
     Or((Atom("Q", (Const("a"),)), Atom("Q", (Const("b"),)))),
     Forall(X, Implies(Atom("Q", (X,)), Or((Atom("P", (X,)), Not(Atom("W", (X,))))))),
 ]
-GROUND = [Atom("P", (Const("a"),)), Atom("P", (Const("b"),)), Atom("Q", (Const("b"),)), Atom("R", (Const("c"),)),
-          Atom("T", (Const("a"), Const("c"))), Atom("W", (Const("a"),)), Atom("W", (Const("b"),))]
+GROUND = [
+    Atom("P", (Const("a"),)),
+    Atom("P", (Const("b"),)),
+    Atom("Q", (Const("b"),)),
+    Atom("R", (Const("c"),)),
+    Atom("T", (Const("a"), Const("c"))),
+    Atom("W", (Const("a"),)),
+    Atom("W", (Const("b"),)),
+]
 literals = st.sampled_from(GROUND).flatmap(lambda a: st.sampled_from([a, Not(a)]))
-QUERIES = GROUND + [Not(g) for g in GROUND] + [
-    Exists(X, Atom("Q", (X,))), Exists(X, And((Atom("P", (X,)), Atom("Q", (X,))))),
-    Forall(X, Implies(Atom("P", (X,)), Atom("W", (X,)))), Forall(Y, Atom("R", (Y,)))]
+QUERIES = (
+    GROUND
+    + [Not(g) for g in GROUND]
+    + [
+        Exists(X, Atom("Q", (X,))),
+        Exists(X, And((Atom("P", (X,)), Atom("Q", (X,))))),
+        Forall(X, Implies(Atom("P", (X,)), Atom("W", (X,)))),
+        Forall(Y, Atom("R", (Y,))),
+    ]
+)
 
 
 def make(rules: list, facts: list) -> BeliefSet:  # type: ignore[type-arg]
@@ -152,8 +190,11 @@ def make(rules: list, facts: list) -> BeliefSet:  # type: ignore[type-arg]
 
 @needs_e
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.sampled_from(HORN_RULES), max_size=4, unique=True), st.lists(literals, max_size=4),
-       st.sampled_from(QUERIES))
+@given(
+    st.lists(st.sampled_from(HORN_RULES), max_size=4, unique=True),
+    st.lists(literals, max_size=4),
+    st.sampled_from(QUERIES),
+)
 def test_differential_horn_prolog_e_oracle(rules, facts, query) -> None:  # type: ignore[no-untyped-def]
     bs = make(rules, facts)
     assert is_horn(bs)
@@ -165,8 +206,11 @@ def test_differential_horn_prolog_e_oracle(rules, facts, query) -> None:  # type
 
 @needs_e
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.sampled_from(HORN_RULES + NONHORN_RULES), min_size=1, max_size=4, unique=True),
-       st.lists(literals, max_size=3), st.sampled_from(QUERIES))
+@given(
+    st.lists(st.sampled_from(HORN_RULES + NONHORN_RULES), min_size=1, max_size=4, unique=True),
+    st.lists(literals, max_size=3),
+    st.sampled_from(QUERIES),
+)
 def test_differential_full_fol_e_oracle_and_lowering(rules, facts, query) -> None:  # type: ignore[no-untyped-def]
     bs = make(rules, facts)
     expected = oracle.entails(bs, query)

@@ -7,9 +7,27 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from logic.fol import (And, Atom, BeliefSet, Const, Exists, Forall, FolSyntaxError, Iff, Implies, Not, Or,
-                       Signature, Var, Xor, parse_belief_set, parse_formula, print_belief_set, print_formula)
-from logic.fol.syntax import parse_report
+from lexlogic.logic.fol import (
+    And,
+    Atom,
+    BeliefSet,
+    Const,
+    Exists,
+    FolSyntaxError,
+    Forall,
+    Iff,
+    Implies,
+    Not,
+    Or,
+    Signature,
+    Var,
+    Xor,
+    parse_belief_set,
+    parse_formula,
+    print_belief_set,
+    print_formula,
+)
+from lexlogic.logic.fol.syntax import parse_report
 
 SHARED = Path("/work/shared/tweety/examples")
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -42,24 +60,27 @@ def test_fixture_example_content() -> None:
     assert "exists Z: (hasID(X,Z))" in print_formula(last)
 
 
-@pytest.mark.parametrize("text,line,col,fragment", [
-    ("A = {a}\ntype(P(A))\nP(b)", 3, 3, "Constant 'b' has not been declared"),
-    ("A = {a}\ntype(P(A))\nWild(a)", 3, 1, "Predicate 'Wild' has not been declared"),
-    ("A = {a}\ntype(P(A))\nforall X: P(X)", 3, 11, "must be in parentheses"),
-    ("A = {a}\ntype(P(A))\nforall X,Y: (P(X))", 3, 9, "one variable per quantifier"),
-    ("A = {a}\ntype(P(A))\nforall X:A (P(X))", 3, 10, "typed quantifiers"),
-    ("A = {a}\n% comment\ntype(P(A))", 2, 1, "sort declaration"),
-    ("A = {a}\ntype(P(A))\nP(a) % c", 3, 6, "comments are not part"),
-    ("A = {a}\ntype(P(A))\nB = {b}", 3, 1, "before the first type"),
-    ("A = {a}\nB = {a}", 2, 6, "already been defined to be of sort 'A'"),
-    ("A = {a}\ntype(est_vrai(A))", 2, 6, "Illegal characters in predicate definition 'est_vrai'"),
-    ("A = {a}\ntype(P(A))\nP(a,a)", 3, 1, "has arity '1'"),
-    ("A = {a}\ntype(P(A))\nforall X: (P(a))", 3, 8, "Variable(s) 'X' not found in quantification."),
-    ("A = {a}\ntype(P(A))\nP(a) => P(a) => P(a)", 3, 14, "chained"),
-    ("A = {a}\ntype(P(A))\nP(é)", 3, 3, "illegal character"),
-    ("A = {a}\ntype(P(B))", 2, 8, "Sort 'B' has not been declared before."),
-    ("A = {a}\ntype(P(A))\n(P(a) && P(a)", 3, 14, "expected ')'"),
-])
+@pytest.mark.parametrize(
+    "text,line,col,fragment",
+    [
+        ("A = {a}\ntype(P(A))\nP(b)", 3, 3, "Constant 'b' has not been declared"),
+        ("A = {a}\ntype(P(A))\nWild(a)", 3, 1, "Predicate 'Wild' has not been declared"),
+        ("A = {a}\ntype(P(A))\nforall X: P(X)", 3, 11, "must be in parentheses"),
+        ("A = {a}\ntype(P(A))\nforall X,Y: (P(X))", 3, 9, "one variable per quantifier"),
+        ("A = {a}\ntype(P(A))\nforall X:A (P(X))", 3, 10, "typed quantifiers"),
+        ("A = {a}\n% comment\ntype(P(A))", 2, 1, "sort declaration"),
+        ("A = {a}\ntype(P(A))\nP(a) % c", 3, 6, "comments are not part"),
+        ("A = {a}\ntype(P(A))\nB = {b}", 3, 1, "before the first type"),
+        ("A = {a}\nB = {a}", 2, 6, "already been defined to be of sort 'A'"),
+        ("A = {a}\ntype(est_vrai(A))", 2, 6, "Illegal characters in predicate definition 'est_vrai'"),
+        ("A = {a}\ntype(P(A))\nP(a,a)", 3, 1, "has arity '1'"),
+        ("A = {a}\ntype(P(A))\nforall X: (P(a))", 3, 8, "Variable(s) 'X' not found in quantification."),
+        ("A = {a}\ntype(P(A))\nP(a) => P(a) => P(a)", 3, 14, "chained"),
+        ("A = {a}\ntype(P(A))\nP(é)", 3, 3, "illegal character"),
+        ("A = {a}\ntype(P(B))", 2, 8, "Sort 'B' has not been declared before."),
+        ("A = {a}\ntype(P(A))\n(P(a) && P(a)", 3, 14, "expected ')'"),
+    ],
+)
 def test_errors_have_line_and_column(text: str, line: int, col: int, fragment: str) -> None:
     with pytest.raises(FolSyntaxError) as info:
         parse_belief_set(text, strict=True, source="t.fologic")
@@ -120,8 +141,12 @@ def formulas(bound: dict[str, str], depth: int):  # type: ignore[no-untyped-def]
     sub = formulas(bound, depth - 1)
     fresh = f"X{len(bound)}"
     quant = st.sampled_from(SORTS).flatmap(
-        lambda s: formulas({**bound, fresh: s}, depth - 1).filter(lambda f: _first_use(f, fresh) == s).flatmap(
-            lambda body: st.sampled_from([Forall, Exists]).map(lambda q: q(Var(fresh, s), body))))
+        lambda s: (
+            formulas({**bound, fresh: s}, depth - 1)
+            .filter(lambda f: _first_use(f, fresh) == s)
+            .flatmap(lambda body: st.sampled_from([Forall, Exists]).map(lambda q: q(Var(fresh, s), body)))
+        )
+    )
     return st.one_of(
         base,
         sub.map(Not),
@@ -135,7 +160,7 @@ def formulas(bound: dict[str, str], depth: int):  # type: ignore[no-untyped-def]
 
 
 def _first_use(f, name):  # type: ignore[no-untyped-def]
-    from logic.fol.syntax import _first_sort
+    from lexlogic.logic.fol.syntax import _first_sort
 
     return _first_sort(f, name, Signature(dict(CONSTS), dict(PREDS)))
 

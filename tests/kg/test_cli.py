@@ -1,4 +1,5 @@
 """`lexlogic kg extract|ingest|promote|query` through Typer's runner and once as a real subprocess."""
+
 from __future__ import annotations
 
 import json
@@ -10,14 +11,16 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from api.cli import app
-from engine.kg.model import ExtractionMethod
+from lexlogic.api.cli import app
+from lexlogic.engine.kg.model import ExtractionMethod
 from tests.kg.factory import discursive, explicit
 
 runner = CliRunner()
-DOC = ("Article 4 — Paiement\nLe prix est payable en euros ou en francs suisses. "
-       "Par défaut, le droit français s'applique au présent contrat.\n"
-       "Article 5 — Effets\nPar défaut, le retard entraîne la résiliation.\n")
+DOC = (
+    "Article 4 — Paiement\nLe prix est payable en euros ou en francs suisses. "
+    "Par défaut, le droit français s'applique au présent contrat.\n"
+    "Article 5 — Effets\nPar défaut, le retard entraîne la résiliation.\n"
+)
 
 
 @pytest.fixture
@@ -58,14 +61,17 @@ def test_extract_to_case_then_promote_and_query(tmp_path, db):
 def test_ingest_explicit_and_tiers(tmp_path, db):
     lines = [explicit("lease", text="The lease requires insurance.").model_dump_json()]
     weak = "Payment by card instead of cheque."
-    lines += [discursive(s="card", o="cheque", text=weak, markers=("instead of",), section=s).model_dump_json()
-              for s in "ab"]
+    lines += [
+        discursive(s="card", o="cheque", text=weak, markers=("instead of",), section=s).model_dump_json() for s in "ab"
+    ]
     f = tmp_path / "a.jsonl"
     f.write_text("\n".join(lines), encoding="utf-8")
     assert "journaled 3" in runner.invoke(app, ["kg", "ingest", str(f), "--case", "k", "--db", db]).output
     out = json.loads(runner.invoke(app, ["kg", "promote", "--case", "k", "--db", db, "--format", "json"]).output)
     assert sorted((r["id"], r["tier"]) for r in out["relations"]) == [
-        ("card|ALTERNATIVE_TO|cheque", "EXTENDED"), ("lease|REQUIRES|insurance", "STRICT")]
+        ("card|ALTERNATIVE_TO|cheque", "EXTENDED"),
+        ("lease|REQUIRES|insurance", "STRICT"),
+    ]
     strict = runner.invoke(app, ["kg", "query", "card", "--case", "k", "--db", db])
     extended = runner.invoke(app, ["kg", "query", "card", "--case", "k", "--db", db, "--tiers", "extended"])
     assert "level NONE" in strict.output and "[DISCURSIVE, EXTENDED]" in extended.output
@@ -78,8 +84,7 @@ def test_ingest_errors_name_file_and_line(tmp_path, db):
     f.write_text(explicit().model_dump_json() + "\n{oops\n", encoding="utf-8")
     r = runner.invoke(app, ["kg", "ingest", str(f), "--db", db])
     assert r.exit_code == 2 and f"{f}:2:2: invalid JSON" in r.stderr
-    f.write_text(discursive(method=ExtractionMethod.LLM)
-                 .model_dump_json() + "\n", encoding="utf-8")
+    f.write_text(discursive(method=ExtractionMethod.LLM).model_dump_json() + "\n", encoding="utf-8")
     r = runner.invoke(app, ["kg", "ingest", str(f), "--db", db])
     assert r.exit_code == 2 and f"{f}:1: refused (discursive.method, WHITELIST_VIOLATION)" in r.stderr
     f.write_text('{"subject": "a"}\n', encoding="utf-8")
@@ -92,11 +97,17 @@ def test_real_subprocess_round_trip(tmp_path):
     exe = str(Path(sys.executable).with_name("lexlogic"))
     env = {**os.environ, "LEXLOGIC_DATABASE_URL": f"sqlite:///{tmp_path / 'p.db'}", "LEXLOGIC_LLM_BASE_URL": ""}
     for doc in ("A", "B"):
-        subprocess.run([exe, "kg", "extract", DOC, "--doc-id", doc, "--case", "p"], env=env, check=True,
-                       capture_output=True, timeout=120)
+        subprocess.run(
+            [exe, "kg", "extract", DOC, "--doc-id", doc, "--case", "p"],
+            env=env,
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
     subprocess.run([exe, "kg", "promote", "--case", "p"], env=env, check=True, capture_output=True, timeout=120)
-    q = subprocess.run([exe, "kg", "query", "euros", "--case", "p"], env=env, capture_output=True, text=True,
-                       timeout=120)
+    q = subprocess.run(
+        [exe, "kg", "query", "euros", "--case", "p"], env=env, capture_output=True, text=True, timeout=120
+    )
     assert q.returncode == 0 and "euros --ALTERNATIVE_TO--> francs suisses  [DISCURSIVE, STRICT]" in q.stdout
 
 

@@ -1,11 +1,13 @@
 """HYBRID: the pattern proposes, the LLM confirms (ScriptedLLM is a real local HTTP server)."""
+
 from __future__ import annotations
 
 import json
 
-from bridges.llm import LLMClient
-from engine.kg.hybrid import extract_hybrid
-from engine.kg.model import DiscursiveAbstainReason as A, ExtractionMethod as M
+from lexlogic.bridges.llm import LLMClient
+from lexlogic.engine.kg.hybrid import extract_hybrid
+from lexlogic.engine.kg.model import DiscursiveAbstainReason as A
+from lexlogic.engine.kg.model import ExtractionMethod as M
 from tests.support.fake_llm import ScriptedLLM
 
 TEXT = "Payment may be made in euros or in US dollars. By default, French law applies to this contract."
@@ -35,13 +37,15 @@ def test_the_llm_never_proposes_relations_of_its_own():
 
 def test_invalid_answer_is_retried_then_a_failure_keeps_pattern():
     with ScriptedLLM([{"content": "not json"}, reply("confirm")]) as server:
-        ok = extract_hybrid("Payment may be made in euros or in US dollars.", "d",
-                            LLMClient(server.base_url, "m", max_retries=2))
+        ok = extract_hybrid(
+            "Payment may be made in euros or in US dollars.", "d", LLMClient(server.base_url, "m", max_retries=2)
+        )
         assert len(server.requests) == 2
     assert ok.assertions[0].method is M.HYBRID
     with ScriptedLLM([]) as server:  # every call answers HTTP 500
-        kept = extract_hybrid("Payment may be made in euros or in US dollars.", "d",
-                              LLMClient(server.base_url, "m", max_retries=1))
+        kept = extract_hybrid(
+            "Payment may be made in euros or in US dollars.", "d", LLMClient(server.base_url, "m", max_retries=1)
+        )
     assert kept.assertions[0].method is M.PATTERN and "LLM unavailable" in kept.assertions[0].note
 
 

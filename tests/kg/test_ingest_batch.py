@@ -4,6 +4,7 @@ Decision tested here: a batch is ALL-OR-NOTHING in both stores. One schema-inval
 location prefixed with its index), one refused assertion (BatchRefused, an AssertionRefused naming the
 index, id, rule and reason) or one repeated id (AppendOnlyError) and nothing of the batch is written.
 """
+
 from __future__ import annotations
 
 import gc
@@ -14,46 +15,84 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from engine.kg.aggregate import Aggregator
-from engine.kg.constraints import AssertionRefused, check
-from engine.kg.ingest import BatchRefused, gc_paused, validate_rows
-from engine.kg.model import AssertionKind, RawAssertion
-from engine.kg.model import DiscursiveAbstainReason as A
-from engine.kg.model import DiscursiveBasis as B
-from engine.kg.model import ExtractionMethod as M
-from engine.kg.model import RelationType as R
-from engine.kg.promote import promote
-from engine.kg.store import AppendOnlyError, KGStore, MemoryJournal, MemoryKG
-from engine.kg.tiers import basis_weakness, strength_of
+from lexlogic.engine.kg.aggregate import Aggregator
+from lexlogic.engine.kg.constraints import AssertionRefused, check
+from lexlogic.engine.kg.ingest import BatchRefused, gc_paused, validate_rows
+from lexlogic.engine.kg.model import AssertionKind, RawAssertion
+from lexlogic.engine.kg.model import DiscursiveAbstainReason as A
+from lexlogic.engine.kg.model import DiscursiveBasis as B
+from lexlogic.engine.kg.model import ExtractionMethod as M
+from lexlogic.engine.kg.model import RelationType as R
+from lexlogic.engine.kg.promote import promote
+from lexlogic.engine.kg.store import AppendOnlyError, KGStore, MemoryJournal, MemoryKG
+from lexlogic.engine.kg.tiers import basis_weakness, strength_of
 from tests.kg.factory import discursive, explicit, span
 
 
 def row(i: int, **over) -> dict:  # type: ignore[type-arg]
     """A JSON-shaped row as `kg ingest` or the benchmark feeds them."""
     text = f"Payment may be made in euros or in currency {i % 3}."
-    base = {"id": f"r{i}", "subject": "euros", "relation": "ALTERNATIVE_TO", "object": f"currency {i % 3}",
-            "kind": "DISCURSIVE", "basis": "ALTERNATIVE", "method": "PATTERN", "markers": ["or"],
-            "bundle": {"spans": [{"doc_id": f"d{i % 2}", "section": f"s{i % 4}", "char_start": 0,
-                                  "char_end": len(text), "text": text}]}}
+    base = {
+        "id": f"r{i}",
+        "subject": "euros",
+        "relation": "ALTERNATIVE_TO",
+        "object": f"currency {i % 3}",
+        "kind": "DISCURSIVE",
+        "basis": "ALTERNATIVE",
+        "method": "PATTERN",
+        "markers": ["or"],
+        "bundle": {
+            "spans": [
+                {"doc_id": f"d{i % 2}", "section": f"s{i % 4}", "char_start": 0, "char_end": len(text), "text": text}
+            ]
+        },
+    }
     base.update(over)
     return base
 
 
 ROWS = [row(i) for i in range(12)] + [
     row(20, kind="EXPLICIT", basis=None, markers=[], relation="REQUIRES", subject="lease", object="insurance"),
-    row(21, basis="DEFAULT", relation="REQUIRES", markers=["by default"],
-        bundle={"spans": [{"doc_id": "d9", "section": "a", "char_start": 0, "char_end": 40,
-                           "text": "By default, the lease must include insurance."}]},
-        subject="lease", object="insurance"),
+    row(
+        21,
+        basis="DEFAULT",
+        relation="REQUIRES",
+        markers=["by default"],
+        bundle={
+            "spans": [
+                {
+                    "doc_id": "d9",
+                    "section": "a",
+                    "char_start": 0,
+                    "char_end": 40,
+                    "text": "By default, the lease must include insurance.",
+                }
+            ]
+        },
+        subject="lease",
+        object="insurance",
+    ),
 ]
 FORBIDDEN = row(99, relation="CAUSES", basis="DEFAULT", markers=["by default"])  # V1.forbidden
 INVALID = row(98, basis=None)  # DISCURSIVE without a basis: a schema error, not a constraint refusal
 
 
 def accumulators(agg: Aggregator) -> dict:  # type: ignore[type-arg]
-    return {k: (acc.assertion_ids, acc.explicit_count, acc.discursive_count, acc.docs, acc.sections, acc.diversity,
-                acc.discursive_sections, acc.strong_count, acc.strong_sections, acc.methods)
-            for k, acc in agg.by_key.items()}
+    return {
+        k: (
+            acc.assertion_ids,
+            acc.explicit_count,
+            acc.discursive_count,
+            acc.docs,
+            acc.sections,
+            acc.diversity,
+            acc.discursive_sections,
+            acc.strong_count,
+            acc.strong_sections,
+            acc.methods,
+        )
+        for k, acc in agg.by_key.items()
+    }
 
 
 def decisions(result) -> tuple:  # type: ignore[no-untyped-def]
@@ -64,6 +103,7 @@ def decisions(result) -> tuple:  # type: ignore[no-untyped-def]
 
 
 # ---------------------------------------------------------------- same result as one by one
+
 
 def test_ingest_many_equals_one_by_one():
     kg = MemoryKG()
@@ -84,6 +124,7 @@ def test_ingest_many_accepts_models_and_dicts_alike():
 
 
 # ---------------------------------------------------------------- all or nothing, memory
+
 
 @pytest.mark.parametrize("position", [0, 5, len(ROWS)])
 def test_memory_batch_with_one_refused_assertion_writes_nothing(position):
@@ -108,7 +149,10 @@ def test_every_offender_is_listed_with_its_rule():
     with pytest.raises(BatchRefused) as info:
         MemoryKG().ingest_many([ROWS[0], llm, ROWS[1], inferred, requires])
     assert [(i, aid, v.rule) for i, aid, v in info.value.violations] == [
-        (1, "r50", "discursive.method"), (3, "r51", "journal.no_inferred"), (4, "r52", "V1.requires_obligation")]
+        (1, "r50", "discursive.method"),
+        (3, "r51", "journal.no_inferred"),
+        (4, "r52", "V1.requires_obligation"),
+    ]
     assert "and 2 more" in str(info.value)
 
 
@@ -160,6 +204,7 @@ def test_the_collector_is_restored_after_a_batch(enabled):
 
 # ---------------------------------------------------------------- all or nothing, SQL (SQLite and PostgreSQL)
 
+
 @pytest.fixture
 def store(db_url):
     s = KGStore(db_url)
@@ -196,8 +241,15 @@ def test_memory_and_sql_stores_are_identical(store):
 # ---------------------------------------------------------------- properties
 
 RELS = [R.APPLIES_TO, R.ALTERNATIVE_TO, R.REQUIRES, R.REPLACES, R.CAUSES]
-TEXTS = ["X may be a or b.", "By default, a must include b.", "By default, a replaces b from 2025.",
-         "A applies to b, unless c.", "A, instead of b.", "In this Article, a applies to b.", "Failing which, a."]
+TEXTS = [
+    "X may be a or b.",
+    "By default, a must include b.",
+    "By default, a replaces b from 2025.",
+    "A applies to b, unless c.",
+    "A, instead of b.",
+    "In this Article, a applies to b.",
+    "Failing which, a.",
+]
 MARKERS = [(), ("or",), ("by default",), ("unless",), ("instead of",), ("OR",), ("sauf",)]
 
 
@@ -210,10 +262,20 @@ def any_assertion(draw):
     if draw(st.integers(0, 3)) == 0:
         return explicit(s, rel, o, doc=doc, section=section, method=method)
     extra = (span("anchor text", doc, "s9"),) if draw(st.booleans()) else ()
-    return discursive(s, rel, o, basis=draw(st.sampled_from(list(B))), text=draw(st.sampled_from(TEXTS)),
-                      markers=draw(st.sampled_from(MARKERS)), doc=doc, section=section, method=method,
-                      extra_spans=extra, anchor=draw(st.sampled_from([None, "", "Article 1"])),
-                      complete=draw(st.sampled_from([None, True, False])))
+    return discursive(
+        s,
+        rel,
+        o,
+        basis=draw(st.sampled_from(list(B))),
+        text=draw(st.sampled_from(TEXTS)),
+        markers=draw(st.sampled_from(MARKERS)),
+        doc=doc,
+        section=section,
+        method=method,
+        extra_spans=extra,
+        anchor=draw(st.sampled_from([None, "", "Article 1"])),
+        complete=draw(st.sampled_from([None, True, False])),
+    )
 
 
 @settings(max_examples=300, deadline=None)

@@ -1,11 +1,14 @@
 """The PATTERN extractor, French and English, one test per device and per abstain reason (issue §6)."""
+
 from __future__ import annotations
 
 import pytest
 
-from engine.kg.model import (AssertionKind, DiscursiveAbstainReason as A, DiscursiveBasis as B, ExtractionMethod,
-                             RelationType as R)
-from engine.kg.patterns import extract
+from lexlogic.engine.kg.model import AssertionKind, ExtractionMethod
+from lexlogic.engine.kg.model import DiscursiveAbstainReason as A
+from lexlogic.engine.kg.model import DiscursiveBasis as B
+from lexlogic.engine.kg.model import RelationType as R
+from lexlogic.engine.kg.patterns import extract
 
 
 def one(text: str):
@@ -24,12 +27,18 @@ def abstains(text: str, reason: A) -> None:
     assert all(x.detail and x.span.text for x in result.abstentions)
 
 
-@pytest.mark.parametrize("text,s,o", [
-    ("Notice may be given by registered letter or by bailiff's writ.", "registered letter", "bailiff's writ"),
-    ("Le loyer est payable soit par virement, soit par prélèvement.", "virement", "prélèvement"),
-    ("La garantie prend la forme d'une caution bancaire ou d'un dépôt de garantie.", "caution bancaire",
-     "dépôt de garantie"),
-])
+@pytest.mark.parametrize(
+    "text,s,o",
+    [
+        ("Notice may be given by registered letter or by bailiff's writ.", "registered letter", "bailiff's writ"),
+        ("Le loyer est payable soit par virement, soit par prélèvement.", "virement", "prélèvement"),
+        (
+            "La garantie prend la forme d'une caution bancaire ou d'un dépôt de garantie.",
+            "caution bancaire",
+            "dépôt de garantie",
+        ),
+    ],
+)
 def test_alternative(text, s, o):
     a = one(text)
     assert (a.relation, a.basis) == (R.ALTERNATIVE_TO, B.ALTERNATIVE)
@@ -77,8 +86,10 @@ def test_scope_is_anchored_to_its_section_with_two_spans():
 
 
 def test_scope_to_a_named_section_elsewhere_in_the_document():
-    text = ("Article 3 — Prix\nLe prix est ferme.\nArticle 9 — Divers\n"
-            "Aux fins de l'article 3, la pénalité s'applique aux commandes urgentes.")
+    text = (
+        "Article 3 — Prix\nLe prix est ferme.\nArticle 9 — Divers\n"
+        "Aux fins de l'article 3, la pénalité s'applique aux commandes urgentes."
+    )
     a = one(text)
     assert a.anchor == "Article 3 — Prix" and a.bundle.spans[0].section == "Article 9 — Divers"
 
@@ -90,7 +101,9 @@ def test_coref_resolves_to_the_previous_subject():
 
 
 def test_enumeration_closed_and_open():
-    closed = extract("The price revision clause applies to the base price, the transport costs and the packaging costs.")
+    closed = extract(
+        "The price revision clause applies to the base price, the transport costs and the packaging costs."
+    )
     assert len(closed.assertions) == 3 and all(a.enumeration_complete for a in closed.assertions)
     opened = extract("La garantie s'applique aux pièces, notamment le moteur, la boîte et la batterie.")
     assert opened.assertions and not any(a.enumeration_complete for a in opened.assertions)
@@ -102,22 +115,27 @@ def test_no_cue_no_output():
     assert extract("The contract requires written notice.").abstentions == []
 
 
-@pytest.mark.parametrize("text,reason", [
-    ("By default, the lease requires insurance, therefore the sublease requires insurance.", A.TYPE2_RISK),
-    ("Par défaut, le juge appliquera probablement la Convention de Vienne à la vente.", A.TYPE2_RISK),
-    ("Évidemment, le droit français s'applique à un contrat signé à Paris ou à Lyon.", A.TYPE2_RISK),
-    ("Late delivery causes the termination, unless the buyer waives it.", A.WHITELIST_VIOLATION),
-    ("Par défaut, l'assurance atténue les conséquences d'un incendie.", A.WHITELIST_VIOLATION),
-    ("By default, the new tariff replaces the old tariff.", A.WHITELIST_VIOLATION),
-    ("Sauf accord contraire, la sous-location nécessite l'accord du bailleur.", A.WHITELIST_VIOLATION),
-    ("It applies to all the parties, unless they agree otherwise.", A.COREF_UNRESOLVED),
-    ("For the purposes of Article 12, the penalty applies to each late delivery.", A.SCOPE_BREAK),
-    ("In lieu of damages, the buyer may accept a price reduction.", A.WEAK_BUNDLE),
-    ("By default, the penalty applies to the buyer or the seller.", A.WEAK_BUNDLE),
-    ("By default, the contract renews for one year, unless either party objects.", A.AMBIGUOUS_PREDICATE),
-    ("Unless agreed, the annex applies to the lease and requires a deposit that is mandatory.",
-     A.AMBIGUOUS_PREDICATE),
-])
+@pytest.mark.parametrize(
+    "text,reason",
+    [
+        ("By default, the lease requires insurance, therefore the sublease requires insurance.", A.TYPE2_RISK),
+        ("Par défaut, le juge appliquera probablement la Convention de Vienne à la vente.", A.TYPE2_RISK),
+        ("Évidemment, le droit français s'applique à un contrat signé à Paris ou à Lyon.", A.TYPE2_RISK),
+        ("Late delivery causes the termination, unless the buyer waives it.", A.WHITELIST_VIOLATION),
+        ("Par défaut, l'assurance atténue les conséquences d'un incendie.", A.WHITELIST_VIOLATION),
+        ("By default, the new tariff replaces the old tariff.", A.WHITELIST_VIOLATION),
+        ("Sauf accord contraire, la sous-location nécessite l'accord du bailleur.", A.WHITELIST_VIOLATION),
+        ("It applies to all the parties, unless they agree otherwise.", A.COREF_UNRESOLVED),
+        ("For the purposes of Article 12, the penalty applies to each late delivery.", A.SCOPE_BREAK),
+        ("In lieu of damages, the buyer may accept a price reduction.", A.WEAK_BUNDLE),
+        ("By default, the penalty applies to the buyer or the seller.", A.WEAK_BUNDLE),
+        ("By default, the contract renews for one year, unless either party objects.", A.AMBIGUOUS_PREDICATE),
+        (
+            "Unless agreed, the annex applies to the lease and requires a deposit that is mandatory.",
+            A.AMBIGUOUS_PREDICATE,
+        ),
+    ],
+)
 def test_abstentions_are_motivated(text, reason):
     abstains(text, reason)
 
@@ -130,4 +148,4 @@ def test_offsets_point_into_the_document():
     text = "Preamble.\nBy default, French law applies to this contract."
     a = extract(text, "d").assertions[0]
     s = a.bundle.spans[0]
-    assert text[s.char_start:s.char_end] == s.text
+    assert text[s.char_start : s.char_end] == s.text

@@ -1,13 +1,17 @@
 """Aggregation, SupportStrength, thresholds, grade, tier rules and the promotion log (issue §4-5)."""
+
 from __future__ import annotations
 
 import pytest
 
-from engine.kg.aggregate import aggregate
-from engine.kg.model import DefensibilityTier as T, DiscursiveBasis as B, ExtractionMethod, RelationType as R, \
-    SemanticGrade as G
-from engine.kg.promote import PromotionPolicy, promote
-from engine.kg.tiers import strength_of
+from lexlogic.engine.kg.aggregate import aggregate
+from lexlogic.engine.kg.model import DefensibilityTier as T
+from lexlogic.engine.kg.model import DiscursiveBasis as B
+from lexlogic.engine.kg.model import ExtractionMethod
+from lexlogic.engine.kg.model import RelationType as R
+from lexlogic.engine.kg.model import SemanticGrade as G
+from lexlogic.engine.kg.promote import PromotionPolicy, promote
+from lexlogic.engine.kg.tiers import strength_of
 from tests.kg.factory import discursive, explicit, span
 
 
@@ -17,10 +21,23 @@ def only(result):
 
 
 def test_aggregation_deduplicates_and_counts():
-    agg = aggregate([explicit(doc="d1", section="a"), explicit(s="The lease", doc="d2", section="b"),
-                     discursive(s="lease", r=R.REQUIRES, o="insurance", basis=B.DEFAULT,
-                                text="By default, the lease must include insurance.", markers=("by default",),
-                                doc="d2", section="c", extra_spans=(span("x", "d3", "e"), span("y", "d3", "f")))])
+    agg = aggregate(
+        [
+            explicit(doc="d1", section="a"),
+            explicit(s="The lease", doc="d2", section="b"),
+            discursive(
+                s="lease",
+                r=R.REQUIRES,
+                o="insurance",
+                basis=B.DEFAULT,
+                text="By default, the lease must include insurance.",
+                markers=("by default",),
+                doc="d2",
+                section="c",
+                extra_spans=(span("x", "d3", "e"), span("y", "d3", "f")),
+            ),
+        ]
+    )
     [c] = agg.canonical_relations()
     s = c.strength
     assert (c.subject, c.relation, c.object) == ("lease", R.REQUIRES, "insurance")
@@ -55,28 +72,42 @@ def test_grade_is_never_upgraded_discursive_stays_discursive():
     assert rel.grade is G.DISCURSIVE and rel.methods == [ExtractionMethod.PATTERN]
 
 
-@pytest.mark.parametrize("basis,text,markers,kw,strong", [
-    (B.ALTERNATIVE, "Payment may be made in euros or in dollars.", ("or",), {}, True),
-    (B.ALTERNATIVE, "Payment in euros instead of dollars.", ("instead of",), {}, False),
-    (B.ALTERNATIVE, "Le prix est payable en euros ou en dollars.", ("ou",), {}, True),
-    (B.ALTERNATIVE, "Payment in euros instead of dollars.", ("or",), {}, False),  # claimed cue not in text
-    (B.DEFAULT, "By default, euros apply to dollars.", ("by default",), {}, True),
-    (B.DEFAULT, "Par défaut, x s'applique à y.", ("par défaut",), {}, True),
-    (B.DEFAULT, "Failing agreement, euros apply to dollars.", ("failing agreement",), {}, False),
-    (B.EXCEPTION, "Euros apply to dollars, unless agreed.", ("unless",), {}, True),
-    (B.EXCEPTION, "X s'applique à y, sauf si z.", ("sauf si",), {}, True),
-    (B.EXCEPTION, "X s'applique à y, à moins que z.", ("à moins que",), {}, True),
-    (B.EXCEPTION, "Euros apply to dollars, save where agreed.", ("save where",), {}, False),
-    (B.SCOPE, "In this Article, euros apply to dollars.", (), {"anchor": "Article 4"}, False),  # one span
-    (B.SCOPE, "In this Article, euros apply to dollars.", (), {"anchor": "Article 4",
-                                                               "extra_spans": (span("Article 4"),)}, True),
-    (B.SCOPE, "In this Article, euros apply to dollars.", (), {"extra_spans": (span("Article 4"),)}, False),
-    (B.COREF, "It applies to dollars.", (), {"anchor": "it → euros", "extra_spans": (span("The euros are..."),)}, True),
-    (B.COREF, "It applies to dollars.", (), {"anchor": "it → euros"}, False),
-    (B.ENUMERATION, "Euros apply to a, b and dollars.", (), {"complete": True}, True),
-    (B.ENUMERATION, "Euros apply to a, b and dollars.", (), {"complete": False}, False),
-    (B.ENUMERATION, "Euros apply to a, including b and dollars.", (), {"complete": True}, False),
-])
+@pytest.mark.parametrize(
+    "basis,text,markers,kw,strong",
+    [
+        (B.ALTERNATIVE, "Payment may be made in euros or in dollars.", ("or",), {}, True),
+        (B.ALTERNATIVE, "Payment in euros instead of dollars.", ("instead of",), {}, False),
+        (B.ALTERNATIVE, "Le prix est payable en euros ou en dollars.", ("ou",), {}, True),
+        (B.ALTERNATIVE, "Payment in euros instead of dollars.", ("or",), {}, False),  # claimed cue not in text
+        (B.DEFAULT, "By default, euros apply to dollars.", ("by default",), {}, True),
+        (B.DEFAULT, "Par défaut, x s'applique à y.", ("par défaut",), {}, True),
+        (B.DEFAULT, "Failing agreement, euros apply to dollars.", ("failing agreement",), {}, False),
+        (B.EXCEPTION, "Euros apply to dollars, unless agreed.", ("unless",), {}, True),
+        (B.EXCEPTION, "X s'applique à y, sauf si z.", ("sauf si",), {}, True),
+        (B.EXCEPTION, "X s'applique à y, à moins que z.", ("à moins que",), {}, True),
+        (B.EXCEPTION, "Euros apply to dollars, save where agreed.", ("save where",), {}, False),
+        (B.SCOPE, "In this Article, euros apply to dollars.", (), {"anchor": "Article 4"}, False),  # one span
+        (
+            B.SCOPE,
+            "In this Article, euros apply to dollars.",
+            (),
+            {"anchor": "Article 4", "extra_spans": (span("Article 4"),)},
+            True,
+        ),
+        (B.SCOPE, "In this Article, euros apply to dollars.", (), {"extra_spans": (span("Article 4"),)}, False),
+        (
+            B.COREF,
+            "It applies to dollars.",
+            (),
+            {"anchor": "it → euros", "extra_spans": (span("The euros are..."),)},
+            True,
+        ),
+        (B.COREF, "It applies to dollars.", (), {"anchor": "it → euros"}, False),
+        (B.ENUMERATION, "Euros apply to a, b and dollars.", (), {"complete": True}, True),
+        (B.ENUMERATION, "Euros apply to a, b and dollars.", (), {"complete": False}, False),
+        (B.ENUMERATION, "Euros apply to a, including b and dollars.", (), {"complete": True}, False),
+    ],
+)
 def test_tier_rules_per_basis(basis, text, markers, kw, strong):
     rel = R.ALTERNATIVE_TO if basis is B.ALTERNATIVE else R.APPLIES_TO
     pair = [discursive(r=rel, basis=basis, text=text, markers=markers, section=s, **kw) for s in "ab"]

@@ -1,4 +1,5 @@
 """Hypothesis properties: monotone promotion, append-only journal, no INFERRED edge from a DISCURSIVE path."""
+
 from __future__ import annotations
 
 import uuid
@@ -7,13 +8,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.kg.constraints import AssertionRefused
-from engine.kg.model import (DefensibilityTier as T, DiscursiveBasis as B, ExtractionMethod, RelationType as R,
-                             SemanticGrade as G, SemanticRelation, SupportStrength, relation_id)
-from engine.kg.promote import promote
-from engine.kg.store import AppendOnlyError, KGStore, MemoryJournal
-from engine.kg.tiers import TIER_ORDER
-from engine.kg.traverse import Graph, GradeViolation, infer_transitive, make_inferred
+from lexlogic.engine.kg.constraints import AssertionRefused
+from lexlogic.engine.kg.model import DefensibilityTier as T
+from lexlogic.engine.kg.model import DiscursiveBasis as B
+from lexlogic.engine.kg.model import ExtractionMethod, SemanticRelation, SupportStrength, relation_id
+from lexlogic.engine.kg.model import RelationType as R
+from lexlogic.engine.kg.model import SemanticGrade as G
+from lexlogic.engine.kg.promote import promote
+from lexlogic.engine.kg.store import AppendOnlyError, KGStore, MemoryJournal
+from lexlogic.engine.kg.tiers import TIER_ORDER
+from lexlogic.engine.kg.traverse import GradeViolation, Graph, infer_transitive, make_inferred
 from tests.kg.factory import discursive, explicit, span
 
 ENTITIES = ["a", "b", "c", "d"]
@@ -41,8 +45,9 @@ def assertion(draw):
         return explicit(s, rel, o, doc=doc, section=section)
     basis, text, markers, extra = draw(st.sampled_from(VARIANTS))
     method = draw(st.sampled_from([ExtractionMethod.PATTERN, ExtractionMethod.HYBRID]))
-    return discursive(s, rel, o, basis=basis, text=text, markers=markers, doc=doc, section=section, method=method,
-                      **extra)
+    return discursive(
+        s, rel, o, basis=basis, text=text, markers=markers, doc=doc, section=section, method=method, **extra
+    )
 
 
 def ranks(assertions):
@@ -73,7 +78,7 @@ def test_memory_journal_is_append_only(ops):
         except AssertionRefused:
             assert forbidden
         snap = journal.snapshot()
-        assert snap[:len(previous)] == previous  # earlier entries never change nor disappear
+        assert snap[: len(previous)] == previous  # earlier entries never change nor disappear
         assert len(snap) - len(previous) == (0 if forbidden else 1)
         previous = snap
     if previous:
@@ -81,8 +86,19 @@ def test_memory_journal_is_append_only(ops):
             journal.append(previous[0])  # the same entry cannot be re-journaled (no replacement)
 
 
-MUTATORS = ("update", "delete", "remove", "pop", "clear", "set", "truncate", "replace", "edit", "__setitem__",
-            "__delitem__")
+MUTATORS = (
+    "update",
+    "delete",
+    "remove",
+    "pop",
+    "clear",
+    "set",
+    "truncate",
+    "replace",
+    "edit",
+    "__setitem__",
+    "__delitem__",
+)
 
 
 @pytest.mark.parametrize("cls", [MemoryJournal, KGStore])
@@ -102,7 +118,7 @@ def test_store_journal_is_append_only(db_url, batch):
         mid = store.assertions(case)
         store.append(case, [batch[0].model_copy(update={"id": uuid.uuid4().hex})])
         after = store.assertions(case)
-        assert before == [] and mid == batch and after[:len(mid)] == mid and len(after) == len(mid) + 1
+        assert before == [] and mid == batch and after[: len(mid)] == mid and len(after) == len(mid) + 1
     finally:
         store.engine.dispose()
 
@@ -110,10 +126,17 @@ def test_store_journal_is_append_only(db_url, batch):
 def edge(s: str, o: str, grade: G) -> SemanticRelation:
     e = 1 if grade in (G.EXPLICIT, G.MIXED) else 0
     d = 2 if grade in (G.DISCURSIVE, G.MIXED) else 0
-    return SemanticRelation(id=relation_id(s, R.REQUIRES, o), subject=s, relation=R.REQUIRES, object=o, grade=grade,
-                            tier=T.STRICT, methods=[ExtractionMethod.PATTERN],
-                            strength=SupportStrength(support_count=e + d, explicit_count=e, discursive_count=d),
-                            tier_reason="test")
+    return SemanticRelation(
+        id=relation_id(s, R.REQUIRES, o),
+        subject=s,
+        relation=R.REQUIRES,
+        object=o,
+        grade=grade,
+        tier=T.STRICT,
+        methods=[ExtractionMethod.PATTERN],
+        strength=SupportStrength(support_count=e + d, explicit_count=e, discursive_count=d),
+        tier_reason="test",
+    )
 
 
 NODES = ["n0", "n1", "n2", "n3", "n4", "n5"]
@@ -121,8 +144,13 @@ NODES = ["n0", "n1", "n2", "n3", "n4", "n5"]
 
 @st.composite
 def graphs(draw):
-    pairs = draw(st.lists(st.tuples(st.sampled_from(NODES), st.sampled_from(NODES)).filter(lambda p: p[0] != p[1]),
-                          unique=True, max_size=14))
+    pairs = draw(
+        st.lists(
+            st.tuples(st.sampled_from(NODES), st.sampled_from(NODES)).filter(lambda p: p[0] != p[1]),
+            unique=True,
+            max_size=14,
+        )
+    )
     return [edge(s, o, draw(st.sampled_from(list(G)))) for s, o in pairs]
 
 
@@ -142,17 +170,51 @@ def test_a_discursive_path_never_yields_an_inferred_edge(edges):
                 make_inferred(path)
 
 
-WORDS = ["by default", "par défaut", "unless", "sauf si", "or", "ou", "may", "peut", "the lease", "la garantie",
-         "applies to", "s'applique à", "must include", "doit comporter", "replaces", "remplace", "from 2025",
-         "causes", "entraîne", "therefore", "donc", "It", "Elle", "For the purposes of this Article,", ",", ".",
-         "\n", "Article 3 — Prix\n", "\n## Article 4\n", "euros", "dollars", "a, b and c", "including", "instead of", "soit", "either"]
+WORDS = [
+    "by default",
+    "par défaut",
+    "unless",
+    "sauf si",
+    "or",
+    "ou",
+    "may",
+    "peut",
+    "the lease",
+    "la garantie",
+    "applies to",
+    "s'applique à",
+    "must include",
+    "doit comporter",
+    "replaces",
+    "remplace",
+    "from 2025",
+    "causes",
+    "entraîne",
+    "therefore",
+    "donc",
+    "It",
+    "Elle",
+    "For the purposes of this Article,",
+    ",",
+    ".",
+    "\n",
+    "Article 3 — Prix\n",
+    "\n## Article 4\n",
+    "euros",
+    "dollars",
+    "a, b and c",
+    "including",
+    "instead of",
+    "soit",
+    "either",
+]
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from(WORDS) | st.text(max_size=8), max_size=25))
 def test_extractor_output_is_always_admissible_and_motivated(words):
-    from engine.kg.constraints import check
-    from engine.kg.patterns import extract
+    from lexlogic.engine.kg.constraints import check
+    from lexlogic.engine.kg.patterns import extract
 
     text = " ".join(words)
     result = extract(text, "fuzz")
@@ -160,6 +222,6 @@ def test_extractor_output_is_always_admissible_and_motivated(words):
         assert check(a) is None
         assert a.kind.value == "DISCURSIVE" and a.basis is not None and a.method is ExtractionMethod.PATTERN
         for s in a.bundle.spans:
-            assert text[s.char_start:s.char_end] == s.text
+            assert text[s.char_start : s.char_end] == s.text
     for x in result.abstentions:
         assert x.reason is not None and x.detail.strip()

@@ -1,4 +1,5 @@
 """The permanent Type-1/Type-2 regression sets and the KPI sentinel (run here, hence in CI)."""
+
 from __future__ import annotations
 
 import json
@@ -10,8 +11,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from api.cli import app
-from engine.kg.sentinel import DATA_DIR, Type1Item, Type2Item, load_jsonl, run
+from lexlogic.api.cli import app
+from lexlogic.engine.kg.sentinel import DATA_DIR, Type1Item, Type2Item, load_jsonl, run
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -46,8 +47,17 @@ def test_sentinel_command_exit_codes(tmp_path):
     # a broken KPI: a Type-2 sentence that does produce a STRICT relation
     shutil.copy(DATA_DIR / "type1.jsonl", tmp_path / "type1.jsonl")
     lines = (DATA_DIR / "type2.jsonl").read_text(encoding="utf-8").splitlines()
-    lines.append(json.dumps({"id": "planted", "lang": "en", "category": "planted",
-                             "text": "Payment may be made in euros or in US dollars.", "forbidden": "-"}))
+    lines.append(
+        json.dumps(
+            {
+                "id": "planted",
+                "lang": "en",
+                "category": "planted",
+                "text": "Payment may be made in euros or in US dollars.",
+                "forbidden": "-",
+            }
+        )
+    )
     (tmp_path / "type2.jsonl").write_text("\n".join(lines), encoding="utf-8")
     broken = runner.invoke(app, ["kg", "sentinel", "--data-dir", str(tmp_path)])
     assert broken.exit_code == 1 and "FAIL fp_type2" in broken.output and "planted" in broken.output
@@ -55,8 +65,11 @@ def test_sentinel_command_exit_codes(tmp_path):
 
 def test_malformed_data_is_an_error_naming_file_and_line(tmp_path):
     shutil.copy(DATA_DIR / "type1.jsonl", tmp_path / "type1.jsonl")
-    (tmp_path / "type2.jsonl").write_text('{"id": "x", "lang": "en", "category": "c", "text": "t", "forbidden": "f"}\n'
-                                          '{"id": "y", "lang": "en", "text": "t", "forbidden": "f"}\n', encoding="utf-8")
+    (tmp_path / "type2.jsonl").write_text(
+        '{"id": "x", "lang": "en", "category": "c", "text": "t", "forbidden": "f"}\n'
+        '{"id": "y", "lang": "en", "text": "t", "forbidden": "f"}\n',
+        encoding="utf-8",
+    )
     result = CliRunner().invoke(app, ["kg", "sentinel", "--data-dir", str(tmp_path)])
     assert result.exit_code == 2
     assert f"{tmp_path / 'type2.jsonl'}:2: $.category: Field required" in result.stderr
@@ -64,7 +77,13 @@ def test_malformed_data_is_an_error_naming_file_and_line(tmp_path):
 
 def test_sentinel_as_a_real_subprocess():
     exe = Path(sys.executable).with_name("lexlogic")
-    proc = subprocess.run([str(exe), "kg", "sentinel"], capture_output=True, text=True, cwd=ROOT,
-                          env={**os.environ, "LEXLOGIC_LLM_BASE_URL": ""}, timeout=120)
+    proc = subprocess.run(
+        [str(exe), "kg", "sentinel"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "LEXLOGIC_LLM_BASE_URL": ""},
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "OK   fp_type2" in proc.stdout

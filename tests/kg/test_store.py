@@ -1,4 +1,5 @@
 """Persistence with the case store, on SQLite and PostgreSQL (``db_url``): append-only journal and logs."""
+
 from __future__ import annotations
 
 import pytest
@@ -6,11 +7,13 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
-from engine.kg.constraints import AssertionRefused
-from engine.kg.model import DefensibilityTier as T, DiscursiveBasis as B, RelationType as R
-from engine.kg.patterns import extract
-from engine.kg.store import AppendOnlyError, KGStore, RawAssertionRow
-from engine.kg.traverse import GradeViolation, infer_transitive
+from lexlogic.engine.kg.constraints import AssertionRefused
+from lexlogic.engine.kg.model import DefensibilityTier as T
+from lexlogic.engine.kg.model import DiscursiveBasis as B
+from lexlogic.engine.kg.model import RelationType as R
+from lexlogic.engine.kg.patterns import extract
+from lexlogic.engine.kg.store import AppendOnlyError, KGStore, RawAssertionRow
+from lexlogic.engine.kg.traverse import GradeViolation, infer_transitive
 from tests.kg.factory import discursive, explicit
 
 DOC = "By default, French law applies to this contract. Payment may be made in euros or in US dollars."
@@ -81,9 +84,22 @@ def test_promote_persists_layers_and_log(store):
 
 
 def test_write_inferred_refuses_discursive_premises(store):
-    store.append("c1", [explicit("lease", R.REQUIRES, "insurance"), explicit("insurance", R.REQUIRES, "certificate")]
-                 + [discursive(s="certificate", r=R.REQUIRES, o="stamp", markers=("by default",), basis=B.DEFAULT,
-                               text="By default, the certificate must include a stamp.", section=s) for s in "ab"])
+    store.append(
+        "c1",
+        [explicit("lease", R.REQUIRES, "insurance"), explicit("insurance", R.REQUIRES, "certificate")]
+        + [
+            discursive(
+                s="certificate",
+                r=R.REQUIRES,
+                o="stamp",
+                markers=("by default",),
+                basis=B.DEFAULT,
+                text="By default, the certificate must include a stamp.",
+                section=s,
+            )
+            for s in "ab"
+        ],
+    )
     store.promote("c1")
     g = store.graph("c1")
     inferred = infer_transitive(g)
@@ -91,10 +107,14 @@ def test_write_inferred_refuses_discursive_premises(store):
     assert store.write_inferred("c1", inferred) == 1
     assert [r.tier for r in store.semantic("c1") if r.derived_from] == [T.EXPERIMENTAL]
     # a forged INFERRED edge (built without make_inferred) over the DISCURSIVE premise is refused by the store
-    forged = inferred[0].model_copy(update={"id": "insurance|REQUIRES|stamp|inferred", "subject": "insurance",
-                                            "object": "stamp",
-                                            "derived_from": ["insurance|REQUIRES|certificate",
-                                                             "certificate|REQUIRES|stamp"]})
+    forged = inferred[0].model_copy(
+        update={
+            "id": "insurance|REQUIRES|stamp|inferred",
+            "subject": "insurance",
+            "object": "stamp",
+            "derived_from": ["insurance|REQUIRES|certificate", "certificate|REQUIRES|stamp"],
+        }
+    )
     with pytest.raises(GradeViolation, match="DISCURSIVE"):
         store.write_inferred("c1", [forged])
     assert "insurance|REQUIRES|stamp|inferred" not in {r.id for r in store.semantic("c1")}

@@ -1,14 +1,24 @@
 """Traversal: tiers, escalation, grade on every edge, no transitivity through DISCURSIVE (issue §7)."""
+
 from __future__ import annotations
 
 import pytest
 
-from engine.kg.model import (DefensibilityTier as T, DiscursiveBasis, ExtractionMethod, RelationType as R, SemanticGrade as G,
-                             SemanticRelation, SupportStrength)
-from engine.kg.promote import promote
-from engine.kg.store import search_spans
-from engine.kg.traverse import (EXTENDED, STRICT_ONLY, Graph, GradeViolation, infer_transitive, make_inferred,
-                                query)
+from lexlogic.engine.kg.model import DefensibilityTier as T
+from lexlogic.engine.kg.model import DiscursiveBasis, ExtractionMethod, SemanticRelation, SupportStrength
+from lexlogic.engine.kg.model import RelationType as R
+from lexlogic.engine.kg.model import SemanticGrade as G
+from lexlogic.engine.kg.promote import promote
+from lexlogic.engine.kg.store import search_spans
+from lexlogic.engine.kg.traverse import (
+    EXTENDED,
+    STRICT_ONLY,
+    GradeViolation,
+    Graph,
+    infer_transitive,
+    make_inferred,
+    query,
+)
 from tests.kg.factory import discursive, explicit
 
 
@@ -16,15 +26,29 @@ def graph():
     """lease -REQUIRES-> insurance -REQUIRES-> certificate (explicit), euros ~ dollars (discursive strict),
     card ~ cheque (discursive extended), insurance -REQUIRES-> broker (discursive, obligation marker)."""
     weak = "Payment by card instead of cheque."
-    rels = promote([
-        explicit("lease", R.REQUIRES, "insurance"), explicit("insurance", R.REQUIRES, "certificate"),
-        discursive(section="a"), discursive(section="b"),
-        discursive(s="card", o="cheque", text=weak, markers=("instead of",), section="a"),
-        discursive(s="card", o="cheque", text=weak, markers=("instead of",), section="b"),
-        *[discursive(s="insurance", r=R.REQUIRES, o="broker", basis=DiscursiveBasis.DEFAULT, markers=("by default",),
-                     text="By default, the insurance must include a broker.", section=s) for s in "ab"],
-        explicit("broker", R.REQUIRES, "licence"),
-    ]).relations
+    rels = promote(
+        [
+            explicit("lease", R.REQUIRES, "insurance"),
+            explicit("insurance", R.REQUIRES, "certificate"),
+            discursive(section="a"),
+            discursive(section="b"),
+            discursive(s="card", o="cheque", text=weak, markers=("instead of",), section="a"),
+            discursive(s="card", o="cheque", text=weak, markers=("instead of",), section="b"),
+            *[
+                discursive(
+                    s="insurance",
+                    r=R.REQUIRES,
+                    o="broker",
+                    basis=DiscursiveBasis.DEFAULT,
+                    markers=("by default",),
+                    text="By default, the insurance must include a broker.",
+                    section=s,
+                )
+                for s in "ab"
+            ],
+            explicit("broker", R.REQUIRES, "licence"),
+        ]
+    ).relations
     return Graph(rels)
 
 
@@ -32,8 +56,10 @@ def test_default_tiers_are_strict_only_and_edges_carry_grade():
     g = graph()
     edges = g.traverse("lease")
     assert {(e.source, e.target, e.grade, e.tier) for e in edges} >= {
-        ("lease", "insurance", G.EXPLICIT, T.STRICT), ("insurance", "certificate", G.EXPLICIT, T.STRICT),
-        ("insurance", "broker", G.DISCURSIVE, T.STRICT)}
+        ("lease", "insurance", G.EXPLICIT, T.STRICT),
+        ("insurance", "certificate", G.EXPLICIT, T.STRICT),
+        ("insurance", "broker", G.DISCURSIVE, T.STRICT),
+    }
     assert all(e.tier is T.STRICT for e in edges)
     assert max(e.depth for e in edges) == 3  # broker -> licence at depth 3
     assert g.traverse("lease", max_depth=1)[0].target == "insurance" and len(g.traverse("lease", max_depth=1)) == 1
@@ -90,16 +116,23 @@ def test_make_inferred_rejects_bad_chains():
 
 
 def test_no_silent_upgrade_of_a_discursive_relation():
-    fake = SemanticRelation(id="a|APPLIES_TO|b", subject="a", relation=R.APPLIES_TO, object="b", grade=G.EXPLICIT,
-                            tier=T.STRICT, methods=[ExtractionMethod.PATTERN],
-                            strength=SupportStrength(support_count=2, discursive_count=2))
+    fake = SemanticRelation(
+        id="a|APPLIES_TO|b",
+        subject="a",
+        relation=R.APPLIES_TO,
+        object="b",
+        grade=G.EXPLICIT,
+        tier=T.STRICT,
+        methods=[ExtractionMethod.PATTERN],
+        strength=SupportStrength(support_count=2, discursive_count=2),
+    )
     with pytest.raises(GradeViolation, match="support says DISCURSIVE"):
         Graph([fake])
     assert STRICT_ONLY == frozenset({T.STRICT})
 
 
 def test_only_semantic_relations_are_traversable():
-    from engine.kg.aggregate import aggregate
+    from lexlogic.engine.kg.aggregate import aggregate
 
     a = explicit()
     for thing in (a, a.bundle, aggregate([a]).canonical_relations()[0]):
@@ -108,8 +141,8 @@ def test_only_semantic_relations_are_traversable():
 
 
 def test_explanations_are_proof_trees_with_grounding_and_visible_grade():
-    from engine.kg.explain import explain
-    from logic.proof import NodeKind
+    from lexlogic.engine.kg.explain import explain
+    from lexlogic.logic.proof import NodeKind
 
     support = [discursive(section="a"), discursive(section="b")]
     [rel] = promote(support).relations

@@ -1,4 +1,5 @@
 """Shared fixtures of the pipeline tests: the example dossier, ingested once per session."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,21 +12,21 @@ DOSSIER = ROOT / "examples" / "rupture_brutale" / "dossier"
 
 @pytest.fixture(scope="session")
 def docs():
-    from engine.documents.ingest import ingest_dossier
+    from lexlogic.engine.documents.ingest import ingest_dossier
 
     return ingest_dossier(DOSSIER, use_cache=False)
 
 
 @pytest.fixture(scope="session")
 def perception(docs):
-    from engine.perception.offline import extract
+    from lexlogic.engine.perception.offline import extract
 
     return extract(docs)
 
 
 @pytest.fixture(scope="session")
 def case_file(perception):
-    from engine.perception.model import to_case_file
+    from lexlogic.engine.perception.model import to_case_file
 
     return to_case_file(perception, "example")
 

@@ -5,6 +5,7 @@
 
     .venv/bin/python -m tests.pipeline.dossier_assets
 """
+
 from __future__ import annotations
 
 import html
@@ -72,15 +73,29 @@ Directrice des achats"""
 
 def make_letter_pdf(out: Path) -> None:
     body = "".join(f"<p>{html.escape(line) or '&nbsp;'}</p>" for line in LETTER.split("\n"))
-    page = ("<html><head><meta charset='utf-8'><style>@page{size:A4;margin:2cm}"
-            "body{font-family:'DejaVu Serif';font-size:11pt} p{margin:0 0 2pt 0}</style></head>"
-            f"<body>{body}</body></html>")
+    page = (
+        "<html><head><meta charset='utf-8'><style>@page{size:A4;margin:2cm}"
+        "body{font-family:'DejaVu Serif';font-size:11pt} p{margin:0 0 2pt 0}</style></head>"
+        f"<body>{body}</body></html>"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "letter.html"
         src.write_text(page, encoding="utf-8")
-        subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
-                        f"--user-data-dir={tmp}/profile", f"--print-to-pdf={out}", src.as_uri()],
-                       check=True, capture_output=True, timeout=120)
+        subprocess.run(
+            [
+                "chromium",
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-pdf-header-footer",
+                f"--user-data-dir={tmp}/profile",
+                f"--print-to-pdf={out}",
+                src.as_uri(),
+            ],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
 
 
 def make_scan_pdf(out: Path, dpi: int = 200) -> None:

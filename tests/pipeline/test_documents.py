@@ -1,11 +1,13 @@
 """Ingestion keeps layout and exact offsets; chunking never cuts an article or a clause."""
+
 from __future__ import annotations
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from engine.documents.chunking import chunk_document
-from engine.documents.ingest import IngestError, ingest_file
-from engine.documents.model import BlockKind
+from lexlogic.engine.documents.chunking import chunk_document
+from lexlogic.engine.documents.ingest import IngestError, ingest_file
+from lexlogic.engine.documents.model import BlockKind
 from tests.pipeline.conftest import DOSSIER
 
 
@@ -18,7 +20,7 @@ def test_every_format_is_ingested(docs):
     for d in docs:
         for p in d.pages:
             for w in p.words:
-                assert d.text[w.char_start:w.char_end] == w.text
+                assert d.text[w.char_start : w.char_end] == w.text
 
 
 def test_pdf_word_boxes_and_ocr_text(docs):
@@ -36,7 +38,7 @@ def test_contract_articles_and_clauses(docs):
     arts = [b for b in contract.blocks if b.kind is BlockKind.ARTICLE]
     clauses = [b for b in contract.blocks if b.kind is BlockKind.CLAUSE]
     assert len(arts) == 8 and arts[6].title.startswith("Article 7")
-    assert "préavis de deux mois" in contract.text[arts[6].char_start:arts[6].char_end]
+    assert "préavis de deux mois" in contract.text[arts[6].char_start : arts[6].char_end]
     for c in clauses:
         assert any(a.char_start <= c.char_start and c.char_end <= a.char_end for a in arts)
 
@@ -48,7 +50,7 @@ def test_chunking_never_cuts_an_article_or_clause(docs, max_chars):
         chunks = chunk_document(doc, max_chars=max_chars)
         assert chunks
         for c in chunks:
-            assert doc.text[c.char_start:c.char_end] == c.text
+            assert doc.text[c.char_start : c.char_end] == c.text
         for b in doc.blocks:
             if b.kind in (BlockKind.ARTICLE, BlockKind.CLAUSE):
                 inside = [c for c in chunks if c.char_start <= b.char_start and b.char_end <= c.char_end]

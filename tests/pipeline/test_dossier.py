@@ -1,4 +1,5 @@
 """The main job: kill -9 resume (real subprocess), report spans, CLI in-process and as a subprocess."""
+
 from __future__ import annotations
 
 import json
@@ -12,18 +13,19 @@ from pathlib import Path
 
 import pytest
 
-from engine.dossier import case_id_for, run_dossier
-from engine.store.cases import CaseStore
+from lexlogic.engine.dossier import case_id_for, run_dossier
+from lexlogic.engine.store.cases import CaseStore
 from tests.pipeline.conftest import DOSSIER, ROOT
 
-RUN = ("import sys; from engine.dossier import run_dossier; "
-       "run_dossier(sys.argv[1], db_url=sys.argv[2], progress=False, out_dir=sys.argv[3])")
+RUN = (
+    "import sys; from lexlogic.engine.dossier import run_dossier; "
+    "run_dossier(sys.argv[1], db_url=sys.argv[2], progress=False, out_dir=sys.argv[3])"
+)
 
 
 def test_kill_9_then_rerun_resumes(db_url, tmp_path):
     env = {**os.environ, "LEXLOGIC_STEP_DELAY": "0.25", "LEXLOGIC_HOME": str(tmp_path / "home")}
-    proc = subprocess.Popen([sys.executable, "-c", RUN, str(DOSSIER), db_url, str(tmp_path / "out")],
-                            cwd=ROOT, env=env)
+    proc = subprocess.Popen([sys.executable, "-c", RUN, str(DOSSIER), db_url, str(tmp_path / "out")], cwd=ROOT, env=env)
     store = CaseStore(db_url)
     cid = case_id_for(DOSSIER)
     deadline = time.time() + 60
@@ -76,8 +78,9 @@ class _Report(HTMLParser):
 
 def test_every_fact_in_the_report_links_to_its_exact_span(tmp_path, docs):
     db = f"sqlite:///{tmp_path / 'r.db'}"
-    result = run_dossier(DOSSIER, db_url=db, progress=False, out_dir=tmp_path,
-                         answers={"rupture_kind": "total", "fault_serious": False})
+    result = run_dossier(
+        DOSSIER, db_url=db, progress=False, out_dir=tmp_path, answers={"rupture_kind": "total", "fault_serious": False}
+    )
     assert result["status"] == "verdict"
     html = Path(result["report"]).read_text(encoding="utf-8")
     assert "<svg" in html and "http://" not in html.replace("http://www.w3.org/2000/svg", "")
@@ -92,26 +95,27 @@ def test_every_fact_in_the_report_links_to_its_exact_span(tmp_path, docs):
         assert text == by_id[doc].text[start:end]
         if "data-quote" in link:
             assert link["data-quote"] == text
-    linked = {(l["data-doc"], int(l["data-start"])) for l in parser.links}
+    linked = {(link["data-doc"], int(link["data-start"])) for link in parser.links}
     for name, fv in result["case_file"]["facts"].items():
         for g in fv["grounding"]:
             assert (g["document_id"], g["char_start"]) in linked, name
 
 
 def test_cli_in_process_and_subprocess(tmp_path, db_url):
-    from typer.testing import CliRunner
     import typer
+    from typer.testing import CliRunner
 
-    from api import cli_case
+    from lexlogic.api import cli_case
 
     app = typer.Typer()
     app.callback()(lambda: None)
     cli_case.register(app)
     runner = CliRunner()
-    r = runner.invoke(app, ["case", "run", str(DOSSIER), "--no-input", "--db", db_url, "--out", str(tmp_path),
-                            "--json"])
+    r = runner.invoke(
+        app, ["case", "run", str(DOSSIER), "--no-input", "--db", db_url, "--out", str(tmp_path), "--json"]
+    )
     assert r.exit_code == 0, r.output
-    payload = json.loads(r.stdout[r.stdout.index("{"):])
+    payload = json.loads(r.stdout[r.stdout.index("{") :])
     assert payload["question"]["fact"] == "rupture_kind"
     cid = payload["case_id"]
     r = runner.invoke(app, ["case", "states", cid, "--db", db_url])
@@ -123,19 +127,38 @@ def test_cli_in_process_and_subprocess(tmp_path, db_url):
     r = runner.invoke(app, ["ingest", str(DOSSIER)])
     assert r.exit_code == 0 and "OCR p.1" in r.output
     # a real subprocess (this module's own entry point: the lead wires `register` into api/cli.py)
-    proc = subprocess.run([sys.executable, "-m", "api.cli_case", "states", "missing-case", "--db", db_url],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "lexlogic.api.cli_case", "states", "missing-case", "--db", db_url],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 2 and "missing-case" in proc.stderr
 
 
 @pytest.mark.skipif(not Path(ROOT / ".venv/bin/lexlogic").exists(), reason="console script not installed")
 def test_lexlogic_console_script_if_wired(tmp_path):
-    from api.cli import app
+    from lexlogic.api.cli import app
 
     names = {c.name for c in app.registered_groups} | {c.name for c in app.registered_commands}
     if "case" not in names:
         pytest.skip("api/cli.py does not register cli_case yet (the lead wires it)")
-    proc = subprocess.run([str(ROOT / ".venv/bin/lexlogic"), "case", "run", str(DOSSIER), "--no-input",
-                           "--db", f"sqlite:///{tmp_path / 'x.db'}", "--out", str(tmp_path)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            str(ROOT / ".venv/bin/lexlogic"),
+            "case",
+            "run",
+            str(DOSSIER),
+            "--no-input",
+            "--db",
+            f"sqlite:///{tmp_path / 'x.db'}",
+            "--out",
+            str(tmp_path),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0 and (tmp_path / "report.html").exists()

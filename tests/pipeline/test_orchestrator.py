@@ -1,19 +1,21 @@
 """The FSM on SQLite and PostgreSQL: snapshots at every transition, time travel, watchdogs."""
+
 from __future__ import annotations
 
 from typing import Any
 
-from engine.evaluators import VerdictEvaluator
-from engine.orchestrator import CaseState, Orchestrator, Phase, replay
-from engine.store.cases import CaseStore
+from lexlogic.engine.evaluators import VerdictEvaluator
+from lexlogic.engine.orchestrator import CaseState, Orchestrator, Phase, replay
+from lexlogic.engine.store.cases import CaseStore
 from tests.pipeline.conftest import DOSSIER
 
 
 def _run(db_url: str, evaluator=None, answers: dict[str, Any] | None = None, case_id: str = "c1", **kw):
     store = CaseStore(db_url)
     given = dict(answers or {})
-    orch = Orchestrator(store, evaluator or VerdictEvaluator(),
-                        answer_provider=lambda q, s: given.pop(q["fact"], None), **kw)
+    orch = Orchestrator(
+        store, evaluator or VerdictEvaluator(), answer_provider=lambda q, s: given.pop(q["fact"], None), **kw
+    )
     state = orch.run(orch.start(case_id, str(DOSSIER)))
     return store, orch, state
 
@@ -31,7 +33,7 @@ def test_run_persists_every_transition_and_stops_at_question(db_url):
 
 
 def test_answers_lead_to_verdict_with_the_default_evaluator(db_url):
-    from engine.evaluators import VerdictEvaluator, default_evaluator
+    from lexlogic.engine.evaluators import VerdictEvaluator, default_evaluator
 
     evaluator = default_evaluator()
     assert isinstance(evaluator, VerdictEvaluator)

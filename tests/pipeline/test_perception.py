@@ -1,29 +1,51 @@
 """Offline French extraction: expected facts with exact groundings; ambiguity node; LLM path."""
+
 from __future__ import annotations
 
 import pytest
 
-from bridges.llm import LLMClient, LLMError
-from engine.ontology import NodeType, World, json_schema
-from engine.perception.french import duration_months
-from engine.perception.llm import LLMExtraction, perceive_with_llm
-from engine.perception.model import validate_case_file
+from lexlogic.bridges.llm import LLMClient, LLMError
+from lexlogic.engine.ontology import NodeType, World, json_schema
+from lexlogic.engine.perception.french import duration_months
+from lexlogic.engine.perception.llm import LLMExtraction, perceive_with_llm
+from lexlogic.engine.perception.model import validate_case_file
 from tests.support.fake_llm import ScriptedLLM
 
 EXPECTED = {
-    "claimant_name": "Biscuiterie des Monts d'Arrée", "defendant_name": "Distrimarché",
-    "claimant_activity": "production", "relation_start": "2013-03-04", "notification_date": "2024-03-15",
-    "notice_given_months": 3.0, "notice_written": True, "contractual_notice_months": 2.0,
-    "arbitration_clause": False, "court_specialised": True, "claim_date": "2024-09-12",
-    "framework_contract": True, "minimum_volume": False, "exclusivity": False, "private_label": True,
-    "fault_alleged": True, "formal_notice_sent": True, "dedicated_investments": True, "regular_orders": True,
-    "orders_count": 572, "rupture_kind": "total",
+    "claimant_name": "Biscuiterie des Monts d'Arrée",
+    "defendant_name": "Distrimarché",
+    "claimant_activity": "production",
+    "relation_start": "2013-03-04",
+    "notification_date": "2024-03-15",
+    "notice_given_months": 3.0,
+    "notice_written": True,
+    "contractual_notice_months": 2.0,
+    "arbitration_clause": False,
+    "court_specialised": True,
+    "claim_date": "2024-09-12",
+    "framework_contract": True,
+    "minimum_volume": False,
+    "exclusivity": False,
+    "private_label": True,
+    "fault_alleged": True,
+    "formal_notice_sent": True,
+    "dedicated_investments": True,
+    "regular_orders": True,
+    "orders_count": 572,
+    "rupture_kind": "total",
 }
 
 
-@pytest.mark.parametrize("text,months", [("un préavis de trois mois", 3), ("préavis d'un an", 12),
-                                         ("préavis de 18 mois", 18), ("six semaines", 1.4),
-                                         ("préavis de dix-huit mois", 18)])
+@pytest.mark.parametrize(
+    "text,months",
+    [
+        ("un préavis de trois mois", 3),
+        ("préavis d'un an", 12),
+        ("préavis de 18 mois", 18),
+        ("six semaines", 1.4),
+        ("préavis de dix-huit mois", 18),
+    ],
+)
 def test_durations(text, months):
     assert duration_months(text) == months
 
@@ -44,7 +66,7 @@ def test_every_grounding_quotes_its_document(case_file, docs):
         for reading in [fv, *fv.get("alternatives", [])]:
             assert reading["grounding"], name
             for g in reading["grounding"]:
-                assert by_id[g["document_id"]].text[g["char_start"]:g["char_end"]] == g["quote"]
+                assert by_id[g["document_id"]].text[g["char_start"] : g["char_end"]] == g["quote"]
                 n += 1
     assert n > 40
 
@@ -63,9 +85,9 @@ def test_ambiguity_has_one_branch_per_world(case_file, perception):
 
 def test_case_file_passes_the_leads_parser(case_file):
     validate_case_file(case_file)
-    from logic.facts import parse_case
-    from logic.pack import load_pack
-    from engine.perception.model import PACKS_DIR
+    from lexlogic.engine.perception.model import PACKS_DIR
+    from lexlogic.logic.facts import parse_case
+    from lexlogic.logic.pack import load_pack
 
     parsed = parse_case(case_file, load_pack(PACKS_DIR / "rupture_brutale"))
     assert parsed.facts["rupture_kind"].alternatives[0].world.value == "NARRATIVE_B"
@@ -77,7 +99,8 @@ def test_ontology_graph_is_a_dag_and_schema_exports(perception):
     assert {a.role for a in perception.ontology.actors} == {"claimant", "defendant"}
     schema = json_schema()
     assert "NarrativeGraph" in str(schema) and "Actor" in schema["$defs"]
-    from engine.ontology import CycleError
+    from lexlogic.engine.ontology import CycleError
+
     ids = list(g.nodes)
     edge = g.edges[0]
     with pytest.raises(CycleError):
@@ -86,9 +109,20 @@ def test_ontology_graph_is_a_dag_and_schema_exports(perception):
 
 
 def _reply(doc_id: str, quote: str, value=3, fact="notice_given_months") -> dict:
-    return {"content": LLMExtraction.model_validate({"facts": [{"fact": fact, "readings": [
-        {"value": value, "confidence": 0.9, "evidence": [{"document_id": doc_id, "quote": quote}]}]}]}
-    ).model_dump_json()}
+    return {
+        "content": LLMExtraction.model_validate(
+            {
+                "facts": [
+                    {
+                        "fact": fact,
+                        "readings": [
+                            {"value": value, "confidence": 0.9, "evidence": [{"document_id": doc_id, "quote": quote}]}
+                        ],
+                    }
+                ]
+            }
+        ).model_dump_json()
+    }
 
 
 def test_llm_path_validates_grounds_and_retries(docs):
@@ -104,7 +138,7 @@ def test_llm_path_validates_grounds_and_retries(docs):
     (f,) = p.findings
     g = f.grounding[0]
     doc = next(d for d in docs if d.id == g.document_id)
-    assert f.value == 3.0 and doc.text[g.char_start:g.char_end] == "préavis de trois mois" == g.quote
+    assert f.value == 3.0 and doc.text[g.char_start : g.char_end] == "préavis de trois mois" == g.quote
 
 
 def test_llm_path_gives_up_after_bounded_rounds(docs):

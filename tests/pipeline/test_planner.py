@@ -1,11 +1,20 @@
 """Planner: declared DAG with defeaters first; LLM proposals validated and corrected; re-planning."""
+
 from __future__ import annotations
 
 import json
 
-from bridges.llm import LLMClient
-from engine.planner import (ProposedPlan, declared_plan, load_checks, make_plan, procedural_prefix,
-                            replan_major_fact, replan_missing, validate_proposal)
+from lexlogic.bridges.llm import LLMClient
+from lexlogic.engine.planner import (
+    ProposedPlan,
+    declared_plan,
+    load_checks,
+    make_plan,
+    procedural_prefix,
+    replan_major_fact,
+    replan_missing,
+    validate_proposal,
+)
 from tests.support.fake_llm import ScriptedLLM
 
 CHECKS = load_checks("rupture_brutale")
@@ -26,9 +35,16 @@ def test_declared_plan():
 
 
 def test_llm_plan_unknown_task_and_defeaters_late_are_corrected():
-    proposal = ProposedPlan.model_validate({"tasks": [
-        {"id": "established"}, {"id": "rupture", "depends_on": ["established"]},
-        {"id": "prescription", "depends_on": ["rupture"]}, {"id": "horoscope"}]})
+    proposal = ProposedPlan.model_validate(
+        {
+            "tasks": [
+                {"id": "established"},
+                {"id": "rupture", "depends_on": ["established"]},
+                {"id": "prescription", "depends_on": ["rupture"]},
+                {"id": "horoscope"},
+            ]
+        }
+    )
     plan = validate_proposal(proposal, CHECKS)
     assert plan.source == "llm-corrected"
     assert any("horoscope" in c for c in plan.corrections)

@@ -6,13 +6,14 @@ recursion allowed) and negative literals of facts or derived atoms of a LOWER le
 is stratified, which both engines need). Integrity constraints ``:- d_j.`` ↔ ProbLog
 ``evidence(d_j, false).`` — the mask is exactly conditioning on their falsity.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 from hypothesis import strategies as st
 
-from engine.prob import BoolVar, CategoricalVar, Option, ProbProgram
+from lexlogic.engine.prob import BoolVar, CategoricalVar, Option, ProbProgram
 
 
 @dataclass
@@ -35,11 +36,18 @@ class Spec:
             lines.append(f"d{h} :- {', '.join(body)}." if body else f"d{h}.")
         lines += [f":- {a}." for a in self.constraints]
         variables: list[BoolVar | CategoricalVar] = [
-            BoolVar(name=f"f{i}", atom=f"f{i}", prior=p) for i, p in enumerate(self.probs)]
-        variables += [CategoricalVar(name=f"c{k}", options=[Option(atom=f"c{k}({j})", prob=p) for j, p in enumerate(ps)])
-                      for k, ps in enumerate(self.cats)]
-        return ProbProgram(program="\n".join(lines), variables=variables, target=self.target,
-                           queries=[a for a in self.queried() if a != self.target])
+            BoolVar(name=f"f{i}", atom=f"f{i}", prior=p) for i, p in enumerate(self.probs)
+        ]
+        variables += [
+            CategoricalVar(name=f"c{k}", options=[Option(atom=f"c{k}({j})", prob=p) for j, p in enumerate(ps)])
+            for k, ps in enumerate(self.cats)
+        ]
+        return ProbProgram(
+            program="\n".join(lines),
+            variables=variables,
+            target=self.target,
+            queries=[a for a in self.queried() if a != self.target],
+        )
 
     def queried(self) -> list[str]:
         return [*self.derived, *(f"f{i}" for i in range(len(self.probs)))]
@@ -65,8 +73,9 @@ def problog_marginals(text: str) -> dict[str, float]:
 
 
 @st.composite
-def specs(draw: st.DrawFn, max_facts: int = 6, max_cats: int = 1, max_derived: int = 5,
-          constraints: bool = True) -> Spec:
+def specs(
+    draw: st.DrawFn, max_facts: int = 6, max_cats: int = 1, max_derived: int = 5, constraints: bool = True
+) -> Spec:
     prob = st.floats(0.05, 0.95).map(lambda x: round(x, 6))
     probs = draw(st.lists(prob, min_size=1, max_size=max_facts))
     cats = []

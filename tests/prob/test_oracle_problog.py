@@ -1,16 +1,18 @@
 """Oracle: the same probabilistic rules in ProbLog give the same marginals (1e-9 exact, ~se sampled)."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from engine.prob import InconsistentEvidence, analyse
-from engine.prob.enumerate import ClingoWorlds
-from engine.prob.infer import compiled
+from lexlogic.engine.prob import InconsistentEvidence, analyse
+from lexlogic.engine.prob.enumerate import ClingoWorlds
+from lexlogic.engine.prob.infer import compiled
 from tests.prob.gen import Spec, problog_marginals, specs
 
 pytest.importorskip("problog")
+
 
 def _settings(n: int) -> settings:
     return settings(max_examples=n, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
@@ -52,7 +54,7 @@ def test_vectorised_table_equals_clingo_enumeration(spec: Spec) -> None:
     ref = ClingoWorlds(prog)
     ref.enumerate_all()
     assert ref.solve_calls == 1
-    strides = [int(np.prod(tab.shape[k + 1:])) for k in range(len(tab.shape))]
+    strides = [int(np.prod(tab.shape[k + 1 :])) for k in range(len(tab.shape))]
     assert int(tab.mask.sum()) == len(ref.cache)
     for key, obs in ref.cache.items():
         i = sum(d * s for d, s in zip(key, strides))
@@ -74,8 +76,13 @@ def test_sampled_marginals_within_reported_error(spec: Spec) -> None:
 
 def test_known_program_by_hand() -> None:
     """A program small enough to check by hand, also against ProbLog."""
-    spec = Spec(probs=[0.3, 0.6], cats=[[0.2, 0.5, 0.3]], levels=[0, 1],
-                rules=[(0, ["f0"], ["f1"]), (0, ["c0(1)"], []), (1, ["f1"], ["d0"])], constraints=["d1"])
+    spec = Spec(
+        probs=[0.3, 0.6],
+        cats=[[0.2, 0.5, 0.3]],
+        levels=[0, 1],
+        rules=[(0, ["f0"], ["f1"]), (0, ["c0(1)"], []), (1, ["f1"], ["d0"])],
+        constraints=["d1"],
+    )
     ref = problog_marginals(spec.problog())
     v = analyse(spec.asp())
     # P(d0 | not d1) with d1 = f1 ∧ ¬d0: worlds with f1 ∧ ¬d0 removed

@@ -1,11 +1,12 @@
 """Beyond the exact range: vectorised Monte Carlo with its reported error, against ProbLog and exact."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from engine.prob import BoolVar, ProbProgram, analyse
-from engine.prob.infer import bernoulli_bits
+from lexlogic.engine.prob import BoolVar, ProbProgram, analyse
+from lexlogic.engine.prob.infer import bernoulli_bits
 from tests.prob.gen import Spec, problog_marginals
 from tests.prob.toy_pack import toy
 
@@ -66,10 +67,14 @@ def test_bernoulli_bits_frequencies() -> None:
 
 
 def test_beta_prior_integrates_to_its_mean() -> None:
-    from logic.weights import Beta
+    from lexlogic.logic.weights import Beta
 
     def p(prior: float | Beta) -> float:
-        prog = ProbProgram(program="c :- f, not g.", target="c", variables=[
-            BoolVar(name="f", atom="f", prior=prior), BoolVar(name="g", atom="g", prior=0.5)])
+        prog = ProbProgram(
+            program="c :- f, not g.",
+            target="c",
+            variables=[BoolVar(name="f", atom="f", prior=prior), BoolVar(name="g", atom="g", prior=0.5)],
+        )
         return analyse(prog).p_target
+
     assert p(Beta(a=2, b=6)) == pytest.approx(p(0.25), abs=1e-15) == pytest.approx(0.125)

@@ -1,14 +1,22 @@
 """Verdicts on a pack-like program: stop rule, questions, narratives, what-if, monotonicity, caching."""
+
 from __future__ import annotations
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.prob import (BoolVar, InconsistentEvidence, NonUniqueWorldError, ProbProgram, WorldTag, analyse,
-                         compiled)
-from engine.prob.acquisition import entropy
-from engine.prob.soft import factor
+from lexlogic.engine.prob import (
+    BoolVar,
+    InconsistentEvidence,
+    NonUniqueWorldError,
+    ProbProgram,
+    WorldTag,
+    analyse,
+    compiled,
+)
+from lexlogic.engine.prob.acquisition import entropy
+from lexlogic.engine.prob.soft import factor
 from tests.prob.gen import Spec, specs
 from tests.prob.toy_pack import toy
 
@@ -54,20 +62,45 @@ def test_proven_safe_harbour_drives_liability_to_zero() -> None:
 
 
 @_settings(30)
-@given(st.fixed_dictionaries({k: st.floats(0.01, 0.99) for k in
-                              ("regular_orders", "notice_written", "fault_alleged", "fault_serious",
-                               "fault_proven", "force_majeure")}),
-       st.sampled_from(["l", "m", "s", 0.3, 7.0]))
+@given(
+    st.fixed_dictionaries(
+        {
+            k: st.floats(0.01, 0.99)
+            for k in (
+                "regular_orders",
+                "notice_written",
+                "fault_alleged",
+                "fault_serious",
+                "fault_proven",
+                "force_majeure",
+            )
+        }
+    ),
+    st.sampled_from(["l", "m", "s", 0.3, 7.0]),
+)
 def test_safe_harbour_zero_whatever_the_priors(priors: dict[str, float], intensity: float | str) -> None:
     v = analyse(toy(priors, intensity=intensity), answers={"notice_given_months": "18"})
     assert v.p_target == 0.0 and v.status == "VERDICT"
 
 
 @_settings(30)
-@given(st.fixed_dictionaries({k: st.floats(0.01, 0.99) for k in
-                              ("regular_orders", "notice_written", "fault_alleged", "fault_serious",
-                               "fault_proven", "force_majeure")}),
-       st.floats(0.1, 10.0), st.floats(0.0, 10.0))
+@given(
+    st.fixed_dictionaries(
+        {
+            k: st.floats(0.01, 0.99)
+            for k in (
+                "regular_orders",
+                "notice_written",
+                "fault_alleged",
+                "fault_serious",
+                "fault_proven",
+                "force_majeure",
+            )
+        }
+    ),
+    st.floats(0.1, 10.0),
+    st.floats(0.0, 10.0),
+)
 def test_raising_claimant_intensity_never_lowers_liability(priors: dict[str, float], i1: float, delta: float) -> None:
     low = analyse(toy(priors, intensity=i1)).p_target
     high = analyse(toy(priors, intensity=i1 + delta)).p_target
@@ -78,8 +111,8 @@ def test_raising_claimant_intensity_never_lowers_liability(priors: dict[str, flo
 @given(specs(max_facts=5, constraints=True), st.floats(0.1, 10.0), st.floats(0.0, 10.0))
 def test_soft_rule_monotone_in_its_condition(spec: Spec, i1: float, delta: float) -> None:
     """On any program: raising I1 of a rule on condition c never lowers P(c)."""
-    from engine.prob import SoftRule
-    from logic.weights import Fixed, Principle
+    from lexlogic.engine.prob import SoftRule
+    from lexlogic.logic.weights import Fixed, Principle
 
     def p_cond(i: float) -> float:
         prog = spec.asp()
@@ -88,12 +121,13 @@ def test_soft_rule_monotone_in_its_condition(spec: Spec, i1: float, delta: float
             return analyse(prog).p_target
         except InconsistentEvidence:
             return -1.0
+
     assert p_cond(i1 + delta) >= p_cond(i1) - 1e-12
 
 
 def test_soft_factor_mapping() -> None:
-    from engine.prob import SoftRule
-    from logic.weights import Fixed, Principle, Scale
+    from lexlogic.engine.prob import SoftRule
+    from lexlogic.logic.weights import Fixed, Principle, Scale
 
     r = SoftRule(id="x", condition="c", claimant=Principle(intensity=Fixed(value=4)), defence=Principle())
     assert factor(r) == pytest.approx(4 / 5)  # s = 4 → odds × 4
@@ -102,8 +136,9 @@ def test_soft_factor_mapping() -> None:
     mixed = SoftRule(id="x", condition="c", claimant=Principle(intensity=Scale(values=[1, 4], probs=[0.5, 0.5])))
     assert factor(mixed) == pytest.approx(0.5 * 0.5 + 0.5 * 0.8)
     # the factor moves the odds of the condition by exactly s on a free atom
-    prog = ProbProgram(program="c :- f.", variables=[BoolVar(name="f", atom="f", prior=0.5)], target="c",
-                       soft_rules=[r])
+    prog = ProbProgram(
+        program="c :- f.", variables=[BoolVar(name="f", atom="f", prior=0.5)], target="c", soft_rules=[r]
+    )
     p = analyse(prog).p_target
     assert p / (1 - p) == pytest.approx(4.0)
 
@@ -162,8 +197,9 @@ def test_clear_errors() -> None:
 
 
 def test_unstratified_program_uses_clingo_and_rejects_two_answer_sets() -> None:
-    ok = ProbProgram(program="a :- not b, f. b :- not a, f. :- b.",
-                     variables=[BoolVar(name="f", atom="f", prior=0.3)], target="a")
+    ok = ProbProgram(
+        program="a :- not b, f. b :- not a, f. :- b.", variables=[BoolVar(name="f", atom="f", prior=0.3)], target="a"
+    )
     v = analyse(ok)
     assert v.evaluator == "clingo" and v.p_target == pytest.approx(0.3, abs=1e-12)
     c = compiled(ok)
@@ -172,18 +208,23 @@ def test_unstratified_program_uses_clingo_and_rejects_two_answer_sets() -> None:
     assert c.clingo.solve_calls == 1  # cached worlds: clingo not called again
     s = analyse(ok, method="monte_carlo", samples=5000)
     assert c.clingo.solve_calls == 1 and s.p_target == pytest.approx(0.3, abs=5 * s.error + 1e-9)
-    bad = ProbProgram(program="a :- not b, f. b :- not a, f.",
-                      variables=[BoolVar(name="f", atom="f", prior=0.3)], target="a")
+    bad = ProbProgram(
+        program="a :- not b, f. b :- not a, f.", variables=[BoolVar(name="f", atom="f", prior=0.3)], target="a"
+    )
     with pytest.raises(NonUniqueWorldError, match=r"f=True.*several answer sets"):
         analyse(bad)
 
 
 def test_clingo_sampling_solves_each_distinct_world_once() -> None:
-    prog = ProbProgram(program="a :- not b, f. b :- not a, f. :- b, g.\nq :- a, g.",
-                       variables=[BoolVar(name=n, atom=n, prior=0.5) for n in ("f", "g")], target="a")
+    prog = ProbProgram(
+        program="a :- not b, f. b :- not a, f. :- b, g.\nq :- a, g.",
+        variables=[BoolVar(name=n, atom=n, prior=0.5) for n in ("f", "g")],
+        target="a",
+    )
     c = compiled(prog)
     assert c.clingo is not None
     import numpy as np
+
     digits = np.array([[1, 1, 0, 0, 1, 1], [1, 1, 0, 1, 1, 1]], dtype=np.int16)
     mask, obs = c.clingo.evaluate(digits)
     assert c.clingo.solve_calls == 3  # three distinct worlds among six
@@ -193,16 +234,17 @@ def test_clingo_sampling_solves_each_distinct_world_once() -> None:
 
 
 def test_aggregates_run_vectorised() -> None:
-    prog = ProbProgram(program="indic(a) :- fa. indic(b) :- fb. indic(c) :- fc.\n"
-                               "established :- #count{X: indic(X)} >= 2.",
-                       variables=[BoolVar(name=n, atom=n, prior=0.5) for n in ("fa", "fb", "fc")],
-                       target="established")
+    prog = ProbProgram(
+        program="indic(a) :- fa. indic(b) :- fb. indic(c) :- fc.\nestablished :- #count{X: indic(X)} >= 2.",
+        variables=[BoolVar(name=n, atom=n, prior=0.5) for n in ("fa", "fb", "fc")],
+        target="established",
+    )
     v = analyse(prog)
     assert v.evaluator == "vectorised" and v.p_target == pytest.approx(0.5, abs=1e-12)  # ≥2 of 3 fair coins
 
 
 def test_cli_pairs_and_json_contract() -> None:
-    from engine.prob import ProbVerdict, parse_pairs
+    from lexlogic.engine.prob import ProbVerdict, parse_pairs
 
     answers = parse_pairs(["notice_written=non", "notice_given_months = 4"], "--answer")
     assert answers == {"notice_written": "non", "notice_given_months": "4"}
@@ -210,15 +252,14 @@ def test_cli_pairs_and_json_contract() -> None:
         parse_pairs(["oops"], "--whatif")
     v = analyse(toy(), answers=answers, whatif=parse_pairs(["dependance.I1=s"], "--whatif"))
     data = v.model_dump(mode="json")
-    for key in ("status", "p_target", "p_target_by_narrative", "entropy", "method", "error", "questions",
-                "collapsed"):
+    for key in ("status", "p_target", "p_target_by_narrative", "entropy", "method", "error", "questions", "collapsed"):
         assert key in data
     assert data["answers"] == {"notice_written": "false", "notice_given_months": "4"}
     assert ProbVerdict.model_validate_json(v.model_dump_json()) == v
 
 
 def test_bool_and_one_option_categorical_do_not_share_a_cache_entry() -> None:
-    from engine.prob import CategoricalVar
+    from lexlogic.engine.prob import CategoricalVar
 
     as_bool = ProbProgram(program="liable :- a.", variables=[BoolVar(name="a", atom="a", prior=0.3)])
     as_cat = ProbProgram(program="liable :- a.", variables=[CategoricalVar(name="a", options=[("a", 1.0)])])
@@ -227,8 +268,13 @@ def test_bool_and_one_option_categorical_do_not_share_a_cache_entry() -> None:
 
 
 @_settings(15)
-@given(st.dictionaries(st.sampled_from(["regular_orders", "notice_written", "fault_alleged", "force_majeure"]),
-                       st.booleans(), max_size=4))
+@given(
+    st.dictionaries(
+        st.sampled_from(["regular_orders", "notice_written", "fault_alleged", "force_majeure"]),
+        st.booleans(),
+        max_size=4,
+    )
+)
 def test_answers_slice_equals_clamped_priors(ans: dict[str, bool]) -> None:
     """Answering (computed on the table's slice) = a what-if prior of 1/0 (computed on the full table)."""
     try:
@@ -242,12 +288,20 @@ def test_answers_slice_equals_clamped_priors(ans: dict[str, bool]) -> None:
         other = next(x for x in clamped.questions if x.variable == q.variable)
         assert q.eig == pytest.approx(other.eig, abs=1e-12)
     for name, p in sliced.p_target_by_narrative.items():
-        assert (p is None and clamped.p_target_by_narrative[name] is None) or \
-            p == pytest.approx(clamped.p_target_by_narrative[name], abs=1e-12)
+        assert (p is None and clamped.p_target_by_narrative[name] is None) or p == pytest.approx(
+            clamped.p_target_by_narrative[name], abs=1e-12
+        )
 
 
 def test_everything_answered() -> None:
-    ans = {"regular_orders": "oui", "notice_written": "non", "notice_given_months": "4", "fault_alleged": "non",
-           "fault_serious": "non", "fault_proven": "non", "force_majeure": "non"}
+    ans = {
+        "regular_orders": "oui",
+        "notice_written": "non",
+        "notice_given_months": "4",
+        "fault_alleged": "non",
+        "fault_serious": "non",
+        "fault_proven": "non",
+        "force_majeure": "non",
+    }
     v = analyse(toy(), answers=ans)
     assert v.p_target == 1.0 and v.status == "VERDICT" and v.questions == []

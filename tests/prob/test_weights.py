@@ -1,12 +1,13 @@
 """The pack's weights.yaml: soft rules and expert priors, with errors naming file and place."""
+
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
-from engine.prob import analyse, with_weights
-from logic.weights import Beta, Fixed, Scale, WeightsError, load_weights, parse_magnitude
+from lexlogic.engine.prob import analyse, with_weights
+from lexlogic.logic.weights import Beta, Fixed, Scale, WeightsError, load_weights, parse_magnitude
 from tests.prob.toy_pack import toy
 
 GOOD = """
@@ -54,13 +55,16 @@ def test_magnitude_shorthands() -> None:
         parse_magnitude("huge")
 
 
-@pytest.mark.parametrize("text, where", [
-    ("soft_rules:\n  - id: x\n    condition: [unclosed\n", "weights.yaml:4"),
-    ("soft_rules:\n  - id: x\n", "soft_rules.0.condition"),
-    ("soft_rules:\n  - {id: x, condition: c, claimant: {intensity: {scale: {l: 0.5}}}}\n", "soft_rules.0.claimant"),
-    ("priors: {a: 1.5}\n", "prior 1.5 not in [0, 1]"),
-    ("- just a list\n", "expected a mapping"),
-])
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("soft_rules:\n  - id: x\n    condition: [unclosed\n", "weights.yaml:4"),
+        ("soft_rules:\n  - id: x\n", "soft_rules.0.condition"),
+        ("soft_rules:\n  - {id: x, condition: c, claimant: {intensity: {scale: {l: 0.5}}}}\n", "soft_rules.0.claimant"),
+        ("priors: {a: 1.5}\n", "prior 1.5 not in [0, 1]"),
+        ("- just a list\n", "expected a mapping"),
+    ],
+)
 def test_errors_name_file_and_place(tmp_path: Path, text: str, where: str) -> None:
     f = tmp_path / "weights.yaml"
     f.write_text(text, encoding="utf-8")

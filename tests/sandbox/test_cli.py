@@ -1,4 +1,5 @@
 """`lexlogic rules dynamic …` through Typer's runner and once as a real process."""
+
 from __future__ import annotations
 
 import json
@@ -10,15 +11,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from api.cli import app
+from lexlogic.api.cli import app
 
 runner = CliRunner()
-NOTICE = '''def rule(facts):
+NOTICE = """def rule(facts):
     seniority = months_between(facts["relation_start"], facts["notification_date"])
     reasonable = min(18, max(3, seniority // 12))
     return {"reasonable_notice_months": reasonable,
             "notice_sufficient": facts.get("notice_given_months", 0) >= reasonable}
-'''
+"""
 FACTS = {"relation_start": "2012-03-01", "notification_date": "2021-06-15", "notice_given_months": 3}
 LEXLOGIC = Path(sys.executable).with_name("lexlogic")
 
@@ -27,7 +28,8 @@ LEXLOGIC = Path(sys.executable).with_name("lexlogic")
 def files(tmp_path: Path) -> dict[str, Path]:
     (tmp_path / "notice.py").write_text(NOTICE)
     (tmp_path / "notice.meta.yaml").write_text(
-        "name: preavis\noutput: {reasonable_notice_months: int, notice_sufficient: bool}\nreliability: 0.6\n")
+        "name: preavis\noutput: {reasonable_notice_months: int, notice_sufficient: bool}\nreliability: 0.6\n"
+    )
     (tmp_path / "facts.json").write_text(json.dumps(FACTS))
     (tmp_path / "bad_facts.json").write_text('{"a": 1,\n  "b": }')
     (tmp_path / "evil.py").write_text("def rule(facts):\n    x = 1\n    return open('/etc/passwd').read()\n")
@@ -49,13 +51,19 @@ def test_run_prints_the_result_as_json(files) -> None:
     assert out["reads"] == ["notice_given_months", "notification_date", "relation_start"]
 
 
-@pytest.mark.parametrize("rule, extra, expected", [
-    ("evil", [], r"refused at compile time \(compile\): .*evil\.py:3: name \"open\" is not available in rules"),
-    ("loop", ["--cpu-seconds", "1", "--timeout", "2"], r"limit hit \((cpu|wall)\): .*loop\.py"),
-    ("crash", [], r"failed at run time \(exception\): .*crash\.py:2: TypeError"),
-    ("wrong", ["--schema", '{"notice_sufficient": "bool"}'],
-     r"output invalid \(schema\): .*wrong\.py: does not match the declared output: \$\.notice_sufficient"),
-])
+@pytest.mark.parametrize(
+    "rule, extra, expected",
+    [
+        ("evil", [], r"refused at compile time \(compile\): .*evil\.py:3: name \"open\" is not available in rules"),
+        ("loop", ["--cpu-seconds", "1", "--timeout", "2"], r"limit hit \((cpu|wall)\): .*loop\.py"),
+        ("crash", [], r"failed at run time \(exception\): .*crash\.py:2: TypeError"),
+        (
+            "wrong",
+            ["--schema", '{"notice_sufficient": "bool"}'],
+            r"output invalid \(schema\): .*wrong\.py: does not match the declared output: \$\.notice_sufficient",
+        ),
+    ],
+)
 def test_run_failures_say_which_on_stderr_with_exit_2(files, rule: str, extra: list[str], expected: str) -> None:
     res = invoke("rules", "dynamic", "run", str(files[rule]), "--facts", str(files["facts"]), *extra)
     assert res.exit_code == 2
@@ -68,14 +76,28 @@ def test_bad_input_files_are_located(files) -> None:
     assert res.exit_code == 2 and f"facts file {files['bad_facts']}:2:8: invalid JSON" in res.stderr
     res = invoke("rules", "dynamic", "run", str(files["notice"]) + ".missing", "--facts", str(files["facts"]))
     assert res.exit_code == 2 and "no such file" in res.stderr
-    res = invoke("rules", "dynamic", "run", str(files["notice"]), "--facts", str(files["facts"]), "--schema", '{"x": "tuple"}')
+    res = invoke(
+        "rules", "dynamic", "run", str(files["notice"]), "--facts", str(files["facts"]), "--schema", '{"x": "tuple"}'
+    )
     assert res.exit_code == 2 and "invalid output schema: $.x: unknown type 'tuple'" in res.stderr
 
 
 def test_lifecycle_commands(files) -> None:
     db = f"sqlite:///{files['db']}"
-    res = invoke("rules", "dynamic", "add", str(files["notice"]), "--author", "gpt-4o", "--id", "notice-v1",
-                 "--db", db, "--format", "json")
+    res = invoke(
+        "rules",
+        "dynamic",
+        "add",
+        str(files["notice"]),
+        "--author",
+        "gpt-4o",
+        "--id",
+        "notice-v1",
+        "--db",
+        db,
+        "--format",
+        "json",
+    )
     assert res.exit_code == 0, res.output
     added = json.loads(res.stdout)
     assert added["status"] == "proposed" and added["name"] == "preavis" and added["reliability"] == 0.6
@@ -111,11 +133,29 @@ def test_lifecycle_commands(files) -> None:
 
 
 def test_real_process(files) -> None:
-    ok = subprocess.run([str(LEXLOGIC), "rules", "dynamic", "run", str(files["notice"]), "--facts", str(files["facts"]),
-                         "--format", "json"], capture_output=True, text=True, timeout=120)
+    ok = subprocess.run(
+        [
+            str(LEXLOGIC),
+            "rules",
+            "dynamic",
+            "run",
+            str(files["notice"]),
+            "--facts",
+            str(files["facts"]),
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert ok.returncode == 0, ok.stderr
     assert json.loads(ok.stdout)["output"]["reasonable_notice_months"] == 9
-    bad = subprocess.run([str(LEXLOGIC), "rules", "dynamic", "run", str(files["evil"]), "--facts", str(files["facts"])],
-                         capture_output=True, text=True, timeout=120)
+    bad = subprocess.run(
+        [str(LEXLOGIC), "rules", "dynamic", "run", str(files["evil"]), "--facts", str(files["facts"])],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert bad.returncode == 2 and bad.stdout == ""
     assert bad.stderr.startswith("error: refused at compile time") and "evil.py:3" in bad.stderr

@@ -1,4 +1,5 @@
 """Every hostile rule of the corpus is refused or contained, with a clear error; the pool survives."""
+
 from __future__ import annotations
 
 import copy
@@ -7,11 +8,26 @@ from collections import Counter
 
 import pytest
 
-from sandbox.errors import ErrorKind, SandboxError
+from lexlogic.sandbox.errors import ErrorKind, SandboxError
 from tests.sandbox.hostile_corpus import CORPUS, FACTS, Hostile
 
-CATEGORIES = {"import", "dunder", "frames", "format", "introspection", "builtins", "mutation", "loop",
-              "recursion", "memory", "output", "fork", "signal", "file", "socket"}
+CATEGORIES = {
+    "import",
+    "dunder",
+    "frames",
+    "format",
+    "introspection",
+    "builtins",
+    "mutation",
+    "loop",
+    "recursion",
+    "memory",
+    "output",
+    "fork",
+    "signal",
+    "file",
+    "socket",
+}
 
 
 def test_corpus_is_large_and_covers_every_category() -> None:
@@ -32,8 +48,14 @@ def test_hostile_rule_is_refused_or_contained(pool, hostile: Hostile) -> None:
     assert err.code in hostile.codes, text
     assert re.search(hostile.pattern, text), text
     # The message says which of the four outcomes it is, and names the rule file.
-    assert text.startswith({ErrorKind.REFUSED: "refused at compile time", ErrorKind.RUNTIME: "failed at run time",
-                            ErrorKind.LIMIT: "limit hit", ErrorKind.OUTPUT: "output invalid"}[err.kind]), text
+    assert text.startswith(
+        {
+            ErrorKind.REFUSED: "refused at compile time",
+            ErrorKind.RUNTIME: "failed at run time",
+            ErrorKind.LIMIT: "limit hit",
+            ErrorKind.OUTPUT: "output invalid",
+        }[err.kind]
+    ), text
     assert f"{hostile.id}.py" in text
     if err.kind is ErrorKind.REFUSED:
         assert err.line is not None or "source" in text or "must define" in text, text

@@ -1,33 +1,47 @@
 """Active dynamic rules feed a case as DYNAMIC facts, with proof nodes and reliability priors."""
+
 from __future__ import annotations
 
 from sqlalchemy import update
 
-from engine.dynamic_rules import (DeploymentPolicy, DynamicRuleRow, DynamicRuleStore, run_active_rules)
-from logic.grounding import SourceKind
-from logic.proof import NodeKind, ProofNode
+from lexlogic.engine.dynamic_rules import DeploymentPolicy, DynamicRuleRow, DynamicRuleStore, run_active_rules
+from lexlogic.logic.grounding import SourceKind
+from lexlogic.logic.proof import NodeKind, ProofNode
 
-NOTICE = '''
+NOTICE = """
 def rule(facts):
     seniority = months_between(facts["relation_start"], facts["notification_date"])
     reasonable = min(18, max(3, seniority // 12))
     return {"reasonable_notice_months": reasonable,
             "notice_sufficient": facts.get("notice_given_months", 0) >= reasonable,
             "dependence_note": None}
-'''
+"""
 NOTICE_SCHEMA = {"reasonable_notice_months": "int", "notice_sufficient": "bool", "dependence_note": "str?"}
 EXCLUSIVITY = "def rule(facts):\n    return bool(facts.get('exclusivity')) and facts.get('private_label', False)\n"
 BROKEN = "def rule(facts):\n    return facts['missing_key']\n"
-FACTS = {"relation_start": "2012-03-01", "notification_date": "2021-06-15", "notice_given_months": 3,
-         "exclusivity": True, "claimant_name": "SARL Dupont"}
+FACTS = {
+    "relation_start": "2012-03-01",
+    "notification_date": "2021-06-15",
+    "notice_given_months": 3,
+    "exclusivity": True,
+    "claimant_name": "SARL Dupont",
+}
 
 
 def test_active_rules_become_dynamic_facts_with_proofs(db_url: str, pool) -> None:
     store = DynamicRuleStore(db_url, DeploymentPolicy(require_approval=True))
-    notice = store.add(NOTICE, author="gpt-4o", name="preavis", output_schema=NOTICE_SCHEMA, reliability=0.6,
-                       rule_id="notice-v1")
-    excl = store.add(EXCLUSIVITY, author="Me Martin", author_kind="person", name="dependance_presumee",
-                     output_schema="bool", rule_id="excl-v1", case_id="case-42")
+    notice = store.add(
+        NOTICE, author="gpt-4o", name="preavis", output_schema=NOTICE_SCHEMA, reliability=0.6, rule_id="notice-v1"
+    )
+    excl = store.add(
+        EXCLUSIVITY,
+        author="Me Martin",
+        author_kind="person",
+        name="dependance_presumee",
+        output_schema="bool",
+        rule_id="excl-v1",
+        case_id="case-42",
+    )
     broken = store.add(BROKEN, author="gpt-4o", rule_id="broken-v1")
     proposed_only = store.add("def rule(facts):\n    return 1\n", author="gpt-4o", rule_id="never-approved")
     retired = store.add("def rule(facts):\n    return 2\n", author="gpt-4o", rule_id="old")
@@ -36,9 +50,17 @@ def test_active_rules_become_dynamic_facts_with_proofs(db_url: str, pool) -> Non
     store.retire(retired.id, by="Me Dupont")
 
     facts = dict(FACTS)
-    result = run_active_rules(store, facts, case_id="case-42", pool=pool,
-                              premises={"relation_start": ProofNode(atom="relation_start", kind=NodeKind.FACT,
-                                                                    value="2012-03-01", note="from the contract")})
+    result = run_active_rules(
+        store,
+        facts,
+        case_id="case-42",
+        pool=pool,
+        premises={
+            "relation_start": ProofNode(
+                atom="relation_start", kind=NodeKind.FACT, value="2012-03-01", note="from the contract"
+            )
+        },
+    )
     assert facts == FACTS
     assert result.values() == {"reasonable_notice_months": 9, "notice_sufficient": False, "dependance_presumee": False}
     assert {f.rule_id for f in result.facts} == {"notice-v1", "excl-v1"}  # never-approved and old do not run
@@ -73,7 +95,10 @@ def test_a_tampered_rule_is_not_run(tmp_path, pool) -> None:
     store = DynamicRuleStore(f"sqlite:///{tmp_path / 'x.db'}", DeploymentPolicy(require_approval=False))
     rule = store.add(EXCLUSIVITY, author="llm", output_schema="bool")
     with store.engine.begin() as conn:
-        conn.execute(update(DynamicRuleRow).where(DynamicRuleRow.id == rule.id)
-                     .values(text="def rule(facts):\n    return True\n"))
+        conn.execute(
+            update(DynamicRuleRow)
+            .where(DynamicRuleRow.id == rule.id)
+            .values(text="def rule(facts):\n    return True\n")
+        )
     result = run_active_rules(store, FACTS, pool=pool)
     assert result.facts == [] and [(f.rule_id, f.code) for f in result.failures] == [(rule.id, "integrity")]

@@ -1,5 +1,6 @@
 """The policy itself, in process: compile-time refusals, run-time guards, frozen input, date helpers,
 and the declared-output schema language."""
+
 from __future__ import annotations
 
 from datetime import date, timedelta
@@ -8,12 +9,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sandbox.helpers import add_days, add_months, days_between, months_between, parse_date, years_between
-from sandbox.policy import (ALLOWED_BUILTIN_NAMES, FrozenDict, FrozenList, RuleRefused, RunContext,
-                            SandboxViolation, compile_rule, freeze, make_globals)
-from sandbox.schema import OutputInvalid, SchemaError, build_output_adapter, validate_output
+from lexlogic.sandbox.helpers import add_days, add_months, days_between, months_between, parse_date, years_between
+from lexlogic.sandbox.policy import (
+    ALLOWED_BUILTIN_NAMES,
+    FrozenDict,
+    FrozenList,
+    RuleRefused,
+    RunContext,
+    SandboxViolation,
+    compile_rule,
+    freeze,
+    make_globals,
+)
+from lexlogic.sandbox.schema import OutputInvalid, SchemaError, build_output_adapter, validate_output
 
-VALID = '''
+VALID = """
 def rule(facts):
     months = months_between(facts["relation_start"], facts["notification_date"])
     notice = max(3, min(18, months // 12))
@@ -23,7 +33,7 @@ def rule(facts):
         total += v * (i + 1)
     return {"notice": notice, "ok": all(isinstance(a, int) for a in facts["amounts"]), "flags": flags,
             "total": total, "any": any(flags), "label": "%s mois" % notice, "when": add_months(facts["notification_date"], notice)}
-'''
+"""
 
 
 def test_a_typical_rule_compiles() -> None:
@@ -41,11 +51,44 @@ def test_refusals_name_every_line() -> None:
 
 
 def test_builtins_are_exactly_the_curated_set() -> None:
-    for needed in ("sum", "min", "max", "any", "all", "enumerate", "sorted", "len", "range", "abs", "round",
-                   "months_between", "parse_date", "add_months", "days_between"):
+    for needed in (
+        "sum",
+        "min",
+        "max",
+        "any",
+        "all",
+        "enumerate",
+        "sorted",
+        "len",
+        "range",
+        "abs",
+        "round",
+        "months_between",
+        "parse_date",
+        "add_months",
+        "days_between",
+    ):
         assert needed in ALLOWED_BUILTIN_NAMES
-    for absent in ("open", "getattr", "vars", "globals", "type", "__import__", "eval", "exec", "compile",
-                   "object", "format", "print", "input", "setattr", "iter", "next", "memoryview", "bytes"):
+    for absent in (
+        "open",
+        "getattr",
+        "vars",
+        "globals",
+        "type",
+        "__import__",
+        "eval",
+        "exec",
+        "compile",
+        "object",
+        "format",
+        "print",
+        "input",
+        "setattr",
+        "iter",
+        "next",
+        "memoryview",
+        "bytes",
+    ):
         assert absent not in ALLOWED_BUILTIN_NAMES
     g = make_globals(RunContext())
     assert set(g["__builtins__"]) == set(ALLOWED_BUILTIN_NAMES)
@@ -57,8 +100,16 @@ def test_runtime_guards_hold_even_if_compile_time_checks_were_bypassed() -> None
     g = make_globals(ctx)
     getattr_, write, getitem = g["_getattr_"], g["_write_"], g["_getitem_"]
     assert getattr_("a,b", "split")(",") == ["a", "b"]
-    for obj, name in [("x", "format"), ("x", "format_map"), ((), "__class__"), (len, "__self__"),
-                      ((i for i in ()), "gi_frame"), (date(2020, 1, 1), "today"), (date, "today"), (str, "join")]:
+    for obj, name in [
+        ("x", "format"),
+        ("x", "format_map"),
+        ((), "__class__"),
+        (len, "__self__"),
+        ((i for i in ()), "gi_frame"),
+        (date(2020, 1, 1), "today"),
+        (date, "today"),
+        (str, "join"),
+    ]:
         with pytest.raises(SandboxViolation):
             getattr_(obj, name)
     with pytest.raises(SandboxViolation):
@@ -72,10 +123,19 @@ def test_frozen_input_refuses_every_mutation_and_records_reads() -> None:
     reads: set = set()
     facts = freeze({"a": 1, "xs": [1, 2], "d": {"k": [3]}}, reads)
     assert isinstance(facts, FrozenDict) and isinstance(facts["xs"], FrozenList)
-    attempts = [lambda: facts.__setitem__("a", 2), lambda: facts.update(a=2), lambda: facts.pop("a"),
-                lambda: facts.setdefault("z", 1), lambda: facts.clear(), lambda: facts.popitem(),
-                lambda: facts["xs"].append(3), lambda: facts["xs"].__setitem__(0, 9), lambda: facts["xs"].sort(),
-                lambda: facts["d"]["k"].extend([1]), lambda: facts["d"].__delitem__("k")]
+    attempts = [
+        lambda: facts.__setitem__("a", 2),
+        lambda: facts.update(a=2),
+        lambda: facts.pop("a"),
+        lambda: facts.setdefault("z", 1),
+        lambda: facts.clear(),
+        lambda: facts.popitem(),
+        lambda: facts["xs"].append(3),
+        lambda: facts["xs"].__setitem__(0, 9),
+        lambda: facts["xs"].sort(),
+        lambda: facts["d"]["k"].extend([1]),
+        lambda: facts["d"].__delitem__("k"),
+    ]
     for attempt in attempts:
         with pytest.raises(SandboxViolation, match="read-only"):
             attempt()
@@ -122,8 +182,17 @@ def test_months_between_brackets_the_end_date(start: date, days: int) -> None:
 
 
 def test_schema_language_builds_strict_models() -> None:
-    adapter = build_output_adapter({"eligible": "bool", "months": "int", "rate": "number", "when": "date?",
-                                    "tags": "list[str]", "by_year": "dict[float]", "nested": {"x": ["int"]}})
+    adapter = build_output_adapter(
+        {
+            "eligible": "bool",
+            "months": "int",
+            "rate": "number",
+            "when": "date?",
+            "tags": "list[str]",
+            "by_year": "dict[float]",
+            "nested": {"x": ["int"]},
+        }
+    )
     good = b'{"eligible":true,"months":3,"rate":1,"tags":["a"],"by_year":{"2020":1.5},"nested":{"x":[1]}}'
     out = validate_output(adapter, good)
     assert out["when"] is None and out["rate"] == 1.0

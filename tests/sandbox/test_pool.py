@@ -1,4 +1,5 @@
 """The worker pool: results, isolation of the worker process, limits, replacement, concurrency."""
+
 from __future__ import annotations
 
 import copy
@@ -10,18 +11,18 @@ from datetime import date
 
 import pytest
 
-from sandbox.errors import ErrorKind, SandboxError
-from sandbox.pool import Limits, SandboxPool, source_sha256
-from sandbox.protocol import FrameError, read_frame, write_frame
+from lexlogic.sandbox.errors import ErrorKind, SandboxError
+from lexlogic.sandbox.pool import Limits, SandboxPool, source_sha256
+from lexlogic.sandbox.protocol import FrameError, read_frame, write_frame
 from tests.sandbox.hostile_corpus import CORPUS, FACTS
 
-NOTICE = '''
+NOTICE = """
 def rule(facts):
     seniority = months_between(facts["relation_start"], facts["notification_date"])
     reasonable = min(18, max(3, seniority // 12))
     return {"reasonable_notice_months": reasonable,
             "notice_sufficient": facts.get("notice_given_months", 0) >= reasonable}
-'''
+"""
 NOTICE_SCHEMA = {"reasonable_notice_months": "int", "notice_sufficient": "bool"}
 
 
@@ -32,8 +33,12 @@ def expected_notice(start: date, end: date, given: int) -> dict:
 
 
 def test_a_rule_runs_and_its_output_is_validated(pool: SandboxPool) -> None:
-    facts = {"relation_start": date(2012, 3, 1), "notification_date": "2021-06-15", "notice_given_months": 3,
-             "unrelated": "secret"}
+    facts = {
+        "relation_start": date(2012, 3, 1),
+        "notification_date": "2021-06-15",
+        "notice_given_months": 3,
+        "unrelated": "secret",
+    }
     run = pool.run(NOTICE, facts, output_schema=NOTICE_SCHEMA, filename="notice.py")
     assert run.output == {"reasonable_notice_months": 9, "notice_sufficient": False}
     assert run.reads == ["notice_given_months", "notification_date", "relation_start"]
@@ -65,7 +70,9 @@ def test_worker_is_a_fresh_isolated_process(monkeypatch: pytest.MonkeyPatch, tmp
 
 def test_no_state_survives_from_one_run_to_the_next() -> None:
     with SandboxPool(size=1) as pool:
-        tamper = "len = lambda x: 42\nSTASH = {}\ndef rule(facts):\n    STASH['s'] = facts['secret']\n    return len([1])\n"
+        tamper = (
+            "len = lambda x: 42\nSTASH = {}\ndef rule(facts):\n    STASH['s'] = facts['secret']\n    return len([1])\n"
+        )
         first = pool.run(tamper, {"secret": "client-name"})
         assert first.output == 42  # its own rebinding, in its own globals
         clean = pool.run("def rule(facts):\n    return len([1, 2])\n", {})
@@ -77,8 +84,11 @@ def test_no_state_survives_from_one_run_to_the_next() -> None:
 def test_the_input_is_a_read_only_copy(pool: SandboxPool) -> None:
     facts = {"items": [3, 1, 2], "d": {"k": 1}}
     before = copy.deepcopy(facts)
-    run = pool.run("def rule(facts):\n    xs = facts['items']\n    xs += [9]\n    d = dict(facts['d'])\n"
-                   "    d['k'] = 2\n    return {'xs': xs, 'd': d, 'again': facts['items'], 'k': facts['d']['k']}\n", facts)
+    run = pool.run(
+        "def rule(facts):\n    xs = facts['items']\n    xs += [9]\n    d = dict(facts['d'])\n"
+        "    d['k'] = 2\n    return {'xs': xs, 'd': d, 'again': facts['items'], 'k': facts['d']['k']}\n",
+        facts,
+    )
     assert run.output == {"xs": [3, 1, 2, 9], "d": {"k": 2}, "again": [3, 1, 2], "k": 1}
     assert facts == before
 
@@ -140,8 +150,18 @@ def test_protocol_caps_a_flooding_or_silent_peer() -> None:
 def test_valid_stream_succeeds_while_hostile_rules_run() -> None:
     """Hostile rules (runaways, bombs, escapes) run on two threads while three threads stream valid
     executions through the same pool: every valid execution must succeed with the right answer."""
-    hostile_ids = ["loop-while", "mem-str", "recursion", "import-plain", "out-str", "mutate-update",
-                   "mem-list-range", "subclasses-tuple", "loop-c-sum", "format-class"]
+    hostile_ids = [
+        "loop-while",
+        "mem-str",
+        "recursion",
+        "import-plain",
+        "out-str",
+        "mutate-update",
+        "mem-list-range",
+        "subclasses-tuple",
+        "loop-c-sum",
+        "format-class",
+    ]
     by_id = {h.id: h for h in CORPUS}
     hostile = [by_id[i] for i in hostile_ids]
     valid_results: list[tuple[dict, dict]] = []
@@ -150,6 +170,7 @@ def test_valid_stream_succeeds_while_hostile_rules_run() -> None:
     lock = threading.Lock()
 
     with SandboxPool(size=3, limits=Limits(cpu_seconds=1, wall_seconds=5.0)) as pool:
+
         def attacker(cases: list) -> None:
             for case in cases:
                 try:
@@ -157,24 +178,29 @@ def test_valid_stream_succeeds_while_hostile_rules_run() -> None:
                 except SandboxError as exc:
                     with lock:
                         hostile_errors.append(exc)
-                except BaseException as exc:  # noqa: BLE001
+                except BaseException as exc:
                     failures.append(exc)
 
         def streamer(seed: int) -> None:
             for i in range(25):
                 start = date(2000 + (seed * 7 + i) % 20, 1 + i % 12, 1 + (i * 3) % 28)
                 end = date(2022, 1 + (i + seed) % 12, 1 + (i * 5) % 28)
-                facts = {"relation_start": start.isoformat(), "notification_date": end.isoformat(),
-                         "notice_given_months": (i + seed) % 20}
+                facts = {
+                    "relation_start": start.isoformat(),
+                    "notification_date": end.isoformat(),
+                    "notice_given_months": (i + seed) % 20,
+                }
                 try:
                     run = pool.run(NOTICE, facts, output_schema=NOTICE_SCHEMA)
                     with lock:
                         valid_results.append((run.output, expected_notice(start, end, facts["notice_given_months"])))
-                except BaseException as exc:  # noqa: BLE001
+                except BaseException as exc:
                     failures.append(exc)
 
-        threads = [threading.Thread(target=attacker, args=(hostile[0::2],)),
-                   threading.Thread(target=attacker, args=(hostile[1::2],))]
+        threads = [
+            threading.Thread(target=attacker, args=(hostile[0::2],)),
+            threading.Thread(target=attacker, args=(hostile[1::2],)),
+        ]
         threads += [threading.Thread(target=streamer, args=(s,)) for s in range(3)]
         for t in threads:
             t.start()
@@ -190,7 +216,7 @@ def test_valid_stream_succeeds_while_hostile_rules_run() -> None:
 
 
 def test_default_pool_is_shared_and_recreated_after_close() -> None:
-    from sandbox.pool import default_pool
+    from lexlogic.sandbox.pool import default_pool
 
     first = default_pool()
     assert default_pool() is first

@@ -1,13 +1,19 @@
 """Lifecycle of dynamic rules in the shared database (SQLite and PostgreSQL)."""
+
 from __future__ import annotations
 
 import pytest
 from sqlalchemy import update
 
-from engine.dynamic_rules import (DeploymentPolicy, DynamicRuleError, DynamicRuleRow, DynamicRuleStore,
-                                  RuleStatus)
-from sandbox.errors import ErrorKind, SandboxError
-from sandbox.pool import source_sha256
+from lexlogic.engine.dynamic_rules import (
+    DeploymentPolicy,
+    DynamicRuleError,
+    DynamicRuleRow,
+    DynamicRuleStore,
+    RuleStatus,
+)
+from lexlogic.sandbox.errors import ErrorKind, SandboxError
+from lexlogic.sandbox.pool import source_sha256
 
 RULE = "def rule(facts):\n    return facts.get('notice_given_months', 0) >= 6\n"
 OTHER = "def rule(facts):\n    return len(facts)\n"
@@ -40,10 +46,12 @@ def test_lifecycle_proposed_approved_active_retired(db_url: str) -> None:
         store.approve(rule.id, by="Me Martin")
 
     history = [(e.from_status, e.to_status, e.actor) for e in store.history(rule.id)]
-    assert history == [(None, RuleStatus.PROPOSED, "gpt-4o-mini"),
-                       (RuleStatus.PROPOSED, RuleStatus.APPROVED, "Me Dupont"),
-                       (RuleStatus.APPROVED, RuleStatus.ACTIVE, "Me Dupont"),
-                       (RuleStatus.ACTIVE, RuleStatus.RETIRED, "Me Dupont")]
+    assert history == [
+        (None, RuleStatus.PROPOSED, "gpt-4o-mini"),
+        (RuleStatus.PROPOSED, RuleStatus.APPROVED, "Me Dupont"),
+        (RuleStatus.APPROVED, RuleStatus.ACTIVE, "Me Dupont"),
+        (RuleStatus.ACTIVE, RuleStatus.RETIRED, "Me Dupont"),
+    ]
     # Reopening the store sees the same data (it is in the database, not in memory).
     again = DynamicRuleStore(db_url).get(rule.id)
     assert again.status is RuleStatus.RETIRED and again.text == RULE and again.output_schema == "bool"
@@ -74,14 +82,17 @@ def test_scoping_filters_and_duplicates(db_url: str) -> None:
     store.add(OTHER, author="llm-a", case_id="case-1", rule_id="count-facts-v2")
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"author": " "}, "needs an author"),
-    ({"author": "x", "author_kind": "robot"}, "author kind"),
-    ({"author": "x", "reliability": 0.0}, "reliability"),
-    ({"author": "x", "reliability": 1.5}, "reliability"),
-    ({"author": "x", "output_schema": {"x": "tuple"}}, "invalid output schema"),
-    ({"author": "x", "rule_id": "../etc"}, "invalid rule id"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"author": " "}, "needs an author"),
+        ({"author": "x", "author_kind": "robot"}, "author kind"),
+        ({"author": "x", "reliability": 0.0}, "reliability"),
+        ({"author": "x", "reliability": 1.5}, "reliability"),
+        ({"author": "x", "output_schema": {"x": "tuple"}}, "invalid output schema"),
+        ({"author": "x", "rule_id": "../etc"}, "invalid rule id"),
+    ],
+)
 def test_bad_additions_are_refused(tmp_path, kwargs: dict, message: str) -> None:
     store = DynamicRuleStore(f"sqlite:///{tmp_path / 'x.db'}")
     with pytest.raises(DynamicRuleError, match=message):

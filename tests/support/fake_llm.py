@@ -4,6 +4,7 @@ Tests double the LLM only (never what we own): each reply is a dict that becomes
 the response: ``{"content": "..."}`` or ``{"tool_calls": [{"name": ..., "arguments": {...}}]}``.
 Requests received are kept in ``server.requests`` for assertions.
 """
+
 from __future__ import annotations
 
 import json
@@ -22,7 +23,7 @@ class ScriptedLLM:
             def log_message(self, *args: Any) -> None:  # quiet
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
                 outer.requests.append(json.loads(self.rfile.read(length) or b"{}"))
                 if not outer.replies:
@@ -33,14 +34,19 @@ class ScriptedLLM:
                 message: dict[str, Any] = {"role": "assistant", "content": reply.get("content")}
                 if "tool_calls" in reply:
                     message["tool_calls"] = [
-                        {"id": f"call_{i}", "type": "function",
-                         "function": {"name": c["name"],
-                                      "arguments": c["arguments"] if isinstance(c["arguments"], str)
-                                      else json.dumps(c["arguments"])}}
+                        {
+                            "id": f"call_{i}",
+                            "type": "function",
+                            "function": {
+                                "name": c["name"],
+                                "arguments": c["arguments"]
+                                if isinstance(c["arguments"], str)
+                                else json.dumps(c["arguments"]),
+                            },
+                        }
                         for i, c in enumerate(reply["tool_calls"])
                     ]
-                body = json.dumps({"choices": [{"message": message}],
-                                   "usage": {"total_tokens": 10}}).encode()
+                body = json.dumps({"choices": [{"message": message}], "usage": {"total_tokens": 10}}).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
@@ -54,7 +60,7 @@ class ScriptedLLM:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self._server.server_port}/v1"
 
-    def __enter__(self) -> "ScriptedLLM":
+    def __enter__(self) -> ScriptedLLM:
         self._thread.start()
         return self
 

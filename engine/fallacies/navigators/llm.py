@@ -5,15 +5,16 @@ stays small even on the 1,408-node tree. Malformed calls (bad JSON, unknown node
 answered with a tool error and the model gets a bounded number of retries; after that the branch is
 abandoned with the errors recorded — never an exception for a model's mistake.
 """
+
 from __future__ import annotations
 
 from typing import Any
 
 from pydantic import ValidationError
 
-from bridges.llm import ChatReply, LLMClient, ToolCall, tool_result_message
-from engine.fallacies.actions import (ConcludeNoFallacy, ConfirmFallacy, Decision, ExploreBranch)
-from engine.fallacies.taxonomy import FallacyNode, Taxonomy
+from lexlogic.bridges.llm import ChatReply, LLMClient, ToolCall, tool_result_message
+from lexlogic.engine.fallacies.actions import ConcludeNoFallacy, ConfirmFallacy, Decision, ExploreBranch
+from lexlogic.engine.fallacies.taxonomy import FallacyNode, Taxonomy
 
 SYSTEM_PROMPT = """Tu analyses un argument juridique (en français) pour y détecter un éventuel sophisme, en \
 parcourant une taxonomie de sophismes de la racine vers les feuilles. À chaque étape on te montre un nœud \
@@ -30,24 +31,38 @@ Si seule cette branche ne convient pas mais qu'une autre déjà ouverte peut con
 d'outil : la branche est abandonnée. N'invente jamais d'identifiant : utilise ceux qui sont listés."""
 
 TOOLS: list[dict[str, Any]] = [
-    {"type": "function", "function": {
-        "name": "explore_branch",
-        "description": "Descend into a child node that has children and plausibly matches the argument.",
-        "parameters": {"type": "object", "properties": {"node_id": {"type": "string"}},
-                       "required": ["node_id"]}}},
-    {"type": "function", "function": {
-        "name": "confirm_fallacy",
-        "description": "The argument clearly commits this fallacy (a child, or the current node).",
-        "parameters": {"type": "object", "properties": {
-            "node_id": {"type": "string"},
-            "confidence": {"type": "number", "minimum": 0, "maximum": 1},
-            "justification": {"type": "string"}},
-            "required": ["node_id", "confidence", "justification"]}}},
-    {"type": "function", "function": {
-        "name": "conclude_no_fallacy",
-        "description": "The argument contains no fallacy. Ends the whole analysis.",
-        "parameters": {"type": "object", "properties": {"reason": {"type": "string"}},
-                       "required": ["reason"]}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "explore_branch",
+            "description": "Descend into a child node that has children and plausibly matches the argument.",
+            "parameters": {"type": "object", "properties": {"node_id": {"type": "string"}}, "required": ["node_id"]},
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "confirm_fallacy",
+            "description": "The argument clearly commits this fallacy (a child, or the current node).",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "node_id": {"type": "string"},
+                    "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+                    "justification": {"type": "string"},
+                },
+                "required": ["node_id", "confidence", "justification"],
+            },
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "conclude_no_fallacy",
+            "description": "The argument contains no fallacy. Ends the whole analysis.",
+            "parameters": {"type": "object", "properties": {"reason": {"type": "string"}}, "required": ["reason"]},
+        },
+    },
 ]
 
 
@@ -66,19 +81,23 @@ def _describe(node: FallacyNode, max_chars: int = 220) -> str:
 def node_prompt(argument: str, taxonomy: Taxonomy, node: FallacyNode) -> str:
     trail = " > ".join(n.name_fr for n in taxonomy.ancestors(node.id)[1:] + [node]) or node.name_fr
     kids = "\n".join(f"- {_describe(c)}" for c in taxonomy.children(node.id))
-    return (f"Argument à analyser :\n«{argument}»\n\nNœud courant : [{node.id}] {trail}\n"
-            f"Enfants :\n{kids or '(aucun)'}")
+    return f"Argument à analyser :\n«{argument}»\n\nNœud courant : [{node.id}] {trail}\nEnfants :\n{kids or '(aucun)'}"
 
 
-def parse_call(call: ToolCall, taxonomy: Taxonomy, node: FallacyNode) -> ExploreBranch | ConfirmFallacy | ConcludeNoFallacy:
+def parse_call(
+    call: ToolCall, taxonomy: Taxonomy, node: FallacyNode
+) -> ExploreBranch | ConfirmFallacy | ConcludeNoFallacy:
     """One tool call → one action; ValueError with a message meant for the model otherwise."""
     args = call.parsed_arguments()  # ValueError on bad JSON
     try:
         if call.name == "explore_branch":
             action: Any = ExploreBranch(node_id=str(args["node_id"]))
         elif call.name == "confirm_fallacy":
-            action = ConfirmFallacy(node_id=str(args["node_id"]), confidence=float(args["confidence"]),
-                                    justification=str(args.get("justification", "")))
+            action = ConfirmFallacy(
+                node_id=str(args["node_id"]),
+                confidence=float(args["confidence"]),
+                justification=str(args.get("justification", "")),
+            )
         elif call.name == "conclude_no_fallacy":
             return ConcludeNoFallacy(reason=str(args.get("reason") or "no reason given"))
         else:
@@ -89,8 +108,9 @@ def parse_call(call: ToolCall, taxonomy: Taxonomy, node: FallacyNode) -> Explore
         raise ValueError(f"{call.name}: invalid arguments: {exc}") from exc
     target = taxonomy.get(action.node_id)
     if target is None:
-        raise ValueError(f"{call.name}: unknown node {action.node_id!r}; valid ids: "
-                         + ", ".join(node.children_ids[:40]))
+        raise ValueError(
+            f"{call.name}: unknown node {action.node_id!r}; valid ids: " + ", ".join(node.children_ids[:40])
+        )
     if isinstance(action, ExploreBranch):
         if action.node_id not in node.children_ids:
             raise ValueError(f"explore_branch: {action.node_id!r} is not a child of the current node")
@@ -110,8 +130,10 @@ class LLMNavigator:
         self.tokens = 0
 
     def decide(self, argument: str, taxonomy: Taxonomy, node: FallacyNode) -> Decision:
-        messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT},
-                                          {"role": "user", "content": node_prompt(argument, taxonomy, node)}]
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": node_prompt(argument, taxonomy, node)},
+        ]
         errors: list[str] = []
         for _attempt in range(1 + self.max_retries):
             reply: ChatReply = self.client.chat(messages, tools=TOOLS, tool_choice="auto")
@@ -131,6 +153,9 @@ class LLMNavigator:
                 return Decision(actions=actions, errors=errors)
             assistant = dict(reply.raw_message) or {"role": "assistant", "content": reply.content}
             assistant.setdefault("role", "assistant")
-            messages += [assistant, *results,
-                         {"role": "user", "content": "Corrige ton appel : utilise un outil valide avec un identifiant listé."}]
+            messages += [
+                assistant,
+                *results,
+                {"role": "user", "content": "Corrige ton appel : utilise un outil valide avec un identifiant listé."},
+            ]
         return Decision(errors=errors, note=f"no valid tool call after {1 + self.max_retries} attempts")

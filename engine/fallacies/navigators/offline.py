@@ -9,23 +9,28 @@ otherwise explore the best branch (and a runner-up within beam_delta), confirm a
 current node when its own exemplar beats all its children. A cue alone never confirms anything: the
 margin must still clear τ.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-from bridges.embeddings import embed_query
-from engine.fallacies.actions import ConcludeNoFallacy, ConfirmFallacy, Decision, ExploreBranch
-from engine.fallacies.cues import cue_hits
-from engine.fallacies.embedding_index import index_for, node_texts, sound_anchor_vectors
-from engine.fallacies.taxonomy import FallacyNode, Taxonomy
-from engine.fallacies.thresholds import Thresholds, load_thresholds
+from lexlogic.bridges.embeddings import embed_query
+from lexlogic.engine.fallacies.actions import ConcludeNoFallacy, ConfirmFallacy, Decision, ExploreBranch
+from lexlogic.engine.fallacies.cues import cue_hits
+from lexlogic.engine.fallacies.embedding_index import index_for, node_texts, sound_anchor_vectors
+from lexlogic.engine.fallacies.taxonomy import FallacyNode, Taxonomy
+from lexlogic.engine.fallacies.thresholds import Thresholds, load_thresholds
 
 
 class OfflineNavigator:
     name = "offline-embeddings"
 
-    def __init__(self, thresholds: Thresholds | None = None, beam_width: int = 2,
-                 query_vectors: dict[str, np.ndarray] | None = None) -> None:
+    def __init__(
+        self,
+        thresholds: Thresholds | None = None,
+        beam_width: int = 2,
+        query_vectors: dict[str, np.ndarray] | None = None,
+    ) -> None:
         self.thresholds = thresholds or load_thresholds()
         self.beam_width = beam_width
         self.query_vectors = query_vectors  # argument → its embedding, when already computed (calibration)
@@ -73,10 +78,12 @@ class OfflineNavigator:
         cued = self._last is not None and node.id in self._last[5]
         beta = self.thresholds.cue_weight
         cue = f", dont +{beta:.3f} car sa forme typique est repérée dans le texte" if cued else ""
-        return (f"L'argument est le plus proche de {part} (score {float(sims[rows][which]):.3f}{cue}, cos "
-                f"{float(sims[rows][which]) - (beta if cued else 0.0):.3f}) ; "
-                f"écart {margin:+.3f} avec l'argument sain de référence le plus proche "
-                f"(seuil calibré τ={self.thresholds.margin_conclude:+.3f}).")
+        return (
+            f"L'argument est le plus proche de {part} (score {float(sims[rows][which]):.3f}{cue}, cos "
+            f"{float(sims[rows][which]) - (beta if cued else 0.0):.3f}) ; "
+            f"écart {margin:+.3f} avec l'argument sain de référence le plus proche "
+            f"(seuil calibré τ={self.thresholds.margin_conclude:+.3f})."
+        )
 
     def decide(self, argument: str, taxonomy: Taxonomy, node: FallacyNode) -> Decision:
         sims, ref = self.scores(argument, taxonomy)
@@ -89,24 +96,39 @@ class OfflineNavigator:
         best_score, best = scored[0]
         if best_score - ref < th.margin_conclude:
             if node.id == taxonomy.root.id:
-                return Decision(actions=[ConcludeNoFallacy(reason=(
-                    f"aucune famille ne se distingue : la plus proche, « {best.name_fr} » (score {best_score:.3f}), "
-                    f"n'excède la référence d'argument sain ({ref:.3f}) que de {best_score - ref:+.3f}, "
-                    f"sous le seuil calibré τ={th.margin_conclude:+.3f}"))])
+                return Decision(
+                    actions=[
+                        ConcludeNoFallacy(
+                            reason=(
+                                f"aucune famille ne se distingue : la plus proche, « {best.name_fr} » (score {best_score:.3f}), "
+                                f"n'excède la référence d'argument sain ({ref:.3f}) que de {best_score - ref:+.3f}, "
+                                f"sous le seuil calibré τ={th.margin_conclude:+.3f}"
+                            )
+                        )
+                    ]
+                )
             return Decision(note="branch below threshold: abandoned")
         own = index.own_score(sims, node.id)
         if node.id != taxonomy.root.id and own >= best_score:
             m = own - ref
-            return Decision(actions=[ConfirmFallacy(node_id=node.id, confidence=th.confidence(m),
-                                                    justification=self._why(node, sims, taxonomy, m))])
+            return Decision(
+                actions=[
+                    ConfirmFallacy(
+                        node_id=node.id, confidence=th.confidence(m), justification=self._why(node, sims, taxonomy, m)
+                    )
+                ]
+            )
         actions: list = []
         for score, child in scored[: self.beam_width]:
             m = score - ref
             if score < best_score - th.beam_delta or m < th.margin_conclude:
                 break
             if child.is_leaf:
-                actions.append(ConfirmFallacy(node_id=child.id, confidence=th.confidence(m),
-                                              justification=self._why(child, sims, taxonomy, m)))
+                actions.append(
+                    ConfirmFallacy(
+                        node_id=child.id, confidence=th.confidence(m), justification=self._why(child, sims, taxonomy, m)
+                    )
+                )
             else:
                 actions.append(ExploreBranch(node_id=child.id, score=score))
         return Decision(actions=actions)

@@ -1,0 +1,25 @@
+"""The one base of every lexlogic error.
+
+Why one base: the CLI maps any ``LexlogicError`` to a message and exit code 2, the HTTP API to a 4xx
+problem+json (``status`` below), and nothing else reaches the user as a traceback. Each module keeps its
+own subclass (``PackError``, ``CaseFileError``, ``SandboxError``…) so callers can still catch precisely.
+"""
+
+from __future__ import annotations
+
+
+class LexlogicError(Exception):
+    """Bad input or an unavailable component, said in one line that names what and where.
+
+    ``status``: the HTTP status the API answers with (422 bad input by default; 503 for an engine or store
+    that is unavailable, 504 for a limit hit). ``exit_code``: the CLI's exit code.
+    """
+
+    status: int = 422
+    exit_code: int = 2
+
+
+class UnavailableError(LexlogicError):
+    """A component we rely on (database, engine, worker pool) is not available right now: retry later."""
+
+    status = 503
