@@ -23,3 +23,25 @@ class UnavailableError(LexlogicError):
     """A component we rely on (database, engine, worker pool) is not available right now: retry later."""
 
     status = 503
+
+
+class FieldIssue:
+    """One problem of an input, located: ``location`` (body, case, query…), ``path`` (a JSON path such as
+    ``$.answers.notice_written``), ``message``."""
+
+    __slots__ = ("location", "path", "message")
+
+    def __init__(self, location: str, path: str, message: str) -> None:
+        self.location, self.path, self.message = location, path, message
+
+    def __repr__(self) -> str:
+        return f"FieldIssue({self.location!r}, {self.path!r}, {self.message!r})"
+
+
+class InvalidInput(LexlogicError):
+    """Input rejected with every located problem (422 with the JSON paths; exit 2 on the CLI)."""
+
+    def __init__(self, message: str, issues: list[FieldIssue] | None = None, *, kind: str = "validation") -> None:
+        super().__init__(message)
+        self.issues = list(issues or [])
+        self.kind = kind
