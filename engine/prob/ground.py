@@ -1,4 +1,5 @@
-"""Vectorised world evaluation: clingo's ground program compiled to bit-parallel numpy.
+"""Vectorised world evaluation: the ground program (plain data from ``bridges.clingo_worlds``) as a
+bit-parallel numpy circuit.
 
 Why: asking clingo for 2^20 worlds one model at a time costs seconds in Python callbacks; the ground
 program of a normal (stratified) program is a boolean circuit, and evaluating it on 64 worlds per
@@ -13,49 +14,17 @@ World j of a chunk is bit (j % 64) of word (j // 64) of an atom's row (uint64, l
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-import clingo
 import numpy as np
 
+from lexlogic.bridges.clingo_worlds import GroundCircuit, ground_circuit
 from lexlogic.engine.prob.model import BoolVar, ProbProgram
-from lexlogic.engine.prob.program import link_rules
+from lexlogic.engine.prob.program import input_atoms, link_rules
 
 
 class Unsupported(Exception):
     """The ground program is not a stratified normal program over our choice atoms."""
-
-
-@dataclass
-class _Observer:
-    rules: list[tuple[bool, list[int], list[int]]] = field(default_factory=list)
-    weight_rules: list[tuple[bool, list[int], int, list[tuple[int, int]]]] = field(default_factory=list)
-    other: list[str] = field(default_factory=list)
-
-    def rule(self, choice: bool, head: Sequence[int], body: Sequence[int]) -> None:
-        self.rules.append((choice, list(head), list(body)))
-
-    def weight_rule(self, choice: bool, head: Sequence[int], lower_bound: int, body: Sequence[tuple[int, int]]) -> None:
-        self.weight_rules.append((choice, list(head), lower_bound, [tuple(x) for x in body]))
-
-    def minimize(self, priority: int, literals: Sequence[tuple[int, int]]) -> None:
-        self.other.append("#minimize/#maximize")
-
-    def external(self, atom: int, value: clingo.TruthValue) -> None:
-        self.other.append("#external")
-
-    def heuristic(self, *args: object) -> None:
-        self.other.append("#heuristic")
-
-    def acyc_edge(self, *args: object) -> None:
-        self.other.append("#edge")
-
-    def theory_atom(self, *args: object) -> None:
-        self.other.append("theory atom")
-
-    def theory_atom_with_guard(self, *args: object) -> None:
-        self.other.append("theory atom")
 
 
 @dataclass
@@ -67,87 +36,33 @@ class _Rule:
     lower: int = 0
 
 
+def circuit_of(prog: ProbProgram) -> GroundCircuit:
+    """The program's ground circuit (clingo grounds it in the bridge)."""
+    return ground_circuit(
+        prog.program + "\n" + link_rules(prog, exactly_one=False), input_atoms(prog), prog.observed_atoms()
+    )
+
+
 class VectorEvaluator:
     """Compile once per program structure; evaluate any batch of worlds (digit matrices)."""
 
-    def __init__(self, prog: ProbProgram) -> None:
+    def __init__(self, prog: ProbProgram, circuit: GroundCircuit | None = None) -> None:
         self.prog = prog
-        ctl = clingo.Control(["--warn=none"])
-        obs = _Observer()
-        ctl.register_observer(obs)
-        try:
-            ctl.add("base", [], prog.program + "\n" + link_rules(prog, exactly_one=False))
-            ctl.ground([("base", [])])
-        except RuntimeError as exc:
-            raise ValueError(f"the ASP program does not ground: {exc}") from exc
-        if obs.other:
-            raise Unsupported(f"ground program uses {sorted(set(obs.other))}")
-        atoms = ctl.symbolic_atoms
-        # input atoms: one row per (variable, option)
-        self.inputs: list[list[int]] = []
+        gc = circuit if circuit is not None else circuit_of(prog)
+        if gc.unsupported:
+            raise Unsupported(gc.unsupported)
+        if any(a == 0 for row in gc.inputs for a in row):
+            raise Unsupported("a choice atom vanished during grounding")
+        self.inputs = gc.inputs
         self.is_bool = [isinstance(v, BoolVar) for v in prog.variables]
-        for k, v in enumerate(prog.variables):
-            n_opt = 1 if isinstance(v, BoolVar) else len(v.options)
-            row = []
-            for j in range(n_opt):
-                sym = (
-                    clingo.Function("__pb", [clingo.Number(k)])
-                    if isinstance(v, BoolVar)
-                    else clingo.Function("__pc", [clingo.Number(k), clingo.Number(j)])
-                )
-                sa = atoms[sym]
-                if sa is None:
-                    raise Unsupported(f"choice atom {sym} vanished during grounding")
-                row.append(sa.literal)
-            self.inputs.append(row)
         input_set = {a for row in self.inputs for a in row}
-        self.facts: set[int] = set()
-        self.observed: list[int | bool] = []
-        for name in prog.observed_atoms():
-            try:
-                sym = clingo.parse_term(name)
-            except RuntimeError as exc:
-                raise ValueError(f"query atom {name!r} is not a clingo term: {exc}") from exc
-            sa = atoms[sym]
-            self.observed.append(False if sa is None else (True if sa.is_fact else sa.literal))
-        rules: list[_Rule] = []
-        for choice, head, body in obs.rules:
-            if choice:
-                if set(head) <= input_set and not body:
-                    continue
-                raise Unsupported("choice rule in the program (a world could have several answer sets)")
-            if len(head) > 1:
-                raise Unsupported("disjunctive rule in the program")
-            h = head[0] if head else 0
-            if not body and h:
-                self.facts.add(h)
-                continue
-            rules.append(
-                _Rule(
-                    h,
-                    np.array([b for b in body if b > 0], dtype=np.int64),
-                    np.array([-b for b in body if b < 0], dtype=np.int64),
-                )
-            )
-        for choice, head, lower, wbody in obs.weight_rules:
-            if choice or len(head) > 1:
-                raise Unsupported("choice/disjunctive weight rule in the program")
-            rules.append(
-                _Rule(
-                    head[0] if head else 0,
-                    np.array([l for l, _ in wbody if l > 0], dtype=np.int64),
-                    np.array([-l for l, _ in wbody if l < 0], dtype=np.int64),
-                    weighted=[(l, w) for l, w in wbody],
-                    lower=lower,
-                )
-            )
-        self.n_atoms = 1 + max(
-            [a for r in rules for a in (r.head, *r.pos, *r.neg)]
-            + list(input_set)
-            + list(self.facts)
-            + [a for a in self.observed if isinstance(a, int) and not isinstance(a, bool)]
-            + [0]
-        )
+        self.facts = set(gc.facts)
+        self.observed = list(gc.observed)
+        rules = [
+            _Rule(r.head, np.array(r.pos, dtype=np.int64), np.array(r.neg, dtype=np.int64), r.weighted, r.lower)
+            for r in gc.rules
+        ]
+        self.n_atoms = gc.n_atoms
         self.constraints = [r for r in rules if r.head == 0]
         self.plan = self._stratify([r for r in rules if r.head != 0], input_set)
         self.n_rules = len(rules)

@@ -27,3 +27,11 @@ def link_rules(prog: ProbProgram, *, exactly_one: bool) -> str:
             for j, o in enumerate(v.options):
                 lines.append(f"{o.atom} :- __pc({k},{j}).")
     return "\n".join(lines) + "\n"
+
+
+def input_atoms(prog: ProbProgram) -> list[list[str]]:
+    """The fresh choice atoms of every variable, in variable order (one per option of a categorical)."""
+    return [
+        [f"__pb({k})"] if isinstance(v, BoolVar) else [f"__pc({k},{j})" for j in range(len(v.options))]
+        for k, v in enumerate(prog.variables)
+    ]
