@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from lexlogic.engine.prob import infer
+from lexlogic.engine.prob import contract, infer
 from lexlogic.engine.prob.acquisition import eig, entropy
 from lexlogic.engine.prob.model import (
     BoolVar,
@@ -171,7 +171,7 @@ def analyse(
     max_exact_worlds: int = 1 << 21,
     samples: int = 1 << 18,
     seed: int = 0,
-    method: Literal["auto", "exact", "monte_carlo"] = "auto",
+    method: Literal["auto", "exact", "enumerate", "sampling", "monte_carlo", "pyro"] = "auto",
 ) -> ProbVerdict:
     """The verdict on ``program.target`` given answers (evidence) and what-ifs (overrides)."""
     answers = dict(answers or {})
@@ -189,11 +189,25 @@ def analyse(
     observed = prog.observed_atoms()
     soft = [(observed.index(r.condition_atom), factor(r)) for r in prog.soft_rules]
     narratives = _narratives(prog)
-    use_exact = method == "exact" or (method == "auto" and c.n_worlds <= min(max_exact_worlds, c.exact_limit))
-    if use_exact:
-        st = infer.exact(c, priors, soft, narratives, answered=fixed)
-    else:
-        st = infer.sampled(c, prog, priors, soft, narratives, samples, seed)
+    st = None
+    evaluator = c.evaluator
+    if method in ("auto", "exact"):
+        try:
+            st = infer.contracted(c, priors, soft, narratives)
+            evaluator = "contraction"
+        except contract.Unsupported:
+            st = None
+    if st is None:
+        enumerate_ok = c.n_worlds <= min(max_exact_worlds, c.exact_limit)
+        if method == "enumerate" or (method in ("auto", "exact") and (enumerate_ok or method == "exact")):
+            st = infer.exact(c, priors, soft, narratives, answered=fixed)
+        elif method == "pyro":
+            from lexlogic.engine.prob import pyro_model
+
+            st = pyro_model.importance(c, prog, priors, soft, narratives, samples, seed)
+            evaluator = "pyro"
+        else:
+            st = infer.sampled(c, prog, priors, soft, narratives, samples, seed)
     p_t = float(min(max(st.p_observed[0], 0.0), 1.0))
     h = entropy(p_t)
 
@@ -245,7 +259,7 @@ def analyse(
         p_variables=p_vars,
         entropy=h,
         entropy_threshold=entropy_threshold,
-        method="exact" if st.method == "exact" else "monte_carlo",
+        method=st.method,  # type: ignore[arg-type]
         error=st.se_target,
         n_worlds=st.n_worlds,
         effective_sample_size=st.ess,
@@ -255,7 +269,7 @@ def analyse(
         collapsed=collapsed,
         answers={prog.variables[k].name: _label(prog.variables[k], d) for k, d in fixed.items()},
         whatif={k: str(v) for k, v in whatif.items()},
-        evaluator=c.evaluator,
+        evaluator=evaluator,
         soft_factors={r.id: q for r, (_, q) in zip(prog.soft_rules, soft)},
     )
 

@@ -26,8 +26,10 @@ import numpy as np
 import pyro.distributions as dist
 import torch
 
+from lexlogic.bridges.clingo_worlds import GroundCircuit
+from lexlogic.engine.prob import contract
 from lexlogic.engine.prob.enumerate import ClingoWorlds
-from lexlogic.engine.prob.ground import Unsupported, VectorEvaluator
+from lexlogic.engine.prob.ground import Unsupported, VectorEvaluator, circuit_of
 from lexlogic.engine.prob.model import BoolVar, ProbProgram, Variable
 
 
@@ -93,8 +95,10 @@ class Compiled:
         self.vec: VectorEvaluator | None = None
         self.clingo: ClingoWorlds | None = None
         self.fallback_reason = ""
+        self.circuit: GroundCircuit | None = circuit_of(prog)
+        self.plans = contract.PlanCache()
         try:
-            self.vec = VectorEvaluator(prog)
+            self.vec = VectorEvaluator(prog, self.circuit)
         except Unsupported as exc:
             self.fallback_reason = str(exc)
             self.clingo = ClingoWorlds(prog)
@@ -464,3 +468,69 @@ def sampled(
 
 class InconsistentEvidence(ValueError):
     """The answers (or the certain facts) contradict the rules: the posterior is undefined."""
+
+
+def contracted(
+    c: Compiled,
+    priors: list[np.ndarray],
+    soft: list[tuple[int, float]],
+    narratives: dict[str, dict[int, int]],
+) -> Stats:
+    """Exact inference by tensor contraction (engine.prob.contract): deterministic roots (prior 0/1 or
+    answered) dropped, cone of influence, independent components. Raises ``contract.Unsupported``."""
+    if c.circuit is None:
+        raise contract.Unsupported("no ground circuit")
+    n = len(c.shape)
+    const = {k: int(np.flatnonzero(p)[0]) for k, p in enumerate(priors) if np.count_nonzero(p) == 1}
+    key = contract.const_key(const, n)
+    pl = c.plans.get(key)
+    if pl is None:
+        fg = contract.build(c.circuit, list(c.shape), const)
+        unary = [lit[0] for lit in fg.observed if isinstance(lit, tuple) and lit[0] < n]
+        pl = contract.plan(fg, n, unary)
+        c.plans.put(key, pl)
+    if pl.fg.constraint_false:
+        raise InconsistentEvidence("no world is consistent with the rules and the answers (every world is masked)")
+    norm = {k: p / p.sum() for k, p in enumerate(priors) if p.sum() > 0}
+    const_mass = float(np.prod([priors[k][d] for k, d in const.items()])) if const else 1.0
+    inner_nar: dict[str, dict[int, int]] = {}
+    outer: dict[str, float] = {}
+    for name, fixed in narratives.items():
+        f = 1.0
+        for k, d in fixed.items():
+            if k in const:
+                f *= 1.0 if const[k] == d else 0.0
+            elif k not in pl.used_vars:
+                f *= float(norm[k][d])
+        outer[name] = f
+        inner_nar[name] = {k: d for k, d in fixed.items() if k in pl.used_vars}
+    m = contract.contract_all(pl, {k: norm[k] for k in pl.used_vars}, soft, inner_nar)
+    if m.z <= 0.0:
+        raise InconsistentEvidence("no world is consistent with the rules and the answers (every world is masked)")
+    p_t = m.p_observed[0] if m.p_observed else 0.0
+    per_var: list[np.ndarray] = []
+    for k, d in enumerate(c.shape):
+        if k in const:
+            arr = np.zeros((2, d))
+            arr[0, const[k]] = 1.0
+            arr[1, const[k]] = p_t
+        elif k in m.per_var:
+            arr = m.per_var[k]
+        else:
+            pn = norm[k]
+            arr = np.stack([pn, pn * p_t])
+        per_var.append(arr)
+    nar = {}
+    for name, (pe, pte) in m.narratives.items():
+        nar[name] = (pe * outer[name], pte if outer[name] > 0 else float("nan"))
+    return Stats(
+        "exact",
+        pl.effective_worlds,
+        m.z * const_mass,
+        m.z_mask * const_mass,
+        np.asarray(m.p_observed, dtype=float),
+        0.0,
+        None,
+        per_var,
+        nar,
+    )

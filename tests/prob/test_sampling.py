@@ -22,10 +22,18 @@ def _wide_spec(n: int) -> Spec:
     return Spec(probs, [], [2] + [0] * m + [1], rules, constraints=[f"d{m + 1}"], target="d0")
 
 
-def test_auto_switches_to_monte_carlo_and_matches_problog() -> None:
-    spec = _wide_spec(24)  # 2^24 worlds > max_exact_worlds (2^21)
+def test_auto_is_exact_beyond_enumeration_and_sampling_matches_problog() -> None:
+    spec = _wide_spec(24)  # 2^24 worlds > max_exact_worlds (2^21): contraction stays exact
     ref = problog_marginals(spec.problog())
-    v = analyse(spec.asp(), samples=1 << 18, seed=11)
+    ex = analyse(spec.asp())
+    assert ex.method == "exact" and ex.evaluator == "contraction"
+    assert abs(ex.p_target - ref["d0"]) < 1e-9
+    for atom, p in ref.items():
+        if atom == "d0":
+            continue
+        got = ex.p_queries.get(atom, ex.p_variables.get(atom, {}).get("oui"))
+        assert got is not None and abs(got - p) < 1e-9, atom
+    v = analyse(spec.asp(), samples=1 << 18, seed=11, method="sampling")
     assert v.method == "monte_carlo" and v.n_worlds == 1 << 18
     assert 0.0 < v.error < 0.01 and v.effective_sample_size is not None
     assert abs(v.p_target - ref["d0"]) <= 5 * v.error
