@@ -431,12 +431,15 @@ def rule_facts(
     reads: list[str],
     facts: Mapping[str, Any],
     premises: Mapping[str, ProofNode] | None = None,
+    missing: list[str] | None = None,
 ) -> list[DynamicFact]:
     """Turn one rule's validated output into DYNAMIC facts (an object → one fact per non-null field;
-    any other non-null value → one fact named after the rule)."""
+    any other non-null value → one fact named after the rule). Premises = the facts the sandbox saw the
+    rule read (`reads`), then the absent ones it asked for (`missing`, MISSING nodes)."""
     premises = premises or {}
     pairs = list(output.items()) if isinstance(output, dict) else [(rule.name, output)]
-    children = [_premise(k, facts, premises) for k in reads]
+    keys = list(dict.fromkeys([*reads, *(missing or [])]))
+    children = [_premise(k, facts, premises) for k in keys]
     out: list[DynamicFact] = []
     for name, value in pairs:
         if value is None:  # "no interpretation": the fact stays unknown
@@ -503,5 +506,5 @@ def run_active_rules(
                 DynamicRuleFailure(rule_id=rule.id, kind="output", code="schema_declared", message=str(exc))
             )
             continue
-        result.facts.extend(rule_facts(rule, run.output, run.reads, facts, premises))
+        result.facts.extend(rule_facts(rule, run.output, run.reads, facts, premises, run.missing))
     return result

@@ -2,8 +2,27 @@
 
 from __future__ import annotations
 
+import re
 from enum import Enum
 from typing import Any
+
+from lexlogic.logic.errors import LexlogicError
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+MAX_MESSAGE = 2000
+
+
+def _escape(m: re.Match[str]) -> str:
+    c = ord(m.group())
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+
+def one_line(text: str, limit: int = MAX_MESSAGE) -> str:
+    """A message safe to print: control characters (newlines, ESC, bidi overrides) escaped as \\xNN /
+    \\uNNNN, one line, bounded. A rule's exception text and the names it read reach terminals and
+    logs: a newline could forge an `error:` line, an escape sequence could rewrite the screen."""
+    out = _CONTROL.sub(_escape, str(text))
+    return out if len(out) <= limit else out[:limit] + "…"
 
 
 class ErrorKind(str, Enum):
@@ -21,8 +40,10 @@ LABELS = {
 }
 
 
-class SandboxError(Exception):
-    """A rule run that did not succeed. `code` refines `kind` (e.g. limit/cpu, runtime/policy)."""
+class SandboxError(LexlogicError):
+    """A rule run that did not succeed. `code` refines `kind` (e.g. limit/cpu, runtime/policy).
+
+    Messages and file names are sanitised here (`one_line`), whatever the worker sent."""
 
     def __init__(
         self,
@@ -35,10 +56,10 @@ class SandboxError(Exception):
         details: list[dict[str, Any]] | None = None,
     ) -> None:
         self.kind = ErrorKind(kind)
-        self.code = code
-        self.message = message
-        self.line = line
-        self.filename = filename
+        self.code = one_line(code, 40)
+        self.message = one_line(message)
+        self.line = line if isinstance(line, int) else None
+        self.filename = one_line(filename, 300) if filename else filename
         self.details = details or []
         super().__init__(self.describe())
 

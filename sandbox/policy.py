@@ -25,6 +25,8 @@ from __future__ import annotations
 import ast
 import operator
 import re
+import sys
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -38,6 +40,7 @@ from lexlogic.sandbox.helpers import DATE_HELPERS
 
 RULE_FUNCTION = "rule"
 MAX_SOURCE_BYTES = 64_000
+MAX_CODE_BYTES = 2_000_000  # a legitimate rule compiles to a few KB
 
 # Names a rule may not even mention: each one is (or was, in some Python) a door to introspection,
 # I/O or the interpreter. None of them is in the builtins we provide either.
@@ -98,9 +101,16 @@ class SandboxViolation(BaseException):
 
 
 class FrozenDict(dict):
-    """A read-only dict for the input facts; records which keys the rule read (for proof trees)."""
+    """A read-only dict for the input facts; records which keys the rule read (for proof trees).
+
+    Every path that reveals a key or a value records it: item access, ``get``, ``in``, iteration,
+    ``keys/values/items/copy``, ``repr``/``str``/``%`` formatting, ``==``/``!=``, ``|`` and ``reversed``.
+    Keys that exist go to ``reads``; a key asked for but absent goes to ``missing`` (bounded, printable
+    names only), so a rule cannot pad its premises with invented names nor read without trace.
+    """
 
     _reads: set | None = None
+    _missing: set | None = None
 
     def _ro(self, *_a: Any, **_k: Any) -> None:
         raise SandboxViolation("the input facts are read-only")
@@ -108,8 +118,17 @@ class FrozenDict(dict):
     __setitem__ = __delitem__ = update = pop = popitem = setdefault = clear = __ior__ = _ro  # type: ignore[assignment]
 
     def _track(self, key: Any) -> None:
-        if self._reads is not None:
+        if self._reads is None:
+            return
+        try:
+            present = dict.__contains__(self, key)
+        except TypeError:  # unhashable key: nothing read
+            return
+        if present:
             self._reads.add(key if isinstance(key, str) else repr(key))
+        elif self._missing is not None and isinstance(key, str) and _fact_name_ok(key):
+            if len(self._missing) < MAX_MISSING:
+                self._missing.add(key)
 
     def __getitem__(self, key: Any) -> Any:
         self._track(key)
@@ -125,7 +144,7 @@ class FrozenDict(dict):
 
     def _track_all(self) -> None:
         if self._reads is not None:
-            self._reads.update(k for k in dict.keys(self) if isinstance(k, str))
+            self._reads.update(k if isinstance(k, str) else repr(k) for k in dict.keys(self))
 
     def keys(self):  # type: ignore[no-untyped-def]
         self._track_all()
@@ -143,9 +162,45 @@ class FrozenDict(dict):
         self._track_all()
         return dict.__iter__(self)
 
+    def __reversed__(self):  # type: ignore[no-untyped-def]
+        self._track_all()
+        return dict.__reversed__(self)
+
+    def __repr__(self) -> str:
+        self._track_all()
+        return dict.__repr__(self)
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        self._track_all()
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        self._track_all()
+        return dict.__ne__(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __or__(self, other: Any) -> Any:
+        self._track_all()
+        return dict(dict.items(self)) | other
+
+    def __ror__(self, other: Any) -> Any:
+        self._track_all()
+        return other | dict(dict.items(self))
+
     def copy(self) -> dict:  # a plain (mutable) shallow copy: the rule's own
         self._track_all()
         return dict(dict.items(self))
+
+
+MAX_MISSING = 64
+_NAME_OK = re.compile(r"^[^\x00-\x1f\x7f-\x9f]{1,200}$")
+
+
+def _fact_name_ok(key: str) -> bool:
+    return bool(_NAME_OK.match(key))
 
 
 class FrozenList(list):
@@ -161,12 +216,14 @@ class FrozenList(list):
         return list(self)
 
 
-def freeze(value: Any, reads: set | None = None) -> Any:
-    """Deep read-only copy of JSON data; `reads` (if given) collects the top-level keys read."""
+def freeze(value: Any, reads: set | None = None, missing: set | None = None) -> Any:
+    """Deep read-only copy of JSON data; `reads` (if given) collects the top-level keys read, `missing`
+    the absent keys asked for."""
     if isinstance(value, dict):
         out = FrozenDict((k, freeze(v)) for k, v in value.items())
         if reads is not None:
             out._reads = reads
+            out._missing = missing
         return out
     if isinstance(value, list):
         return FrozenList(freeze(v) for v in value)
@@ -252,10 +309,20 @@ class RunContext:
     """Per-run state kept OUTSIDE the rule's reach: the violations it triggered."""
 
     violations: list[str] = field(default_factory=list)
+    caught_limit: str | None = None  # "memory" | "recursion": the rule caught a resource error
 
     def violate(self, message: str) -> SandboxViolation:
         self.violations.append(message)
         return SandboxViolation(message)
+
+    def caught(self) -> None:
+        """Called first thing in every `except` block of a rule (injected at compile time): a rule that
+        swallows a MemoryError/RecursionError still gets its run failed and its worker recycled."""
+        exc = sys.exc_info()[1]
+        if isinstance(exc, MemoryError):
+            self.caught_limit = "memory"
+        elif isinstance(exc, RecursionError) and self.caught_limit is None:
+            self.caught_limit = "recursion"
 
 
 def _make_guards(ctx: RunContext) -> dict[str, Any]:
@@ -304,6 +371,7 @@ def _make_guards(ctx: RunContext) -> dict[str, Any]:
         "_unpack_sequence_": guarded_unpack_sequence,
         "_inplacevar_": inplacevar,
         "_apply_": apply,
+        "_caught_": ctx.caught,
     }
 
 
@@ -405,6 +473,15 @@ class RulePolicy(RestrictingNodeTransformer):
 
     visit_YieldFrom = visit_Yield  # type: ignore[assignment]  # noqa: N815
 
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> Any:
+        node = super().visit_ExceptHandler(node)
+        # first statement of every handler: report what was caught (outside the rule's reach)
+        call = ast.Expr(value=ast.Call(func=ast.Name(id="_caught_", ctx=ast.Load()), args=[], keywords=[]))
+        for n in ast.walk(call):
+            ast.copy_location(n, node)
+        node.body.insert(0, call)
+        return node
+
     def visit_Global(self, node: ast.Global) -> Any:
         self.error(node, "global statements are not allowed in rules")
         return node
@@ -460,4 +537,29 @@ def compile_rule(source: str, filename: str = "<rule>") -> Any:
         raise RuleRefused([CompileProblem(exc.lineno, f"syntax error: {exc.msg}")]) from None
     if result.errors or result.code is None:
         raise RuleRefused([_problem(e) for e in result.errors] or [CompileProblem(None, "not compilable")])
+    size = code_bytes(result.code)
+    if size > MAX_CODE_BYTES:
+        raise RuleRefused(
+            [CompileProblem(None, f"the rule compiles to {size} bytes of code and constants (cap {MAX_CODE_BYTES})")]
+        )
     return result.code
+
+
+def code_bytes(code: Any) -> int:
+    """Memory held by a code object: bytecode plus its constants, nested code included (constant folding
+    turns 64 KB of source into megabytes: `'x'*4000` repeated)."""
+    seen: set[int] = set()
+    total, stack = 0, [code]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        total += sys.getsizeof(obj)
+        if isinstance(obj, types.CodeType):
+            stack.append(obj.co_code)
+            stack.extend(obj.co_consts)
+            stack.extend(obj.co_names)
+        elif isinstance(obj, (tuple, frozenset)):
+            stack.extend(obj)
+    return total

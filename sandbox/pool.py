@@ -28,7 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
-from lexlogic.sandbox.errors import ErrorKind, SandboxError
+from lexlogic.sandbox.errors import ErrorKind, SandboxError, one_line
 from lexlogic.sandbox.protocol import FrameError, FrameReader, write_frame
 from lexlogic.sandbox.schema import OutputInvalid, build_output_adapter, validate_output
 
@@ -58,7 +58,8 @@ class RuleRun(BaseModel):
 
     output: Any
     output_json: str
-    reads: list[str]
+    reads: list[str]  # top-level facts the rule read (present in the input): the premises
+    missing: list[str] = []  # absent facts the rule asked for (bounded, printable names)
     sha256: str
     elapsed_ms: float  # round trip seen by the parent (IPC + scheduling + the run)
     worker_ms: float  # time spent inside the worker on this run
@@ -329,10 +330,18 @@ class SandboxPool:
                 filename=filename,
                 details=exc.errors,
             ) from None
+        present = facts.keys() if isinstance(facts, dict) else ()
+        reads = [k for k in meta.get("reads", []) if isinstance(k, str) and k in present]
+        missing = [
+            one_line(k, 200)
+            for k in meta.get("missing", [])[:64]
+            if isinstance(k, str) and k not in present and len(k) <= 200
+        ]
         return RuleRun(
             output=output,
             output_json=data.decode("utf-8"),
-            reads=list(meta.get("reads", [])),
+            reads=reads,
+            missing=missing,
             sha256=source_sha256(source),
             elapsed_ms=elapsed,
             worker_ms=float(meta.get("worker_ms", 0.0)),

@@ -37,6 +37,13 @@ _DICT = re.compile(r"^dict\[(.+)\]$")
 _IDENT = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
 
+# Field names pydantic reserves (``model_config``, ``model_dump``…) or that shadow a BaseModel member:
+# as a field they crash model creation (or silently change its behaviour), so they are refused here.
+RESERVED_FIELDS = frozenset(n for n in dir(BaseModel) if not n.startswith("__"))
+MAX_FIELDS = 200
+MAX_DEPTH = 20
+
+
 class SchemaError(ValueError):
     """The declared output schema itself is malformed."""
 
@@ -47,6 +54,8 @@ class _Strict(BaseModel):
 
 def _annotation(spec: Any, path: str, counter: list[int]) -> tuple[Any, bool]:
     """(annotation, optional) for one spec."""
+    if path.count(".") + path.count("[") + path.count("{") > MAX_DEPTH:
+        raise SchemaError(f"{path[:200]}: schema nested deeper than {MAX_DEPTH} levels")
     if isinstance(spec, str):
         text = spec.strip()
         optional = text.endswith("?")
@@ -67,13 +76,20 @@ def _annotation(spec: Any, path: str, counter: list[int]) -> tuple[Any, bool]:
         return list[_annotation(spec[0], path + "[]", counter)[0]], False  # type: ignore[misc]
     if isinstance(spec, dict):
         fields: dict[str, Any] = {}
+        if len(spec) > MAX_FIELDS:
+            raise SchemaError(f"{path}: more than {MAX_FIELDS} fields")
         for name, sub in spec.items():
-            if not isinstance(name, str) or not _IDENT.match(name):
-                raise SchemaError(f"{path}: invalid field name {name!r}")
+            if not isinstance(name, str) or not _IDENT.match(name) or len(name) > 100:
+                raise SchemaError(f"{path}: invalid field name {name!r}"[:300])
+            if name in RESERVED_FIELDS or name.startswith("model_"):
+                raise SchemaError(f"{path}: field name {name!r} is reserved (pydantic model member); rename it")
             ann, optional = _annotation(sub, f"{path}.{name}", counter)
             fields[name] = (ann, None) if optional else (ann, ...)
         counter[0] += 1
-        return create_model(f"RuleOutput{counter[0]}", __base__=_Strict, **fields), False
+        try:
+            return create_model(f"RuleOutput{counter[0]}", __base__=_Strict, **fields), False
+        except Exception as exc:  # pydantic refusing a name we did not foresee: still the schema's fault
+            raise SchemaError(f"{path}: cannot build the output model: {type(exc).__name__}") from None
     raise SchemaError(f"{path}: a type must be a name, [T] or an object of fields, got {type(spec).__name__}")
 
 

@@ -26,14 +26,37 @@ from collections import OrderedDict
 from datetime import date
 from typing import Any
 
-from lexlogic.sandbox.policy import RuleRefused, RunContext, SandboxViolation, compile_rule, freeze, make_globals
+from lexlogic.sandbox import oslayer
+from lexlogic.sandbox.errors import one_line
+from lexlogic.sandbox.policy import (
+    RuleRefused,
+    RunContext,
+    SandboxViolation,
+    code_bytes,
+    compile_rule,
+    freeze,
+    make_globals,
+)
 from lexlogic.sandbox.protocol import FrameError, frame, read_frame, write_all
 
 RFD, WFD = 0, 1
 MAX_REQUEST = 64 * 1024 * 1024
 NOBODY = 65534
-_cache: OrderedDict[tuple[str, str], Any] = OrderedDict()
+_cache: OrderedDict[tuple[str, str], tuple[Any, int]] = OrderedDict()
 _CACHE_SIZE = 256
+_CACHE_BYTES = 16 * 1024 * 1024  # compiled code is bounded in BYTES, not only in entries
+_cache_bytes = 0
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+_cfg: dict[str, Any] = {}
+
+
+def _rss() -> int:
+    """Resident memory now (bytes), from /proc (0 where unavailable)."""
+    try:
+        with open("/proc/self/statm", "rb") as fh:
+            return int(fh.read().split()[1]) * _PAGE
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def _cpu_used() -> float:
@@ -88,6 +111,7 @@ def _probe() -> dict[str, Any]:
         "rlimits": limits,
         "sys_path_has_cwd": "" in sys.path,
         "recursion_limit": sys.getrecursionlimit(),
+        "os_layer": oslayer.report(),
     }
 
 
@@ -108,7 +132,7 @@ def _rule_line(exc: BaseException, filename: str) -> int | None:
 
 def _describe(exc: BaseException) -> str:
     try:
-        text = str(exc)
+        text = one_line(str(exc))
     except BaseException:
         text = ""
     text = text[:300] + ("…" if len(text) > 300 else "")
@@ -129,15 +153,20 @@ def _near_cpu_end(budget: int) -> bool:
 
 
 def _compile(source: str, filename: str) -> Any:
+    global _cache_bytes
     key = (source, filename)
-    code = _cache.get(key)
-    if code is None:
-        code = compile_rule(source, filename)
-        _cache[key] = code
-        if len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
-    else:
+    hit = _cache.get(key)
+    if hit is not None:
         _cache.move_to_end(key)
+        return hit[0]
+    code = compile_rule(source, filename)
+    size = code_bytes(code) + len(source)
+    if size <= _CACHE_BYTES // 8:  # a big one is used once and dropped, never kept for everybody
+        _cache[key] = (code, size)
+        _cache_bytes += size
+        while _cache and (len(_cache) > _CACHE_SIZE or _cache_bytes > _CACHE_BYTES):
+            _, (_, dropped) = _cache.popitem(last=False)
+            _cache_bytes -= dropped
     return code
 
 
@@ -155,16 +184,23 @@ def _run(req: dict[str, Any]) -> tuple[dict[str, Any], bytes | None]:
     except RuleRefused as exc:
         problems = [{"line": p.line, "message": p.message} for p in exc.problems]
         return _error("refused", "compile", str(exc), problems[0]["line"], problems=problems), None
+    except MemoryError:
+        return _error("limit", "memory", "memory limit exceeded while compiling", recycle=True), None
+    except RecursionError:
+        return _error("limit", "recursion", "recursion limit exceeded while compiling", recycle=True), None
     ctx = RunContext()
     reads: set = set()
+    missing: set = set()
     try:
-        facts = freeze(json.loads(req["facts"]), reads)
+        facts = freeze(json.loads(req["facts"]), reads, missing)
         glb = make_globals(ctx)
         exec(code, glb)
         fn = glb.get("rule")
         if not callable(fn):
             return _error("runtime", "no_rule", "the rule module does not define a callable `rule`"), None
         result = fn(facts)
+        if ctx.caught_limit is not None:
+            return _caught(ctx.caught_limit), None
         if ctx.violations:
             return _error("runtime", "policy", f"blocked by the sandbox policy: {ctx.violations[0]}"), None
         try:
@@ -177,7 +213,7 @@ def _run(req: dict[str, Any]) -> tuple[dict[str, Any], bytes | None]:
             return _error(
                 "limit", "output_size", f"output of {len(data)} bytes exceeds the cap of {max_output} bytes"
             ), None
-        meta = {"ok": True, "reads": sorted(reads), "output_bytes": len(data)}
+        meta = {"ok": True, "reads": sorted(reads), "missing": sorted(missing), "output_bytes": len(data)}
         return meta, data
     except MemoryError:
         return _error("limit", "memory", "memory limit exceeded", recycle=True), None
@@ -191,11 +227,24 @@ def _run(req: dict[str, Any]) -> tuple[dict[str, Any], bytes | None]:
             _rule_line(exc, filename),
         ), None
     except BaseException as exc:
+        if ctx.caught_limit is not None:
+            return _caught(ctx.caught_limit), None
         if ctx.violations:
             return _error(
                 "runtime", "policy", f"blocked by the sandbox policy: {ctx.violations[0]}", _rule_line(exc, filename)
             ), None
         return _error("runtime", "exception", _describe(exc), _rule_line(exc, filename)), None
+
+
+def _caught(what: str) -> dict[str, Any]:
+    return _error("limit", what, f"{what} limit exceeded (the rule caught the error; its result is void)", recycle=True)
+
+
+def _bloated() -> bool:
+    """Recycle when the worker holds more than half its memory limit after a run (leaks, fragmentation,
+    a bomb that did not raise): the next tenant gets a clean interpreter, never a starved one."""
+    limit = int(_cfg.get("memory_mb", 256)) * 1024 * 1024
+    return _rss() > limit // 2
 
 
 def _check(req: dict[str, Any]) -> dict[str, Any]:
@@ -205,6 +254,10 @@ def _check(req: dict[str, Any]) -> dict[str, Any]:
     except RuleRefused as exc:
         problems = [{"line": p.line, "message": p.message} for p in exc.problems]
         return _error("refused", "compile", str(exc), problems[0]["line"], problems=problems)
+    except MemoryError:
+        return _error("limit", "memory", "memory limit exceeded while compiling", recycle=True)
+    except RecursionError:
+        return _error("limit", "recursion", "recursion limit exceeded while compiling", recycle=True)
     return {"ok": True}
 
 
@@ -217,9 +270,14 @@ def _send(meta: dict[str, Any], data: bytes | None = None) -> None:
 
 def serve(cfg: dict[str, Any]) -> None:
     sys.stdout = sys.stderr  # fd 1 is the protocol pipe: stray writes go to /dev/null
+    _cfg.update(cfg)
     _apply_limits(cfg)
+    if cfg.get("os_layer", True):
+        oslayer.unshare_network()  # while still root: needs CAP_SYS_ADMIN
     if cfg.get("drop_privileges", True):
         _drop_privileges()
+    if cfg.get("os_layer", True):
+        oslayer.install_seccomp()
     _send({"ready": True, **_probe()})
     runs, max_runs = 0, int(cfg.get("max_runs", 10_000))
     while True:
@@ -234,11 +292,20 @@ def serve(cfg: dict[str, Any]) -> None:
             meta, data = _run(req)
             meta["worker_ms"] = (time.perf_counter() - started) * 1000
             runs += 1
-            recycle = bool(meta.pop("recycle", False)) or runs >= max_runs or _near_cpu_end(int(req["cpu_seconds"]))
+            recycle = (
+                bool(meta.pop("recycle", False))
+                or runs >= max_runs
+                or _near_cpu_end(int(req["cpu_seconds"]))
+                or _bloated()
+            )
             meta["recycle"] = recycle
             _send(meta, data)
         elif op == "check":
-            _send(_check(req))
+            meta = _check(req)
+            runs += 1
+            recycle = bool(meta.pop("recycle", False)) or runs >= max_runs or _bloated()
+            meta["recycle"] = recycle
+            _send(meta)
         elif op == "probe":
             _send({"ok": True, **_probe()})
         else:

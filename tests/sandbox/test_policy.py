@@ -9,7 +9,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lexlogic.sandbox.helpers import add_days, add_months, days_between, months_between, parse_date, years_between
+from lexlogic.logic.calendar import CalendarError
+from lexlogic.sandbox.helpers import (
+    add_days,
+    add_months,
+    days_between,
+    months_between,
+    parse_date,
+    whole_months_between,
+    years_between,
+)
 from lexlogic.sandbox.policy import (
     ALLOWED_BUILTIN_NAMES,
     FrozenDict,
@@ -25,7 +34,7 @@ from lexlogic.sandbox.schema import OutputInvalid, SchemaError, build_output_ada
 
 VALID = """
 def rule(facts):
-    months = months_between(facts["relation_start"], facts["notification_date"])
+    months = whole_months_between(facts["relation_start"], facts["notification_date"])
     notice = max(3, min(18, months // 12))
     flags = [x.lower() for x in facts.get("flags", [])]
     total = 0
@@ -139,8 +148,9 @@ def test_frozen_input_refuses_every_mutation_and_records_reads() -> None:
     for attempt in attempts:
         with pytest.raises(SandboxViolation, match="read-only"):
             attempt()
-    assert facts == {"a": 1, "xs": [1, 2], "d": {"k": [3]}}
     assert reads == {"xs", "d"}
+    assert facts == {"a": 1, "xs": [1, 2], "d": {"k": [3]}}
+    assert reads == {"a", "xs", "d"}  # comparing the whole input reads all of it (provenance)
     copy = facts.copy()
     copy["a"] = 5  # the rule's own copy is an ordinary dict
     assert facts["a"] == 1 and facts["xs"] + [3] == [1, 2, 3]
@@ -150,10 +160,16 @@ def test_frozen_input_refuses_every_mutation_and_records_reads() -> None:
 
 
 def test_months_between_counts_whole_calendar_months() -> None:
+    assert whole_months_between("2021-01-31", "2021-02-28") == 1
+    assert whole_months_between("2021-01-31", "2021-02-27") == 0
+    assert whole_months_between("2015-01-31", "2020-02-29") == 61
+    assert whole_months_between("2020-06-15", "2020-01-15") == -5
+    # the one fractional definition (lexlogic.logic.calendar): whole months, then days over the next month
     assert months_between("2021-01-31", "2021-02-28") == 1
-    assert months_between("2021-01-31", "2021-02-27") == 0
+    assert months_between("2021-01-31", "2021-02-27") == round(27 / 28, 4)
     assert months_between("2015-01-31", "2020-02-29") == 61
     assert months_between("2020-06-15", "2020-01-15") == -5
+    assert months_between("2024-01-15", "2024-04-14") == 2.9677
     assert years_between("2012-03-01", "2021-02-28") == 8
     assert add_months("2020-01-31", 1) == date(2020, 2, 29)
     assert add_months(date(2020, 3, 31), -1) == date(2020, 2, 29)
@@ -163,9 +179,9 @@ def test_months_between_counts_whole_calendar_months() -> None:
 
 
 def test_parse_date_says_what_is_wrong() -> None:
-    with pytest.raises(ValueError, match="not an ISO date: '15/06/2021'"):
+    with pytest.raises(CalendarError, match="not an ISO date: '15/06/2021'"):
         parse_date("15/06/2021")
-    with pytest.raises(TypeError, match="got int"):
+    with pytest.raises(CalendarError, match="got int"):
         parse_date(20210615)
 
 
@@ -173,9 +189,10 @@ def test_parse_date_says_what_is_wrong() -> None:
 @given(st.dates(min_value=date(1950, 1, 1), max_value=date(2080, 1, 1)), st.integers(0, 20000))
 def test_months_between_brackets_the_end_date(start: date, days: int) -> None:
     end = start + timedelta(days=days)
-    m = months_between(start, end)
+    m = whole_months_between(start, end)
     assert m >= 0
     assert add_months(start, m) <= end < add_months(start, m + 1)
+    assert m <= months_between(start, end) < m + 1
 
 
 # ------------------------------------------------------------------------------- output schema
