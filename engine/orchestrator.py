@@ -22,7 +22,7 @@ from lexlogic.engine.evaluators import Evaluator, default_evaluator
 from lexlogic.engine.perception.model import to_case_file, validate_case_file
 from lexlogic.engine.perception.offline import extract
 from lexlogic.engine.planner import MAJOR_FACTS, Plan, load_checks, make_plan, replan_major_fact, replan_missing
-from lexlogic.engine.store.cases import CaseStore, canonical_hash
+from lexlogic.engine.store.cases import LEASE_SECONDS, CaseStore, Hold, canonical_hash
 
 
 class Phase(str, Enum):
@@ -102,8 +102,12 @@ class Orchestrator:
         answer_provider: AnswerProvider | None = None,
         loop_limit: int = 3,
         on_transition: Callable[[CaseState, int], None] | None = None,
+        job: dict[str, Any] | None = None,
     ) -> None:
         self.store = store
+        # how another process resumes this run if this one dies (kept with the run's lease)
+        self.job = job or {"kind": "run", "llm": llm is not None}
+        self._holds: dict[str, Hold] = {}
         self.evaluator = evaluator or default_evaluator()
         self.llm = llm
         self.answer_provider = answer_provider
@@ -123,6 +127,7 @@ class Orchestrator:
             state_hash=state.logical_hash(),
             note=note,
             source=state.source,
+            hold=self._holds.get(state.case_id),
         )
         self._time(state, "persist", t)
         if self.on_transition:
@@ -153,7 +158,31 @@ class Orchestrator:
         self.persist(state, "created")
         return state
 
-    def run(self, state: CaseState) -> CaseState:
+    # --- leases: one run per case at a time (engine.store.cases) ---------------------------------------
+    def claim(
+        self, case_id: str, *, owner: str | None = None, adopt: str | None = None, ttl: float = LEASE_SECONDS
+    ) -> Hold:
+        """Take the case's lease before any write (RunBusyError if another run holds it)."""
+        if case_id in self._holds:
+            return self._holds[case_id]
+        h = self.store.acquire(case_id, owner, ttl=ttl, job=self.job, adopt=adopt)
+        self._holds[case_id] = h
+        return h
+
+    def let_go(self, case_id: str, *, release: bool = True) -> None:
+        h = self._holds.pop(case_id, None)
+        if h is not None:
+            self.store.let_go(h, release=release)
+
+    def run(self, state: CaseState, until: Callable[[CaseState], bool] | None = None) -> CaseState:
+        """Advance until a terminal status (or ``until``), holding the case's lease (claimed here if the
+        caller did not)."""
+        if state.case_id not in self._holds:
+            self.claim(state.case_id)
+            try:
+                return self.run(state, until)
+            finally:
+                self.let_go(state.case_id)
         seen = self.store.hashes(state.case_id)
         if state.status == "awaiting_answer" and self.answer_provider is not None:
             state.status = "running"  # try the provider once more (new answers, a terminal)
@@ -173,6 +202,8 @@ class Orchestrator:
                 )
             seen.append(h)
             self.persist(state, state.message if state.status != "running" else state.phase.value)
+            if until is not None and until(state):
+                break
         return state
 
     def step(self, state: CaseState) -> CaseState:
