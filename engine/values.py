@@ -179,6 +179,24 @@ def _supervaluate(pack: RulePack, values: dict[str, ValueInfo]) -> None:
 _UNDECIDED = object()
 
 
+def computation_reads(comp: Computation) -> list[str]:
+    """Every value a computation reads: its required inputs and the variables of its formula (those
+    read with a default too — the probabilistic model must see them, the widened range does not)."""
+    return list(dict.fromkeys([*comp.inputs, *_used(comp)]))
+
+
+def world_values(pack: RulePack, base: dict[str, ValueInfo], assignment: dict[str, Any]) -> dict[str, ValueInfo]:
+    """The values of one world of the probabilistic model: ``base`` (the case's values) with the roots
+    of ``assignment`` given, every computation evaluated again (no supervaluation: the roots a value
+    depends on are all assigned in its world)."""
+    trial = dict(base)
+    for name, value in assignment.items():
+        trial[name] = ValueInfo(name=name, status=ValueStatus.GIVEN, value=value)
+    for comp in pack.computations:
+        trial[comp.output] = _compute(comp, trial)
+    return trial
+
+
 def _compute(comp: Computation, values: dict[str, ValueInfo]) -> ValueInfo:
     used = _used(comp)
     deps = list(dict.fromkeys([*comp.inputs, *used]))
