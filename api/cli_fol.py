@@ -105,7 +105,10 @@ def query(
             json.dumps(json.loads(ans.model_dump_json()) | {"verdict": ans.verdict()}, ensure_ascii=False, indent=2)
         )
         return
-    typer.echo(f"{ans.verdict()}  [{ans.backend}, {ans.elapsed_ms:.1f} ms]")
+    verdict = ans.verdict()
+    if ans.entailed is None and ans.reason.startswith("unknown ("):  # a limit: say which
+        verdict = ans.reason.split(":", 1)[0]
+    typer.echo(f"{verdict}  [{ans.backend}, {ans.elapsed_ms:.1f} ms]")
     if proof:
         if ans.proof is not None:
             typer.echo(ans.proof.render())
@@ -148,17 +151,32 @@ def hierarchy(file: str = typer.Argument(...), fmt: str = typer.Option("text", "
 
 
 @tweety_app.command("status")
-def tweety_status() -> None:
-    """What is configured for the Tweety backend."""
-    from lexlogic.bridges.fol_tweety import ENV, available, status
+def tweety_status(
+    timeout: float = typer.Option(60.0, "--timeout", help="seconds for the JVM to load and answer"),
+) -> None:
+    """What is configured for the Tweety backend; when configured, LOAD the FOL classes in a JVM and run a
+    one-line entailment (exit 2 if that fails: a jar that does not hold Tweety is not "available")."""
+    from lexlogic.bridges.fol_tweety import ENV, TweetyLimits, available, probe, status
+    from lexlogic.logic.fol.answers import FolReasonerError
 
     st = status()
     ok, why = available()
     typer.echo(f"{ENV}={st['value'] or '(unset)'}")
     typer.echo(f"jars: {len(st['jars'])}" + "".join(f"\n  {j}" for j in st["jars"]))
     typer.echo(f"java: {st['java'] or 'not found'}")
-    typer.echo(f"tweety backend: {'available' if ok else 'NOT available'} — {why}")
-    typer.echo("needed artifacts: " + ", ".join(st["artifacts"]))
+    if not ok:
+        typer.echo(f"tweety backend: NOT available — {why}")
+        typer.echo("needed artifacts: " + ", ".join(st["artifacts"]))
+        return
+    try:
+        res = probe(TweetyLimits(seconds=timeout))
+    except FolReasonerError as exc:
+        _fail(f"tweety backend: NOT usable — {exc}")
+    if "limit" in res or not res.get("ok"):
+        _fail(f"tweety backend: NOT usable — {res.get('reason') or res}")
+    typer.echo("loaded: " + ", ".join(n.rsplit(".", 1)[1] for n in res["loaded"]))
+    typer.echo(f"entailment: {res['entailment']} ({res['ms']:.0f} ms in the JVM)")
+    typer.echo(f"tweety backend: ok — {why}")
 
 
 @tweety_app.command("install")

@@ -6,14 +6,23 @@ subsumption axioms. The signature is built programmatically (Tweety's parser rej
 each lowered formula is handed to Tweety's own FolParser. Reasoner: EFOLReasoner on the local E 2.6
 (checked to exist first: Tweety reads a missing binary as "false"), or SimpleFolReasoner on request.
 Tweety's ParserException messages arrive wrapped; they are unwrapped into FolReasonerError.
+
+Every query runs in a child process with a JVM heap cap and a deadline (`TweetyLimits`): a limit hit
+answers "unknown (timeout)" / "unknown (memory)" instead of hanging or eating the machine.
 """
 
 from __future__ import annotations
 
 import glob
+import json
 import os
+import signal
+import subprocess
+import sys
 import threading
 import time
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from lexlogic.logic.fol.answers import ConsistencyAnswer, EntailmentAnswer, FolReasonerError
@@ -63,6 +72,7 @@ def status() -> dict[str, Any]:
 
 
 def available() -> tuple[bool, str]:
+    """Configured (jars and java present)? Cheap: loads nothing. `probe()` actually loads the classes."""
     st = status()
     if not st["jars"]:
         return False, f"no Tweety jars: set {ENV} to the jar files or their folder (see `lexlogic tweety install`)"
@@ -71,126 +81,250 @@ def available() -> tuple[bool, str]:
     return True, f"{len(st['jars'])} jar(s) configured"
 
 
-def _jvm() -> Any:
-    import jpype
+# ---------------------------------------------------------------- limits: one child process per query
+# A Tweety query once ran 10 minutes to 6.6 GB and ignored SIGTERM: every query now runs in a fresh
+# child (python + JPype + a JVM capped with -Xmx), in its own session, killed with SIGKILL (the whole
+# group, E prover included) at the deadline. A query that hits a limit answers "unknown (timeout)" or
+# "unknown (memory)", never hangs the caller. Cost: about one JVM start per query (0.5-1 s).
 
-    if not jpype.isJVMStarted():
-        ok, why = available()
-        if not ok:
-            raise FolReasonerError(f"Tweety is not available: {why}")
-        jpype.startJVM(classpath=classpath(), convertStrings=True)
-    return jpype
+
+@dataclass(frozen=True)
+class TweetyLimits:
+    seconds: float = 60.0
+    memory_mb: int = 512  # JVM heap (-Xmx); the child's E prover is bounded by the same deadline
+
+    @classmethod
+    def from_env(cls) -> TweetyLimits:
+        return cls(
+            seconds=float(os.environ.get("LEXLOGIC_TWEETY_TIMEOUT", cls.seconds)),
+            memory_mb=int(os.environ.get("LEXLOGIC_TWEETY_MEMORY_MB", cls.memory_mb)),
+        )
+
+
+_ROOT = str(Path(__file__).resolve().parents[1])
+_BOOT = f"import sys; sys.path.append({_ROOT!r}); from lexlogic.bridges.fol_tweety import _child; _child()"
+
+
+def _call(job: dict[str, Any], limits: TweetyLimits) -> dict[str, Any]:
+    """Run `job` in a child; {"ok": …} from it, or {"limit": "timeout"|"memory"|"crash", …}."""
+    ok, why = available()
+    if not ok:
+        raise FolReasonerError(f"Tweety is not available: {why}")
+    job = {**job, "classpath": classpath(), "memory_mb": limits.memory_mb}
+    proc = subprocess.Popen(
+        [sys.executable, "-I", "-B", "-c", _BOOT],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        env={k: v for k, v in os.environ.items() if k.startswith(("PATH", "JAVA", "LANG", "LC_", "HOME", "LEXLOGIC_"))},
+    )
+    try:
+        out, _ = proc.communicate(json.dumps(job).encode(), timeout=limits.seconds)
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        return {"limit": "timeout", "reason": f"unknown (timeout): no answer within {limits.seconds:g} s (stopped)"}
+    try:
+        reply = json.loads(out.decode("utf-8", "replace").strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return {"limit": "crash", "reason": f"unknown (crash): the Tweety process exited with {proc.returncode}"}
+    if reply.get("error"):
+        raise FolReasonerError(reply["error"])
+    return reply
+
+
+def _kill(proc: subprocess.Popen) -> None:  # type: ignore[type-arg]
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        proc.communicate(timeout=5)
+    except (subprocess.TimeoutExpired, ValueError):
+        pass
+
+
+def _lowered(bs: BeliefSet) -> dict[str, Any]:
+    """What the child needs, all plain data: sorts with constants, predicates, formulas as text."""
+    low = lower(bs)
+    return {
+        "sorts": {s: sorted(c) for s, c in low.signature.sorts.items()},
+        "predicates": {p: list(ss) for p, ss in low.signature.predicates.items()},
+        "formulas": [[print_formula(f), line] for f, line in zip(low.formulas, low.lines)],
+    }
+
+
+def _eprover() -> str:
+    from lexlogic.bridges.fol_eprover import binary
+
+    exe = binary()
+    if exe is None:
+        raise FolReasonerError("E prover binary not found (Tweety's EFOLReasoner would silently answer false)")
+    return exe
+
+
+def probe(limits: TweetyLimits | None = None) -> dict[str, Any]:
+    """Load the FOL classes in a child JVM and run a one-line entailment (SimpleFolReasoner):
+    {"loaded": [...], "entailment": "Flies(tweety) |= Flies(tweety): true", "ms": …} or a limit."""
+    return _call({"op": "probe"}, limits or TweetyLimits(seconds=60.0))
+
+
+def entails(
+    bs: BeliefSet, query: Formula, *, reasoner: str = "eprover", limits: TweetyLimits | None = None
+) -> EntailmentAnswer:
+    t0 = time.perf_counter()
+    limits = limits or TweetyLimits.from_env()
+    job = {
+        "op": "query",
+        "kb": _lowered(bs),
+        "query": print_formula(lower_query(bs, query)),
+        "reasoner": reasoner,
+        "eprover": _eprover() if reasoner != "simple" else None,
+    }
+    with _LOCK:  # one JVM child at a time: each may take `memory_mb` of heap
+        reply = _call(job, limits)
+    return EntailmentAnswer(
+        query=print_formula(query),
+        entailed=reply.get("result") if "limit" not in reply else None,
+        backend=f"tweety-{reasoner}",
+        reason=reply.get("reason", "Tweety answered (no proof object)"),
+        elapsed_ms=(time.perf_counter() - t0) * 1000,
+    )
+
+
+def consistent(bs: BeliefSet, *, reasoner: str = "eprover", limits: TweetyLimits | None = None) -> ConsistencyAnswer:
+    t0 = time.perf_counter()
+    limits = limits or TweetyLimits.from_env()
+    job = {
+        "op": "query",
+        "kb": _lowered(bs),
+        "query": "-",
+        "reasoner": reasoner,
+        "eprover": _eprover() if reasoner != "simple" else None,
+    }
+    with _LOCK:
+        reply = _call(job, limits)
+    return ConsistencyAnswer(
+        consistent=(not reply["result"]) if "limit" not in reply else None,
+        backend=f"tweety-{reasoner}",
+        reason=reply.get("reason", "Tweety query of '-' (contradiction)"),
+        elapsed_ms=(time.perf_counter() - t0) * 1000,
+    )
+
+
+# ---------------------------------------------------------------- the child's side (JPype + JVM)
 
 
 def _unwrap(exc: BaseException) -> str:
     msg = str(exc)
-    cause = getattr(exc, "getCause", None)
-    inner = exc
-    while cause is not None:
-        c = inner.getCause()  # type: ignore[attr-defined]
-        if c is None:
-            break
-        inner = c
-        cause = getattr(inner, "getCause", None)
-    msg = str(inner.getMessage() if hasattr(inner, "getMessage") and inner.getMessage() else msg)
-    prefix = "org.tweetyproject.commons.ParserException: "
-    while msg.startswith(prefix) or msg.startswith("java.lang.IllegalArgumentException: "):
-        msg = msg.split(": ", 1)[1]
+    inner: Any = exc
+    while hasattr(inner, "getCause") and inner.getCause() is not None:
+        inner = inner.getCause()
+    if hasattr(inner, "getMessage") and inner.getMessage():
+        msg = str(inner.getMessage())
+    for prefix in ("org.tweetyproject.commons.ParserException: ", "java.lang.IllegalArgumentException: "):
+        while msg.startswith(prefix):
+            msg = msg[len(prefix) :]
     return msg
 
 
-class _Kb:
-    def __init__(self, kb: Any, parser: Any, lowered: BeliefSet) -> None:
-        self.kb, self.parser, self.lowered = kb, parser, lowered
-
-
-def _build(bs: BeliefSet) -> _Kb:
-    jpype = _jvm()
-    from java.util import ArrayList  # type: ignore[import-not-found]
-
+def _child_build(jpype: Any, kb: dict[str, Any]) -> tuple[Any, Any]:
     syn = "org.tweetyproject.logics.commons.syntax."
     Sort, Constant, Predicate = (jpype.JClass(syn + n) for n in ("Sort", "Constant", "Predicate"))
+    ArrayList = jpype.JClass("java.util.ArrayList")
     FolSignature = jpype.JClass("org.tweetyproject.logics.fol.syntax.FolSignature")
     FolBeliefSet = jpype.JClass("org.tweetyproject.logics.fol.syntax.FolBeliefSet")
     FolParser = jpype.JClass("org.tweetyproject.logics.fol.parser.FolParser")
-    low = lower(bs)
     sig = FolSignature(True)  # equality on: `==`/`/==` parse, harmless otherwise
     sorts = {}
-    for s, consts in low.signature.sorts.items():
+    for s, consts in kb["sorts"].items():
         sorts[s] = Sort(s)
         sig.add(sorts[s])
         for c in consts:
             sig.add(Constant(c, sorts[s]))
-    for p, ss in low.signature.predicates.items():
+    for p, ss in kb["predicates"].items():
         lst = ArrayList()
         for s in ss:
             lst.add(sorts[s])
         sig.add(Predicate(p, lst))
     parser = FolParser()
     parser.setSignature(sig)
-    kb = FolBeliefSet()
-    for f, line in zip(low.formulas, low.lines):
-        text = print_formula(f)
+    bset = FolBeliefSet()
+    for text, line in kb["formulas"]:
         try:
-            kb.add(parser.parseFormula(text))
+            bset.add(parser.parseFormula(text))
         except Exception as exc:  # JException
             raise FolReasonerError(
                 f"Tweety rejected formula{f' (line {line})' if line else ''} {text!r}: {_unwrap(exc)}"
             ) from None
-    kb.setSignature(sig)
-    return _Kb(kb, parser, low)
+    bset.setSignature(sig)
+    return bset, parser
 
 
-def _reasoner(kind: str) -> Any:
-    jpype = _jvm()
-    pkg = "org.tweetyproject.logics.fol.reasoner."
-    if kind == "simple":
-        return jpype.JClass(pkg + "SimpleFolReasoner")()
-    from lexlogic.bridges.fol_eprover import binary
+def _child() -> None:
+    job = json.loads(sys.stdin.buffer.read())
 
-    exe = binary()
-    if exe is None:
-        raise FolReasonerError("E prover binary not found (Tweety's EFOLReasoner would silently answer false)")
-    return jpype.JClass(pkg + "EFOLReasoner")(exe)
+    def reply(obj: dict[str, Any]) -> None:
+        sys.stdout.write("\n" + json.dumps(obj) + "\n")
+        sys.stdout.flush()
 
+    try:
+        import jpype
+        import jpype.imports
 
-def entails(bs: BeliefSet, query: Formula, *, reasoner: str = "eprover") -> EntailmentAnswer:
-    t0 = time.perf_counter()
-    with _LOCK:
-        k = _build(bs)
-        q = print_formula(lower_query(bs, query))
+        jpype.startJVM(f"-Xmx{int(job['memory_mb'])}m", "-Xss4m", classpath=job["classpath"], convertStrings=True)
+        pkg = "org.tweetyproject.logics.fol.reasoner."
+        if job["op"] == "probe":
+            t0 = time.perf_counter()
+            names = [
+                "org.tweetyproject.logics.fol.syntax.FolSignature",
+                "org.tweetyproject.logics.fol.syntax.FolBeliefSet",
+                "org.tweetyproject.logics.fol.parser.FolParser",
+                pkg + "SimpleFolReasoner",
+                pkg + "EFOLReasoner",
+            ]
+            loaded = [n for n in names if jpype.JClass(n) is not None]
+            from java.util import ArrayList  # noqa: F401 - the import that used to fail
+
+            kb = {"sorts": {"Bird": ["tweety"]}, "predicates": {"Flies": ["Bird"]}, "formulas": [["Flies(tweety)", 1]]}
+            bset, parser = _child_build(jpype, kb)
+            ok = bool(jpype.JClass(pkg + "SimpleFolReasoner")().query(bset, parser.parseFormula("Flies(tweety)")))
+            reply(
+                {
+                    "loaded": loaded,
+                    "entailment": f"Flies(tweety) |= Flies(tweety): {str(ok).lower()}",
+                    "ok": ok,
+                    "ms": (time.perf_counter() - t0) * 1000,
+                }
+            )
+            return
+        bset, parser = _child_build(jpype, job["kb"])
+        q = job["query"]
         try:
-            jq = k.parser.parseFormula(q)
-            result = bool(_reasoner(reasoner).query(k.kb, jq))
-        except FolReasonerError:
-            raise
+            jq = parser.parseFormula(q)
         except Exception as exc:
-            raise FolReasonerError(f"Tweety failed on query {q!r}: {_unwrap(exc)}") from None
-    return EntailmentAnswer(
-        query=print_formula(query),
-        entailed=result,
-        backend=f"tweety-{reasoner}",
-        reason="Tweety answered (no proof object)",
-        elapsed_ms=(time.perf_counter() - t0) * 1000,
-    )
-
-
-def consistent(bs: BeliefSet, *, reasoner: str = "eprover") -> ConsistencyAnswer:
-    t0 = time.perf_counter()
-    with _LOCK:
-        k = _build(bs)
+            raise FolReasonerError(f"Tweety rejected query {q!r}: {_unwrap(exc)}") from None
+        if job["reasoner"] == "simple":
+            reasoner = jpype.JClass(pkg + "SimpleFolReasoner")()
+        else:
+            reasoner = jpype.JClass(pkg + "EFOLReasoner")(job["eprover"])
         try:
-            incons = bool(_reasoner(reasoner).query(k.kb, k.parser.parseFormula("-")))
-        except FolReasonerError:
-            raise
+            result = bool(reasoner.query(bset, jq))
         except Exception as exc:
-            raise FolReasonerError(f"Tweety failed: {_unwrap(exc)}") from None
-    return ConsistencyAnswer(
-        consistent=not incons,
-        backend=f"tweety-{reasoner}",
-        reason="Tweety query of '-' (contradiction)",
-        elapsed_ms=(time.perf_counter() - t0) * 1000,
-    )
+            text = _unwrap(exc)
+            if "OutOfMemoryError" in type(exc).__name__ or "OutOfMemory" in text or "Java heap" in text:
+                reply({"limit": "memory", "reason": f"unknown (memory): the JVM heap of {job['memory_mb']} MB"})
+                return
+            raise FolReasonerError(f"Tweety failed on query {q!r}: {text}") from None
+        reply({"result": result})
+    except FolReasonerError as exc:
+        reply({"error": str(exc)})
+    except Exception as exc:
+        name = type(exc).__name__
+        if "OutOfMemory" in name or "OutOfMemory" in str(exc):
+            reply({"limit": "memory", "reason": f"unknown (memory): the JVM heap of {job['memory_mb']} MB"})
+        else:
+            reply({"error": f"Tweety failed: {name}: {_unwrap(exc)}"})
 
 
 def install(directory: str, *, timeout: float = 5.0, repository: str = "https://repo1.maven.org/maven2") -> list[str]:
