@@ -270,6 +270,10 @@ def analyse(
         answers={prog.variables[k].name: _label(prog.variables[k], d) for k, d in fixed.items()},
         whatif={k: str(v) for k, v in whatif.items()},
         evaluator=evaluator,
+        effective_worlds=st.n_worlds
+        if evaluator == "contraction"
+        else math.prod(int(np.count_nonzero(p)) for p in priors),
+        inference=method,
         soft_factors={r.id: q for r, (_, q) in zip(prog.soft_rules, soft)},
     )
 

@@ -168,6 +168,22 @@ class CollapsedNarrative(BaseModel):
     epsilon: float
 
 
+class NumberSummary(BaseModel):
+    """A number as a distribution over the worlds (weighted samples): mean and deciles, with the
+    method and the standard error of the mean."""
+
+    mean: float
+    p10: float
+    p50: float
+    p90: float
+    unit: str = ""
+    condition: str | None = Field(default=None, description="e.g. 'given liability'; None = unconditional")
+    method: str = Field(default="monte_carlo", description="how the draws were made")
+    se: float = Field(default=0.0, description="standard error of the mean")
+    n_samples: int = 0
+    probability: float = Field(default=1.0, description="probability of the condition (1 when unconditional)")
+
+
 class ProbVerdict(BaseModel):
     """What ``lexlogic analyze --format json`` prints (see engine.prob's docstring)."""
 
@@ -194,3 +210,16 @@ class ProbVerdict(BaseModel):
     whatif: dict[str, str] = Field(default_factory=dict)
     evaluator: str = Field(description="vectorised (ground program, bit-parallel) or clingo (enumeration)")
     soft_factors: dict[str, float] = Field(default_factory=dict, description="q = E[s/(1+s)] per soft rule")
+    effective_worlds: int = Field(
+        default=0, description="worlds of the variables that matter (prior strictly between 0 and 1, in the cone)"
+    )
+    inference: str = Field(default="auto", description="what was asked: auto | exact | sampling | pyro")
+    unmodelled: dict[str, list[str]] = Field(
+        default_factory=dict, description="coins standing for numbers nobody gave and the pack has no law for"
+    )
+    reasonable_notice_months: NumberSummary | None = None
+    damages: NumberSummary | None = Field(default=None, description="unconditional: 0 where not liable")
+    damages_if_liable: NumberSummary | None = None
+    damages_questions: list[Question] = Field(
+        default_factory=list, description="EIG on the damages (bits, binned), once liability is settled"
+    )
