@@ -25,7 +25,7 @@ from lexlogic.sandbox.pool import Limits, SandboxPool
 
 RULE = """
 def rule(facts):
-    seniority = months_between(facts["relation_start"], facts["notification_date"])
+    seniority = whole_months_between(facts["relation_start"], facts["notification_date"])
     reasonable = min(18, max(3, seniority // 12))
     given = facts.get("notice_given_months", 0)
     margins = [v for v in facts["annual_gross_margin"].values()]

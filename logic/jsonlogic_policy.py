@@ -9,13 +9,14 @@ replaced by a blocker; only validated rules are evaluated, on a deep copy of the
 
 from __future__ import annotations
 
-import calendar
 import copy
 from collections.abc import Callable
 from datetime import date
 from typing import Any
 
 import json_logic
+
+from lexlogic.logic import calendar
 
 CORE_OPERATORS = frozenset(
     {
@@ -66,49 +67,27 @@ class JsonLogicPolicyError(ValueError):
 
 
 # ------------------------------------------------------------------ named operators for legal rules
-def _to_date(value: Any) -> date:
-    if isinstance(value, date):
-        return value
-    if isinstance(value, str):
-        return date.fromisoformat(value[:10])
-    raise JsonLogicPolicyError(f"expected an ISO date, got {value!r}")
+# Date arithmetic is lexlogic.logic.calendar's (one convention for every layer); JSON has no date type, so
+# the operators that return a date return it as an ISO string.
+def _iso(fn: Callable[[object, object], date]) -> Callable[[object, object], str]:
+    def operator(day: object, count: object) -> str:
+        return fn(day, count).isoformat()
+
+    operator.__name__ = fn.__name__
+    operator.__doc__ = fn.__doc__
+    return operator
 
 
-def months_between(start: Any, end: Any) -> float:
-    """Calendar months from start to end (whole months plus the day fraction of the last one)."""
-    a, b = _to_date(start), _to_date(end)
-    sign = 1.0
-    if b < a:
-        a, b, sign = b, a, -1.0
-    months = (b.year - a.year) * 12 + (b.month - a.month)
-    if b.day < a.day:
-        months -= 1
-    anchor = add_months(a, months)
-    days_in_month = calendar.monthrange(_to_date(anchor).year, _to_date(anchor).month)[1]
-    fraction = (b - _to_date(anchor)).days / days_in_month
-    return sign * round(months + fraction, 4)
-
-
-def add_months(day: Any, months: Any) -> str:
-    """The same calendar day `months` later (clamped to the month's end), ISO string."""
-    d = _to_date(day)
-    n = int(months)
-    total = d.month - 1 + n
-    year, month = d.year + total // 12, total % 12 + 1
-    last = calendar.monthrange(year, month)[1]
-    return date(year, month, min(d.day, last)).isoformat()
-
-
-def days_between(start: Any, end: Any) -> int:
-    return (_to_date(end) - _to_date(start)).days
+def _end_of_month(day: object) -> str:
+    return calendar.end_of_month(day).isoformat()
 
 
 def date_before(a: Any, b: Any) -> bool:
-    return _to_date(a) < _to_date(b)
+    return calendar.to_date(a) < calendar.to_date(b)
 
 
 def date_on_or_after(a: Any, b: Any) -> bool:
-    return _to_date(a) >= _to_date(b)
+    return calendar.to_date(a) >= calendar.to_date(b)
 
 
 def last_years_mean(by_year: Any, n: Any = 3) -> float | None:
@@ -135,9 +114,13 @@ def _blocked(*_args: Any) -> Any:
 
 
 LEGAL_OPERATORS: dict[str, Callable[..., Any]] = {
-    "months_between": months_between,
-    "add_months": add_months,
-    "days_between": days_between,
+    "months_between": calendar.months_between,
+    "add_months": _iso(calendar.add_months),
+    "add_days": _iso(calendar.add_days),
+    "end_of_month": _end_of_month,
+    "days_end_of_month": _iso(calendar.days_end_of_month),
+    "end_of_month_days": _iso(calendar.end_of_month_days),
+    "days_between": calendar.days_between,
     "date_before": date_before,
     "date_on_or_after": date_on_or_after,
     "last_years_mean": last_years_mean,

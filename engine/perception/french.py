@@ -9,6 +9,11 @@ import re
 import unicodedata
 from datetime import date
 
+# Distances between two dates read in a letter (« du 31 mars au 1er juillet ») use the one calendar
+# convention (art. 641 CPC, lexlogic.logic.calendar), not days/30.4: the extractor's notice_given_months is
+# then the number the pack's own computations would give.
+from lexlogic.logic.calendar import months_between as months_between
+
 MONTHS = {
     "janvier": 1,
     "février": 2,
@@ -151,11 +156,6 @@ def parse_amount(s: str) -> float | None:
         return float(s)
     except ValueError:
         return None
-
-
-def months_between(start: date, end: date) -> float:
-    """Calendar distance in months, to 0.1 (« du 31 mars au 1er juillet » → 3.0)."""
-    return round((end - start).days / 30.4, 1)
 
 
 AMOUNT_RE = re.compile(

@@ -10,7 +10,7 @@ from lexlogic.logic.proof import NodeKind, ProofNode
 
 NOTICE = """
 def rule(facts):
-    seniority = months_between(facts["relation_start"], facts["notification_date"])
+    seniority = whole_months_between(facts["relation_start"], facts["notification_date"])
     reasonable = min(18, max(3, seniority // 12))
     return {"reasonable_notice_months": reasonable,
             "notice_sufficient": facts.get("notice_given_months", 0) >= reasonable,
