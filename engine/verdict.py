@@ -62,6 +62,7 @@ def decide(
     dynamic: list[Any] | None = None,
     inference: str = "auto",
     seed: int = 0,
+    samples: int = 1 << 18,
 ) -> CaseVerdict:
     """Symbolic analysis, then the probabilistic verdict over what is still uncertain."""
     analysis = analyse(pack, program, case, answers, dynamic)
@@ -81,7 +82,14 @@ def decide(
             f"({', '.join(v.name for v in prob_program.variables) or 'none'}) nor a soft-rule "
             "magnitude (<rule>.I1|W1|R1|I2|W2|R2)"
         )
-    verdict = prob_analyse(prob_program, whatif=rest, entropy_threshold=entropy_threshold, method=inference)
+    verdict = prob_analyse(
+        prob_program,
+        whatif=rest,
+        entropy_threshold=entropy_threshold,
+        method=inference,  # type: ignore[arg-type]
+        samples=samples,
+        seed=seed,
+    )
     verdict = finish_verdict(pack, case, model, verdict, answers, dynamic, seed=seed)
     questions: list[dict[str, Any]] = []
     seen: set[str] = set()
