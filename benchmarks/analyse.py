@@ -22,7 +22,7 @@ import time
 from datetime import date, timedelta
 from typing import Any
 
-from lexlogic.engine.analysis import analyse, grounded, input_assignment
+from lexlogic.engine.analysis import analyse, input_assignment
 from lexlogic.engine.packs import pack_by_name
 from lexlogic.engine.values import gather_values
 from lexlogic.logic.facts import parse_case
@@ -115,7 +115,7 @@ def main() -> None:
     cases = [parse_case({"pack": pack.name, "facts": random_facts(pack, rng)}, pack) for _ in range(args.cases)]
     for case in cases[:5]:  # warm: grounding once, caches
         analyse(pack, program, case)
-    g = grounded(pack, program)
+    g = program.grounding()
     whole = timeit(lambda c: analyse(pack, program, c), cases)
     values = timeit(lambda c: gather_values(pack, c), cases)
     assignments = [input_assignment(pack, gather_values(pack, c)) for c in cases]

@@ -1,9 +1,14 @@
-"""clingo adapter: compile a pack's ASP files, add case facts, ground, solve, read back rule firings.
+"""clingo adapter: compile a pack's ASP files once, ground them once, solve a case, answer in plain data.
+
+This module (with ``clingo_terms`` and ``clingo_walk``) is the only place the symbolic analysis and the
+explanations touch clingo: the engine hands over an assignment of the pack's input atoms and gets back
+strings and dataclasses (the reference model's atoms, brave and cautious consequences, rule applications,
+premises). Nothing here writes into a ``logic`` model: what compiling learns (rule metadata) is returned.
 
 Rule applications are *reified*: for every rule `H :- B.` the compiler adds `__app(I, (X1,...,Xn)) :- B.`
 where I is the rule's index and X1..Xn its variables, so each answer set says which rule instances
-fired and with which binding. Proof trees are built from that (see `engine/explain.py`). Legal
-metadata comes from a one-line annotation right above the rule, in YAML flow style::
+fired and with which binding. Proof trees are built from that (``clingo_walk``, ``engine/explain.py``).
+Legal metadata comes from a one-line annotation right above the rule, in YAML flow style::
 
     %@ {id: brutal_notice, label: "Préavis effectif insuffisant", sources: [L442_1_II], from: 2019-04-26}
     brutal :- notice_below_reasonable, not safe_harbour.
@@ -13,9 +18,10 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from functools import lru_cache
 from typing import Any
 
 import clingo
@@ -23,13 +29,34 @@ import yaml
 from clingo import ast
 
 from lexlogic.bridges.clingo_terms import Unevaluable, evaluate, signature, variables
-from lexlogic.logic.pack import PackError, RuleMeta, RulePack
+from lexlogic.logic.errors import LexlogicError
+from lexlogic.logic.pack import FactType, PackError, RuleMeta, RulePack
 
 APP = "__app"
 _ANNOTATION = re.compile(r"^\s*%@\s*(\{.*\})\s*$")
 _CLINGO_MSG = re.compile(r"^<string>:(\d+):(\d+)(?:-\d+(?::\d+)?)?:\s*(.*)$", re.S)
 
+Assignment = Mapping[str, bool | None]
+"""Input atom (as text: ``notice_written``, ``rupture_kind(total)``) → True, False or None (unknown: free)."""
 
+
+class SolveError(LexlogicError):
+    """The pack's program does not ground (a pack problem the loader could not see)."""
+
+
+@lru_cache(maxsize=1 << 16)
+def parse_atom(text: str) -> clingo.Symbol:
+    """The symbol an atom's text denotes (cached: a pack has few distinct atoms, seen in every case)."""
+    return clingo.parse_term(text)
+
+
+def atom_signature(text: str) -> tuple[str, int]:
+    """(predicate name, arity) of an atom given as text: ``rupture_kind(total)`` → ``("rupture_kind", 1)``."""
+    sym = parse_atom(text)
+    return sym.name, len(sym.arguments)
+
+
+# --------------------------------------------------------------------------------------- compiled rules
 @dataclass
 class Lit:
     """A body literal, pre-digested once (clingo AST attribute access is slow in hot loops)."""
@@ -39,6 +66,7 @@ class Lit:
     node: Any  # the atom's term (kind atom), the Comparison (kind cmp), or the literal
     ground: clingo.Symbol | None  # the atom itself when it has no variable
     text: str
+    ground_text: str | None = None  # str(ground), computed once
 
 
 def _digest(lit: Any) -> Lit:
@@ -52,10 +80,20 @@ def _digest(lit: Any) -> Lit:
                 ground = evaluate(term, {})
             except Unevaluable:
                 ground = None
-        return Lit(negated, "atom", term, ground, str(lit))
+        return Lit(negated, "atom", term, ground, str(lit), None if ground is None else str(ground))
     if atom.ast_type == ast.ASTType.Comparison:
         return Lit(negated, "cmp", atom, None, str(lit))
     return Lit(negated, "other", lit, None, str(lit))
+
+
+@dataclass(frozen=True, slots=True)
+class RuleRef:
+    """What a reader needs to know about a rule: which one it is and where the law behind it is."""
+
+    index: int
+    rule_id: str
+    meta: RuleMeta | None
+    is_choice: bool
 
 
 @dataclass
@@ -79,23 +117,61 @@ class CompiledRule:
     def rule_id(self) -> str:
         return self.meta.id if self.meta else f"{self.file}:{self.line}"
 
+    @property
+    def ref(self) -> RuleRef:
+        return RuleRef(index=self.index, rule_id=self.rule_id, meta=self.meta, is_choice=self.is_choice)
+
+
+@dataclass(frozen=True)
+class ProgramInputs:
+    """The atoms a case assigns: the pack's yes/no facts and computed booleans, and its enums."""
+
+    booleans: tuple[str, ...]
+    enums: Mapping[str, tuple[str, ...]]
+
+    @classmethod
+    def of(cls, pack: RulePack) -> ProgramInputs:
+        booleans = [n for n, f in pack.facts.items() if f.type is FactType.BOOL]
+        booleans += [c.output for c in pack.computations if c.type is FactType.BOOL]
+        enums = {n: tuple(f.values or []) for n, f in pack.facts.items() if f.type is FactType.ENUM}
+        return cls(booleans=tuple(booleans), enums=enums)
+
 
 @dataclass
 class CompiledProgram:
-    """A pack's ASP compiled once; grounded per case."""
+    """A pack's ASP compiled once; grounded once (on first solve) and shared by every case.
+
+    Public attributes other modules read: ``text`` (the rules plus the reification rules), ``rules``,
+    ``by_head``, ``defined``, ``used``, ``rule_meta`` (rule id → annotation), ``inputs``.
+    """
 
     text: str  # the original rules plus the reification rules
     rules: list[CompiledRule]
     by_head: dict[tuple[str, int], list[CompiledRule]]
     defined: set[tuple[str, int]]  # predicates with at least one rule head
     used: dict[tuple[str, int], tuple[str, int]]  # body predicate -> first (file, line) using it
+    rule_meta: dict[str, RuleMeta] = field(default_factory=dict)  # rule id -> its annotation
+    inputs: ProgramInputs = field(default_factory=lambda: ProgramInputs((), {}))
+    source: str = ""  # the pack's rules only, as written (no reification): for programs built on top
+    _grounding: GroundedPack | None = field(default=None, init=False, repr=False, compare=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False, compare=False)
 
     def rules_for(self, name: str, arity: int) -> list[CompiledRule]:
         return self.by_head.get((name, arity), [])
 
+    def grounding(self) -> GroundedPack:
+        """The one grounding of this program (inputs as externals), made on first use."""
+        g = self._grounding
+        if g is None:
+            with self._lock:
+                g = self._grounding
+                if g is None:
+                    g = self._grounding = GroundedPack(self, self.inputs.booleans, self.inputs.enums)
+        return g
 
-class SolveError(RuntimeError):
-    pass
+    def solve(self, assignment: Assignment) -> Solution:
+        """Solve one case on the shared grounding (see ``GroundedPack.solve``)."""
+        return self.grounding().solve(assignment)
 
 
 # --------------------------------------------------------------------------------------- compiling
@@ -174,7 +250,7 @@ def _body_predicates(body: Iterable[Any]) -> list[tuple[str, int]]:
             if n.ast_type == ast.ASTType.SymbolicAtom:
                 try:
                     out.append(signature(n.symbol))
-                except Exception:
+                except Unevaluable:  # pools/intervals: not a predicate use
                     pass
                 return
             for key in n.child_keys:
@@ -189,7 +265,10 @@ def _body_predicates(body: Iterable[Any]) -> list[tuple[str, int]]:
 
 
 def compile_pack(pack: RulePack) -> CompiledProgram:
-    """Parse every ASP file, attach annotations, add the reification rules. Raises PackError."""
+    """Parse every ASP file, attach annotations, add the reification rules. Raises PackError.
+
+    The pack is only read: the rule metadata found in the annotations is returned in ``rule_meta``.
+    """
     rules: list[CompiledRule] = []
     parts: list[str] = []
     used: dict[tuple[str, int], tuple[str, int]] = {}
@@ -264,22 +343,74 @@ def compile_pack(pack: RulePack) -> CompiledProgram:
     for r in rules:
         for sig in r.head_signatures:
             by_head.setdefault(sig, []).append(r)
-    for r in rules:
-        if r.meta:
-            pack.rules[r.meta.id] = r.meta
-    return CompiledProgram(text="\n".join(parts), rules=rules, by_head=by_head, defined=set(by_head), used=used)
+    rule_meta = {r.meta.id: r.meta for r in rules if r.meta}
+    return CompiledProgram(
+        text="\n".join(parts),
+        rules=rules,
+        by_head=by_head,
+        defined=set(by_head),
+        used=used,
+        rule_meta=rule_meta,
+        inputs=ProgramInputs.of(pack),
+        source="\n".join(pack.asp_sources.values()),
+    )
 
 
 # --------------------------------------------------------------------------------------- solving
-@dataclass
+@dataclass(frozen=True)
 class Solution:
-    """What the solver says about one case."""
+    """What the solver says about one case, as plain data (atoms as text, e.g. ``rupture_kind(total)``).
 
-    reference: set[clingo.Symbol]  # one answer set (unknown facts assumed false where possible)
-    apps: dict[int, list[tuple[clingo.Symbol, ...]]]  # rule index -> bindings (in the reference model)
-    brave: set[clingo.Symbol]  # true in some answer set
-    cautious: set[clingo.Symbol]  # true in every answer set
+    ``reference``: one answer set (unknown facts assumed false where possible), the model proofs read;
+    ``brave``/``cautious``: true in some/every answer set (three-valued outcomes); ``applications``: rule
+    index → the variable bindings (as text, in the rule's variable order) of its instances that fired in
+    the reference model. Reification atoms are never in the atom sets.
+    """
+
     satisfiable: bool
+    reference: frozenset[str] = frozenset()
+    brave: frozenset[str] = frozenset()
+    cautious: frozenset[str] = frozenset()
+    applications: Mapping[int, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
+
+    def status(self, atom: str) -> bool | None:
+        """Three-valued truth of an atom across the answer sets: True (every), False (none), None (some)."""
+        if atom in self.cautious:
+            return True
+        if atom not in self.brave:
+            return False
+        return None
+
+
+@dataclass(frozen=True)
+class GroundProgram:
+    """The ground program clingo produced for a pack, as integers (an aspif-like view), for evaluators
+    that run many worlds on the shared grounding instead of grounding again.
+
+    ``rules``: (choice, head literals, body literals); ``weight_rules``: (choice, head, lower bound,
+    (literal, weight) pairs); ``atoms``: atom text → program literal; ``facts``: literals true in every
+    model; ``externals``: input atom text → literal.
+    """
+
+    rules: tuple[tuple[bool, tuple[int, ...], tuple[int, ...]], ...]
+    weight_rules: tuple[tuple[bool, tuple[int, ...], int, tuple[tuple[int, int], ...]], ...]
+    atoms: Mapping[str, int]
+    facts: frozenset[int]
+    externals: Mapping[str, int]
+
+
+class _Recorder(clingo.Observer):
+    """Keeps the ground rules while clingo grounds (the only moment they are visible)."""
+
+    def __init__(self) -> None:
+        self.rules: list[tuple[bool, tuple[int, ...], tuple[int, ...]]] = []
+        self.weight_rules: list[tuple[bool, tuple[int, ...], int, tuple[tuple[int, int], ...]]] = []
+
+    def rule(self, choice: bool, head: Sequence[int], body: Sequence[int]) -> None:
+        self.rules.append((choice, tuple(head), tuple(body)))
+
+    def weight_rule(self, choice: bool, head: Sequence[int], lower_bound: int, body: Sequence[tuple[int, int]]) -> None:
+        self.weight_rules.append((choice, tuple(head), lower_bound, tuple((lit, w) for lit, w in body)))
 
 
 class GroundedPack:
@@ -288,54 +419,80 @@ class GroundedPack:
     A case only assigns the externals: True/False for known facts, *free* for unknown ones, so clingo
     explores both values of an unknown fact without re-grounding. Enums get an exactly-one constraint.
     One Control is not re-entrant: calls are serialised by a lock (the analysis is a few ms).
+    Made by ``CompiledProgram.grounding()``, which keeps the one instance.
     """
 
-    def __init__(self, program: CompiledProgram, booleans: list[str], enums: dict[str, list[str]]) -> None:
-        self.inputs: list[clingo.Symbol] = [clingo.Function(b) for b in booleans]
+    def __init__(self, program: CompiledProgram, booleans: Sequence[str], enums: Mapping[str, Sequence[str]]) -> None:
+        symbols: list[clingo.Symbol] = [clingo.Function(b) for b in booleans]
         parts = [program.text]
         parts += [f"#external {b}." for b in booleans]
         for name, values in enums.items():
             for v in values:
                 parts.append(f"#external {name}({v}).")
-                self.inputs.append(clingo.Function(name, [clingo.Function(v)]))
+                symbols.append(clingo.Function(name, [clingo.Function(v)]))
             parts.append(f":- not 1 {{ {'; '.join(f'{name}({v})' for v in values)} }} 1.")
+        self._symbols: dict[str, clingo.Symbol] = {str(s): s for s in symbols}
+        self.inputs: tuple[str, ...] = tuple(self._symbols)
+        self._recorder = _Recorder()
         self.ctl = clingo.Control(["--warn=none"])
+        self.ctl.register_observer(self._recorder)
         try:
             self.ctl.add("base", [], "\n".join(parts))
             self.ctl.ground([("base", [])])
         except RuntimeError as exc:
             raise SolveError(f"grounding failed: {exc}") from exc
         self.lock = threading.Lock()
+        self._ground: GroundProgram | None = None
 
-    def solve(self, assignment: dict[clingo.Symbol, bool | None]) -> Solution:
-        """`assignment`: input atom -> True | False | None (unknown: free). Absent inputs are False."""
+    def ground_program(self) -> GroundProgram:
+        """The ground rules of the shared grounding, as integers (computed once)."""
+        if self._ground is None:
+            atoms: dict[str, int] = {}
+            facts: set[int] = set()
+            for sa in self.ctl.symbolic_atoms:
+                if sa.symbol.name == APP:
+                    continue
+                atoms[str(sa.symbol)] = sa.literal
+                if sa.is_fact:
+                    facts.add(sa.literal)
+            self._ground = GroundProgram(
+                rules=tuple(self._recorder.rules),
+                weight_rules=tuple(self._recorder.weight_rules),
+                atoms=atoms,
+                facts=frozenset(facts),
+                externals={t: atoms[t] for t in self.inputs if t in atoms},
+            )
+        return self._ground
+
+    def solve(self, assignment: Assignment) -> Solution:
+        """`assignment`: input atom text -> True | False | None (unknown: free). Absent inputs are False."""
         with self.lock:
             ctl = self.ctl
             unknown: list[clingo.Symbol] = []
-            for atom in self.inputs:
-                value = assignment.get(atom, False)
+            for text, atom in self._symbols.items():
+                value = assignment.get(text, False)
                 if value is None:
                     ctl.assign_external(atom, None)
                     unknown.append(atom)
                 else:
                     ctl.assign_external(atom, bool(value))
-            reference: list[clingo.Symbol] | None = None
+            reference: Sequence[clingo.Symbol] | None = None
 
             def keep(model: clingo.Model) -> None:
                 nonlocal reference
                 reference = model.symbols(atoms=True)
 
-            conf = ctl.configuration.solve
+            conf: Any = ctl.configuration.solve
             conf.enum_mode = "auto"
             conf.models = 1
             ctl.solve(assumptions=[(a, False) for a in unknown], on_model=keep)
             if reference is None:
                 ctl.solve(on_model=keep)
             if reference is None:
-                return Solution(set(), {}, set(), set(), satisfiable=False)
-            consequences: dict[str, set[clingo.Symbol]] = {}
+                return Solution(satisfiable=False)
+            consequences: dict[str, frozenset[str]] = {}
             for mode in ("brave", "cautious"):
-                last: list[clingo.Symbol] = []
+                last: Sequence[clingo.Symbol] = []
 
                 def on_model(model: clingo.Model) -> None:
                     nonlocal last
@@ -344,15 +501,19 @@ class GroundedPack:
                 conf.enum_mode = mode
                 conf.models = 0
                 ctl.solve(on_model=on_model)
-                consequences[mode] = {x for x in last if x.name != APP}
+                consequences[mode] = frozenset(str(x) for x in last if x.name != APP)
             conf.enum_mode = "auto"
-        apps: dict[int, list[tuple[clingo.Symbol, ...]]] = {}
-        atoms: set[clingo.Symbol] = set()
+        apps: dict[int, list[tuple[str, ...]]] = {}
+        atoms: set[str] = set()
         for sym in reference:
             if sym.name == APP:
-                apps.setdefault(sym.arguments[0].number, []).append(tuple(sym.arguments[1].arguments))
+                apps.setdefault(sym.arguments[0].number, []).append(tuple(str(a) for a in sym.arguments[1].arguments))
             else:
-                atoms.add(sym)
+                atoms.add(str(sym))
         return Solution(
-            reference=atoms, apps=apps, brave=consequences["brave"], cautious=consequences["cautious"], satisfiable=True
+            satisfiable=True,
+            reference=frozenset(atoms),
+            brave=consequences["brave"],
+            cautious=consequences["cautious"],
+            applications={i: tuple(b) for i, b in apps.items()},
         )

@@ -1,11 +1,14 @@
 """Small evaluator over clingo AST terms: substitute a binding, unify with a symbol, compare.
 
-Used to instantiate the premises of a fired rule from its recorded variable binding, and to explain
-why a rule did NOT fire (which premise failed), without asking the solver again.
+Why not ask the solver: the rule walker (``clingo_walk``) instantiates the premises of a fired rule from
+its recorded variable binding, and explains why a rule did NOT fire (which premise failed), on the answer
+sets already computed — a few dictionary look-ups instead of another solve call per question.
 """
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
 from typing import Any
 
 import clingo
@@ -13,25 +16,28 @@ from clingo import ast
 
 Binding = dict[str, clingo.Symbol]
 
-_BIN = {
-    ast.BinaryOperator.Plus: lambda a, b: a + b,
-    ast.BinaryOperator.Minus: lambda a, b: a - b,
-    ast.BinaryOperator.Multiplication: lambda a, b: a * b,
+_BIN: dict[Any, Callable[[int, int], int | None]] = {
+    ast.BinaryOperator.Plus: operator.add,
+    ast.BinaryOperator.Minus: operator.sub,
+    ast.BinaryOperator.Multiplication: operator.mul,
     ast.BinaryOperator.Division: lambda a, b: a // b if b else None,
     ast.BinaryOperator.Modulo: lambda a, b: a % b if b else None,
 }
-_CMP = {
-    ast.ComparisonOperator.Equal: lambda a, b: a == b,
-    ast.ComparisonOperator.NotEqual: lambda a, b: a != b,
-    ast.ComparisonOperator.LessThan: lambda a, b: a < b,
-    ast.ComparisonOperator.LessEqual: lambda a, b: a <= b,
-    ast.ComparisonOperator.GreaterThan: lambda a, b: a > b,
-    ast.ComparisonOperator.GreaterEqual: lambda a, b: a >= b,
+_CMP: dict[Any, tuple[Callable[[clingo.Symbol, clingo.Symbol], bool], str]] = {
+    ast.ComparisonOperator.Equal: (operator.eq, "="),
+    ast.ComparisonOperator.NotEqual: (operator.ne, "!="),
+    ast.ComparisonOperator.LessThan: (operator.lt, "<"),
+    ast.ComparisonOperator.LessEqual: (operator.le, "<="),
+    ast.ComparisonOperator.GreaterThan: (operator.gt, ">"),
+    ast.ComparisonOperator.GreaterEqual: (operator.ge, ">="),
 }
 
 
 class Unevaluable(Exception):
-    """The term has an unbound variable or a construct this evaluator does not handle."""
+    """The term has an unbound variable or a construct this evaluator does not handle.
+
+    A control-flow signal inside the bridge (never reaches a caller), hence not a ``LexlogicError``.
+    """
 
 
 def variables(node: Any) -> list[str]:
@@ -55,13 +61,15 @@ def variables(node: Any) -> list[str]:
 
 
 def evaluate(term: Any, binding: Binding) -> clingo.Symbol:
+    """The symbol a term denotes under `binding`; raises Unevaluable on an unbound variable."""
     t = term.ast_type
     if t == ast.ASTType.Variable:
         if term.name in binding:
             return binding[term.name]
         raise Unevaluable(term.name)
     if t == ast.ASTType.SymbolicTerm:
-        return term.symbol
+        symbol: clingo.Symbol = term.symbol
+        return symbol
     if t == ast.ASTType.Function:
         args = [evaluate(a, binding) for a in term.arguments]
         return clingo.Function(term.name, args)
@@ -69,7 +77,8 @@ def evaluate(term: Any, binding: Binding) -> clingo.Symbol:
         a, b = evaluate(term.left, binding), evaluate(term.right, binding)
         if a.type != clingo.SymbolType.Number or b.type != clingo.SymbolType.Number:
             raise Unevaluable(str(term))
-        value = _BIN.get(term.operator_type, lambda *_: None)(a.number, b.number)
+        op = _BIN.get(term.operator_type)
+        value = op(a.number, b.number) if op is not None else None
         if value is None:
             raise Unevaluable(str(term))
         return clingo.Number(value)
@@ -77,11 +86,6 @@ def evaluate(term: Any, binding: Binding) -> clingo.Symbol:
         a = evaluate(term.argument, binding)
         return clingo.Number(-a.number)
     raise Unevaluable(str(term))
-
-
-def atom_term(literal_atom: Any) -> Any:
-    """The term of a SymbolicAtom (its predicate application)."""
-    return literal_atom.symbol
 
 
 def unify(pattern: Any, symbol: clingo.Symbol, binding: Binding) -> Binding | None:
@@ -102,11 +106,12 @@ def unify(pattern: Any, symbol: clingo.Symbol, binding: Binding) -> Binding | No
             or len(symbol.arguments) != len(pattern.arguments)
         ):
             return None
-        for p, s in zip(pattern.arguments, symbol.arguments):
-            binding = unify(p, s, binding)  # type: ignore[assignment]
-            if binding is None:
+        current: Binding | None = binding
+        for p, s in zip(pattern.arguments, symbol.arguments, strict=True):
+            current = unify(p, s, current) if current is not None else None
+            if current is None:
                 return None
-        return binding
+        return current
     try:
         return binding if evaluate(pattern, binding) == symbol else None
     except Unevaluable:
@@ -114,10 +119,11 @@ def unify(pattern: Any, symbol: clingo.Symbol, binding: Binding) -> Binding | No
 
 
 def signature(term: Any) -> tuple[str, int]:
+    """(name, arity) of a predicate application term."""
     if term.ast_type == ast.ASTType.Function:
-        return term.name, len(term.arguments)
+        return str(term.name), len(term.arguments)
     if term.ast_type == ast.ASTType.SymbolicTerm and term.symbol.type == clingo.SymbolType.Function:
-        return term.symbol.name, len(term.symbol.arguments)
+        return str(term.symbol.name), len(term.symbol.arguments)
     raise Unevaluable(str(term))
 
 
@@ -128,9 +134,9 @@ def compare(comparison: Any, binding: Binding) -> tuple[bool, str]:
     holds = True
     for guard in comparison.guards:
         right = evaluate(guard.term, binding)
-        op = _CMP[guard.comparison]
+        op, op_text = _CMP[guard.comparison]
         holds = holds and op(left, right)
-        text += f" {_op_text(guard.comparison)} {right}"
+        text += f" {op_text} {right}"
         left = right
     return holds, text
 
@@ -146,14 +152,3 @@ def assign(comparison: Any, binding: Binding) -> Binding | None:
                 except Unevaluable:
                     return None
     return None
-
-
-def _op_text(op: Any) -> str:
-    return {
-        ast.ComparisonOperator.Equal: "=",
-        ast.ComparisonOperator.NotEqual: "!=",
-        ast.ComparisonOperator.LessThan: "<",
-        ast.ComparisonOperator.LessEqual: "<=",
-        ast.ComparisonOperator.GreaterThan: ">",
-        ast.ComparisonOperator.GreaterEqual: ">=",
-    }[op]

@@ -1,21 +1,21 @@
-"""Symbolic analysis of one case: values → ASP facts → clingo → outcomes (yes/no/unknown) with proofs.
+"""Symbolic analysis of one case: values → input assignment → clingo (via the bridge) → outcomes with proofs.
 
-Three-valued by construction: an unknown boolean is opened with a choice rule, so clingo enumerates
-both values; an outcome is `yes` if it holds in every answer set (cautious), `no` if in none (brave),
-`unknown` otherwise — and then names the missing facts (or the open appreciation) it depends on.
+Three-valued by construction: an unknown input atom is left free on the pack's one grounding, so the
+answer sets cover both of its values; an outcome is `yes` if it holds in every answer set (cautious), `no`
+if in none (brave), `unknown` otherwise — and then names the missing facts (or the open appreciation) it
+depends on. The engine speaks to clingo only through `bridges/clingo_bridge.py`, in plain data.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-import clingo
 from pydantic import BaseModel, Field
 
-from lexlogic.bridges.clingo_bridge import CompiledProgram, GroundedPack, Solution
+from lexlogic.bridges.clingo_bridge import CompiledProgram, Solution
 from lexlogic.engine.explain import Explainer
 from lexlogic.engine.packs import pack_by_name
-from lexlogic.engine.values import ValueInfo, ValueStatus, gather_values
+from lexlogic.engine.values import ValueInfo, gather_values
 from lexlogic.logic.facts import CaseFile, parse_case
 from lexlogic.logic.pack import FactType, Remedy, RulePack
 from lexlogic.logic.proof import NodeKind, ProofNode
@@ -58,28 +58,16 @@ class Analysis(BaseModel):
     why_not: ProofNode | None = None
 
 
-def grounded(pack: RulePack, program: CompiledProgram) -> GroundedPack:
-    """The pack grounded once, inputs as externals (cached on the compiled program)."""
-    g = getattr(program, "_grounded", None)
-    if g is None:
-        booleans = [n for n, f in pack.facts.items() if f.type is FactType.BOOL]
-        booleans += [c.output for c in pack.computations if c.type is FactType.BOOL]
-        enums = {n: list(f.values or []) for n, f in pack.facts.items() if f.type is FactType.ENUM}
-        g = GroundedPack(program, booleans, enums)
-        program._grounded = g  # type: ignore[attr-defined]
-    return g
-
-
-def input_assignment(pack: RulePack, values: dict[str, ValueInfo]) -> dict[clingo.Symbol, bool | None]:
-    """Truth of every input atom: known facts True/False, unknown ones None (left free)."""
-    out: dict[clingo.Symbol, bool | None] = {}
+def input_assignment(pack: RulePack, values: dict[str, ValueInfo]) -> dict[str, bool | None]:
+    """Truth of every input atom (as text): known facts True/False, unknown ones None (left free)."""
+    out: dict[str, bool | None] = {}
     for name, info in values.items():
         t = pack.value_type(name)
         if t is FactType.BOOL:
-            out[clingo.Function(name)] = bool(info.value) if info.known else None
+            out[name] = bool(info.value) if info.known else None
         elif t is FactType.ENUM:
             for v in pack.facts[name].values or []:
-                out[clingo.Function(name, [clingo.Function(v)])] = (info.value == v) if info.known else None
+                out[f"{name}({v})"] = (info.value == v) if info.known else None
     return out
 
 
@@ -91,9 +79,7 @@ def analyse(
     dynamic: list[Any] | None = None,
 ) -> Analysis:
     values = gather_values(pack, case, answers, dynamic)
-    assignment = input_assignment(pack, values)
-    g = grounded(pack, program)
-    solution = g.solve(assignment)
+    solution = program.solve(input_assignment(pack, values))
     if not solution.satisfiable:
         return Analysis(
             pack=pack.name,
@@ -110,7 +96,7 @@ def analyse(
     remedy = pack.manifest.remedy
     atoms = [target] + [a for a in pack.manifest.outcomes if a != target and (remedy is None or a != remedy.outcome)]
     for atom in atoms:
-        outcomes[atom] = _outcome(pack, atom, solution, explainer, values)
+        outcomes[atom] = _outcome(pack, atom, solution, explainer)
     if remedy is not None:
         outcomes[remedy.outcome] = _remedy(pack, remedy, outcomes[target], values)
     checks: list[CheckResult] = []
@@ -129,14 +115,14 @@ def analyse(
     verdict = {"yes": "LIABLE", "no": "NOT_LIABLE", "unknown": "UNDETERMINED"}[main.status]
     law = _applicable_law(pack, outcomes, values)
     missing = list(dict.fromkeys(main.missing))
-    questions = [
+    questions: list[dict[str, Any]] = [
         {"fact": f, "question": pack.facts[f].question, "cost": pack.facts[f].cost}
         for f in missing
         if f in pack.facts and pack.facts[f].question
     ]
     questions.sort(key=lambda q: q["cost"])
     summary = _summary(pack, verdict, checks, decisive, main, outcomes.get(remedy.outcome) if remedy else None)
-    why = None if main.status == "yes" else explainer.why_not(clingo.Function(target))
+    why = None if main.status == "yes" else explainer.why_not(target)
     return Analysis(
         pack=pack.name,
         case_id=case.case_id,
@@ -154,23 +140,16 @@ def analyse(
     )
 
 
-def _outcome(
-    pack: RulePack, atom: str, solution: Solution, explainer: Explainer, values: dict[str, ValueInfo]
-) -> Outcome:
-    sym = clingo.Function(atom)
+def _outcome(pack: RulePack, atom: str, solution: Solution, explainer: Explainer) -> Outcome:
     label = pack.label_of(atom)
-    if sym in solution.cautious:
-        status: Tri = "yes"
-    elif sym not in solution.brave:
-        status = "no"
-    else:
-        status = "unknown"
+    truth = solution.status(atom)
+    status: Tri = "yes" if truth else "no" if truth is False else "unknown"
     missing: list[str] = []
     open_reasons: list[str] = []
     if status == "unknown":
-        missing, open_reasons = _live_unknowns(pack, explainer.program, solution, values, sym)
-    holds_in_reference = sym in solution.reference
-    proof = explainer.prove(sym) if holds_in_reference and status != "no" else explainer.why_not(sym)
+        missing, open_reasons = explainer.live_unknowns(atom)
+    holds_in_reference = atom in solution.reference
+    proof = explainer.prove(atom) if holds_in_reference and status != "no" else explainer.why_not(atom)
     return Outcome(
         atom=atom,
         label=label,
@@ -179,69 +158,6 @@ def _outcome(
         open_reasons=list(dict.fromkeys(open_reasons)),
         proof=proof,
     )
-
-
-def _live_unknowns(
-    pack: RulePack, program: CompiledProgram, solution: Solution, values: dict[str, ValueInfo], target: clingo.Symbol
-) -> tuple[list[str], list[str]]:
-    """The unknown inputs on a derivation path of `target` that is still alive.
-
-    A rule is dead when one of its premises is decided against it (a positive premise false in every
-    answer set, a negated one true in every answer set); only the undecided premises of live rules are
-    followed. Unknown computed values lead to the facts they lack; appreciation facts become reasons.
-    """
-    missing: list[str] = []
-    reasons: list[str] = []
-    seen: set[clingo.Symbol] = set()
-
-    def decided_true(a: clingo.Symbol) -> bool:
-        return a in solution.cautious
-
-    def decided_false(a: clingo.Symbol) -> bool:
-        return a not in solution.brave
-
-    def visit(a: clingo.Symbol) -> None:
-        if a in seen:
-            return
-        seen.add(a)
-        info = values.get(a.name)
-        if info is not None and pack.value_type(a.name) in (FactType.BOOL, FactType.ENUM):
-            if info.status is ValueStatus.UNKNOWN:
-                for m in info.missing:
-                    spec = pack.facts.get(m)
-                    if spec is not None and spec.appreciation:
-                        reasons.append(spec.label)
-                    elif m in pack.facts and m not in missing:
-                        missing.append(m)
-            elif info.status is ValueStatus.OPEN:
-                reasons.append(pack.label_of(a.name))
-            return
-        for rule in program.rules_for(a.name, len(a.arguments)):
-            if rule.is_constraint:
-                continue
-            heads = [g for _, g in rule.heads]
-            if any(h is not None and h != a for h in heads) and a not in heads:
-                continue
-            lits = [lit for lit in rule.lits if lit.kind == "atom"]
-            if any(
-                lit.ground is not None and (decided_true(lit.ground) if lit.negated else decided_false(lit.ground))
-                for lit in lits
-            ):
-                continue  # a premise is decided against this rule
-            for lit in lits:
-                if lit.ground is not None:
-                    if not (decided_false(lit.ground) if lit.negated else decided_true(lit.ground)):
-                        visit(lit.ground)
-                else:  # non-ground premise: follow every undecided instance of its predicate
-                    name = getattr(lit.node, "name", None)
-                    for cand in solution.brave:
-                        if cand.name == name and not decided_true(cand):
-                            visit(cand)
-
-    visit(target)
-    order = list(pack.facts)
-    missing.sort(key=order.index)
-    return missing, list(dict.fromkeys(reasons))
 
 
 def _remedy(pack: RulePack, remedy: Remedy, liable: Outcome, values: dict[str, ValueInfo]) -> Outcome:

@@ -1,26 +1,38 @@
-"""Proof and why-not trees from one answer set and the reified rule applications.
+"""Proof and why-not trees, and the live unknowns of an undecided outcome, from one solved case.
 
 `prove(atom)`: the rule instance that derived it, its premises recursively, down to the case facts
 with their grounding. `why_not(atom)`: for each rule that could conclude it, the first premise that
-failed (recursively), or the missing fact that left it open.
+failed (recursively), or the missing fact that left it open. `live_unknowns(atom)`: the unknown facts
+(and open appreciations) on a derivation of the atom that is still alive across the answer sets.
+
+All three read the compiled rules through the bridge's one rule walker (`bridges/clingo_walk.py`), in
+plain data: atoms are text, premises are `Premise` records. Nothing here knows clingo.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-import clingo
-
-from lexlogic.bridges.clingo_bridge import CompiledProgram, CompiledRule, Lit, Solution
-from lexlogic.bridges.clingo_terms import Binding, Unevaluable, assign, compare, evaluate, unify
+from lexlogic.bridges.clingo_bridge import CompiledProgram, Solution, atom_signature
+from lexlogic.bridges.clingo_walk import (
+    Obstacle,
+    ObstacleKind,
+    Premise,
+    PremiseKind,
+    RuleApplication,
+    RuleMatch,
+    RuleWalker,
+    View,
+)
 from lexlogic.engine.values import ValueInfo, ValueStatus
 from lexlogic.logic.pack import FactType, RulePack
-from lexlogic.logic.proof import NodeKind, ProofNode
+from lexlogic.logic.proof import LegalSource, NodeKind, ProofNode
 
 MAX_DEPTH = 12
+SEEN_ABOVE = "(voir plus haut)"
 
 
 class Explainer:
+    """Explanations of one solved case; memoised per atom (a tree shares its sub-proofs)."""
+
     def __init__(
         self, pack: RulePack, program: CompiledProgram, solution: Solution, values: dict[str, ValueInfo]
     ) -> None:
@@ -29,19 +41,17 @@ class Explainer:
         self.solution = solution
         self.values = values
         self.model = solution.reference
+        self.walker = RuleWalker(program, solution)
         self._memo_values: dict[tuple[str, bool | None], ProofNode] = {}
         self._memo_proofs: dict[tuple[str, bool], ProofNode] = {}
-        self._by_sig: dict[tuple[str, int], list[clingo.Symbol]] = {}
-        for sym in self.model:
-            self._by_sig.setdefault((sym.name, len(sym.arguments)), []).append(sym)
 
     # ------------------------------------------------------------------ leaves: facts and computations
-    def _is_value_atom(self, sym: clingo.Symbol) -> bool:
-        info = self.values.get(sym.name)
-        if info is None:
+    def _is_value_atom(self, atom: str) -> bool:
+        name, arity = atom_signature(atom)
+        if name not in self.values:
             return False
-        t = self.pack.value_type(sym.name)
-        return (t is FactType.BOOL and not sym.arguments) or (t is FactType.ENUM and len(sym.arguments) == 1)
+        t = self.pack.value_type(name)
+        return (t is FactType.BOOL and not arity) or (t is FactType.ENUM and arity == 1)
 
     def value_proof_node(self, name: str, holds: bool | None = None, depth: int = 0) -> ProofNode:
         key = (name, holds)
@@ -107,78 +117,62 @@ class Explainer:
             )
         return ProofNode(atom=name, label=label, kind=NodeKind.FACT, holds=truth, value=value, grounding=info.grounding)
 
-    def _leaf(self, sym: clingo.Symbol, holds: bool) -> ProofNode:
-        name = sym.name
+    def _leaf(self, atom: str, holds: bool) -> ProofNode:
+        name, arity = atom_signature(atom)
         info = self.values[name]
-        if sym.arguments:  # enum: claimant_activity(distribution)
-            return self.value_proof_node(name, holds=holds).model_copy(update={"atom": str(sym)})
+        if arity:  # enum: claimant_activity(distribution)
+            return self.value_proof_node(name, holds=holds).model_copy(update={"atom": atom})
         return self.value_proof_node(name, holds=holds if info.known else None)
 
+    def _sources(self, ids: list[str]) -> list[LegalSource]:
+        return [s for sid in ids if (s := self.pack.source(sid))]
+
     # ------------------------------------------------------------------ proofs
-    def prove(self, sym: clingo.Symbol, depth: int = 0, seen: frozenset[str] = frozenset()) -> ProofNode:
-        key = (str(sym), True)
+    def prove(self, atom: str, depth: int = 0, seen: frozenset[str] = frozenset()) -> ProofNode:
+        key = (atom, True)
         hit = self._memo_proofs.get(key)
         if hit is None:
-            hit = self._prove(sym, depth, seen)
-            if hit.note != "(voir plus haut)":
+            hit = self._prove(atom, depth, seen)
+            if hit.note != SEEN_ABOVE:
                 self._memo_proofs[key] = hit
         return hit
 
-    def _prove(self, sym: clingo.Symbol, depth: int, seen: frozenset[str]) -> ProofNode:
-        if self._is_value_atom(sym):
-            return self._leaf(sym, True)
-        key = str(sym)
-        if depth > MAX_DEPTH or key in seen:
-            return ProofNode(atom=key, label=self.pack.label_of(sym.name), note="(voir plus haut)")
-        seen = seen | {key}
-        for rule in self.program.rules_for(sym.name, len(sym.arguments)):
-            for values in self.solution.apps.get(rule.index, []):
-                binding = dict(zip(rule.variables, values))
-                if not self._head_matches(rule, sym, binding):
-                    continue
-                return self._rule_proof_node(rule, sym, binding, True, depth, seen)
-        if self._by_sig.get((sym.name, len(sym.arguments))) and sym in self.model:
-            return ProofNode(atom=key, label=self.pack.label_of(sym.name), kind=NodeKind.FACT, note="donné tel quel")
-        return ProofNode(atom=key, label=self.pack.label_of(sym.name), holds=False, note="ne tient pas dans ce modèle")
+    def _prove(self, atom: str, depth: int, seen: frozenset[str]) -> ProofNode:
+        if self._is_value_atom(atom):
+            return self._leaf(atom, True)
+        name = atom_signature(atom)[0]
+        if depth > MAX_DEPTH or atom in seen:
+            return ProofNode(atom=atom, label=self.pack.label_of(name), note=SEEN_ABOVE)
+        seen = seen | {atom}
+        step = self.walker.application(atom)
+        if step is not None:
+            return self._rule_proof_node(step, depth, seen)
+        if atom in self.model:
+            return ProofNode(atom=atom, label=self.pack.label_of(name), kind=NodeKind.FACT, note="donné tel quel")
+        return ProofNode(atom=atom, label=self.pack.label_of(name), holds=False, note="ne tient pas dans ce modèle")
 
-    def _head_matches(self, rule: CompiledRule, sym: clingo.Symbol, binding: Binding) -> bool:
-        for term, ground in rule.heads:
-            try:
-                value = ground if ground is not None else evaluate(term, binding)
-            except Unevaluable:
-                continue
-            if value == sym:
-                return not rule.is_choice or sym in self.model
-        return False
-
-    def _rule_proof_node(
-        self, rule: CompiledRule, sym: clingo.Symbol, binding: Binding, holds: bool, depth: int, seen: frozenset[str]
-    ) -> ProofNode:
-        children: list[ProofNode] = []
-        for lit in rule.lits:
-            children.append(self._premise(lit, binding, depth, seen))
-        meta = rule.meta
-        sources = [s for sid in (meta.sources if meta else []) if (s := self.pack.source(sid))]
-        note = "règle ouverte : choix laissé à l'appréciation du juge" if rule.is_choice else None
+    def _rule_proof_node(self, step: RuleApplication, depth: int, seen: frozenset[str]) -> ProofNode:
+        children = [self._premise(p, depth, seen) for p in step.premises]
+        meta = step.rule.meta
+        note = "règle ouverte : choix laissé à l'appréciation du juge" if step.rule.is_choice else None
         return ProofNode(
-            atom=str(sym),
-            label=meta.label if meta else self.pack.label_of(sym.name),
+            atom=step.head,
+            label=meta.label if meta else self.pack.label_of(atom_signature(step.head)[0]),
             kind=NodeKind.RULE,
-            holds=holds,
-            rule_id=rule.rule_id,
-            sources=sources,
+            holds=True,
+            rule_id=step.rule.rule_id,
+            sources=self._sources(meta.sources if meta else []),
             children=children,
             note=note,
         )
 
-    def _premise(self, lit: Lit, binding: Binding, depth: int, seen: frozenset[str]) -> ProofNode:
-        if lit.kind == "atom":
-            try:
-                inst = lit.ground if lit.ground is not None else evaluate(lit.node, binding)
-            except Unevaluable:
-                return ProofNode(atom=lit.text, label=lit.text, kind=NodeKind.ASSUMPTION)
-            if lit.negated:
-                node = self.why_not(inst, depth + 1, seen) if depth < 3 else ProofNode(atom=str(inst), holds=False)
+    def _premise(self, premise: Premise, depth: int, seen: frozenset[str]) -> ProofNode:
+        if premise.kind is PremiseKind.ATOM:
+            inst = premise.atom
+            if inst is None:
+                return ProofNode(atom=premise.text, label=premise.text, kind=NodeKind.ASSUMPTION)
+            if premise.negated:
+                node = self.why_not(inst, depth + 1, seen) if depth < 3 else ProofNode(atom=inst, holds=False)
                 return ProofNode(
                     atom=f"not {inst}",
                     label=f"absence de : {node.label or inst}",
@@ -187,42 +181,39 @@ class Explainer:
                     children=[node],
                 )
             return self.prove(inst, depth + 1, seen)
-        if lit.kind == "cmp":
-            try:
-                ok, text = compare(lit.node, binding)
-            except Unevaluable:
-                return ProofNode(atom=lit.text, label=lit.text, kind=NodeKind.COMPUTED)
-            return ProofNode(atom=lit.text, label=text, kind=NodeKind.COMPUTED, holds=ok)
-        return ProofNode(atom=lit.text, label=lit.text, kind=NodeKind.COMPUTED)
+        if premise.kind is PremiseKind.COMPARISON and premise.holds is not None:
+            return ProofNode(
+                atom=premise.text, label=premise.detail or premise.text, kind=NodeKind.COMPUTED, holds=premise.holds
+            )
+        return ProofNode(atom=premise.text, label=premise.text, kind=NodeKind.COMPUTED)
 
     # ------------------------------------------------------------------ why not
-    def why_not(self, sym: clingo.Symbol, depth: int = 0, seen: frozenset[str] = frozenset()) -> ProofNode:
-        key = (str(sym), False)
+    def why_not(self, atom: str, depth: int = 0, seen: frozenset[str] = frozenset()) -> ProofNode:
+        key = (atom, False)
         hit = self._memo_proofs.get(key)
         if hit is None:
-            hit = self._why_not(sym, depth, seen)
-            if hit.note != "(voir plus haut)":
+            hit = self._why_not(atom, depth, seen)
+            if hit.note != SEEN_ABOVE:
                 self._memo_proofs[key] = hit
         return hit
 
-    def _why_not(self, sym: clingo.Symbol, depth: int, seen: frozenset[str]) -> ProofNode:
-        label = self.pack.label_of(sym.name)
-        if self._is_value_atom(sym):
-            return self._leaf(sym, False)
-        key = str(sym)
-        if sym in self.model:
-            return self.prove(sym, depth, seen)
-        if depth > MAX_DEPTH or key in seen:
-            return ProofNode(atom=key, label=label, holds=False, note="(voir plus haut)")
-        seen = seen | {key}
-        rules = self.program.rules_for(sym.name, len(sym.arguments))
+    def _why_not(self, atom: str, depth: int, seen: frozenset[str]) -> ProofNode:
+        label = self.pack.label_of(atom_signature(atom)[0])
+        if self._is_value_atom(atom):
+            return self._leaf(atom, False)
+        if atom in self.model:
+            return self.prove(atom, depth, seen)
+        if depth > MAX_DEPTH or atom in seen:
+            return ProofNode(atom=atom, label=label, holds=False, note=SEEN_ABOVE)
+        seen = seen | {atom}
+        rules = self.walker.rules_for(atom)
         if not rules:
-            return ProofNode(atom=key, label=label, holds=False, note="aucune règle ne conclut à ce fait")
-        children = [self._rule_failure(rule, sym, depth, seen) for rule in rules]
+            return ProofNode(atom=atom, label=label, holds=False, note="aucune règle ne conclut à ce fait")
+        children = [self._rule_failure(self.walker.match(rule, atom, View.REFERENCE), depth, seen) for rule in rules]
         if len(children) == 1:
             return children[0]
         return ProofNode(
-            atom=key,
+            atom=atom,
             label=label,
             holds=False,
             kind=NodeKind.RULE,
@@ -230,119 +221,106 @@ class Explainer:
             children=children,
         )
 
-    def _rule_failure(self, rule: CompiledRule, sym: clingo.Symbol, depth: int, seen: frozenset[str]) -> ProofNode:
-        binding: Binding | None = None
-        for term, ground in rule.heads:
-            binding = ({} if ground == sym else None) if ground is not None else unify(term, sym, {})
-            if binding is not None:
-                break
-        meta = rule.meta
-        sources = [s for sid in (meta.sources if meta else []) if (s := self.pack.source(sid))]
+    def _rule_failure(self, match: RuleMatch, depth: int, seen: frozenset[str]) -> ProofNode:
+        meta = match.rule.meta
         node = ProofNode(
-            atom=str(sym),
-            label=meta.label if meta else self.pack.label_of(sym.name),
+            atom=match.head,
+            label=meta.label if meta else self.pack.label_of(atom_signature(match.head)[0]),
             kind=NodeKind.RULE,
             holds=False,
-            rule_id=rule.rule_id,
-            sources=sources,
+            rule_id=match.rule.rule_id,
+            sources=self._sources(meta.sources if meta else []),
         )
-        if binding is None:
+        if not match.unifies:
             node.note = "tête de règle non unifiable"
             return node
-        if rule.is_choice:
+        if match.rule.is_choice:
             node.note = "règle ouverte (appréciation du juge) : le juge peut ne pas retenir cette conclusion"
-        bindings = [binding]
-        for lit in rule.lits:
-            ok_bindings, failure = self._filter(lit, bindings, depth, seen)
-            if not ok_bindings:
+        for step in match.steps:
+            # the first failing instance is explained even when another one passes (same memo as before)
+            failure = self._obstacle(step.obstacle, step.premise.text, depth, seen) if step.obstacle else None
+            if not step.passed:
                 if failure is not None:
                     node.children.append(failure)
                 return node
             node.children.append(
-                self._premise(lit, ok_bindings[0], depth + 1, seen)
-                if not lit.negated
-                else ProofNode(atom=lit.text, label=lit.text, kind=NodeKind.ASSUMPTION)
+                self._premise(step.premise, depth + 1, seen)
+                if not step.premise.negated
+                else ProofNode(atom=step.premise.text, label=step.premise.text, kind=NodeKind.ASSUMPTION)
             )
-            bindings = ok_bindings
-        if rule.is_choice:
+        if match.rule.is_choice:
             return node
         node.note = "toutes les prémisses tiennent dans ce modèle"
         return node
 
-    def _filter(
-        self, lit: Lit, bindings: list[Binding], depth: int, seen: frozenset[str]
-    ) -> tuple[list[Binding], ProofNode | None]:
-        out: list[Binding] = []
-        failure: ProofNode | None = None
-        if lit.kind == "atom":
-            pattern = lit.node
-            for b in bindings:
-                if not lit.negated:
-                    try:
-                        inst = lit.ground if lit.ground is not None else evaluate(pattern, b)
-                        cands = [inst] if inst in self.model else []
-                        if not cands and failure is None:
-                            failure = self.why_not(inst, depth + 1, seen)
-                        out.extend(b for _ in cands)
-                    except Unevaluable:
-                        try:
-                            name = pattern.name
-                            arity = len(pattern.arguments)
-                        except AttributeError:
-                            continue
-                        for cand in self._by_sig.get((name, arity), []):
-                            nb = unify(pattern, cand, b)
-                            if nb is not None:
-                                out.append(nb)
-                        if not out and failure is None:
-                            failure = self._absent_pattern(pattern, depth, seen)
-                else:
-                    try:
-                        inst = lit.ground if lit.ground is not None else evaluate(pattern, b)
-                    except Unevaluable:
-                        continue
-                    if inst in self.model:
-                        if failure is None:
-                            proof = self.prove(inst, depth + 1, seen)
-                            failure = ProofNode(
-                                atom=f"not {inst}",
-                                label=f"empêché par : {proof.label or inst}",
-                                kind=NodeKind.RULE,
-                                holds=False,
-                                children=[proof],
-                            )
-                    else:
-                        out.append(b)
-            return out, failure
-        if lit.kind == "cmp":
-            for b in bindings:
-                nb = assign(lit.node, b)
-                if nb is not None:
-                    out.append(nb)
-                    continue
-                try:
-                    ok, text = compare(lit.node, b)
-                except Unevaluable:
-                    continue
-                if ok:
-                    out.append(b)
-                elif failure is None:
-                    failure = ProofNode(atom=lit.text, label=text, kind=NodeKind.COMPUTED, holds=False)
-            return out, failure
-        return bindings, None  # aggregates etc.: not evaluated here
+    def _obstacle(self, obstacle: Obstacle, premise_text: str, depth: int, seen: frozenset[str]) -> ProofNode:
+        if obstacle.kind is ObstacleKind.ABSENT and obstacle.atom is not None:
+            return self.why_not(obstacle.atom, depth + 1, seen)
+        if obstacle.kind is ObstacleKind.BLOCKED and obstacle.atom is not None:
+            proof = self.prove(obstacle.atom, depth + 1, seen)
+            return ProofNode(
+                atom=f"not {obstacle.atom}",
+                label=f"empêché par : {proof.label or obstacle.atom}",
+                kind=NodeKind.RULE,
+                holds=False,
+                children=[proof],
+            )
+        if obstacle.kind is ObstacleKind.NO_INSTANCE and obstacle.predicate is not None:
+            return self._absent_pattern(obstacle.predicate, obstacle.text)
+        return ProofNode(atom=premise_text, label=obstacle.text, kind=NodeKind.COMPUTED, holds=False)
 
-    def _absent_pattern(self, pattern: Any, depth: int, seen: frozenset[str]) -> ProofNode:
-        name = pattern.name
+    def _absent_pattern(self, name: str, pattern: str) -> ProofNode:
         if name in self.values:
             info = self.values[name]
             if info.status is ValueStatus.UNKNOWN:
                 return self.value_proof_node(name)
             return ProofNode(
-                atom=str(pattern),
+                atom=pattern,
                 label=self.pack.label_of(name),
                 kind=NodeKind.FACT,
                 holds=False,
                 value=info.value,
                 grounding=info.grounding,
             )
-        return ProofNode(atom=str(pattern), label=self.pack.label_of(name), holds=False, note="aucune instance dérivée")
+        return ProofNode(atom=pattern, label=self.pack.label_of(name), holds=False, note="aucune instance dérivée")
+
+    # ------------------------------------------------------------------ live unknowns
+    def live_unknowns(self, target: str) -> tuple[list[str], list[str]]:
+        """The unknown inputs on a derivation path of `target` that is still alive.
+
+        A rule is dead when one of its premises is decided against it (a positive premise false in every
+        answer set, a negated one true in every answer set); only the undecided premises of live rules are
+        followed. Unknown computed values lead to the facts they lack; appreciation facts become reasons.
+        """
+        missing: list[str] = []
+        reasons: list[str] = []
+        seen: set[str] = set()
+
+        def visit(atom: str) -> None:
+            if atom in seen:
+                return
+            seen.add(atom)
+            name = atom_signature(atom)[0]
+            info = self.values.get(name)
+            if info is not None and self.pack.value_type(name) in (FactType.BOOL, FactType.ENUM):
+                if info.status is ValueStatus.UNKNOWN:
+                    for m in info.missing:
+                        spec = self.pack.facts.get(m)
+                        if spec is not None and spec.appreciation:
+                            reasons.append(spec.label)
+                        elif m in self.pack.facts and m not in missing:
+                            missing.append(m)
+                elif info.status is ValueStatus.OPEN:
+                    reasons.append(self.pack.label_of(name))
+                return
+            for match in self.walker.matches(atom, View.CONSEQUENCES):
+                if match.decided_against:
+                    continue  # a premise is decided against this rule
+                for step in match.steps:
+                    for undecided in step.undecided:
+                        visit(undecided)
+
+        visit(target)
+        order = list(self.pack.facts)
+        missing.sort(key=order.index)
+        return missing, list(dict.fromkeys(reasons))
