@@ -32,6 +32,8 @@ class Memory(BaseModel):
     document_id: str
     text: str
     grounding: Grounding
+    context: str = Field(default="", description="the passage with its neighbours (sentence-level passages)")
+    heading: str = Field(default="", description="the section it belongs to (article title, e-mail subject)")
 
 
 class Candidate(BaseModel):
@@ -39,6 +41,8 @@ class Candidate(BaseModel):
 
     memory: Memory
     similarity: float
+    lexical: float = Field(default=0.0, description="BM25 score (hybrid retrieval)")
+    fused: float = Field(default=0.0, description="reciprocal-rank-fusion score (hybrid retrieval)")
 
 
 class Evidence(BaseModel):

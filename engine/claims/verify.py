@@ -6,7 +6,7 @@ from typing import Protocol
 
 from lexlogic.bridges.llm import LLMClient
 from lexlogic.engine.claims.judge_llm import LLMJudge
-from lexlogic.engine.claims.judge_offline import OfflineJudge
+from lexlogic.engine.claims.judge_reading import ReadingJudge
 from lexlogic.engine.claims.memory import EvidenceMemory
 from lexlogic.engine.claims.models import (
     Candidate,
@@ -16,6 +16,7 @@ from lexlogic.engine.claims.models import (
     Status,
     VerificationResult,
 )
+from lexlogic.engine.claims.retrieval import HybridMemory
 
 
 class Judge(Protocol):
@@ -25,9 +26,12 @@ class Judge(Protocol):
 
 
 def default_judge() -> Judge:
-    """The LLM judge when an endpoint is configured (LEXLOGIC_LLM_BASE_URL), else the offline judge."""
+    """The LLM judge when an endpoint is configured (LEXLOGIC_LLM_BASE_URL), else the offline reading judge."""
     client = LLMClient.from_env()
-    return LLMJudge(client) if client else OfflineJudge()
+    return LLMJudge(client) if client else ReadingJudge()
+
+
+DEFAULT_K = 10  # passages read per claim (sentence-level since issue 19: 3 chunks were too few)
 
 
 def _evidence(c: Candidate, stance: Stance, nuance: str, sentence: str) -> Evidence:
@@ -55,11 +59,11 @@ def result_of(claim: str, candidates: list[Candidate], judgement: Judgement, jud
     main, others = None, []
     supports = [e for e in ev if e.stance is Stance.SUPPORTS]
     contradicts = [e for e in ev if e.stance is Stance.CONTRADICTS]
-    if status is Status.VERIFIED:
+    if status is Status.VERIFIED and supports:
         main = supports[0]
-    elif status is Status.AMBIGUOUS:
-        main, others = supports[0], contradicts
-    elif status is Status.CONTRADICTED:
+    elif status is Status.AMBIGUOUS and (supports or contradicts):
+        main, others = (supports or contradicts)[0], contradicts if supports else contradicts[1:]
+    elif status is Status.CONTRADICTED and contradicts:
         main, others = contradicts[0], contradicts[1:]
     confidence = max((c.similarity for c in candidates), default=0.0)
     return VerificationResult(
@@ -74,17 +78,25 @@ def result_of(claim: str, candidates: list[Candidate], judgement: Judgement, jud
     )
 
 
-def find_evidence(memory: EvidenceMemory, claim: str, k: int = 3, judge: Judge | None = None) -> VerificationResult:
-    """Verify ``claim`` against the case's memory: top-``k`` candidates, then the judge's decision."""
+def find_evidence(
+    memory: EvidenceMemory | HybridMemory, claim: str, k: int = DEFAULT_K, judge: Judge | None = None
+) -> VerificationResult:
+    """Verify ``claim`` against the case's memory: top-``k`` candidates, then the judge's decision.
+
+    A judge that derives facts (durations, sums) also gets the dossier's facts (``HybridMemory.facts``)."""
     judge = judge or default_judge()
     candidates = memory.search(claim, k)
     if not candidates:
         return VerificationResult(claim=claim, status=Status.UNKNOWN, confidence=0.0, candidates=0, judge=judge.name)
-    return result_of(claim, candidates, judge.judge(claim, candidates), judge.name)
+    if getattr(judge, "needs_facts", False) and isinstance(memory, HybridMemory):
+        judgement = judge.judge(claim, candidates, facts=memory.facts)  # type: ignore[call-arg]
+    else:
+        judgement = judge.judge(claim, candidates)
+    return result_of(claim, candidates, judgement, judge.name)
 
 
 def verify_all(
-    memory: EvidenceMemory, claims: list[str], k: int = 3, judge: Judge | None = None
+    memory: EvidenceMemory | HybridMemory, claims: list[str], k: int = DEFAULT_K, judge: Judge | None = None
 ) -> list[VerificationResult]:
     """Verify several claims (a submission): their query vectors are embedded in one batch first."""
     judge = judge or default_judge()

@@ -163,8 +163,8 @@ def summary(claims: dict, sub: dict | None = None) -> str:
     return "\n".join(lines)
 
 
-def current_pipeline(k: int = 3) -> Pipeline:
-    """Today's implementation, as ``lexlogic verify DOSSIER`` runs it (offline judge, CLI defaults)."""
+def legacy_pipeline(k: int = 3) -> Pipeline:
+    """Issue 10's implementation (chunk memory, lexical judge, k = 3): what the first blind run measured."""
     from lexlogic.engine.claims.extract import extract_claims_offline
     from lexlogic.engine.claims.judge_offline import OfflineJudge
     from lexlogic.engine.claims.memory import EvidenceMemory
@@ -187,18 +187,43 @@ def current_pipeline(k: int = 3) -> Pipeline:
     return Pipeline(verify=verify, retrieve=retrieve, account=account)
 
 
+def current_pipeline(k: int | None = None) -> Pipeline:
+    """The current implementation, as ``lexlogic verify DOSSIER`` runs it offline (hybrid memory, reading judge)."""
+    from lexlogic.engine.claims.batch import account_submission
+    from lexlogic.engine.claims.retrieval import HybridMemory
+    from lexlogic.engine.claims.verify import DEFAULT_K, ReadingJudge, verify_all
+    from lexlogic.engine.documents.ingest import ingest_dossier
+
+    kk = k or DEFAULT_K
+    memory = HybridMemory.build(ingest_dossier(DOSSIER))
+    judge = ReadingJudge()
+
+    def verify(claims: list[str]) -> list[str]:
+        return [r.status.value for r in verify_all(memory, claims, k=kk, judge=judge)]
+
+    def retrieve(claim: str, n: int) -> list[str]:
+        return [c.memory.text if c.memory.grounding.note == "table" else c.memory.text for c in memory.search(claim, n)]
+
+    def account(text: str) -> list[tuple[str, str, str]]:
+        return [(e.sentence, e.status, e.reason) for e in account_submission(memory, text, k=kk, judge=judge).sentences]
+
+    return Pipeline(verify=verify, retrieve=retrieve, account=account)
+
+
 def main() -> None:
     import argparse
     import json
 
     ap = argparse.ArgumentParser(description="score the frozen independent claim sets")
-    ap.add_argument("--k", type=int, default=3)
+    ap.add_argument("--k", type=int, default=None)
+    ap.add_argument("--legacy", action="store_true", help="issue 10's code (the first blind run)")
+    ap.add_argument("--set", default=None, help="another claims YAML with the same schema (e.g. the dev set)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--rows", action="store_true", help="print per-claim rows (errors on the FROZEN set)")
     args = ap.parse_args()
-    pipe = current_pipeline(args.k)
-    c = score_claims(pipe, load_claims())
-    s = score_submission(pipe)
+    pipe = legacy_pipeline(args.k or 3) if args.legacy else current_pipeline(args.k)
+    c = score_claims(pipe, load_claims(Path(args.set) if args.set else None))
+    s = score_submission(pipe) if not args.set else None
     if args.json:
         print(json.dumps({"claims": c, "submission": s}, ensure_ascii=False, indent=2))
         return

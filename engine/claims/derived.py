@@ -1,0 +1,246 @@
+"""Facts no single sentence states but the documents' values give: sums, averages, ratios over a table,
+durations between two dated events, the delay of a reply.
+
+Every derived value keeps the passages it was computed from (their ids), so a verdict built on it is
+still grounded. Nothing here guesses: a period the table does not cover, or an event the dossier does
+not date, gives no value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date
+
+from lexlogic.engine.claims.models import Memory
+from lexlogic.engine.claims.normalise import fold, normalise
+from lexlogic.engine.claims.quantities import Quantity, lexicon, quantities, role_of
+from lexlogic.engine.documents.model import Document
+
+
+@dataclass
+class Column:
+    kind: str  # count | amount
+    role: str
+    values: dict[int, float]  # year -> value
+    tax: str = ""
+
+
+@dataclass
+class Derived:
+    value: float
+    how: str  # human explanation, French
+    sources: list[str] = field(default_factory=list)  # passage ids
+
+
+@dataclass
+class DossierFacts:
+    columns: list[Column] = field(default_factory=list)
+    table_source: str = ""
+    events: dict[str, list[tuple[float, str]]] = field(default_factory=dict)  # event -> [(ordinal, passage id)]
+    replies: list[tuple[float, str]] = field(default_factory=list)  # (days, passage id)
+
+    # --- construction ------------------------------------------------------------------------------
+    @classmethod
+    def of(cls, documents: Sequence[Document], memories: Sequence[Memory]) -> DossierFacts:
+        out = cls()
+        for m in memories:
+            if m.grounding.note == "table" and not out.columns:
+                out._read_table(m)
+        by_doc: dict[str, list[Memory]] = {}
+        for m in memories:
+            by_doc.setdefault(m.document_id, []).append(m)
+        for ms in by_doc.values():
+            out._read_events(ms)
+        out._read_replies(documents, by_doc)
+        return out
+
+    def _read_table(self, m: Memory) -> None:
+        lines = [ln for ln in f"{m.context}\n{m.text}".splitlines() if ln.strip()]
+        header = lines[0]
+        sep = ";" if header.count(";") >= header.count(",") else ","
+        names = [fold(h) for h in header.split(sep)]
+        rows = [ln.split(sep) for ln in lines[1:] if ln.split(sep)[0].strip().isdigit()]
+        if not rows:
+            return
+        for j, name in enumerate(names[1:], start=1):
+            kind = "count" if any(c in name for c in ("nombre", "nb ", "quantite")) else "amount"
+            role = next((r for r, cues in lexicon()[kind].items() if any(c in name for c in cues)), "")
+            vals = {}
+            for r in rows:
+                try:
+                    vals[int(r[0])] = float(r[j].replace(" ", "").replace(",", "."))
+                except (ValueError, IndexError):
+                    continue
+            self.columns.append(Column(kind, role, vals, "ht" if " ht" in f" {name} " else ""))
+        self.table_source = m.id
+
+    def _read_events(self, ms: list[Memory]) -> None:
+        """Dates of events: a date takes the event named nearest to it; an e-mail's Date header (or a
+        letter's "Ville, le …" line) takes the events of its subject line."""
+        subject_events: set[str] = set()
+        header_dates: list[tuple[float, str]] = []
+        for m in ms:
+            f = fold(normalise(m.text))
+            if f.startswith(("subject:", "objet")):
+                hits = [(f.find(c), e) for e, cues in lexicon()["event"].items() for c in cues if c in f]
+                subject_events |= {min(hits)[1]} if hits else set()
+            qs = [q for q in quantities(m.text) if q.kind == "date" and q.precision == "day"]
+            if not qs:
+                continue
+            if f.startswith("date:") or re.match(r"^[a-z' -]+, le \d", f):
+                header_dates.append((qs[0].value, m.id))
+                continue
+            for q in qs:
+                ev = role_of("event", f, q.start, q.start + 4, window=80, right_weight=2.0)
+                if ev:
+                    self.events.setdefault(ev, []).append((q.value, m.id))
+        for ev in subject_events:
+            for d, pid in header_dates[:1]:
+                self.events.setdefault(ev, []).append((d, pid))
+
+    def _read_replies(self, documents: Sequence[Document], by_doc: dict[str, list[Memory]]) -> None:
+        """A reply is an e-mail whose subject is "Re: <subject of another dated e-mail>"."""
+        dated: dict[str, tuple[float, str]] = {}  # subject -> (date, passage id)
+        replies: list[tuple[str, float, str]] = []
+        for doc in documents:
+            ms = by_doc.get(doc.id, [])
+            d = self._header_date(ms)
+            subj = next((m.text.split(":", 1)[1].strip() for m in ms if m.text.lower().startswith("subject:")), None)
+            if d is None or subj is None:
+                continue
+            m = re.match(r"(?i)(?:re|tr|fwd?)\s*:\s*(.+)", subj)
+            if m:
+                replies.append((m.group(1).strip(), d[0], d[1]))
+            else:
+                dated[subj] = (d[0], d[1])
+        for subj, when, pid in replies:
+            if subj in dated:
+                self.replies.append((when - dated[subj][0], pid))
+
+    @staticmethod
+    def _header_date(ms: list[Memory]) -> tuple[float, str, str] | None:
+        for m in ms:
+            if m.text.lower().startswith("date:"):
+                qs = [q for q in quantities(m.text) if q.kind == "date"]
+                if qs:
+                    return (qs[0].value, m.id, "")
+        return None
+
+    # --- derivations ------------------------------------------------------------------------------
+    def column(self, kind: str, role: str) -> Column | None:
+        for c in self.columns:
+            if c.role == role and (c.kind == kind or kind == "percent"):
+                return c
+        return None
+
+    def first(self, event: str) -> tuple[float, str] | None:
+        vals = self.events.get(event)
+        return min(vals) if vals else None
+
+    def table_value(self, q: Quantity, claim: str) -> Derived | None:
+        """A claim's count or amount over the table's years: one year, a sum, an average, a ratio."""
+        f = fold(normalise(claim))
+        years = [int(y) for y in re.findall(r"\b(19[5-9]\d|20[0-4]\d)\b", f)]
+        src = [self.table_source]
+        if q.kind == "percent" and "marge" in f and ("chiffre" in f or "ventes" in f):
+            margin, revenue = self.column("amount", "margin"), self.column("amount", "revenue")
+            if margin and revenue and len(years) == 1 and years[0] in margin.values and years[0] in revenue.values:
+                y = years[0]
+                return Derived(100 * margin.values[y] / revenue.values[y], f"marge/CA {y}", src)
+            return None
+        if q.kind not in ("count", "amount"):
+            return None
+        col = self.column(q.kind, q.role)
+        if col is None or not col.values:
+            return None
+        all_years = sorted(col.values)
+        complete = self._complete_years(all_years)
+        m = re.search(r"(\d+) (?:derniers?|dernieres?) (?:exercices?|annees?|ans)", f)
+        if re.search(r"\bmoyen", f):
+            pool = (
+                complete[-int(m.group(1)) :]
+                if m
+                else ([y for y in all_years if years and years[0] <= y <= years[-1]] or complete)
+            )
+            if not pool:
+                return None
+            return Derived(sum(col.values[y] for y in pool) / len(pool), f"moyenne {pool[0]}-{pool[-1]}", src)
+        if re.search(r"au total|en tout|l'ensemble de la relation|sur l'ensemble|cumul|depuis le debut|total", f) or (
+            not years and re.search(r"\bdepuis\b|relation", f)
+        ):
+            if len(years) == 2:
+                pool = [y for y in all_years if years[0] <= y <= years[1]]
+            else:
+                pool = all_years
+            return Derived(sum(col.values[y] for y in pool), f"somme {pool[0]}-{pool[-1]}", src)
+        if m:
+            pool = complete[-int(m.group(1)) :]
+            return Derived(sum(col.values[y] for y in pool), f"somme {pool[0]}-{pool[-1]}", src)
+        if len(years) == 1 and years[0] in col.values:
+            return Derived(col.values[years[0]], f"année {years[0]}", src)
+        return None
+
+    def trend(self, claim: str, role: str) -> tuple[bool, str] | None:
+        """ "a plus que doublé entre Y1 et Y2", "a augmenté", "a baissé": checked on the table's column."""
+        f = fold(normalise(claim))
+        years = [int(y) for y in re.findall(r"\b(19[5-9]\d|20[0-4]\d)\b", f)]
+        col = self.column("amount", role) or self.column("count", role)
+        if col is None or len(years) != 2 or not all(y in col.values for y in years):
+            return None
+        a, b = col.values[years[0]], col.values[years[1]]
+        ratio = b / a if a else float("inf")
+        how = f"{years[0]} : {a:g} → {years[1]} : {b:g} (×{ratio:.2f})"
+        if re.search(r"plus que double|plus du double", f):
+            return ratio > 2, how
+        if re.search(r"\bdouble", f):
+            return abs(ratio - 2) < 0.1 or ratio > 2, how
+        if re.search(r"tripl", f):
+            return ratio >= 3, how
+        if re.search(r"augment|hausse|progress|cru\b|croissan", f):
+            return ratio > 1, how
+        if re.search(r"baiss|diminu|recul|chute|decru", f):
+            return ratio < 1, how
+        return None
+
+    def _complete_years(self, years: list[int]) -> list[int]:
+        """The table's last year is partial when its count (or first column) is under 3/4 of the median."""
+        col = self.column("count", "orders") or (self.columns[0] if self.columns else None)
+        if col is None or len(years) < 3:
+            return years
+        vals = sorted(col.values[y] for y in years[:-1])
+        return years[:-1] if col.values[years[-1]] < 0.75 * vals[len(vals) // 2] else years
+
+    def duration(self, q: Quantity, claim: str) -> Derived | None:
+        """A duration the claim states, computed from the dossier's dates of the events it names."""
+        f = fold(normalise(claim))
+        if q.role == "reply" or re.search(r"repon|repond", f):
+            if self.replies:
+                days, pid = self.replies[0]
+                return Derived(days, "délai entre le courriel et sa réponse", [pid])
+            return None
+        named = []
+        for ev, cues in lexicon()["event"].items():
+            pos = [f.find(c) for c in cues if c in f]
+            if pos:
+                named.append((min(pos), ev))
+        named.sort()
+        if q.role == "relation":
+            start = self.first("contract_start")
+            end_ev = next((ev for _, ev in named if ev not in ("contract_start",)), "termination_notice")
+            end = self.first(end_ev) or self.first("termination_notice")
+            if start and end:
+                return Derived(end[0] - start[0], f"du {_d(start[0])} au {_d(end[0])}", [start[1], end[1]])
+            return None
+        evs = [ev for _, ev in named if self.first(ev)]
+        if len(evs) >= 2 and q.role in ("interval", "", "lateness"):
+            a, b = self.first(evs[0]), self.first(evs[1])
+            assert a and b
+            lo, hi = sorted([a, b])
+            return Derived(hi[0] - lo[0], f"du {_d(lo[0])} au {_d(hi[0])}", [lo[1], hi[1]])
+        return None
+
+
+def _d(ordinal: float) -> str:
+    return date.fromordinal(int(ordinal)).strftime("%d/%m/%Y")

@@ -1,0 +1,331 @@
+"""The offline judge that reads (issue 19): quantities by kind and role, derived facts, interpretation.
+
+What it does, in order, for one claim and its fused candidates:
+
+1. **Interpretation** (consent, motive, intent, a party's knowledge or demand): documents record acts,
+   not states of mind. Such a claim is AMBIGUOUS when a passage speaks of the act it interprets, and
+   UNKNOWN otherwise; never VERIFIED on word overlap.
+2. **Quantities**: every quantity of the claim (date, duration, amount, percent, count) is compared only
+   with document quantities of the same kind AND role (``data/roles.yaml``), read in the candidate
+   passages or DERIVED from the dossier (``derived``: durations between dated events, sums, averages
+   and ratios over the order table, the delay of a reply). "dépassait d'un mois" is a difference of two
+   same-role values. Two documents that state different values for the same role, each as close to the
+   claim as the other, make the claim AMBIGUOUS.
+3. **Predicate**: VERIFIED needs a passage that states what the claim says (e5 similarity and shared
+   stems above calibrated floors), not one that merely shares its nouns or numbers; a negation or an
+   antonym on that passage makes it CONTRADICTED.
+
+VERIFIED stays the hardest status: every quantity supported, the predicate stated, nothing against.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from lexlogic.bridges.text_index import tokens
+from lexlogic.engine.claims import facets as fx
+from lexlogic.engine.claims.derived import DossierFacts
+from lexlogic.engine.claims.models import Candidate, Judgement, Stance, Status
+from lexlogic.engine.claims.normalise import fold, normalise
+from lexlogic.engine.claims.quantities import Quantity, agrees, quantities, role_of
+
+INTERPRETIVE = re.compile(
+    r"\b(consenti a\w*|consenti au\w*|consentement|jamais consenti|son accord|leur accord|d'accord|accept\w*|acquiesc\w*|approuv\w*|agree?\w*|pretexte|motif|mobile|en realite|au fond|"
+    r"veritable\w*|dans le but|afin de|intention\w*|volont\w*|delibere\w*|sciemment|voulu\w*|cherch\w*|"
+    r"a la demande|demande expresse|exige\w*|impose\w*|contrain\w*|pression|savait|connaissai\w*|ignorai\w*|"
+    r"en connaissance|pour se debarrasser|de mauvaise foi|abusiv\w*|represaille\w*|sanction\w*|"
+    r"n'ont servi|servi de|justifi\w*|parce qu\w*|en raison|a cause|du fait)\b"
+)
+ANTONYMS = [
+    ({"ecrit", "recommand", "lettr"}, {"oral", "verbal", "telephon"}),
+    ({"exclusif", "exclusiv"}, {"non exclusif", "libre de commercialis", "absence d'exclusivit"}),
+    ({"hauss", "augment"}, {"baiss", "diminu", "reduc"}),
+    ({"indetermin"}, {"duree d'1 an", "durée determin"}),
+    ({"accept"}, {"refus"}),
+]
+_DIFF = re.compile(r"(depass\w*|exced\w*|superieur\w*|inferieur\w*|plus long\w*|plus court\w*)( de)?\s*$")
+
+
+@dataclass
+class ReadingThresholds:
+    """Calibrated on the development set only (tests/claims/data/dev/): see notes/issue-19.md."""
+
+    topic: float = 0.80  # e5 cosine for a passage to speak of the claim's subject at all
+    quantity_topic: float = 0.78  # a passage whose same-role quantity is compared
+    verify_sim: float = 0.86  # a claim with no quantity: similarity of the stating passage ...
+    verify_cov: float = 0.55  # ... and the share of the claim's stems it contains
+    quantity_pred_sim: float = 0.82  # a claim whose quantities all agree: the predicate floor is lower
+    quantity_pred_cov: float = 0.3
+    contradict_sim: float = 0.84  # negation / antonym on a passage this close contradicts
+    contradict_cov: float = 0.5
+    disagree_delta: float = 0.015  # another document's value this close to the best one's: AMBIGUOUS
+    slot_cov: float = 0.3  # a different proper name in the same slot ("… de Lyon" / "… de Paris")
+    interp_cov: float = 0.15
+    verify_date_sim: float = 0.86  # a date with no named event: a passage this close stating it
+    verify_date_cov: float = 0.3  # an interpretive claim: share of its stems around the act it interprets
+
+
+@dataclass
+class _Q:
+    q: Quantity
+    state: str = "unresolved"  # supported | contradicted | disagreement | unresolved
+    why: str = ""
+    support: list[int] = field(default_factory=list)  # candidate indexes
+    against: list[int] = field(default_factory=list)
+
+
+def _stems(text: str) -> set[str]:
+    """Snowball stems cut at six letters: "exclusivité" meets "exclusif", "renouvelable" "renouvelle"."""
+    return {t[:6] for t in tokens(normalise(text)) if not t.isdigit()}
+
+
+def coverage(claim: str, passage: str) -> float:
+    c = _stems(claim)
+    return len(c & _stems(passage)) / len(c) if c else 0.0
+
+
+def _date_event(f: str, q: Quantity) -> str:
+    before = f[max(0, q.start - 12) : q.start]
+    if re.search(r"depuis\s*(le\s+)?(mois de\s+)?$", before):
+        return "contract_start"
+    return role_of("event", f, q.start, q.start + 4, window=80, right_weight=2.0)
+
+
+_SLOT = re.compile(r"\b([a-z]{4,}) (?:de|d'|a|en) ([A-Z][\w-]+)")
+
+
+def _slot_clash(claim: str, passage: str) -> str:
+    """The same head word filled by another proper name: "tribunal de commerce de Lyon" vs "… de Paris"."""
+    a = {(fold(h), n) for h, n in _SLOT.findall(" ".join(claim.split()))}
+    b = {(fold(h), n) for h, n in _SLOT.findall(" ".join(passage.split()))}
+    for head, name in a:
+        others = {n for h, n in b if h == head and n != name}
+        if others and (head, name) not in b:
+            return f"« {name} » contre « {sorted(others)[0]} »"
+    return ""
+
+
+class ReadingJudge:
+    name = "offline-reading"
+    needs_facts = True
+
+    def __init__(self, thresholds: ReadingThresholds | None = None) -> None:
+        self.th = thresholds or ReadingThresholds()
+
+    # --- the claim's quantities -----------------------------------------------------------------------
+    def _claim_quantities(self, claim: str) -> list[Quantity]:
+        out = []
+        f = fold(normalise(claim))
+        for q in quantities(claim):
+            if q.kind == "date" or q.role:
+                if q.kind in ("duration", "amount", "percent", "count") and q.cmp == "=" or q.cmp == ">":
+                    before = f[max(0, q.start - 30) : q.start]
+                    if _DIFF.search(before) and (f[q.start : q.start + 2] == "d'" or before.rstrip().endswith(" de")):
+                        q = Quantity(q.kind, q.value, q.role, "diff", q.precision, q.noun, q.year, q.start)
+                out.append(q)
+        return out
+
+    def _read_quantity(self, q: Quantity, claim: str, cands: list[Candidate], facts: DossierFacts | None) -> _Q:
+        th, r = self.th, _Q(q)
+        f = fold(normalise(claim))
+        # evidence values: (value, candidate index or -1 for derived, document id, similarity, how)
+        ev: list[tuple[float, int, str, float, str]] = []
+        if q.kind == "date":
+            event = _date_event(f, q)
+            if facts and event and facts.events.get(event):
+                for value, pid in facts.events[event]:
+                    ev.append((value, -1, pid.split("#")[0], 1.0, f"date de l'événement « {event} » ({pid})"))
+            if not ev:
+                for i, c in enumerate(cands):
+                    if c.similarity < th.quantity_topic:
+                        continue
+                    cf = fold(normalise(c.memory.text))
+                    for dq in quantities(c.memory.text):
+                        if dq.kind == "date" and event and _date_event(cf, dq) == event:
+                            ev.append((dq.value, i, c.memory.document_id, c.similarity, c.memory.text))
+            if not event:  # a date of no named event: only a close passage stating that very date supports it
+                for i, c in enumerate(cands):
+                    if c.similarity < th.verify_date_sim or coverage(claim, c.memory.context) < th.verify_date_cov:
+                        continue
+                    for dq in quantities(c.memory.text):
+                        if dq.kind == "date" and agrees(q, dq.value, "date"):
+                            r.state, r.why, r.support = "supported", c.memory.text, [i]
+                            return r
+                return r
+        else:
+            for i, c in enumerate(cands):
+                if c.similarity < th.quantity_topic:
+                    continue
+                for dq in quantities(c.memory.text):
+                    if dq.kind != q.kind or dq.role != q.role:
+                        continue
+                    if q.year and dq.year and q.year != dq.year:
+                        continue
+                    if q.kind == "amount" and q.precision and dq.precision and q.precision != dq.precision:
+                        continue
+                    ev.append((dq.value, i, c.memory.document_id, c.similarity, c.memory.text))
+            if facts is not None:
+                d = facts.duration(q, claim) if q.kind == "duration" else facts.table_value(q, claim)
+                if d is not None:
+                    ev.append((d.value, -1, "derived", 1.0, f"calculé : {d.how} ({', '.join(d.sources)})"))
+        if not ev:
+            return r
+        if q.cmp == "diff":
+            vals = sorted({round(v, 3) for v, *_ in ev})
+            diffs = [(abs(a - b), a, b) for a in vals for b in vals if a > b]
+            hit = [d for d in diffs if agrees(Quantity(q.kind, q.value, q.role), d[0], q.kind)]
+            if hit:
+                r.state, r.why = "supported", f"écart de {hit[0][0]:g} entre deux valeurs de même rôle"
+                r.support = [i for _, i, *_ in ev if i >= 0]
+            elif diffs:
+                r.state, r.why = "contradicted", f"aucun écart de {q.describe()} entre les valeurs {vals}"
+                r.against = [i for _, i, *_ in ev if i >= 0]
+            return r
+        derived = [e for e in ev if e[1] == -1]
+        read = sorted([e for e in ev if e[1] >= 0], key=lambda e: -e[3])
+        pool = derived if derived and q.kind != "date" else (derived or read)
+        if q.kind != "date" and not derived:
+            best = read[0]
+            pool = [e for e in read if e[3] >= best[3] - th.disagree_delta]
+        ok = [e for e in pool if agrees(q, e[0], q.kind)]
+        ko = [e for e in pool if not agrees(q, e[0], q.kind)]
+        if ok and ko and {e[2] for e in ok} != {e[2] for e in ko} and q.kind != "date":
+            r.state, r.why = "disagreement", "les pièces divergent sur cette valeur"
+        elif ok and (not ko or q.kind == "date"):
+            r.state, r.why = "supported", ok[0][4]
+        elif ko:
+            r.state, r.why = "contradicted", f"{q.describe()} contre {ko[0][0]:g} : {ko[0][4]}"
+        r.support = [e[1] for e in ok if e[1] >= 0]
+        r.against = [e[1] for e in ko if e[1] >= 0]
+        return r
+
+    # --- polarity -------------------------------------------------------------------------------------
+    @staticmethod
+    def _polarity_clash(claim: str, passage: str) -> str:
+        a, b = fx.read(claim), fx.read(passage)
+        fa, fb = fold(normalise(claim)), fold(normalise(passage))
+        for left, right in ANTONYMS:
+            if any(w in fa for w in left) and any(w in fb for w in right) and not any(w in fa for w in right):
+                return "antonyme"
+            if any(w in fa for w in right) and any(w in fb for w in left) and not any(w in fb for w in right):
+                return "antonyme"
+        shared = a.content & b.content
+        if a.sentence_negated != b.sentence_negated and shared:
+            neg = a.negated if a.sentence_negated else b.negated
+            if neg & shared or not neg:
+                return "négation"
+        return ""
+
+    # --- decision -------------------------------------------------------------------------------------
+    def judge(self, claim: str, candidates: list[Candidate], facts: DossierFacts | None = None) -> Judgement:
+        th = self.th
+        n = len(candidates)
+        stances = [Stance.IRRELEVANT] * n
+        nuances = [""] * n
+        sentences = [c.memory.text for c in candidates]
+        for i, c in enumerate(candidates):
+            if c.similarity >= th.topic:
+                stances[i] = Stance.NEUTRAL
+        cov = [coverage(claim, c.memory.context or c.memory.text) for c in candidates]
+        f = fold(normalise(claim))
+
+        def done(status: Status, why: str = "") -> Judgement:
+            if (
+                why
+                and status is not Status.UNKNOWN
+                and not any(s in (Stance.SUPPORTS, Stance.CONTRADICTS) for s in stances)
+            ):
+                best = max(range(n), key=lambda i: candidates[i].similarity) if n else None
+                if best is not None:
+                    stances[best] = Stance.CONTRADICTS if status is Status.CONTRADICTED else Stance.SUPPORTS
+                    nuances[best] = why
+            return Judgement(status=status, stances=stances, nuances=nuances, sentences=sentences)
+
+        if INTERPRETIVE.search(f):
+            on_topic = [i for i in range(n) if candidates[i].similarity >= th.topic and cov[i] >= th.interp_cov]
+            if on_topic:
+                for i in on_topic[:2]:
+                    stances[i] = Stance.SUPPORTS if i == on_topic[0] else Stance.CONTRADICTS
+                    nuances[i] = "la pièce relate l'acte ; son interprétation (accord, motif, intention) est discutable"
+                return done(Status.AMBIGUOUS)
+            return done(Status.UNKNOWN)
+
+        qs = [self._read_quantity(q, claim, candidates, facts) for q in self._claim_quantities(claim)]
+        trend = None
+        if facts is not None and re.search(r"doubl|tripl|augment|hauss|progress|baiss|diminu|recul", f):
+            role = next(
+                (
+                    r
+                    for r, cues in (
+                        ("revenue", ("chiffre", "ventes")),
+                        ("margin", ("marge",)),
+                        ("orders", ("command",)),
+                    )
+                    if any(c in f for c in cues)
+                ),
+                "",
+            )
+            trend = facts.trend(claim, role) if role else None
+        for r in qs:
+            for i in r.support:
+                stances[i], nuances[i] = (
+                    Stance.SUPPORTS,
+                    f"même rôle ({r.q.role or 'date'}) : {r.q.describe()} concorde",
+                )
+            for i in r.against:
+                if stances[i] is not Stance.SUPPORTS:
+                    stances[i], nuances[i] = Stance.CONTRADICTS, f"même rôle ({r.q.role or 'date'}) : {r.why}"
+        states = [r.state for r in qs]
+        if trend is not None:
+            states.append("supported" if trend[0] else "contradicted")
+        best = max(range(n), key=lambda i: (candidates[i].similarity, cov[i])) if n else None
+
+        if "disagreement" in states:
+            return done(Status.AMBIGUOUS, "les pièces divergent")
+        if "contradicted" in states:
+            why = next((r.why for r in qs if r.state == "contradicted"), trend[1] if trend else "")
+            return done(Status.CONTRADICTED, why)
+        if states and all(s == "supported" for s in states):
+            pred = [
+                i
+                for i in range(n)
+                if candidates[i].similarity >= th.quantity_pred_sim or cov[i] >= th.quantity_pred_cov
+            ]
+            if pred:
+                clash = self._polarity_clash(claim, candidates[pred[0]].memory.text)
+                if clash:
+                    return done(Status.CONTRADICTED, clash)
+                why = "; ".join(r.why for r in qs) or (trend[1] if trend else "")
+                return done(Status.VERIFIED, why)
+            return done(Status.UNKNOWN)
+        if states:  # some quantity the dossier does not give
+            return done(Status.UNKNOWN)
+        # no quantity: the predicate decides
+        if best is None:
+            return done(Status.UNKNOWN)
+        order = sorted(range(n), key=lambda i: -(candidates[i].similarity + 0.1 * cov[i]))
+        top = order[0]
+        top_states = (
+            candidates[top].similarity >= th.verify_sim
+            and cov[top] >= th.verify_cov
+            and not self._polarity_clash(claim, candidates[top].memory.text)
+        )
+        for i in order[:3] if not top_states else []:  # a passage that states the claim outranks a clash below it
+            c = candidates[i]
+            if c.similarity < th.contradict_sim:
+                continue
+            clash = self._polarity_clash(claim, c.memory.text) if cov[i] >= th.contradict_cov else ""
+            clash = clash or (_slot_clash(claim, c.memory.text) if cov[i] >= th.slot_cov else "")
+            if clash:
+                stances[i], nuances[i] = Stance.CONTRADICTS, f"{clash} sur le même prédicat"
+                return done(Status.CONTRADICTED)
+        i = top
+        c = candidates[i]
+        if c.similarity >= th.verify_sim and cov[i] >= th.verify_cov:
+            stances[i], nuances[i] = (
+                Stance.SUPPORTS,
+                f"la pièce énonce le prédicat (cos {c.similarity:.3f}, mots {cov[i]:.2f})",
+            )
+            return done(Status.VERIFIED)
+        return done(Status.UNKNOWN)

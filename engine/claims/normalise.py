@@ -1,0 +1,90 @@
+"""One spelling for numbers and dates, applied to claims AND passages before indexing and judging.
+
+A lawyer writes "trois cent quatre-vingt mille euros", the note "380 000 € HT"; an e-mail header says
+"Fri, 15 Mar 2024", a letter "15 mars 2024", a claim "le quinze mars 2024". Lexical search and the
+judge only meet if both sides are rewritten the same way: numbers in words become digits (text2num),
+digit groups lose their separators, "pour cent" becomes "%", and dates in other formats become
+"<day> <mois> <year>" (dateparser for the RFC 2822 headers of e-mails).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+MONTHS_FR = [
+    "janvier",
+    "février",
+    "mars",
+    "avril",
+    "mai",
+    "juin",
+    "juillet",
+    "août",
+    "septembre",
+    "octobre",
+    "novembre",
+    "décembre",
+]
+_ABBR = {
+    "janv": 1,
+    "févr": 2,
+    "fevr": 2,
+    "avr": 4,
+    "juil": 7,
+    "sept": 9,
+    "oct": 10,
+    "nov": 11,
+    "déc": 12,
+    "dec": 12,
+}
+_RX_RFC = re.compile(
+    r"\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun),\s+(\d{1,2})\s+(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\s+(\d{4})"
+    r"(?:\s+(\d{2}):(\d{2})(?::\d{2})?(?:\s+[+-]\d{4})?)?"
+)
+_EN = {m: i + 1 for i, m in enumerate("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec".split())}
+_RX_NUMDATE = re.compile(r"\b(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b")
+_RX_ABBR = re.compile(r"\b(\d{1,2})\s+(" + "|".join(_ABBR) + r")\.?\s+(\d{4})\b", re.IGNORECASE)
+_RX_GROUPS = re.compile(r"(?<![\d,.])(\d{1,3})(?:[  .](\d{3}))+(?![\d])")
+_RX_DECIMAL_ZERO = re.compile(r"\b(\d+)[.,]00\b")
+_RX_PERCENT = re.compile(r"\b(\d+(?:[.,]\d+)?)\s*(?:pour\s*(?:cent|100)|%)")
+
+
+def _date(day: int, month: int, year: int) -> str:
+    return f"{day} {MONTHS_FR[month - 1]} {year}" if 1 <= month <= 12 else f"{day}/{month}/{year}"
+
+
+def _rfc(m: re.Match[str]) -> str:
+    out = _date(int(m.group(1)), _EN[m.group(2)], int(m.group(3)))
+    return out + (f" à {m.group(4)}h{m.group(5)}" if m.group(4) else "")
+
+
+def _alpha2digit(text: str) -> str:
+    try:
+        from text_to_num import alpha2digit
+    except ImportError:  # pragma: no cover - pinned dependency
+        return text
+    return alpha2digit(text, "fr", threshold=0)
+
+
+@lru_cache(maxsize=65536)
+def normalise(text: str) -> str:
+    """The canonical spelling of ``text`` (same length is NOT kept: use it for matching, not for spans)."""
+    t = unicodedata.normalize("NFC", text).replace("’", "'").replace("\u202f", " ").replace("\xa0", " ")
+    t = _RX_RFC.sub(_rfc, t)
+    t = _RX_NUMDATE.sub(lambda m: _date(int(m.group(1)), int(m.group(2)), int(m.group(3))), t)
+    t = _RX_ABBR.sub(lambda m: _date(int(m.group(1)), _ABBR[m.group(2).lower()], int(m.group(3))), t)
+    # text2num reads "un" as 1 everywhere; keep the article in "l'un", "d'un" fixed phrases readable
+    t = _alpha2digit(t)
+    t = re.sub(r"\b1 er\b", "1er", t)
+    t = _RX_GROUPS.sub(lambda m: m.group(0).replace(" ", "").replace(" ", "").replace(".", ""), t)
+    t = _RX_DECIMAL_ZERO.sub(r"\1", t)
+    t = _RX_PERCENT.sub(lambda m: f"{m.group(1)} %", t)
+    return t
+
+
+def fold(text: str) -> str:
+    """Lower case without accents (for lexicon look-ups)."""
+    t = unicodedata.normalize("NFKD", text.lower())
+    return "".join(c for c in t if not unicodedata.combining(c)).replace("’", "'")

@@ -1,0 +1,229 @@
+"""Quantities with a kind and a role, read from normalised text (see ``normalise``).
+
+A quantity is only comparable with another of the same kind (date, duration, amount, percent, count)
+AND the same role (``data/roles.yaml``): "cinq jours de retard" is a lateness, "trois mois" of notice a
+notice. The comparator ("plus de", "moins de", "environ") travels with the claim's value.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from lexlogic.engine.claims.normalise import MONTHS_FR, fold, normalise
+
+ROLES_FILE = Path(__file__).parent / "data" / "roles.yaml"
+_MON = "|".join(fold(m) for m in MONTHS_FR)
+_MONTH_NUM = {fold(m): i + 1 for i, m in enumerate(MONTHS_FR)}
+_UNIT_DAYS = {
+    "heure": 1 / 24,
+    "jour": 1.0,
+    "semaine": 7.0,
+    "mois": 30.4375,
+    "an": 365.25,
+    "annee": 365.25,
+    "exercice": 365.25,
+}
+_NUM = r"(\d+(?:[.,]\d+)?|un|une|d'un|d'une)"
+RX_DATE = re.compile(
+    rf"\b(1er|\d{{1,2}})\s+({_MON})(?:\s+(\d{{4}}))?(?:\s+a\s+(\d{{1,2}})h(\d{{2}}))?|\b({_MON})\s+(\d{{4}})\b"
+)
+RX_DURATION = re.compile(rf"{_NUM}\s+(heures?|jours?|semaines?|mois|ans|an|annees?|exercices?)\b(?!\s+\d{{4}})")
+RX_AMOUNT = re.compile(r"(\d+(?:[.,]\d+)?)\s*(k|millions?|milliards?)?\s*(?:d')?\s*(€|euros?|eur\b)(?:\s*(ht|ttc)\b)?")
+RX_PERCENT = re.compile(r"(\d+(?:[.,]\d+)?)\s*%")
+RX_COUNT = re.compile(r"\b(\d+)\s+(?:de\s+|des\s+)?([a-z][a-z-]{3,})")
+RX_YEAR = re.compile(r"\b(?:en|depuis|annee|exercice|de)\s+(19[5-9]\d|20[0-4]\d)\b")
+_CMP = [
+    (">", re.compile(r"(plus de|au moins|depass\w*|superieur\w* a|excede\w*|plus que|au-dela de|passe de)\s*$")),
+    ("<", re.compile(r"(moins de|inferieur\w* a|pas plus de|au plus|a peine|en deca de|n'excede\w* pas)\s*$")),
+    ("~", re.compile(r"(environ|quelque|pres de|avoisin\w*|de l'ordre de|approximativement|autour de|en gros)\s*$")),
+]
+NOT_COUNT_NOUNS = {"jour", "mois", "an", "ans", "annee", "heure", "semaine", "euro", "exercice"}
+
+
+@lru_cache(maxsize=1)
+def lexicon() -> dict[str, dict[str, list[str]]]:
+    return yaml.safe_load(ROLES_FILE.read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True)
+class Quantity:
+    kind: str  # date | duration | amount | percent | count
+    value: float  # date: ordinal day (+ fraction for a time); duration: days; others: the number
+    role: str  # from roles.yaml, "" when no cue is near
+    cmp: str = "="  # = > < ~
+    precision: str = ""  # date: day | month | year ; amount: ht | ttc | ""
+    noun: str = ""  # count: the counted noun
+    year: int | None = None  # the year the quantity is about (amounts, counts: "en 2019")
+    start: int = 0
+
+    def describe(self) -> str:
+        v = self.value
+        if self.kind == "date":
+            d = date.fromordinal(int(v))
+            return d.isoformat() if self.precision == "day" else f"{d.year}-{d.month:02d}"
+        if self.kind == "duration":
+            return f"{v:.0f} j" if v < 60 else f"{v / 30.4375:.1f} mois"
+        sym = {"amount": " €", "percent": " %"}.get(self.kind, "")
+        return f"{v:g}{sym}"
+
+
+def _num(raw: str) -> float:
+    return 1.0 if raw in ("un", "une", "d'un", "d'une") else float(raw.replace(",", "."))
+
+
+def role_of(kind: str, f: str, start: int, end: int, window: int = 70, right_weight: float = 1.0) -> str:
+    """Nearest cue of ``kind`` around [start, end) in folded text ``f`` (cues after it count ``right_weight``×);
+    when none is that near, the nearest in the whole sentence."""
+    best = _role_near(kind, f, start, end, window, right_weight)
+    if not best and kind != "event":
+        best = _role_near(kind, f, start, end, max(len(f), 1), right_weight)
+    return best
+
+
+def _role_near(kind: str, f: str, start: int, end: int, window: int, right_weight: float) -> str:
+    best, dist = "", 10**9
+    left, right = f[max(0, start - window) : start], f[end : end + window // 2]
+    for role, cues in lexicon().get(kind, {}).items():
+        for cue in cues:
+            i = left.rfind(cue)
+            if i >= 0 and len(left) - i < dist:
+                best, dist = role, len(left) - i
+            j = right.find(cue)
+            if j >= 0 and j * right_weight + 3 < dist:  # a following cue ("12 commandes ... de retard")
+                best, dist = role, j * right_weight + 3
+    return best
+
+
+def events_of(text: str) -> set[str]:
+    f = fold(normalise(text))
+    return {ev for ev, cues in lexicon()["event"].items() if any(c in f for c in cues)}
+
+
+def _cmp(f: str, start: int) -> str:
+    before = f[max(0, start - 25) : start]
+    for sym, rx in _CMP:
+        if rx.search(before):
+            return sym
+    return "="
+
+
+def _year_near(f: str, start: int, end: int) -> int | None:
+    ys = [(abs(m.start() - start), int(m.group(1))) for m in RX_YEAR.finditer(f)]
+    return min(ys)[1] if ys else None
+
+
+@lru_cache(maxsize=65536)
+def quantities(text: str) -> tuple[Quantity, ...]:
+    """Every quantity of ``text`` (any spelling: it is normalised first)."""
+    f = fold(normalise(text))
+    out: list[Quantity] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(s: int, e: int) -> bool:
+        return all(e <= a or s >= b for a, b in taken)
+
+    for m in RX_DATE.finditer(f):
+        if m.group(2):
+            day = 1 if m.group(1) == "1er" else int(m.group(1))
+            month, year = _MONTH_NUM[m.group(2)], m.group(3)
+            if year is None:
+                continue  # "15 juin" without a year: not comparable
+            try:
+                d = datetime(int(year), month, day)
+            except ValueError:
+                continue
+            frac = (int(m.group(4)) * 60 + int(m.group(5))) / 1440 if m.group(4) else 0.0
+            out.append(Quantity("date", d.toordinal() + frac, "", precision="day", start=m.start()))
+        else:
+            d = datetime(int(m.group(7)), _MONTH_NUM[m.group(6)], 1)
+            out.append(Quantity("date", d.toordinal(), "", precision="month", start=m.start()))
+        taken.append(m.span())
+    for m in RX_AMOUNT.finditer(f):
+        if not free(*m.span()):
+            continue
+        mult = {"k": 1e3, "million": 1e6, "millions": 1e6, "milliard": 1e9, "milliards": 1e9}.get(m.group(2) or "", 1)
+        v = _num(m.group(1)) * mult
+        out.append(
+            Quantity(
+                "amount",
+                v,
+                role_of("amount", f, m.start(), m.end()),
+                _cmp(f, m.start()),
+                precision=m.group(4) or "",
+                year=_year_near(f, m.start(), m.end()),
+                start=m.start(),
+            )
+        )
+        taken.append(m.span())
+    for m in RX_PERCENT.finditer(f):
+        if not free(*m.span()):
+            continue
+        out.append(
+            Quantity(
+                "percent",
+                _num(m.group(1)),
+                role_of("percent", f, m.start(), m.end()),
+                _cmp(f, m.start()),
+                year=_year_near(f, m.start(), m.end()),
+                start=m.start(),
+            )
+        )
+        taken.append(m.span())
+    for m in RX_DURATION.finditer(f):
+        if not free(*m.span()):
+            continue
+        unit = m.group(2).rstrip("s") if m.group(2) != "mois" else "mois"
+        unit = "an" if unit in ("an", "ans") else unit
+        days = _num(m.group(1)) * _UNIT_DAYS.get(unit, 1.0)
+        out.append(
+            Quantity("duration", days, role_of("duration", f, m.start(), m.end()), _cmp(f, m.start()), start=m.start())
+        )
+        taken.append(m.span())
+    for m in RX_COUNT.finditer(f):
+        if not free(*m.span()):
+            continue
+        noun = m.group(2)
+        n = noun.rstrip("s")
+        if n in NOT_COUNT_NOUNS or n in _MONTH_NUM or noun in ("heures", "jours"):
+            continue
+        if 1900 <= int(m.group(1)) <= 2100:
+            continue  # a year
+        if int(m.group(1)) == 1:
+            continue  # mostly the article "un"/"une" read as a number
+        role = role_of("count", f, m.start(), m.end())
+        own = next((r for r, cues in lexicon()["count"].items() if any(noun.startswith(c) for c in cues)), "")
+        role = "late_orders" if "retard" in f[m.end() : m.end() + 60] and own == "orders" else (own or role)
+        out.append(
+            Quantity(
+                "count",
+                float(m.group(1)),
+                role,
+                _cmp(f, m.start()),
+                noun=n[:7],
+                year=_year_near(f, m.start(), m.end()),
+                start=m.start(),
+            )
+        )
+    return tuple(sorted(out, key=lambda q: q.start))
+
+
+def agrees(claim: Quantity, doc_value: float, kind: str) -> bool:
+    """Does a document's exact value satisfy the claim's (value, comparator)?"""
+    c = claim.value
+    if claim.cmp == ">":
+        return doc_value > c * (1 - 1e-9)
+    if claim.cmp == "<":
+        return doc_value < c * (1 + 1e-9)
+    if kind == "date":
+        return abs(doc_value - c) < 1 if claim.precision == "day" else abs(doc_value - c) < 31
+    if kind == "duration":
+        tol = 0.1 if claim.cmp == "~" else 0.04
+        return abs(doc_value - c) <= max(tol * max(c, 1), 0.5)
+    tol = 0.03 if claim.cmp == "~" else 0.005
+    return abs(doc_value - c) <= tol * max(abs(c), 1e-9) + 1e-9

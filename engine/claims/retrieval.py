@@ -1,0 +1,164 @@
+"""Hybrid evidence memory: BM25 over stemmed French + e5 (query:/passage:), fused by reciprocal rank.
+
+Each passage is one sentence (``passages``) with its neighbours kept for the judge. Both sides are
+normalised (numbers in words → digits, dates → one spelling) before indexing and querying, so the
+lexical side meets "380 000 € HT" with "trois cent quatre-vingt mille euros hors taxes". Dense search
+finds paraphrases; lexical search finds rare words and numbers the small e5 model blurs; RRF needs no
+score calibration between the two. Vectors are cached per passage text, so a changed dossier only
+embeds its new sentences.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from lexlogic.bridges import embeddings
+from lexlogic.bridges.text_index import TextIndex, reciprocal_rank_fusion
+from lexlogic.bridges.vector_index import EXACT_BELOW, Backend, VectorIndex
+from lexlogic.engine.claims.models import Candidate, Memory
+from lexlogic.engine.claims.normalise import normalise
+from lexlogic.engine.claims.passages import passages_of
+from lexlogic.engine.documents.model import Document
+
+FORMAT = 2
+POOL = 50  # candidates taken from each ranking before fusion
+RRF_K = 60
+
+
+def _h(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+
+
+def index_text(m: Memory) -> str:
+    """What is indexed for a passage: its normalised sentence under its section heading (a table: with its
+    header), so "Le présent contrat n'est pas exclusif" is found under "Absence d'exclusivité"."""
+    if m.grounding.note == "table":
+        return normalise(f"{m.context}\n{m.text}")
+    return normalise(f"{m.heading} : {m.text}" if m.heading else m.text)
+
+
+class HybridMemory:
+    """Passages + vectors + BM25; ``search`` gives fused candidates (similarity = e5 cosine)."""
+
+    def __init__(
+        self,
+        memories: list[Memory],
+        vectors: np.ndarray,
+        *,
+        documents: Sequence[Document] = (),
+        backend: Backend = "auto",
+        exact_below: int = EXACT_BELOW,
+        index: VectorIndex | None = None,
+    ) -> None:
+        if len(memories) != len(vectors):
+            raise ValueError(f"{len(memories)} memories but {len(vectors)} vectors")
+        self.memories = memories
+        self.documents = list(documents)
+        self.vectors = vectors if len(vectors) else np.zeros((0, embeddings.DIM), np.float32)
+        self.index = index or VectorIndex(self.vectors, backend=backend, exact_below=exact_below)
+        self.lexical = TextIndex([index_text(m) for m in memories])
+        self._query_cache: dict[str, np.ndarray] = {}
+        self._facts = None
+
+    def __len__(self) -> int:
+        return len(self.memories)
+
+    @property
+    def facts(self):  # type: ignore[no-untyped-def]
+        """Dossier-level facts (tables, dated events) the judge derives durations and sums from."""
+        if self._facts is None:
+            from lexlogic.engine.claims.derived import DossierFacts
+
+            self._facts = DossierFacts.of(self.documents, self.memories)
+        return self._facts
+
+    # --- building and persistence ----------------------------------------------------------------
+    @classmethod
+    def build(
+        cls,
+        documents: Sequence[Document],
+        *,
+        backend: Backend = "auto",
+        reuse: dict[str, np.ndarray] | None = None,
+    ) -> HybridMemory:
+        memories = passages_of(documents)
+        texts = [index_text(m) for m in memories]
+        reuse = reuse or {}
+        todo = [i for i, t in enumerate(texts) if _h(t) not in reuse]
+        fresh = embeddings.embed_passages([texts[i] for i in todo])
+        vectors = np.zeros((len(memories), embeddings.DIM), dtype=np.float32)
+        for row, i in enumerate(todo):
+            vectors[i] = fresh[row]
+        for i, t in enumerate(texts):
+            if _h(t) in reuse:
+                vectors[i] = reuse[_h(t)]
+        return cls(memories, vectors, documents=documents, backend=backend)
+
+    @classmethod
+    def open(cls, directory: str | Path, documents: Sequence[Document], *, backend: Backend = "auto") -> HybridMemory:
+        """Reuse the vectors saved in ``directory`` for unchanged passage texts; embed the rest; save."""
+        d = Path(directory)
+        store = d / "passages.json"
+        reuse: dict[str, np.ndarray] = {}
+        try:
+            meta = json.loads(store.read_text(encoding="utf-8"))
+            vecs = np.load(d / "passage_vectors.npy")
+            if meta.get("format") == FORMAT and len(meta["hashes"]) == len(vecs):
+                reuse = dict(zip(meta["hashes"], vecs))
+        except (OSError, ValueError, KeyError):
+            reuse = {}  # absent or damaged: rebuilt, never trusted
+        mem = cls.build(documents, backend=backend, reuse=reuse)
+        hashes = [_h(index_text(m)) for m in mem.memories]
+        if set(hashes) - set(reuse):
+            d.mkdir(parents=True, exist_ok=True)
+            np.save(d / "passage_vectors.tmp.npy", mem.vectors)
+            (d / "passage_vectors.tmp.npy").replace(d / "passage_vectors.npy")
+            tmp = d / "passages.json.tmp"
+            tmp.write_text(json.dumps({"format": FORMAT, "hashes": hashes}), encoding="utf-8")
+            tmp.replace(store)
+        return mem
+
+    # --- search ------------------------------------------------------------------------------------
+    def embed_claim(self, claim: str) -> np.ndarray:
+        vec = self._query_cache.get(claim)
+        if vec is None:
+            vec = embeddings.embed_query(normalise(claim))
+            if len(self._query_cache) > 4096:
+                self._query_cache.clear()
+            self._query_cache[claim] = vec
+        return vec
+
+    def prime(self, claims: list[str], vectors: np.ndarray | None = None) -> None:
+        """Embed several claims in one batch (or take given query vectors) ahead of their searches."""
+        if vectors is not None:
+            self._query_cache.update(zip(claims, vectors))
+            return
+        todo = [c for c in dict.fromkeys(claims) if c not in self._query_cache]
+        if todo:
+            self._query_cache.update(zip(todo, embeddings.embed_queries([normalise(c) for c in todo])))
+
+    def search(self, claim: str, k: int = 10, vector: np.ndarray | None = None) -> list[Candidate]:
+        """Top-``k`` passages by RRF of the dense and the lexical rankings, best first."""
+        if not self.memories or k <= 0:
+            return []
+        q = self.embed_claim(claim) if vector is None else vector
+        pool = min(POOL, len(self.memories))
+        ids, sims = self.index.search(q[None, :], pool)
+        dense = [int(i) for i in ids[0] if i >= 0]
+        lex_ids, lex_scores = self.lexical.search(normalise(claim), pool)
+        lexical = [int(i) for i in lex_ids]
+        fused = reciprocal_rank_fusion([dense, lexical], k=RRF_K)[:k]
+        dense_sim = {int(i): float(s) for i, s in zip(ids[0], sims[0]) if i >= 0}
+        lex = {int(i): float(s) for i, s in zip(lex_ids, lex_scores)}
+        out = []
+        for i, score in fused:
+            sim = dense_sim.get(i)
+            if sim is None:
+                sim = float(self.vectors[i] @ q)
+            out.append(Candidate(memory=self.memories[i], similarity=sim, lexical=lex.get(i, 0.0), fused=score))
+        return out
