@@ -7,12 +7,12 @@ UNKNOWN with the input facts whose absence makes it so (its `missing` roots), or
 
 from __future__ import annotations
 
-import itertools
 from enum import Enum
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from lexlogic.engine.completions import UNDECIDED, CompletionTable, enumerate_completions, supervalue
 from lexlogic.logic import jsonlogic_policy
 from lexlogic.logic.facts import CaseFile, FactValue, check_value
 from lexlogic.logic.grounding import Grounding, SourceKind
@@ -159,24 +159,20 @@ def _supervaluate(pack: RulePack, values: dict[str, ValueInfo]) -> None:
         ):
             groups.setdefault(roots, []).append(comp.output)
     for roots, outputs in groups.items():
-        results: dict[str, list[Any]] = {o: [] for o in outputs}
-        for combo in itertools.product(*(completions(r) or [] for r in roots)):
-            trial = dict(values)
-            for name, value in zip(roots, combo):
-                trial[name] = ValueInfo(name=name, status=ValueStatus.GIVEN, value=value)
-            for comp in pack.computations:
-                trial[comp.output] = _compute(comp, trial)
-            for o in outputs:
-                results[o].append(trial[o].value if trial[o].known else _UNDECIDED)
-        for o, vals in results.items():
-            if vals and vals[0] is not _UNDECIDED and all(v == vals[0] for v in vals):
-                old = values[o]
-                values[o] = ValueInfo(
-                    name=o, status=ValueStatus.COMPUTED, value=vals[0], computation=old.computation, inputs=old.inputs
-                )
-
-
-_UNDECIDED = object()
+        # the one completion mechanism (engine/completions.py), shared with the probabilistic model
+        domains = {r: completions(r) or [] for r in roots}
+        table = CompletionTable(lambda c: world_values(pack, values, dict(c)))
+        agreed = supervalue(
+            outputs,
+            enumerate_completions(roots, domains, MAX_SUPERVALUATION_ROOTS),
+            table,
+            lambda world, o: world[o].value if world[o].known else UNDECIDED,
+        )
+        for o, value in agreed.items():
+            old = values[o]
+            values[o] = ValueInfo(
+                name=o, status=ValueStatus.COMPUTED, value=value, computation=old.computation, inputs=old.inputs
+            )
 
 
 def computation_reads(comp: Computation) -> list[str]:
