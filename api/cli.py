@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from lexlogic.api import cli_case, cli_claims, cli_dynamic, cli_fallacies, cli_fol, cli_kg, cli_rules, cli_serve
+from lexlogic.api.cli_common import FailingGroup
 
 app = typer.Typer(
     name="lexlogic",
@@ -12,6 +13,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=FailingGroup,  # every LexlogicError a command lets escape: `error: <message>`, its exit code
 )
 
 for module in (cli_rules, cli_case, cli_fol, cli_dynamic, cli_kg, cli_claims, cli_fallacies, cli_serve):

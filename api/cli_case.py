@@ -1,7 +1,4 @@
-"""CLI for the case pipeline: `lexlogic case run|states|restore|replay` and `lexlogic ingest DIR`.
-
-(The lead may route `lexlogic analyze DOSSIER_DIR` to ``engine.dossier.run_dossier``.)
-"""
+"""CLI for the case pipeline: `lexlogic case run|states|restore|replay` and `lexlogic ingest DIR`."""
 
 from __future__ import annotations
 
@@ -16,8 +13,7 @@ case_app = typer.Typer(
 )
 
 
-from lexlogic.api.cli_common import fail as _fail
-from lexlogic.api.cli_common import parse_assignments
+from lexlogic.api.cli_common import fail, parse_assignments
 
 
 @case_app.command("run")
@@ -31,24 +27,25 @@ def run(
     as_json: bool = typer.Option(False, "--json", help="print the result JSON on stdout"),
 ) -> None:
     """Analyse a dossier directory (resumes the last persisted state of the same dossier)."""
-    from lexlogic.engine.documents.ingest import IngestError
+    from lexlogic.api.analyze_command import dossier_console
     from lexlogic.engine.dossier import run_dossier
+    from lexlogic.logic.errors import LexlogicError
 
     if not directory.is_dir():
-        _fail(f"{directory}: not a directory")
+        fail(f"{directory}: not a directory")
     try:
         result = run_dossier(
             directory,
             db_url=db,
             answers=parse_assignments(answer, "--answer"),
-            interactive=not no_input,
             fresh=fresh,
             out_dir=out,
+            **dossier_console(progress=not as_json, interactive=not no_input),
         )
-    except IngestError as exc:
-        _fail(str(exc))
+    except LexlogicError as exc:
+        fail(str(exc))
     if as_json:
-        typer.echo(json.dumps(result, ensure_ascii=False, indent=1, default=str))
+        typer.echo(result.model_dump_json(indent=1))
 
 
 @case_app.command("states")
@@ -58,7 +55,7 @@ def states(case_id: str, db: str | None = typer.Option(None, "--db")) -> None:
 
     rows = CaseStore(db).states(case_id)
     if not rows:
-        _fail(f"case {case_id!r}: no states")
+        fail(f"case {case_id!r}: no states")
     for r in rows:
         typer.echo(f"{r['seq']:>4}  {r['phase']:<11} {r['status']:<15} {r['hash']}  {r['note']}")
 
@@ -80,7 +77,7 @@ def restore(case_id: str, seq: int, db: str | None = typer.Option(None, "--db"))
     try:
         new = CaseStore(db).restore(case_id, seq)
     except KeyError as exc:
-        _fail(str(exc.args[0]))
+        fail(str(exc.args[0]))
     typer.echo(f"{case_id}: state {seq} restored as state {new}")
 
 
@@ -93,7 +90,7 @@ def replay_cmd(case_id: str, seq: int, db: str | None = typer.Option(None, "--db
     try:
         state = replay(CaseStore(db), case_id, seq)
     except KeyError as exc:
-        _fail(str(exc.args[0]))
+        fail(str(exc.args[0]))
     typer.echo(f"{state.case_id}: {state.phase.value} {state.status} {state.message}")
 
 
@@ -110,7 +107,7 @@ def ingest(
         docs = ingest_dossier(directory)
         skipped = dossier_files(directory)[1]
     except IngestError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if as_json:
         typer.echo(json.dumps([d.model_dump(mode="json", exclude={"pages"}) for d in docs], ensure_ascii=False))
         return

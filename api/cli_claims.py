@@ -9,8 +9,7 @@ from pathlib import Path
 
 import typer
 
-from lexlogic.api.cli_common import OutputFormat
-from lexlogic.api.cli_common import fail as _fail
+from lexlogic.api.cli_common import OutputFormat, fail
 
 
 def _index_dir(dossier: Path, given: Path | None) -> Path:
@@ -49,54 +48,63 @@ def register(app: typer.Typer) -> None:
         claim: str | None = typer.Argument(None, help="the claim to verify (French)"),
         submission: Path | None = typer.Option(None, "--submission", help="verify every claim of this file"),
         fmt: OutputFormat = typer.Option(OutputFormat.text, "--format", help="text | json"),
-        k: int = typer.Option(3, "--k", min=1, max=50, help="candidates read by the judge"),
+        k: int = typer.Option(10, "--k", min=1, max=50, help="passages read by the judge (sentence-level)"),
         index_dir: Path | None = typer.Option(None, "--index-dir", help="where the case's evidence index lives"),
     ) -> None:
         """Check a claim (or a submission's claims) against the dossier: VERIFIED, CONTRADICTED, AMBIGUOUS, UNKNOWN."""
         if not dossier.is_dir():
-            _fail(f"{dossier}: not a directory (DOSSIER_DIR)")
+            fail(f"{dossier}: not a directory (DOSSIER_DIR)")
         if (claim is None) == (submission is None):
-            _fail("give exactly one of CLAIM or --submission FILE")
-        claims: list[str]
+            fail("give exactly one of CLAIM or --submission FILE")
+        text = ""
         if submission is not None:
             try:
                 text = submission.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as exc:
-                _fail(f"{submission}: cannot read submission: {exc}")
-            from lexlogic.engine.claims.extract import extract_claims
-
-            claims = extract_claims(text)
-            if not claims:
-                _fail(f"{submission}:1: no factual claim found in the submission")
-        else:
-            if not claim or not claim.strip():
-                _fail("CLAIM is empty")
-            claims = [claim.strip()]
+                fail(f"{submission}: cannot read submission: {exc}")
+            if not text.strip():
+                fail(f"{submission}:1: the submission is empty")
+        elif not claim or not claim.strip():
+            fail("CLAIM is empty")
         try:
             from lexlogic.engine.documents.ingest import (
                 ingest_dossier,  # lazy: ingestion pulls PDF/OCR stacks
             )
         except ImportError as exc:  # pragma: no cover - present in this tree
-            _fail(f"document ingestion is unavailable (engine.documents.ingest): {exc}")
+            fail(f"document ingestion is unavailable (engine.documents.ingest): {exc}")
         try:
             documents = ingest_dossier(dossier)
         except Exception as exc:  # ingestion names the file that failed
-            _fail(f"{dossier}: cannot ingest the dossier: {exc}")
-        from lexlogic.engine.claims.memory import EvidenceMemory
-        from lexlogic.engine.claims.verify import default_judge, verify_all
+            fail(f"{dossier}: cannot ingest the dossier: {exc}")
+        from lexlogic.engine.claims.batch import account_submission
+        from lexlogic.engine.claims.retrieval import HybridMemory
+        from lexlogic.engine.claims.verify import default_judge, find_evidence
 
-        memory = EvidenceMemory.open(_index_dir(dossier, index_dir), documents)
+        memory = HybridMemory.open(_index_dir(dossier, index_dir), documents)
         judge = default_judge()
-        results = verify_all(memory, claims, k=k, judge=judge)
+        if not documents:
+            typer.echo(f"(dossier vide : {dossier})", err=True)
+        if submission is None:
+            assert claim is not None
+            result = find_evidence(memory, claim.strip(), k=k, judge=judge)
+            if fmt is OutputFormat.json:
+                typer.echo(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2))
+            else:
+                typer.echo(_render(result))
+            return
+        account = account_submission(memory, text, k=k, judge=judge)
         if fmt is OutputFormat.json:
-            payload = (
-                results[0].model_dump(mode="json")
-                if submission is None
-                else [r.model_dump(mode="json") for r in results]
+            typer.echo(
+                json.dumps([row.model_dump(mode="json") for row in account.sentences], ensure_ascii=False, indent=2)
             )
-            typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
-        else:
-            if not documents:
-                typer.echo(f"(dossier vide : {dossier})", err=True)
-            for r in results:
-                typer.echo(_render(r))
+            return
+        for row in account.sentences:
+            if row.result is not None:
+                typer.echo(f"[{row.n}] " + _render(row.result))
+            else:
+                typer.echo(f"[{row.n}] {'NON FACTUEL':<13} {row.sentence}\n  raison : {row.reason}")
+        counts: dict[str, int] = {}
+        for row in account.sentences:
+            counts[row.status] = counts.get(row.status, 0) + 1
+        summary = ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+        typer.echo(f"{len(account.sentences)} phrases : {summary}")

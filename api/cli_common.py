@@ -1,12 +1,21 @@
-"""What every CLI module shares: the output format option and the one way to fail (stderr, exit 2)."""
+"""What every CLI module shares: the output format option and the one way to fail.
+
+One failure path for every command: ``fail()`` prints ``error: <message>`` on stderr and exits with the
+error's ``exit_code`` (2 for bad input, the default of every ``LexlogicError``). Commands may call it with a
+message that adds context; a ``LexlogicError`` they let escape reaches the same ``fail()`` through
+``FailingGroup``, the command group of the ``lexlogic`` app, so no lexlogic error ends in a traceback.
+"""
 
 from __future__ import annotations
 
 from enum import Enum
 from typing import Any, NoReturn
 
+import click
 import typer
+from typer.core import TyperGroup
 
+from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.facts import read_answer
 
 
@@ -15,10 +24,24 @@ class OutputFormat(str, Enum):
     json = "json"
 
 
-def fail(message: str, prefix: str = "error: ") -> NoReturn:
-    """Bad input: say what and where on stderr, exit with code 2 (nothing is written)."""
-    typer.echo(f"{prefix}{message}", err=True)
-    raise typer.Exit(code=2)
+def fail(problem: str | LexlogicError, *, exit_code: int | None = None) -> NoReturn:
+    """Say what went wrong (and where) on stderr as ``error: <message>``, then exit; nothing else is written.
+
+    The exit code is ``exit_code`` if given, else the error's own (``LexlogicError.exit_code``: 2).
+    """
+    code = exit_code if exit_code is not None else getattr(problem, "exit_code", LexlogicError.exit_code)
+    typer.echo(f"error: {problem}", err=True)
+    raise typer.Exit(code=code)
+
+
+class FailingGroup(TyperGroup):
+    """The app's command group: any ``LexlogicError`` a command lets escape goes through ``fail()``."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except LexlogicError as exc:
+            fail(exc)
 
 
 def parse_assignments(items: list[str], option: str) -> dict[str, Any]:

@@ -47,18 +47,18 @@ class RuleMeta(BaseModel):
     case_id: str | None = None
 
 
-from lexlogic.api.cli_common import fail as _fail
+from lexlogic.api.cli_common import fail
 
 
 def _read_text(path: Path, what: str) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        _fail(f"{what} {path}: no such file")
+        fail(f"{what} {path}: no such file")
     except UnicodeDecodeError as exc:
-        _fail(f"{what} {path}: not UTF-8 text (byte {exc.start})")
+        fail(f"{what} {path}: not UTF-8 text (byte {exc.start})")
     except OSError as exc:
-        _fail(f"{what} {path}: {exc.strerror or exc}")
+        fail(f"{what} {path}: {exc.strerror or exc}")
 
 
 def _load_json(path: Path, what: str) -> Any:
@@ -66,7 +66,7 @@ def _load_json(path: Path, what: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        _fail(f"{what} {path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}")
+        fail(f"{what} {path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}")
 
 
 def _load_meta(rule: Path) -> RuleMeta:
@@ -78,17 +78,17 @@ def _load_meta(rule: Path) -> RuleMeta:
         try:
             data = json.loads(text) if suffix == ".meta.json" else yaml.safe_load(text)
         except json.JSONDecodeError as exc:
-            _fail(f"metadata file {path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}")
+            fail(f"metadata file {path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}")
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
-            _fail(f"metadata file {path}{where}: invalid YAML: {getattr(exc, 'problem', exc)}")
+            fail(f"metadata file {path}{where}: invalid YAML: {getattr(exc, 'problem', exc)}")
         try:
             return RuleMeta.model_validate(data or {})
         except ValidationError as exc:
             err = exc.errors()[0]
             loc = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"])
-            _fail(f"metadata file {path}: {loc}: {err['msg']}")
+            fail(f"metadata file {path}: {loc}: {err['msg']}")
     return RuleMeta()
 
 
@@ -103,7 +103,7 @@ def _schema(option: str | None, meta: RuleMeta) -> Any:
     try:
         build_output_adapter(spec)
     except SchemaError as exc:
-        _fail(f"invalid output schema: {exc}")
+        fail(f"invalid output schema: {exc}")
     return spec
 
 
@@ -119,9 +119,9 @@ def _lifecycle(call: Any) -> Any:
     try:
         return call()
     except DynamicRuleError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     except SandboxError as exc:
-        _fail(exc.describe())
+        fail(exc.describe())
 
 
 FormatOpt = typer.Option("text", "--format", help="text | json")
@@ -140,7 +140,7 @@ def run_cmd(
 ) -> None:
     """Run one rule file in the sandbox: result on stdout (exit 0) or why not on stderr (exit 2)."""
     if fmt not in ("text", "json"):
-        _fail(f"--format must be text or json, not {fmt!r}")
+        fail(f"--format must be text or json, not {fmt!r}")
     source = _read_text(rule, "rule file")
     meta = _load_meta(rule)
     spec = _schema(schema, meta)
@@ -150,7 +150,7 @@ def run_cmd(
         try:
             result = pool.run(source, data, output_schema=spec, filename=str(rule))
         except SandboxError as exc:
-            _fail(exc.describe())
+            fail(exc.describe())
     if fmt == "json":
         typer.echo(
             json.dumps(
@@ -194,7 +194,7 @@ def add_cmd(
     spec = _schema(schema, meta)
     who = author or meta.author
     if not who:
-        _fail("--author is required (an LLM model name or a person), or `author` in the rule's metadata")
+        fail("--author is required (an LLM model name or a person), or `author` in the rule's metadata")
     store = _store(db)
     with SandboxPool(size=1) as pool:
         stored = _lifecycle(
@@ -261,7 +261,7 @@ def list_cmd(
     from lexlogic.engine.dynamic_rules import RuleStatus
 
     if status is not None and status not in {s.value for s in RuleStatus}:
-        _fail(f"--status must be one of {', '.join(s.value for s in RuleStatus)}, not {status!r}")
+        fail(f"--status must be one of {', '.join(s.value for s in RuleStatus)}, not {status!r}")
     rules = _store(db).list(status=status, case_id=case_id)
     if fmt == "json":
         typer.echo(json.dumps([r.model_dump(mode="json", exclude={"text"}) for r in rules], ensure_ascii=False))
@@ -311,7 +311,7 @@ def apply_cmd(
 
     data = _load_json(facts, "facts file")
     if not isinstance(data, dict):
-        _fail(f"facts file {facts}: $: expected a JSON object")
+        fail(f"facts file {facts}: $: expected a JSON object")
     store = _store(db)
     with SandboxPool(size=1) as pool:
         result = run_active_rules(store, data, case_id=case_id, pool=pool)

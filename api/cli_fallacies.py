@@ -15,8 +15,7 @@ class NavigatorChoice(str, Enum):
     offline = "offline"
 
 
-from lexlogic.api.cli_common import OutputFormat
-from lexlogic.api.cli_common import fail as _fail
+from lexlogic.api.cli_common import OutputFormat, fail
 
 
 def _read_argument(text_or_file: str) -> str:
@@ -31,7 +30,7 @@ def _read_argument(text_or_file: str) -> str:
         try:
             return path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            _fail(f"{path}: cannot read: {exc}")
+            fail(f"{path}: cannot read: {exc}")
     return text_or_file
 
 
@@ -57,17 +56,17 @@ def register(app: typer.Typer) -> None:
 
         argument = _read_argument(text_or_file).strip()
         if not argument:
-            _fail("the argument is empty")
+            fail("the argument is empty")
         try:
             tax = load_taxonomy(taxonomy)
             nav = make_navigator(navigator.value)
             result = analyse(argument, tax, nav, beam_width=beam)
         except TaxonomyError as exc:
-            _fail(str(exc))
+            fail(str(exc))
         except NavigatorUnavailable as exc:
-            _fail(str(exc))
+            fail(str(exc))
         except LLMError as exc:
-            _fail(f"LLM navigator: {exc}")
+            fail(f"LLM navigator: {exc}")
         if fmt is OutputFormat.json:
             typer.echo(result.model_dump_json(indent=2))
             return

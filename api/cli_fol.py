@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-from typing import NoReturn
 
 import typer
 
@@ -14,27 +13,23 @@ fol_app = typer.Typer(help="Sorted first-order belief sets (TweetyProject .folog
 tweety_app = typer.Typer(help="TweetyProject jars for the Tweety FOL backend.", no_args_is_help=True)
 
 
-def _fail(message: str) -> NoReturn:
-    fail(message, prefix="")  # messages already start with file:line:col
-
-
 def _load(path: str, strict: bool = False):  # type: ignore[no-untyped-def]
     from lexlogic.logic.fol.syntax import FolSyntaxError, parse_report
 
     if not os.path.isfile(path):
-        _fail(f"{path}: no such file")
+        fail(f"{path}: no such file")
     from lexlogic.logic.fol.syntax import parse_belief_set
 
     try:
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
     except (OSError, UnicodeDecodeError) as exc:
-        _fail(f"{path}: cannot read: {exc}")
+        fail(f"{path}: cannot read: {exc}")
     try:
         bs = parse_belief_set(text, strict=strict, source=path)
         warnings = parse_report(text, strict=strict, source=path).warnings
     except FolSyntaxError as exc:
-        _fail(exc.located())
+        fail(exc.located())
     return bs, warnings
 
 
@@ -60,7 +55,7 @@ def check(
         try:
             report = check_belief_set(bs)
         except FolReasonerError as exc:
-            _fail(f"{file}: {exc}")
+            fail(f"{file}: {exc}")
         typer.echo(report.summary())
         if report.consistent is False:
             raise typer.Exit(1)
@@ -81,25 +76,25 @@ def query(
     from lexlogic.logic.fol.syntax import FolSyntaxError, parse_formula
 
     if backend not in ("auto", "prolog", "eprover", "tweety", "tweety-simple"):
-        _fail(f"--backend: unknown backend {backend!r} (auto|prolog|eprover|tweety|tweety-simple)")
+        fail(f"--backend: unknown backend {backend!r} (auto|prolog|eprover|tweety|tweety-simple)")
     if fmt not in ("text", "json"):
-        _fail(f"--format: unknown format {fmt!r} (text|json)")
+        fail(f"--format: unknown format {fmt!r} (text|json)")
     bs, _ = _load(file)
     try:
         q, uses = parse_formula(formula, bs.signature, source="FORMULA")
     except FolSyntaxError as exc:
-        _fail(exc.located())
+        fail(exc.located())
     h = SortHierarchy.from_belief_set(bs)
     for u in uses:
         if not h.is_subsort(u.actual, u.expected):
-            _fail(
+            fail(
                 f"FORMULA:1:{u.column}: '{u.term}' of sort '{u.actual}' where {u.predicate} expects "
                 f"'{u.expected}': no inferred link {u.actual} ⊑ {u.expected}"
             )
     try:
         ans = entails(bs, q, backend=backend, proof=proof)  # type: ignore[arg-type]
     except FolReasonerError as exc:
-        _fail(f"{file}: {backend}: {exc}")
+        fail(f"{file}: {backend}: {exc}")
     if fmt == "json":
         typer.echo(
             json.dumps(json.loads(ans.model_dump_json()) | {"verdict": ans.verdict()}, ensure_ascii=False, indent=2)
@@ -171,9 +166,9 @@ def tweety_status(
     try:
         res = probe(TweetyLimits(seconds=timeout))
     except FolReasonerError as exc:
-        _fail(f"tweety backend: NOT usable — {exc}")
+        fail(f"tweety backend: NOT usable — {exc}")
     if "limit" in res or not res.get("ok"):
-        _fail(f"tweety backend: NOT usable — {res.get('reason') or res}")
+        fail(f"tweety backend: NOT usable — {res.get('reason') or res}")
     typer.echo("loaded: " + ", ".join(n.rsplit(".", 1)[1] for n in res["loaded"]))
     typer.echo(f"entailment: {res['entailment']} ({res['ms']:.0f} ms in the JVM)")
     typer.echo(f"tweety backend: ok — {why}")
@@ -192,7 +187,7 @@ def tweety_install(
     try:
         paths = install(directory, timeout=timeout, repository=repository)
     except FolReasonerError as exc:
-        _fail(f"tweety install: {exc}")
+        fail(f"tweety install: {exc}")
     for p in paths:
         typer.echo(p)
     typer.echo(f"export {ENV}={os.path.abspath(directory)}")

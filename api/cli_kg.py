@@ -24,8 +24,7 @@ kg_app = typer.Typer(
 )
 
 
-from lexlogic.api.cli_common import OutputFormat
-from lexlogic.api.cli_common import fail as _fail
+from lexlogic.api.cli_common import OutputFormat, fail
 
 
 class Tiers(str, Enum):
@@ -39,7 +38,7 @@ def _store(db: str | None):  # type: ignore[no-untyped-def]
     try:
         return KGStore(db)
     except Exception as exc:  # connection or schema errors: say where
-        _fail(f"cannot open the case database {db or '(LEXLOGIC_DATABASE_URL / default)'}: {exc}".splitlines()[0])
+        fail(f"cannot open the case database {db or '(LEXLOGIC_DATABASE_URL / default)'}: {exc}".splitlines()[0])
 
 
 def _span(s: Any) -> str:
@@ -70,7 +69,7 @@ def extract_cmd(
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
-            _fail(f"{path}: not a UTF-8 text file (byte {exc.start}); extract text from PDFs first")
+            fail(f"{path}: not a UTF-8 text file (byte {exc.start}); extract text from PDFs first")
         doc = doc_id or path.name
     else:
         text, doc = text_or_file, doc_id or "text"
@@ -119,7 +118,7 @@ def ingest_cmd(
     from lexlogic.engine.kg.model import RawAssertion
 
     if not file.is_file():
-        _fail(f"{file}: no such file")
+        fail(f"{file}: no such file")
     items = []
     for n, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
@@ -127,13 +126,13 @@ def ingest_cmd(
         try:
             a = RawAssertion.model_validate(json.loads(line))
         except json.JSONDecodeError as exc:
-            _fail(f"{file}:{n}:{exc.colno}: invalid JSON: {exc.msg}")
+            fail(f"{file}:{n}:{exc.colno}: invalid JSON: {exc.msg}")
         except ValidationError as exc:
             err = exc.errors()[0]
-            _fail(f"{file}:{n}: $.{'.'.join(str(p) for p in err['loc'])}: {err['msg']}")
+            fail(f"{file}:{n}: $.{'.'.join(str(p) for p in err['loc'])}: {err['msg']}")
         violation = check(a)
         if violation is not None:
-            _fail(f"{file}:{n}: refused ({violation.rule}, {violation.reason.value}): {violation.detail}")
+            fail(f"{file}:{n}: refused ({violation.rule}, {violation.reason.value}): {violation.detail}")
         items.append(a)
     count = _store(db).append(case, items)
     typer.echo(f"journaled {count} assertion(s) in case '{case}'")
@@ -208,7 +207,7 @@ def sentinel_cmd(
     try:
         report = run(data_dir or DATA_DIR)
     except (DataError, FileNotFoundError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if fmt is OutputFormat.json:
         typer.echo(json.dumps({"ok": report.ok, **report.model_dump(mode="json")}, ensure_ascii=False, indent=2))
     else:

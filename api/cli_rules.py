@@ -25,15 +25,14 @@ err = Console(stderr=True)
 out = Console(highlight=False, soft_wrap=True)
 
 
-from lexlogic.api.cli_common import fail as _fail
-from lexlogic.api.cli_common import parse_assignments
+from lexlogic.api.cli_common import fail, parse_assignments
 
 
 def check(path: Path = typer.Argument(Path("rules"), help="a pack folder or a folder of packs")) -> None:
     """Validate rule packs: ASP syntax, unknown predicates, JSON-Logic operators, legal sources."""
     roots = find_packs(path)
     if not roots:
-        _fail(f"{path}: no pack.yaml found")
+        fail(f"{path}: no pack.yaml found")
     total = 0
     for root in roots:
         problems = check_pack(root)
@@ -56,14 +55,14 @@ def test(
     passed = failed = 0
     roots = find_packs(path)
     if not roots:
-        _fail(f"{path}: no pack.yaml found")
+        fail(f"{path}: no pack.yaml found")
     for root in roots:
         try:
             pack, _ = get_pack(root)
             tests = pack_tests(pack)
             props = pack_properties(pack) if properties else []
         except PackError as exc:
-            _fail(str(exc))
+            fail(str(exc))
         for t in tests:
             outcome = check_test(root, t)
             if outcome.passed:
@@ -118,11 +117,11 @@ def analyze(
 ) -> None:
     """Analyse a case: verdict, each conclusion with its proof, why-not of the main conclusion."""
     if format not in ("text", "json"):
-        _fail(f"--format {format!r}: expected text or json")
+        fail(f"--format {format!r}: expected text or json")
     answers = parse_assignments(answer, "--answer")
     overrides = parse_assignments(whatif, "--whatif")
     if source.is_dir():
-        from lexlogic.api.main_job import analyse_dossier
+        from lexlogic.api.analyze_command import analyse_dossier
 
         analyse_dossier(
             source,
@@ -135,13 +134,13 @@ def analyze(
         return
     try:
         case, _pack = load_case(source, lambda name: pack_by_name(name)[0])
-        pack, program = pack_by_name(case.pack)
+        pack, _program = pack_by_name(case.pack)
     except (CaseFileError, PackError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     for name in answers:
         if name not in pack.facts:
-            _fail(f"--answer {name}: unknown fact (not declared in pack {pack.name})")
-    from lexlogic.api.main_job import analyse_facts
+            fail(f"--answer {name}: unknown fact (not declared in pack {pack.name})")
+    from lexlogic.api.analyze_command import analyse_facts
 
     submissions: list[tuple[str, str]] = []
     for party, path in (("claimant", claimant_submission), ("defence", defence_submission)):
@@ -150,12 +149,11 @@ def analyze(
         try:
             submissions.append((party, path.read_text(encoding="utf-8")))
         except (OSError, UnicodeDecodeError) as exc:
-            _fail(f"{path}: cannot read the submission: {exc}")
+            fail(f"{path}: cannot read the submission: {exc}")
     if submissions and (evidence is None or not evidence.is_dir()):
-        _fail("--claimant-submission/--defence-submission need --evidence DOSSIER_DIR (a folder)")
+        fail("--claimant-submission/--defence-submission need --evidence DOSSIER_DIR (a folder)")
     analyse_facts(
         pack,
-        program,
         case,
         format=format,
         answers=answers,
@@ -178,7 +176,7 @@ def docs(
     try:
         text = pack_table(path)
     except PackError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if write:
         (path / "RULES.md").write_text(text, encoding="utf-8")
         out.print(f"wrote {path / 'RULES.md'}")
@@ -195,8 +193,16 @@ def schema_facts(pack: str = typer.Option("rupture_brutale", help="pack name")) 
     try:
         rule_pack, _ = pack_by_name(pack)
     except PackError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     out.print_json(json.dumps(facts_json_schema(rule_pack), ensure_ascii=False))
+
+
+@schema_app.command("verdict")
+def schema_verdict() -> None:
+    """Print the JSON Schema of a verdict (the CLI JSON, the persisted state and the HTTP API share it)."""
+    from lexlogic.api.analyze_command import verdict_schema
+
+    out.print_json(json.dumps(verdict_schema(), ensure_ascii=False))
 
 
 def register(app: typer.Typer) -> None:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-
 import typer
+
+from lexlogic.api.cli_common import fail
 
 keys_app = typer.Typer(help="API keys (hashed at rest) mapped to tenants.", no_args_is_help=True)
 DB_HELP = "database URL (default: LEXLOGIC_DATABASE_URL, else ./.lexlogic/lexlogic.db)"
@@ -16,8 +16,7 @@ def _store(db: str | None):  # type: ignore[no-untyped-def]
     try:
         return TenantStore(db)
     except Exception as exc:
-        typer.echo(f"error: cannot open database {db or '(default)'}: {exc}", err=True)
-        raise typer.Exit(code=2) from exc
+        fail(f"cannot open database {db or '(default)'}: {exc}")
 
 
 @keys_app.command("create")
@@ -28,8 +27,7 @@ def keys_create(
 ) -> None:
     """Create a key; the plaintext is printed once (only its SHA-256 is stored)."""
     if not tenant.strip():
-        typer.echo("error: --tenant: must not be empty", err=True)
-        raise typer.Exit(code=2)
+        fail("--tenant: must not be empty")
     store = _store(db)
     key_id, key = store.create_key(tenant.strip(), label)
     store.close()
@@ -47,8 +45,7 @@ def keys_revoke(
     ok = store.revoke(key_id)
     store.close()
     if not ok:
-        typer.echo(f"error: no active key {key_id!r}", err=True)
-        raise typer.Exit(code=2)
+        fail(f"no active key {key_id!r}")
     typer.echo(f"revoked {key_id}")
 
 
@@ -88,8 +85,7 @@ def serve(
         try:
             app = create_app()
         except Exception as exc:
-            print(f"error: cannot start: {exc}", file=sys.stderr)
-            raise typer.Exit(code=2) from exc
+            fail(f"cannot start: {exc}")
         uvicorn.run(app, host=host, port=port, log_level=log_level)
 
 

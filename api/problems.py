@@ -17,6 +17,8 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from lexlogic.logic.errors import LexlogicError
+
 PROBLEM_MEDIA = "application/problem+json"
 log = logging.getLogger("lexlogic.api")
 
@@ -53,8 +55,11 @@ TITLES = {
 }
 
 
-class ProblemError(Exception):
-    """Raise from a route to answer with a problem."""
+class ProblemError(LexlogicError):
+    """Raise from a route to answer with a problem (any status, a slug, located errors, headers).
+
+    A ``LexlogicError`` like every other: the one handler below answers it.
+    """
 
     def __init__(
         self,
@@ -68,8 +73,21 @@ class ProblemError(Exception):
         super().__init__(detail)
         self.status, self.detail, self.slug, self.errors, self.headers = status, detail, slug, errors or [], headers
 
+    @property
+    def kind(self) -> str | None:
+        return self.slug
 
-class BodyTooLarge(Exception):
+    @property
+    def issues(self) -> list[FieldError]:
+        return self.errors
+
+
+class BodyTooLarge(LexlogicError):
+    """A request body over the limit, found while streaming it (413)."""
+
+    status = 413
+    kind = "too-large"
+
     def __init__(self, limit: int) -> None:
         super().__init__(f"request body exceeds {limit} bytes")
         self.limit = limit
@@ -116,10 +134,24 @@ def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
 
 
 def install(app: FastAPI) -> None:
-    @app.exception_handler(ProblemError)
-    async def _problem(request: Request, exc: ProblemError) -> JSONResponse:
+    @app.exception_handler(LexlogicError)
+    async def _lexlogic(request: Request, exc: LexlogicError) -> JSONResponse:
+        """Every lexlogic error, mapped once: its ``status``, its located issues, Retry-After on 503.
+
+        The problem's type is the error's ``kind`` when it has one (``None``: about:blank), else its class.
+        """
+        issues = getattr(exc, "issues", None) or []
+        errors = [FieldError(location=i.location, path=i.path, message=i.message) for i in issues]
+        headers = dict(getattr(exc, "headers", None) or {})
+        if exc.status == 503:
+            headers.setdefault("Retry-After", "5")
         return problem_response(
-            exc.status, exc.detail, instance=request.url.path, slug=exc.slug, errors=exc.errors, headers=exc.headers
+            exc.status,
+            str(exc),
+            instance=request.url.path,
+            slug=getattr(exc, "kind", type(exc).__name__),
+            errors=errors,
+            headers=headers or None,
         )
 
     @app.exception_handler(StarletteHTTPException)
@@ -142,10 +174,6 @@ def install(app: FastAPI) -> None:
         first = errors[0] if errors else None
         detail = f"{first.location} {first.path}: {first.message}" if first else "invalid request"
         return problem_response(422, detail, instance=request.url.path, slug="validation", errors=errors)
-
-    @app.exception_handler(BodyTooLarge)
-    async def _too_large(request: Request, exc: BodyTooLarge) -> JSONResponse:
-        return problem_response(413, str(exc), instance=request.url.path, slug="too-large")
 
     @app.exception_handler(Exception)
     async def _crash(request: Request, exc: Exception) -> JSONResponse:  # pragma: no cover - last resort

@@ -14,6 +14,8 @@ from typing import Any
 import clingo
 from clingo import ast
 
+from lexlogic.logic.errors import LexlogicError
+
 Binding = dict[str, clingo.Symbol]
 
 _BIN: dict[Any, Callable[[int, int], int | None]] = {
@@ -33,7 +35,7 @@ _CMP: dict[Any, tuple[Callable[[clingo.Symbol, clingo.Symbol], bool], str]] = {
 }
 
 
-class Unevaluable(Exception):
+class Unevaluable(LexlogicError):
     """The term has an unbound variable or a construct this evaluator does not handle.
 
     A control-flow signal inside the bridge (never reaches a caller), hence not a ``LexlogicError``.

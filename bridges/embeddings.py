@@ -16,11 +16,13 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numpy as np
 
+from lexlogic.logic.errors import UnavailableError
+
 DIM = 384
 _lock = threading.Lock()  # the native model is not documented as thread-safe: serialise
 
 
-class EmbeddingError(RuntimeError):
+class EmbeddingError(UnavailableError, RuntimeError):
     pass
 
 

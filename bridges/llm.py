@@ -15,10 +15,12 @@ from typing import Any, TypeVar
 import httpx
 from pydantic import BaseModel, ValidationError
 
+from lexlogic.logic.errors import UnavailableError
+
 T = TypeVar("T", bound=BaseModel)
 
 
-class LLMError(RuntimeError):
+class LLMError(UnavailableError, RuntimeError):
     """The endpoint failed or never produced a valid answer within the retry budget."""
 
 

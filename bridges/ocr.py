@@ -9,8 +9,10 @@ from dataclasses import dataclass
 
 from PIL import Image
 
+from lexlogic.logic.errors import LexlogicError
 
-class OCRError(RuntimeError):
+
+class OCRError(LexlogicError, RuntimeError):
     """Tesseract is missing, lacks the language, or failed."""
 
 

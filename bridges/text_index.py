@@ -20,7 +20,8 @@ STOPWORDS_FR = set(
     mais me meme mes moi mon ne nos notre nous on ou par pas pour qu que qui sa se ses son sur ta te tes toi ton
     tu un une vos votre vous c d j l m n s t y ete etre avoir ont est sont etait etaient a ai as avait avaient
     cela ceci ca celle celui ceux dont lors si ni donc or car puis comme tout tous toute toutes tres plus
-    moins aussi ainsi alors apres avant chez entre sous sans vers selon""".split()
+    moins aussi ainsi alors apres avant chez entre sous sans vers selon
+    madame monsieur bonjour cordialement bien salutations distinguees agreer veuillez prions expression""".split()
 )
 
 
@@ -83,10 +84,13 @@ class TextIndex:
         return idx[keep], s[idx][keep]
 
 
-def reciprocal_rank_fusion(rankings: list[list[int]], k: int = 60) -> list[tuple[int, float]]:
-    """RRF (Cormack et al. 2009): score(d) = Σ 1/(k + rank_r(d)); best first."""
+def reciprocal_rank_fusion(
+    rankings: list[list[int]], k: int = 60, weights: list[float] | None = None
+) -> list[tuple[int, float]]:
+    """RRF (Cormack et al. 2009): score(d) = Σ w_r/(k + rank_r(d)); best first."""
     score: dict[int, float] = {}
-    for ranking in rankings:
+    for r, ranking in enumerate(rankings):
+        w = weights[r] if weights else 1.0
         for rank, doc in enumerate(ranking):
-            score[doc] = score.get(doc, 0.0) + 1.0 / (k + rank + 1)
+            score[doc] = score.get(doc, 0.0) + w / (k + rank + 1)
     return sorted(score.items(), key=lambda t: -t[1])

@@ -17,13 +17,15 @@ from typing import Literal
 
 import numpy as np
 
+from lexlogic.logic.errors import UnavailableError
+
 Backend = Literal["auto", "exact", "hnsw"]
 
 # Below this many vectors, exact search is used by "auto" (measured: benchmarks/claims.py).
 EXACT_BELOW = 2_000
 
 
-class VectorIndexError(RuntimeError):
+class VectorIndexError(UnavailableError, RuntimeError):
     """The index files are missing, corrupt, or do not match the expected shape."""
 
 

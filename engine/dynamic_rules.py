@@ -24,6 +24,7 @@ from sqlalchemy import DateTime, Engine, Float, ForeignKey, Integer, String, Tex
 from sqlalchemy.orm import Mapped, mapped_column
 
 from lexlogic.engine.store.db import Base, JSONType, make_engine, session_factory
+from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.grounding import Grounding, SourceKind
 from lexlogic.logic.proof import NodeKind, ProofNode
 from lexlogic.sandbox.errors import SandboxError
@@ -46,7 +47,7 @@ class AuthorKind(str, Enum):
     PERSON = "person"
 
 
-class DynamicRuleError(ValueError):
+class DynamicRuleError(LexlogicError, ValueError):
     """A lifecycle request that cannot be honoured (unknown rule, forbidden transition, bad input)."""
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from lexlogic.bridges.fol_reasoner import Backend, consistent
+from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.fol.model import BeliefSet
 from lexlogic.logic.proof import ProofNode
 
@@ -37,7 +38,7 @@ class FolCheckReport(BaseModel):
         return "\n".join(lines)
 
 
-class InconsistentBeliefSetError(RuntimeError):
+class InconsistentBeliefSetError(LexlogicError, RuntimeError):
     def __init__(self, report: FolCheckReport) -> None:
         self.report = report
         super().__init__(report.summary())

@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
+from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.grounding import Grounding
 
 
@@ -141,7 +142,7 @@ class Edge(BaseModel):
     relation: str = "supports"
 
 
-class CycleError(ValueError):
+class CycleError(LexlogicError, ValueError):
     """An edge would make the narrative graph cyclic."""
 
 

@@ -16,6 +16,8 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, Field
 
+from lexlogic.logic.errors import LexlogicError
+
 PACKS_DIR = Path(__file__).resolve().parents[1] / "rules"
 PROCEDURAL_KINDS = ("defeater", "note")
 
@@ -71,7 +73,7 @@ class Plan(BaseModel):
         return None
 
 
-class CycleInPlan(ValueError):
+class CycleInPlan(LexlogicError, ValueError):
     pass
 
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from lexlogic.engine.analysis import Analysis, analyse
 from lexlogic.engine.packs import get_pack
+from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.facts import parse_case
 from lexlogic.logic.pack import FactType, PackError, RulePack
 from lexlogic.logic.ruletests import PropertySpec, RuleTest, load_properties, load_tests
@@ -140,7 +141,7 @@ def facts_strategy(pack: RulePack, when: dict[str, Any]) -> st.SearchStrategy[di
     return st.fixed_dictionaries(parts).map(lambda d: {k: v for k, v in d.items() if v is not None})
 
 
-class PropertyViolation(AssertionError):
+class PropertyViolation(LexlogicError, AssertionError):
     def __init__(self, spec: PropertySpec, message: str, facts: dict[str, Any], pack: str) -> None:
         self.facts = facts
         case = json.dumps(

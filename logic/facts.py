@@ -8,6 +8,7 @@ reported with its JSON path (``$.facts.notice_given_months.value``).
 from __future__ import annotations
 
 import json
+import math
 from datetime import date
 from enum import Enum
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.grounding import Grounding
 from lexlogic.logic.pack import FactSpec, FactType, RulePack
 
@@ -49,7 +51,7 @@ class CaseFile(BaseModel):
     facts: dict[str, FactValue] = Field(default_factory=dict)
 
 
-class CaseFileError(ValueError):
+class CaseFileError(LexlogicError, ValueError):
     """A malformed case file: `path` is a JSON path, `source` the file."""
 
     def __init__(self, source: str, path: str, message: str) -> None:
@@ -110,6 +112,10 @@ def check_value(spec: FactSpec, value: Any) -> Any:
         coerced = model(v=value).v  # type: ignore[attr-defined]
     except ValidationError as exc:
         raise ValueError(exc.errors()[0]["msg"]) from exc
+    if isinstance(coerced, float) and not math.isfinite(coerced):  # "NaN"/"Infinity" strings coerce to these
+        raise ValueError(f"must be a finite number, got {value!r}")
+    if spec.type is FactType.DATE and not 1800 <= coerced.year <= 2199:  # date arithmetic must stay computable
+        raise ValueError(f"date out of range (1800-01-01 to 2199-12-31), got {value!r}")
     if spec.type in (FactType.MONTHS, FactType.AMOUNT, FactType.PERCENT, FactType.INT) and coerced < 0:
         raise ValueError(f"must be >= 0, got {value!r}")
     if spec.type is FactType.PERCENT and coerced > 100:

@@ -17,6 +17,7 @@ from typing import Any
 import json_logic
 
 from lexlogic.logic import calendar
+from lexlogic.logic.errors import LexlogicError
 
 CORE_OPERATORS = frozenset(
     {
@@ -58,7 +59,7 @@ CORE_OPERATORS = frozenset(
 )
 
 
-class JsonLogicPolicyError(ValueError):
+class JsonLogicPolicyError(LexlogicError, ValueError):
     """A rule uses an operator outside the allow-list, or is malformed."""
 
     def __init__(self, message: str, path: str = "") -> None:

@@ -16,10 +16,11 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
+from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.proof import LegalSource
 
 
-class PackError(Exception):
+class PackError(LexlogicError):
     """A problem in a pack's files, located as ``file:line: message``."""
 
     def __init__(self, file: Path | str, line: int | None, message: str) -> None:

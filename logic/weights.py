@@ -30,6 +30,8 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
+from lexlogic.logic.errors import LexlogicError
+
 #: Alexy's triadic scale (geometric: 2^0, 2^1, 2^2) and his epistemic reliability scale.
 ALEXY_LEVELS: dict[str, float] = {
     "l": 1.0,
@@ -170,9 +172,70 @@ class PriorSpec(BaseModel):
         return v
 
 
+class NumberLaw(BaseModel):
+    """The law of an uncertain number: a numeric fact nobody gave, or a latent of the pack (the judge's
+    notice). ``normal`` (mu, sigma), ``uniform`` (low, high), ``discrete`` (values, probs), or
+    ``lognormal_regression``: ln X = a + b·ln(covariate / divide) + Σ effects[f]·[f] + σ·ε, with
+    (a, b, ln σ) drawn from a Gaussian posterior (``mean``, ``cov``) fitted offline (calibration/).
+    ``min``/``max`` clip the draws; ``strata``: equal-probability cells when a yes/no value depends on
+    the number (exact part of the model); ``at_least``: in worlds where ``at_least.when`` holds the draw
+    is conditioned to exceed the value ``at_least.value`` (e.g. liable ⇒ the judge's notice exceeds the
+    notice given)."""
+
+    label: str = ""
+    unit: str = ""
+    dist: Literal["normal", "uniform", "discrete", "lognormal_regression"]
+    mu: float | None = None
+    sigma: float | None = None
+    low: float | None = None
+    high: float | None = None
+    values: list[float] = Field(default_factory=list)
+    probs: list[float] = Field(default_factory=list)
+    covariate: str | None = None
+    divide: float = 1.0
+    mean: list[float] = Field(default_factory=list)
+    cov: list[list[float]] = Field(default_factory=list)
+    effects: dict[str, float] = Field(default_factory=dict)
+    min: float | None = None
+    max: float | None = None
+    strata: int = Field(default=8, ge=2, le=64)
+    at_least: dict[str, str] | None = None
+    calibration: str | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> NumberLaw:
+        need = {
+            "normal": ("mu", "sigma"),
+            "uniform": ("low", "high"),
+            "discrete": ("values", "probs"),
+            "lognormal_regression": ("mean", "cov"),
+        }[self.dist]
+        missing = [k for k in need if getattr(self, k) in (None, [])]
+        if missing:
+            raise ValueError(f"{self.dist} needs {missing}")
+        if self.dist == "discrete" and (len(self.values) != len(self.probs) or abs(sum(self.probs) - 1) > 1e-6):
+            raise ValueError("discrete: as many probs as values, summing to 1")
+        if self.dist == "lognormal_regression" and (len(self.mean) != 3 or len(self.cov) != 3):
+            raise ValueError("lognormal_regression: mean and cov over (a, b, ln sigma)")
+        return self
+
+
+class Output(BaseModel):
+    """A number reported as a distribution (JSON-Logic over the case's values and the laws' draws).
+    ``given_target``: also reported conditional on the target (e.g. damages given liability), and as
+    0 where the target does not hold for the unconditional reading."""
+
+    label: str = ""
+    unit: str = ""
+    logic: Any
+    given_target: bool = False
+
+
 class WeightsFile(BaseModel):
     priors: dict[str, float | Beta] = Field(default_factory=dict)
     soft_rules: list[SoftRule] = Field(default_factory=list)
+    numbers: dict[str, NumberLaw] = Field(default_factory=dict)
+    outputs: dict[str, Output] = Field(default_factory=dict)
 
     @field_validator("priors", mode="before")
     @classmethod
@@ -191,7 +254,7 @@ class WeightsFile(BaseModel):
         return self
 
 
-class WeightsError(ValueError):
+class WeightsError(LexlogicError, ValueError):
     """A weights file that cannot be read; the message names the file and the place."""
 
 

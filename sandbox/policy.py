@@ -36,6 +36,7 @@ from RestrictedPython import compile_restricted_exec
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 from RestrictedPython.transformer import RestrictingNodeTransformer
 
+from lexlogic.logic.errors import LexlogicError
 from lexlogic.sandbox.helpers import DATE_HELPERS
 
 RULE_FUNCTION = "rule"
@@ -493,7 +494,7 @@ class CompileProblem:
     message: str
 
 
-class RuleRefused(Exception):
+class RuleRefused(LexlogicError):
     """The rule was refused at compile time; `problems` name each line."""
 
     def __init__(self, problems: list[CompileProblem]) -> None:

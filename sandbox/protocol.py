@@ -11,10 +11,12 @@ import select
 import struct
 import time
 
+from lexlogic.logic.errors import LexlogicError
+
 HEADER = struct.Struct(">I")
 
 
-class FrameError(Exception):
+class FrameError(LexlogicError):
     """The peer closed the pipe, stalled past the deadline, or announced an oversized frame."""
 
     def __init__(self, reason: str, message: str, size: int | None = None) -> None:

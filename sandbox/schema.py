@@ -19,6 +19,8 @@ from typing import Any, Optional
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create_model
 
+from lexlogic.logic.errors import LexlogicError
+
 SCALARS: dict[str, Any] = {
     "bool": bool,
     "boolean": bool,
@@ -44,7 +46,7 @@ MAX_FIELDS = 200
 MAX_DEPTH = 20
 
 
-class SchemaError(ValueError):
+class SchemaError(LexlogicError, ValueError):
     """The declared output schema itself is malformed."""
 
 
@@ -101,7 +103,7 @@ def build_output_adapter(spec: Any) -> TypeAdapter:
     return TypeAdapter(ann)
 
 
-class OutputInvalid(ValueError):
+class OutputInvalid(LexlogicError, ValueError):
     def __init__(self, message: str, errors: list[dict[str, Any]]) -> None:
         super().__init__(message)
         self.errors = errors

@@ -21,6 +21,7 @@ from lexlogic.bridges import ocr as ocr_bridge
 from lexlogic.bridges import pdf as pdf_bridge
 from lexlogic.engine.documents.layout import detect_blocks
 from lexlogic.engine.documents.model import Block, BlockKind, Document, DocumentKind, Page, Word
+from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.grounding import BBox
 
 INGEST_VERSION = "1"
@@ -30,7 +31,7 @@ SUPPORTED = TEXT_EXT | IMAGE_EXT | {".csv", ".eml", ".pdf"}
 OCR_DPI = 300
 
 
-class IngestError(RuntimeError):
+class IngestError(LexlogicError, RuntimeError):
     """A file could not be ingested (names the file)."""
 
 

@@ -9,11 +9,12 @@ from lexlogic.bridges.llm import LLMClient
 from lexlogic.engine.fallacies.actions import Navigator
 from lexlogic.engine.fallacies.navigation import FallacyAnalysis, navigate
 from lexlogic.engine.fallacies.taxonomy import Taxonomy, load_taxonomy
+from lexlogic.logic.errors import UnavailableError
 
 Mode = Literal["auto", "llm", "offline"]
 
 
-class NavigatorUnavailable(RuntimeError):
+class NavigatorUnavailable(UnavailableError, RuntimeError):
     pass
 
 

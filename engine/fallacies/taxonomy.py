@@ -16,11 +16,13 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, Field
 
+from lexlogic.logic.errors import LexlogicError
+
 DATA_DIR = Path(__file__).parent / "data"
 BUILTIN_TAXONOMY = DATA_DIR / "taxonomy.yaml"
 
 
-class TaxonomyError(ValueError):
+class TaxonomyError(LexlogicError, ValueError):
     """A taxonomy file is malformed; the message names the file and the row/node."""
 
 

@@ -20,6 +20,7 @@ from lexlogic.engine.kg.model import (
     RawAssertion,
     RelationType,
 )
+from lexlogic.logic.errors import LexlogicError
 
 DISCURSIVE_METHODS: frozenset[ExtractionMethod] = frozenset({ExtractionMethod.PATTERN, ExtractionMethod.HYBRID})
 WHITELIST_ALWAYS: frozenset[RelationType] = frozenset({RelationType.ALTERNATIVE_TO, RelationType.APPLIES_TO})
@@ -42,7 +43,7 @@ class ConstraintViolation(BaseModel):
     detail: str
 
 
-class AssertionRefused(ValueError):
+class AssertionRefused(LexlogicError, ValueError):
     """Raised by a journal asked to append an assertion that breaks a constraint."""
 
     def __init__(self, violation: ConstraintViolation) -> None:

@@ -27,6 +27,7 @@ from lexlogic.engine.kg.model import (
 )
 from lexlogic.engine.kg.patterns import ExtractionResult, extract
 from lexlogic.engine.kg.promote import promote
+from lexlogic.logic.errors import LexlogicError
 
 DATA_DIR = Path(__file__).with_name("data")
 TYPE1_MIN_ACCEPTANCE = 0.80
@@ -34,7 +35,7 @@ TYPE2_MAX_FP = 0.0
 MIN_TYPE2_ITEMS = 40
 
 
-class DataError(ValueError):
+class DataError(LexlogicError, ValueError):
     """A regression-set file is malformed (message names file:line and the field)."""
 
 

@@ -32,6 +32,7 @@ from lexlogic.engine.kg.model import (
 from lexlogic.engine.kg.promote import DEFAULT_POLICY, PromotionPolicy, PromotionResult, promote
 from lexlogic.engine.kg.traverse import GradeViolation, Graph, check_grade
 from lexlogic.engine.store.db import Base, JSONType, make_engine
+from lexlogic.logic.errors import LexlogicError
 
 APPEND_ONLY_TABLES = ("kg_raw_assertion", "kg_abstention", "kg_promotion_log")
 
@@ -134,7 +135,7 @@ for _table in (RawAssertionRow.__table__, AbstentionRow.__table__, PromotionLogR
         )
 
 
-class AppendOnlyError(RuntimeError):
+class AppendOnlyError(LexlogicError, RuntimeError):
     """Someone tried to change or remove a journal or log entry."""
 
 

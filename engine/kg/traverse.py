@@ -30,6 +30,7 @@ from lexlogic.engine.kg.model import (
     relation_id,
 )
 from lexlogic.engine.kg.tiers import grade_of
+from lexlogic.logic.errors import LexlogicError
 
 STRICT_ONLY: frozenset[DefensibilityTier] = frozenset({DefensibilityTier.STRICT})
 EXTENDED: frozenset[DefensibilityTier] = frozenset({DefensibilityTier.STRICT, DefensibilityTier.EXTENDED})
@@ -40,7 +41,7 @@ TRANSITIVE: frozenset[RelationType] = frozenset(
 Direction = Literal["out", "in", "both"]
 
 
-class GradeViolation(ValueError):
+class GradeViolation(LexlogicError, ValueError):
     """A relation whose grade does not match its support (a silent upgrade) or an illegal inference."""
 
 

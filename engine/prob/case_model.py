@@ -29,6 +29,7 @@ from lexlogic.engine.prob.analyse import apply_whatif
 from lexlogic.engine.prob.model import BoolVar, CategoricalVar, Option, ProbProgram, WorldTag
 from lexlogic.engine.prob.soft import factor
 from lexlogic.engine.values import ValueInfo, ValueStatus, computation_reads, gather_values, world_values
+from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.facts import CaseFile
 from lexlogic.logic.pack import FactType, RulePack
 from lexlogic.logic.weights import Beta, WeightsFile, load_weights
@@ -37,7 +38,7 @@ NOT_ASKABLE_COST = 1e6  # appreciation and open zones: they have an EIG but no o
 MAX_CONE = 12  # completions evaluated per computed value: 2^12 at most
 
 
-class CaseModelError(ValueError):
+class CaseModelError(LexlogicError, ValueError):
     """The case cannot be turned into a model (a cone too wide); the message names the value."""
 
 

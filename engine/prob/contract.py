@@ -31,12 +31,13 @@ import opt_einsum
 import torch
 
 from lexlogic.bridges.clingo_worlds import GroundCircuit
+from lexlogic.logic.errors import LexlogicError
 
 MAX_INTERMEDIATE = 1 << 24  # entries of the largest intermediate tensor before we give up
 MAX_TABLE_VARS = 12  # a derived atom whose support is wider is built as a chain of small factors
 
 
-class Unsupported(Exception):
+class Unsupported(LexlogicError):
     """The circuit cannot be contracted as an acyclic factor graph (cycle or aggregate in the cone)."""
 
 

@@ -21,9 +21,10 @@ import numpy as np
 from lexlogic.bridges.clingo_worlds import GroundCircuit, ground_circuit
 from lexlogic.engine.prob.model import BoolVar, ProbProgram
 from lexlogic.engine.prob.program import input_atoms, link_rules
+from lexlogic.logic.errors import LexlogicError
 
 
-class Unsupported(Exception):
+class Unsupported(LexlogicError):
     """The ground program is not a stratified normal program over our choice atoms."""
 
 

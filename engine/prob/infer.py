@@ -31,6 +31,7 @@ from lexlogic.engine.prob import contract
 from lexlogic.engine.prob.enumerate import ClingoWorlds
 from lexlogic.engine.prob.ground import Unsupported, VectorEvaluator, circuit_of
 from lexlogic.engine.prob.model import BoolVar, ProbProgram, Variable
+from lexlogic.logic.errors import LexlogicError
 
 
 def shape_of(prog: ProbProgram) -> tuple[int, ...]:
@@ -466,7 +467,7 @@ def sampled(
     )
 
 
-class InconsistentEvidence(ValueError):
+class InconsistentEvidence(LexlogicError, ValueError):
     """The answers (or the certain facts) contradict the rules: the posterior is undefined."""
 
 

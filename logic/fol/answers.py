@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.proof import ProofNode
 
 
-class FolReasonerError(RuntimeError):
+class FolReasonerError(LexlogicError, RuntimeError):
     """An engine is missing, failed, or was given something outside its fragment."""
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.fol.hierarchy import SortHierarchy
 from lexlogic.logic.fol.model import And, Atom, BeliefSet, Const, Exists, Forall, Formula, Implies, Not, Var
 from lexlogic.logic.fol.names import constant_name, symbol_name
@@ -20,7 +21,7 @@ from lexlogic.logic.fol.repair import Rejection, Repair, RepairKind
 from lexlogic.logic.fol.syntax import print_formula
 
 
-class BuilderError(ValueError):
+class BuilderError(LexlogicError, ValueError):
     """A tool call that cannot be honoured; the message is meant for the caller (or the LLM) to fix it."""
 
 

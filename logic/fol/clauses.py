@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import count, product
 
+from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.fol.model import (
     And,
     Atom,
@@ -35,7 +36,7 @@ from lexlogic.logic.fol.model import (
 MAX_CLAUSES = 256
 
 
-class NotClausal(ValueError):
+class NotClausal(LexlogicError, ValueError):
     """The formula leaves the fragment this module can clausify without Skolem functions."""
 
 

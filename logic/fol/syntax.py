@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.fol.model import (
     ANY,
     And,
@@ -47,7 +48,7 @@ NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*\Z")
 CONST_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
 
 
-class FolSyntaxError(ValueError):
+class FolSyntaxError(LexlogicError, ValueError):
     """A parse or declaration error at a position of the source."""
 
     def __init__(

@@ -1,0 +1,171 @@
+"""Hostile input stopped at the door, before any route, store or engine sees it.
+
+Why here and not in each model: the same few poisons broke routes owned by different modules (a NaN
+amount stored as null broke a case for good, ``9999-12-31`` overflowed date arithmetic, a NUL byte made
+PostgreSQL fail, a 5,000-character id reached a VARCHAR(32)). One ASGI middleware checks every JSON body
+and every path, and answers 422 problem+json naming the JSON path of the offending value:
+
+- numbers: ``NaN``, ``Infinity``, ``-Infinity``, floats that overflow to infinity, integers of more than
+  18 digits;
+- strings (keys and values): a NUL byte or another C0 control character except tab/newline/CR, more than
+  `MAX_STRING` characters, a key longer than `MAX_KEY`;
+- dates: a string shaped ``YYYY-MM-DD`` that is not a calendar date or lies outside 1800–2199 (the engine
+  adds months and years to dates: 9999-12-31 cannot be computed with);
+- depth: nesting deeper than `MAX_DEPTH`;
+- path: a segment longer than `MAX_SEGMENT` characters or holding a control character.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import date
+from typing import Any
+from urllib.parse import unquote
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from lexlogic.api.problems import BodyTooLarge, FieldError, json_path, problem_response
+from lexlogic.logic.errors import LexlogicError
+
+MAX_STRING = 100_000
+MAX_KEY = 200
+MAX_DEPTH = 32
+MAX_SEGMENT = 200
+MIN_YEAR, MAX_YEAR = 1800, 2199
+_DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+class _Bad(LexlogicError):
+    def __init__(self, loc: list[Any], message: str) -> None:
+        super().__init__(message)
+        self.loc, self.message = loc, message
+
+
+class _Constant:
+    """A NaN/Infinity token, kept as a marker so the walk can name its path."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+
+def _parse_int(text: str) -> int:
+    if len(text.lstrip("-")) > 18:
+        return _Constant(f"integer of {len(text.lstrip('-'))} digits")  # type: ignore[return-value]
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        return _Constant(f"{text} (overflows to infinity)")  # type: ignore[return-value]
+    return value
+
+
+def _check_string(value: str, loc: list[Any], what: str) -> None:
+    if len(value) > (MAX_KEY if what == "key" else MAX_STRING):
+        raise _Bad(loc, f"{what} of {len(value)} characters (max {MAX_KEY if what == 'key' else MAX_STRING})")
+    if m := _CONTROL.search(value):
+        raise _Bad(loc, f"{what} contains the control character U+{ord(m.group()):04X}")
+    if what == "string" and (d := _DATE.match(value)):
+        y, mo, da = (int(g) for g in d.groups())
+        try:
+            date(y, mo, da)
+        except ValueError:
+            raise _Bad(loc, f"{value!r} is not a calendar date") from None
+        if not MIN_YEAR <= y <= MAX_YEAR:
+            raise _Bad(loc, f"date {value} is out of range ({MIN_YEAR}-01-01 to {MAX_YEAR}-12-31)")
+
+
+def check_value(value: Any, loc: list[Any] | None = None, depth: int = 0) -> None:
+    """Raise _Bad at the first poisoned value (depth-first, in document order)."""
+    loc = loc or []
+    if depth > MAX_DEPTH:
+        raise _Bad(loc, f"nested deeper than {MAX_DEPTH} levels")
+    if isinstance(value, _Constant):
+        raise _Bad(loc, f"{value.token} is not a finite number")
+    if isinstance(value, str):
+        _check_string(value, loc, "string")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _check_string(k, [*loc, k[:40]], "key")
+            check_value(v, [*loc, k], depth + 1)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            check_value(v, [*loc, i], depth + 1)
+
+
+def parse_checked(body: bytes) -> Any:
+    """The JSON body if it is clean; _Bad naming the path otherwise; ValueError if it is not JSON."""
+    data = json.loads(body, parse_constant=_Constant, parse_int=_parse_int, parse_float=_parse_float)
+    check_value(data)
+    return data
+
+
+def _path_problem(path: str) -> str | None:
+    for seg in path.split("/"):
+        raw = unquote(seg)
+        if len(raw) > MAX_SEGMENT:
+            return f"a path segment of {len(raw)} characters (max {MAX_SEGMENT})"
+        if _CONTROL.search(raw) or "\n" in raw or "\r" in raw or "\t" in raw:
+            return "a control character in the path"
+    return None
+
+
+class BoundaryMiddleware:
+    """422 for poisoned JSON bodies and paths (see the module doc); everything else passes unchanged."""
+
+    def __init__(self, app: ASGIApp, *, max_body: int = 20_000_000) -> None:
+        self.app, self.max_body = app, max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        why = _path_problem(scope.get("path", ""))
+        if why is not None:
+            errors = [FieldError(location="path", path="$", message=why)]
+            await problem_response(422, f"path: {why}", slug="validation", errors=errors)(scope, receive, send)
+            return
+        ctype = dict(scope.get("headers", [])).get(b"content-type", b"").split(b";")[0].strip().lower()
+        if scope.get("method") not in ("POST", "PUT", "PATCH") or not (
+            ctype == b"application/json" or ctype.endswith(b"+json")
+        ):
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        more = True
+        while more:
+            try:
+                msg = await receive()
+            except BodyTooLarge as exc:
+                await problem_response(413, str(exc), slug="too-large")(scope, receive, send)
+                return
+            if msg["type"] != "http.request":
+                await self.app(scope, receive, send)  # disconnect: let the app see it
+                return
+            chunks.append(msg.get("body", b""))
+            more = msg.get("more_body", False)
+        body = b"".join(chunks)
+        if body.strip():
+            try:
+                parse_checked(body)
+            except _Bad as bad:
+                path = json_path(bad.loc)
+                errors = [FieldError(location="body", path=path, message=bad.message)]
+                resp = problem_response(422, f"body {path}: {bad.message}", slug="validation", errors=errors)
+                await resp(scope, receive, send)
+                return
+            except (ValueError, RecursionError):
+                pass  # not JSON: FastAPI answers its own 422
+        sent = False
+
+        async def replay() -> Message:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
