@@ -50,6 +50,7 @@ def parse_atom(text: str) -> clingo.Symbol:
     return clingo.parse_term(text)
 
 
+@lru_cache(maxsize=1 << 16)
 def atom_signature(text: str) -> tuple[str, int]:
     """(predicate name, arity) of an atom given as text: ``rupture_kind(total)`` → ``("rupture_kind", 1)``."""
     sym = parse_atom(text)
@@ -111,6 +112,7 @@ class CompiledRule:
     head_signatures: list[tuple[str, int]] = field(default_factory=list)
     lits: list[Lit] = field(default_factory=list)
     heads: list[tuple[Any, clingo.Symbol | None]] = field(default_factory=list)
+    head_texts: list[str | None] = field(default_factory=list)  # str(ground) of each head, None if not ground
     body_predicates: set[str] = field(default_factory=set)
 
     @property
@@ -325,6 +327,7 @@ def compile_pack(pack: RulePack) -> CompiledProgram:
                     except Unevaluable:
                         pass
                 rule.heads.append((term, ground))
+                rule.head_texts.append(None if ground is None else str(ground))
             rules.append(rule)
             body_sigs = _body_predicates(stmt.body)
             rule.body_predicates = {name for name, _ in body_sigs}

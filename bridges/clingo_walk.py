@@ -163,22 +163,22 @@ class RuleWalker:
     # -------------------------------------------------------------------------------- proofs
     def application(self, atom: str) -> RuleApplication | None:
         """The first rule instance that derived `atom` in the reference model (rule order, then binding)."""
-        sym = parse_atom(atom)
         for rule in self.rules_for(atom):
             for texts in self.solution.applications.get(rule.index, ()):
-                binding = dict(zip(rule.variables, map(parse_atom, texts), strict=False))
-                if self._head_matches(rule, sym, atom, binding):
+                binding = dict(zip(rule.variables, map(parse_atom, texts), strict=False)) if texts else {}
+                if self._head_matches(rule, atom, binding):
                     premises = tuple(_instantiate(lit, binding) for lit in rule.lits)
                     return RuleApplication(rule=rule.ref, head=atom, premises=premises)
         return None
 
-    def _head_matches(self, rule: CompiledRule, sym: clingo.Symbol, atom: str, binding: Binding) -> bool:
-        for term, ground in rule.heads:
-            try:
-                value = ground if ground is not None else evaluate(term, binding)
-            except Unevaluable:
-                continue
-            if value == sym:
+    def _head_matches(self, rule: CompiledRule, atom: str, binding: Binding) -> bool:
+        for (term, _), text in zip(rule.heads, rule.head_texts, strict=True):
+            if text is None:
+                try:
+                    text = str(evaluate(term, binding))
+                except Unevaluable:
+                    continue
+            if text == atom:
                 return not rule.is_choice or atom in self.solution.reference
         return False
 
@@ -190,10 +190,9 @@ class RuleWalker:
     def match(self, rule: CompiledRule, atom: str, view: View) -> RuleMatch:
         """Unify the head with `atom`, then filter the instances premise by premise until one premise
         has no instance left (why-not: the first failure; live unknowns: the undecided premises)."""
-        sym = parse_atom(atom)
         seed: Binding | None = None
-        for term, ground in rule.heads:
-            seed = ({} if ground == sym else None) if ground is not None else unify(term, sym, {})
+        for (term, _), text in zip(rule.heads, rule.head_texts, strict=True):
+            seed = ({} if text == atom else None) if text is not None else unify(term, parse_atom(atom), {})
             if seed is not None:
                 break
         if seed is None:
