@@ -175,7 +175,6 @@ class RulePack(BaseModel):
     facts: dict[str, FactSpec]
     computations: list[Computation]
     asp_sources: dict[str, str]  # relative path -> text
-    rules: dict[str, RuleMeta] = Field(default_factory=dict)  # filled by the ASP annotation reader
 
     @property
     def name(self) -> str:

@@ -130,7 +130,6 @@ def _toy() -> tuple[RulePack, CompiledProgram]:
             "urgent": FactSpec(name="urgent", type=FactType.BOOL, label="urgent"),
         },
         computations=[],
-        rules={},
     )
     return pack, compile_pack(pack)
 
