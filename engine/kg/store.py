@@ -412,10 +412,6 @@ class MemoryKG:
             self.aggregator.add_admitted(assertions)
         return len(assertions)
 
-    def ingest_rows(self, rows: list[dict]) -> int:  # type: ignore[type-arg]
-        """JSON-shaped rows; kept as the name the benchmark and earlier callers use."""
-        return self.ingest_many(rows)
-
     def ingest(self, assertions: Iterable[RawAssertion]) -> int:
         return self.ingest_many(list(assertions))
 

@@ -8,7 +8,6 @@ back for a bounded number of retries. Nothing ungrounded enters the case.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -173,7 +172,3 @@ def _describe(spec: Any) -> str:
     if isinstance(spec, dict):
         return f"{spec.get('type')}: {spec.get('label')}"
     return f"{spec.type.value}: {spec.label}" + (f" {spec.values}" if spec.values else "")
-
-
-def to_json(extraction: LLMExtraction) -> str:
-    return json.dumps(extraction.model_dump(mode="json"), ensure_ascii=False)

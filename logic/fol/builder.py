@@ -357,6 +357,3 @@ class BeliefSetBuilder:
             return f"error: {exc}"
         self.log.append(f"{name}({arguments}) -> {result}")
         return result
-
-    def repair_nodes(self) -> list:
-        return [r.to_proof_node() for r in self.bs.repairs]

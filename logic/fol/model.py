@@ -150,14 +150,6 @@ def free_vars(f: Formula) -> set[str]:
     return out
 
 
-def constants_of(f: Formula) -> set[str]:
-    return {t.name for t in terms_of(f) if isinstance(t, Const)}
-
-
-def uses_equality(f: Formula) -> bool:
-    return any(isinstance(g, (Equals, NotEquals)) for g in subformulas(f))
-
-
 @dataclass
 class Signature:
     """Sorts with their constants (declaration order kept), predicates with argument sorts."""

@@ -31,9 +31,3 @@ def constant_name(label: str) -> str:
         raise ValueError(f"constant name {label!r} has no letters or digits")
     name = "_".join(w.lower() for w in words)
     return name if name[0].isalpha() else "c_" + name
-
-
-def variable_name(label: str) -> str:
-    words = _ascii_words(label) or ["X"]
-    name = "".join(w[0].upper() + w[1:] for w in words)
-    return name if name[0].isalpha() else "X" + name

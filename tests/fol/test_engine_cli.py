@@ -9,84 +9,29 @@ from typer.testing import CliRunner
 
 from lexlogic.api.cli import app
 from lexlogic.bridges import fol_tweety
-from lexlogic.bridges.llm import LLMClient
-from lexlogic.engine.fol_builder import case_belief_set, text_to_belief_set
 from lexlogic.engine.fol_check import InconsistentBeliefSetError, check_belief_set, ensure_consistent
-from lexlogic.logic.fol import Atom, Const
-from tests.support.fake_llm import ScriptedLLM
+from lexlogic.logic.fol.syntax import parse_belief_set
 
 FIX = Path(__file__).parent / "fixtures"
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def call(tool: str, **args):  # type: ignore[no-untyped-def]
-    return {"name": tool, "arguments": args}
+INCONSISTENT = """
+RelationCommerciale = {relation}
 
+type(Rompue(RelationCommerciale))
+type(RuptureNotifiee(RelationCommerciale))
 
-def test_text_to_belief_set_tool_loop_returns_errors_to_the_llm() -> None:
-    replies = [
-        {"tool_calls": [call("add_sort", name="personne"), call("add_sort", name="corps céleste")]},
-        {
-            "tool_calls": [
-                call("add_predicate_schema", name="est mortel", argument_sorts=["personne"]),
-                call("add_predicate_schema", name="orbite", argument_sorts=["corps celeste"]),
-            ]
-        },
-        {
-            "tool_calls": [
-                call("add_atomic_fact", predicate="EstMortel", arguments=["Socrate"]),
-                call("add_atomic_fact", predicate="orbite", arguments=["Socrate"]),
-            ]
-        },
-        {"tool_calls": [{"name": "add_atomic_fact", "arguments": "{not json"}]},
-        {"content": "done"},
-    ]
-    with ScriptedLLM(replies) as server:
-        client = LLMClient(server.base_url, "scripted")
-        res = text_to_belief_set("Socrate est mortel.", client)
-        requests = server.requests
-    assert res.finished and res.turns == 5 and res.tool_calls == 7
-    assert Atom("EstMortel", (Const("socrate"),)) in res.belief_set.formulas
-    assert len(res.errors) == 2
-    # the rejection went back to the model as the tool's result, on the next request
-    tool_msgs = [m for m in requests[3]["messages"] if m["role"] == "tool"]
-    assert any(m["content"].startswith("error: rejected Orbite(socrate)") for m in tool_msgs)
-    assert "not valid JSON" in requests[4]["messages"][-1]["content"]
-    assert {t["function"]["name"] for t in requests[0]["tools"]} >= {"add_sort", "add_atomic_fact"}
-
-
-def test_text_to_belief_set_is_bounded() -> None:
-    replies = [{"tool_calls": [call("add_sort", name=f"s{i}")]} for i in range(5)]
-    with ScriptedLLM(replies) as server:
-        res = text_to_belief_set("x", LLMClient(server.base_url, "m"), max_turns=3)
-    assert not res.finished and res.turns == 3 and len(server.requests) == 3
-    assert len(res.belief_set.signature.sorts) == 3
-
-
-CASE = {
-    "claimant_name": "Société Alpha SA",
-    "defendant_name": "Beta SAS",
-    "framework_contract": True,
-    "orders_count": 3,
-    "regular_orders": True,
-    "systematic_tenders": False,
-    "rupture_kind": "total",
-    "notification_date": "2023-01-10",
-}
-
-
-def test_case_belief_set_from_structured_facts_is_consistent() -> None:
-    b = case_belief_set(CASE)
-    sorts = b.bs.signature.sorts
-    assert sorts["PersonneMorale"] == ["societe_alpha_sa", "beta_sas"]
-    assert len(sorts["Commande"]) == 3 and sorts["Contrat"] == ["contrat_cadre"]
-    assert b.bs.labels["societe_alpha_sa"] == "Société Alpha SA"
-    report = ensure_consistent(b.bs)
-    assert report.consistent is True
+!Rompue(relation)
+RuptureNotifiee(relation)
+forall X: (RuptureNotifiee(X) => Rompue(X))
+"""
 
 
 def test_inconsistent_case_reports_the_formulas_and_their_facts() -> None:
-    bs = case_belief_set(CASE | {"rupture_kind": "none"}).bs
+    bs = parse_belief_set(INCONSISTENT, source="case.fologic")
+    origins = ["facts.rupture_kind", "facts.notification_date", "facts.notification_date"]
+    bs.origins.update({i: origin for i, origin in enumerate(origins)})
     with pytest.raises(InconsistentBeliefSetError) as info:
         ensure_consistent(bs)
     rep = info.value.report
