@@ -70,11 +70,6 @@ class FactSpec(BaseModel):
         default=None, description="who must prove the fact (art. 1353 C. civ.); required with a default"
     )
 
-    @property
-    def logical(self) -> bool:
-        """Booleans and enums enter ASP directly; numbers go through computations."""
-        return self.type in (FactType.BOOL, FactType.ENUM)
-
 
 class Computation(BaseModel):
     """A JSON-Logic hard rule computing a derived value from facts (and earlier computations)."""

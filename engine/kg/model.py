@@ -192,16 +192,6 @@ class RawAssertion(BaseModel):
     def key(self) -> tuple[str, RelationType, str]:
         return canonical_key(self.subject, self.relation, self.object)
 
-    @property
-    def doc_ids(self) -> frozenset[str]:
-        return frozenset(s.doc_id for s in self.bundle.spans)
-
-    @property
-    def primary_section(self) -> tuple[str, str]:
-        """Where the assertion was made (its first span); used for the distinct-sections threshold."""
-        s = self.bundle.spans[0]
-        return (s.doc_id, s.section)
-
 
 def canonical_key(subject: str, relation: RelationType, obj: str) -> tuple[str, RelationType, str]:
     s, o = normalize_entity(subject), normalize_entity(obj)
