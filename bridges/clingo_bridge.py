@@ -33,6 +33,7 @@ from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.pack import FactType, PackError, RuleMeta, RulePack
 
 APP = "__app"
+_APP_PREFIX = APP + "("
 _ANNOTATION = re.compile(r"^\s*%@\s*(\{.*\})\s*$")
 _CLINGO_MSG = re.compile(r"^<string>:(\d+):(\d+)(?:-\d+(?::\d+)?)?:\s*(.*)$", re.S)
 
@@ -504,15 +505,17 @@ class GroundedPack:
                 conf.enum_mode = mode
                 conf.models = 0
                 ctl.solve(on_model=on_model)
-                consequences[mode] = frozenset(str(x) for x in last if x.name != APP)
+                texts = map(str, last)  # one C call per atom; the name test is on the text
+                consequences[mode] = frozenset(t for t in texts if not t.startswith(_APP_PREFIX))
             conf.enum_mode = "auto"
         apps: dict[int, list[tuple[str, ...]]] = {}
         atoms: set[str] = set()
         for sym in reference:
-            if sym.name == APP:
+            text = str(sym)
+            if text.startswith(_APP_PREFIX):
                 apps.setdefault(sym.arguments[0].number, []).append(tuple(str(a) for a in sym.arguments[1].arguments))
             else:
-                atoms.add(str(sym))
+                atoms.add(text)
         return Solution(
             satisfiable=True,
             reference=frozenset(atoms),
