@@ -8,14 +8,18 @@ not date, gives no value.
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
+from lexlogic.bridges.text_index import tokens
+from lexlogic.engine.claims import facets as fx
 from lexlogic.engine.claims.models import Memory
 from lexlogic.engine.claims.normalise import fold, normalise
-from lexlogic.engine.claims.quantities import Quantity, lexicon, quantities, role_of
+from lexlogic.engine.claims.quantities import Quantity, event_of_date, lexicon, quantities
 from lexlogic.engine.documents.model import Document
 
 
@@ -40,6 +44,12 @@ class DossierFacts:
     table_source: str = ""
     events: dict[str, list[tuple[float, str]]] = field(default_factory=dict)  # event -> [(ordinal, passage id)]
     replies: list[tuple[float, str]] = field(default_factory=list)  # (days, passage id)
+    doc_text: dict[str, str] = field(default_factory=dict)  # document id -> folded text (parties, names)
+    idf: dict[str, float] = field(default_factory=dict)  # stem (6 letters) -> inverse passage frequency
+    max_idf: float = 1.0
+    parties: frozenset[str] = frozenset()  # names the documents use as parties (for the acting party)
+    passages: dict[str, Memory] = field(default_factory=dict)
+    statements: dict[str, str] = field(default_factory=dict)  # date passage id -> passage stating the event
 
     # --- construction ------------------------------------------------------------------------------
     @classmethod
@@ -54,6 +64,18 @@ class DossierFacts:
         for ms in by_doc.values():
             out._read_events(ms)
         out._read_replies(documents, by_doc)
+        out.doc_text = {d.id: fold(d.text) for d in documents}
+        out.passages = {m.id: m for m in memories}
+        df: Counter[str] = Counter()
+        for m in memories:
+            df.update({t[:6] for t in tokens(normalise(m.text))})
+        n = max(len(memories), 1)
+        out.idf = {t: math.log((n + 1) / (c + 0.5)) for t, c in df.items()}
+        out.max_idf = math.log((n + 1) / 0.5)
+        parties: set[str] = set()
+        for d in documents:
+            parties |= fx.read(d.text[:4000]).parties
+        out.parties = frozenset(p for p in parties if len(p) > 2)
         return out
 
     def _read_table(self, m: Memory) -> None:
@@ -81,8 +103,14 @@ class DossierFacts:
         letter's "Ville, le …" line) takes the events of its subject line."""
         subject_events: set[str] = set()
         header_dates: list[tuple[float, str]] = []
+        first_events: set[str] = set()
+        first_pid = ""
         for m in ms:
             f = fold(normalise(m.text))
+            if header_dates and not first_events and not f.startswith(("subject:", "objet", "date:")):
+                hits = [(f.find(c), e) for e, cues in lexicon()["event"].items() for c in cues if c in f]
+                first_events = {min(hits)[1]} if hits else set()
+                first_pid = m.id if hits else ""
             if f.startswith(("subject:", "objet")):
                 hits = [(f.find(c), e) for e, cues in lexicon()["event"].items() for c in cues if c in f]
                 subject_events |= {min(hits)[1]} if hits else set()
@@ -93,12 +121,14 @@ class DossierFacts:
                 header_dates.append((qs[0].value, m.id))
                 continue
             for q in qs:
-                ev = role_of("event", f, q.start, q.start + 4, window=80, right_weight=2.0)
+                ev = event_of_date(f, q)
                 if ev:
                     self.events.setdefault(ev, []).append((q.value, m.id))
-        for ev in subject_events:
+        for ev in subject_events or first_events:
             for d, pid in header_dates[:1]:
                 self.events.setdefault(ev, []).append((d, pid))
+                if first_pid and not subject_events:
+                    self.statements[pid] = first_pid
 
     def _read_replies(self, documents: Sequence[Document], by_doc: dict[str, list[Memory]]) -> None:
         """A reply is an e-mail whose subject is "Re: <subject of another dated e-mail>"."""
@@ -127,6 +157,28 @@ class DossierFacts:
                 if qs:
                     return (qs[0].value, m.id, "")
         return None
+
+    def passages_for(self, claim: str) -> list[str]:
+        """Passages a derivation for ``claim`` would read: dates of the events it names, the table."""
+        f = fold(normalise(claim))
+        named = sorted(
+            (min(f.find(c) for c in cues if c in f), ev)
+            for ev, cues in lexicon()["event"].items()
+            if any(c in f for c in cues)
+        )
+        out: list[str] = []
+        for _, ev in named:
+            out.extend(pid for _, pid in sorted(self.events.get(ev, []))[:2])
+        if re.search(r"depuis|relation|ensemble|anciennete|durant", f):
+            out.extend(pid for _, pid in sorted(self.events.get("contract_start", []))[:1])
+            out.extend(pid for _, pid in sorted(self.events.get("termination_notice", []))[:1])
+        if re.search(r"repon|repond", f):
+            out.extend(pid for _, pid in self.replies)
+        if self.table_source and any(
+            c in f for col in self.columns for c in lexicon()[col.kind].get(col.role, [])
+        ):
+            out.insert(0, self.table_source)
+        return list(dict.fromkeys(out))
 
     # --- derivations ------------------------------------------------------------------------------
     def column(self, kind: str, role: str) -> Column | None:

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from lexlogic.bridges.text_index import tokens
 from lexlogic.engine.claims import facets as fx
 from lexlogic.engine.claims.derived import DossierFacts
-from lexlogic.engine.claims.models import Candidate, Judgement, Stance, Status
+from lexlogic.engine.claims.models import Candidate, Judgement, SourceReading, Stance, Status
 from lexlogic.engine.claims.normalise import fold, normalise
-from lexlogic.engine.claims.quantities import Quantity, agrees, quantities, role_of
+from lexlogic.engine.claims.quantities import Quantity, agrees, event_of_date, quantities
 
 INTERPRETIVE = re.compile(
     r"\b(consenti a\w*|consenti au\w*|consentement|jamais consenti|son accord|leur accord|d'accord|accept\w*|acquiesc\w*|approuv\w*|agree?\w*|pretexte|motif|mobile|en realite|au fond|"
@@ -43,6 +43,8 @@ ANTONYMS = [
     ({"hauss", "augment"}, {"baiss", "diminu", "reduc"}),
     ({"indetermin"}, {"duree d'1 an", "durée determin"}),
     ({"accept"}, {"refus"}),
+    ({"paye", "regle", "acquitte"}, {"impaye", "non paye", "non regle", "restee impayee"}),
+    ({"determinee"}, {"indeterminee"}),
 ]
 _DIFF = re.compile(r"(depass\w*|exced\w*|superieur\w*|inferieur\w*|plus long\w*|plus court\w*)( de)?\s*$")
 
@@ -59,7 +61,8 @@ class ReadingThresholds:
     quantity_pred_cov: float = 0.3
     contradict_sim: float = 0.84  # negation / antonym on a passage this close contradicts
     contradict_cov: float = 0.5
-    disagree_delta: float = 0.015  # another document's value this close to the best one's: AMBIGUOUS
+    disagree_delta: float = 0.1  # another document's value this close to the best one's: AMBIGUOUS
+    disagree_cov: float = 0.5  # ... from a passage that covers this much of the claim
     slot_cov: float = 0.3  # a different proper name in the same slot ("… de Lyon" / "… de Paris")
     interp_cov: float = 0.15
     verify_date_sim: float = 0.86  # a date with no named event: a passage this close stating it
@@ -73,6 +76,7 @@ class _Q:
     why: str = ""
     support: list[int] = field(default_factory=list)  # candidate indexes
     against: list[int] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)  # passage ids a derived value was computed from
 
 
 def _stems(text: str) -> set[str]:
@@ -80,16 +84,41 @@ def _stems(text: str) -> set[str]:
     return {t[:6] for t in tokens(normalise(text)) if not t.isdigit()}
 
 
-def coverage(claim: str, passage: str) -> float:
+def coverage(claim: str, passage: str, idf: dict[str, float] | None = None, default: float = 1.0) -> float:
+    """Share of the claim's stems the passage contains, weighted by their rarity in the dossier (IDF): a
+    passage that shares only the parties' names does not cover "investissements spécifiques"."""
     c = _stems(claim)
-    return len(c & _stems(passage)) / len(c) if c else 0.0
+    if not c:
+        return 0.0
+    p = _stems(passage)
+    w = {t: (idf.get(t, default) if idf is not None else 1.0) for t in c}
+    total = sum(w.values())
+    return sum(v for t, v in w.items() if t in p) / total if total else 0.0
 
 
-def _date_event(f: str, q: Quantity) -> str:
-    before = f[max(0, q.start - 12) : q.start]
-    if re.search(r"depuis\s*(le\s+)?(mois de\s+)?$", before):
-        return "contract_start"
-    return role_of("event", f, q.start, q.start + 4, window=80, right_weight=2.0)
+def _modality(text: str) -> frozenset[str]:
+    return fx.read(text).modality & {"hypothesis", "permission"}
+
+
+_NAME = re.compile(r"(?<![\w'-])([A-ZÀ-Ý][\w'-]{2,})")
+_NOT_NAMES = {fold(w) for w in fx._PARTY_STOP} | {"les", "une", "des", "selon", "entre", "lors", "sur", "cette"}
+
+
+def names(claim: str) -> list[str]:
+    """Proper names of a claim (capitalised words after its first), folded: a piece that never names
+    them does not state the claim."""
+    words = _NAME.findall(claim)
+    first = claim.split()[0] if claim.split() else ""
+    out = []
+    for w in words:
+        if w == first or fold(w) in _NOT_NAMES or w.isupper() and len(w) <= 4:
+            continue
+        out.append(fold(w.split("'")[-1]))
+    return [w for w in out if len(w) > 2]
+
+
+def _show(q: Quantity, value: float) -> str:
+    return Quantity(q.kind, value, q.role, precision=q.precision).describe()
 
 
 _SLOT = re.compile(r"\b([a-z]{4,}) (?:de|d'|a|en) ([A-Z][\w-]+)")
@@ -118,7 +147,7 @@ class ReadingJudge:
         out = []
         f = fold(normalise(claim))
         for q in quantities(claim):
-            if q.kind == "date" or q.role:
+            if True:
                 if q.kind in ("duration", "amount", "percent", "count") and q.cmp == "=" or q.cmp == ">":
                     before = f[max(0, q.start - 30) : q.start]
                     if _DIFF.search(before) and (f[q.start : q.start + 2] == "d'" or before.rstrip().endswith(" de")):
@@ -126,49 +155,50 @@ class ReadingJudge:
                 out.append(q)
         return out
 
-    def _read_quantity(self, q: Quantity, claim: str, cands: list[Candidate], facts: DossierFacts | None) -> _Q:
+    def _read_quantity(
+        self, q: Quantity, claim: str, cands: list[Candidate], cov: list[float], facts: DossierFacts | None
+    ) -> _Q:
         th, r = self.th, _Q(q)
         f = fold(normalise(claim))
-        # evidence values: (value, candidate index or -1 for derived, document id, similarity, how)
-        ev: list[tuple[float, int, str, float, str]] = []
-        if q.kind == "date":
-            event = _date_event(f, q)
-            if facts and event and facts.events.get(event):
-                for value, pid in facts.events[event]:
-                    ev.append((value, -1, pid.split("#")[0], 1.0, f"date de l'événement « {event} » ({pid})"))
-            if not ev:
-                for i, c in enumerate(cands):
-                    if c.similarity < th.quantity_topic:
-                        continue
-                    cf = fold(normalise(c.memory.text))
-                    for dq in quantities(c.memory.text):
-                        if dq.kind == "date" and event and _date_event(cf, dq) == event:
-                            ev.append((dq.value, i, c.memory.document_id, c.similarity, c.memory.text))
-            if not event:  # a date of no named event: only a close passage stating that very date supports it
-                for i, c in enumerate(cands):
-                    if c.similarity < th.verify_date_sim or coverage(claim, c.memory.context) < th.verify_date_cov:
-                        continue
-                    for dq in quantities(c.memory.text):
-                        if dq.kind == "date" and agrees(q, dq.value, "date"):
-                            r.state, r.why, r.support = "supported", c.memory.text, [i]
-                            return r
-                return r
-        else:
-            for i, c in enumerate(cands):
-                if c.similarity < th.quantity_topic:
+        modal = _modality(claim)
+        # evidence: (value, candidate index or -1 for derived, document id, match, how, source ids)
+        read: list[tuple[float, int, str, float, str, list[str]]] = []
+        derived: list[tuple[float, int, str, float, str, list[str]]] = []
+        event = event_of_date(f, q) if q.kind == "date" else ""
+        for i, c in enumerate(cands):
+            if c.similarity < th.quantity_topic or _modality(c.memory.text) != modal:
+                continue
+            cf = fold(normalise(c.memory.text))
+            match = c.similarity + 0.1 * cov[i]
+            for dq in quantities(c.memory.text):
+                if dq.kind != q.kind:
                     continue
-                for dq in quantities(c.memory.text):
-                    if dq.kind != q.kind or dq.role != q.role:
+                if q.kind == "date":
+                    if not event or event_of_date(cf, dq) != event:
                         continue
-                    if q.year and dq.year and q.year != dq.year:
-                        continue
-                    if q.kind == "amount" and q.precision and dq.precision and q.precision != dq.precision:
-                        continue
-                    ev.append((dq.value, i, c.memory.document_id, c.similarity, c.memory.text))
-            if facts is not None:
-                d = facts.duration(q, claim) if q.kind == "duration" else facts.table_value(q, claim)
-                if d is not None:
-                    ev.append((d.value, -1, "derived", 1.0, f"calculé : {d.how} ({', '.join(d.sources)})"))
+                elif dq.role != q.role:
+                    continue
+                if q.year and dq.year and q.year != dq.year:
+                    continue
+                if q.kind == "amount" and q.precision and dq.precision and q.precision != dq.precision:
+                    continue
+                read.append((dq.value, i, c.memory.document_id, match, c.memory.text, []))
+        if facts is not None and q.kind == "date" and event:
+            for value, pid in facts.events.get(event, []):
+                derived.append((value, -1, pid.split("#")[0], 1.0, f"date de l'événement « {event} » ({pid})", [pid]))
+        elif facts is not None and q.kind != "date":
+            d = facts.duration(q, claim) if q.kind == "duration" else facts.table_value(q, claim)
+            if d is not None:
+                derived.append((d.value, -1, "derived", 1.0, f"calculé : {d.how} ({', '.join(d.sources)})", d.sources))
+        if q.kind == "date" and not event:  # a date of no named event: a close passage stating that very date
+            for i, c in enumerate(cands):
+                if c.similarity < th.verify_date_sim or cov[i] < th.verify_date_cov:
+                    continue
+                if any(dq.kind == "date" and agrees(q, dq.value, "date") for dq in quantities(c.memory.text)):
+                    r.state, r.why, r.support = "supported", c.memory.text, [i]
+                    return r
+            return r
+        ev = read + derived
         if not ev:
             return r
         if q.cmp == "diff":
@@ -182,23 +212,62 @@ class ReadingJudge:
                 r.state, r.why = "contradicted", f"aucun écart de {q.describe()} entre les valeurs {vals}"
                 r.against = [i for _, i, *_ in ev if i >= 0]
             return r
-        derived = [e for e in ev if e[1] == -1]
-        read = sorted([e for e in ev if e[1] >= 0], key=lambda e: -e[3])
-        pool = derived if derived and q.kind != "date" else (derived or read)
-        if q.kind != "date" and not derived:
-            best = read[0]
-            pool = [e for e in read if e[3] >= best[3] - th.disagree_delta]
-        ok = [e for e in pool if agrees(q, e[0], q.kind)]
-        ko = [e for e in pool if not agrees(q, e[0], q.kind)]
-        if ok and ko and {e[2] for e in ok} != {e[2] for e in ko} and q.kind != "date":
-            r.state, r.why = "disagreement", "les pièces divergent sur cette valeur"
-        elif ok and (not ko or q.kind == "date"):
+        if read:
+            best = max(e[3] for e in read)
+            pool = [e for e in read if e[3] >= best - th.disagree_delta and cov[e[1]] >= th.disagree_cov]
+            pool = pool or [e for e in read if e[3] >= best]
+            ok = [e for e in pool if agrees(q, e[0], q.kind)]
+            ko = [e for e in pool if not agrees(q, e[0], q.kind)]
+            if ok and ko and {e[2] for e in ok} != {e[2] for e in ko}:
+                r.state, r.why = "disagreement", "les pièces divergent sur cette valeur"
+                r.support, r.against = [e[1] for e in ok], [e[1] for e in ko]
+                return r
+            if derived and q.kind != "date":  # a computed value outranks a sentence's (e.g. one year of the table)
+                ok = [e for e in derived if agrees(q, e[0], q.kind)] + ok
+                ko = [e for e in derived if not agrees(q, e[0], q.kind)] + ko
+        else:
+            ok = [e for e in derived if agrees(q, e[0], q.kind)]
+            ko = [e for e in derived if not agrees(q, e[0], q.kind)]
+        if ok and (not ko or q.kind == "date" and not read):
+            r.state, r.why = "supported", ok[0][4]
+        elif ok and ko and ok[0][3] >= ko[0][3]:
             r.state, r.why = "supported", ok[0][4]
         elif ko:
-            r.state, r.why = "contradicted", f"{q.describe()} contre {ko[0][0]:g} : {ko[0][4]}"
+            r.state, r.why = "contradicted", f"{q.describe()} contre {_show(q, ko[0][0])} : {ko[0][4]}"
         r.support = [e[1] for e in ok if e[1] >= 0]
         r.against = [e[1] for e in ko if e[1] >= 0]
+        decisive = ok if r.state == "supported" else ko
+        r.sources = [pid for e in decisive if e[1] < 0 for pid in e[5]]
         return r
+
+    @staticmethod
+    def other_agent(claim: str, passage: str, facts: DossierFacts | None) -> str:
+        """The claim's acting party differs from the passage's ("Alpha a notifié" / "Beta vous notifie")."""
+        known = facts.parties if facts is not None else frozenset()
+        a, b = fx.read(claim, known).agent, fx.read(passage, known).agent
+        if a and b and a != b and a in known and b in known and fold(a) not in fold(b) and fold(b) not in fold(a):
+            return f"l'auteur de l'acte est {b}, non {a}"
+        return ""
+
+    def states(self, claim: str, c: Candidate, facts: DossierFacts | None) -> str:
+        """Why passage ``c`` does NOT state the claim's predicate ("" when it does): another modality, a
+        party the piece never names, or none of the claim's verbs."""
+        if _modality(claim) != _modality(c.memory.text):
+            return "autre modalité (projet, faculté, menace)"
+        if self.other_agent(claim, c.memory.text, facts):
+            return self.other_agent(claim, c.memory.text, facts)
+        doc = facts.doc_text.get(c.memory.document_id, "") if facts else ""
+        doc = doc or fold(c.memory.context or c.memory.text)
+        missing = [n for n in names(claim) if n not in doc]
+        if missing:
+            return f"la pièce ne nomme pas {missing[0]}"
+        verbs = fx.read(claim).verbs
+        if verbs:
+            have = fx.read(c.memory.context or c.memory.text)
+            stems = {w[:5] for w in have.content | have.verbs}
+            if not any(v[:5] in stems for v in verbs):
+                return "la pièce n'énonce pas le prédicat de l'affirmation"
+        return ""
 
     # --- polarity -------------------------------------------------------------------------------------
     @staticmethod
@@ -227,10 +296,15 @@ class ReadingJudge:
         for i, c in enumerate(candidates):
             if c.similarity >= th.topic:
                 stances[i] = Stance.NEUTRAL
-        cov = [coverage(claim, c.memory.context or c.memory.text) for c in candidates]
+        idf, dflt = (facts.idf, facts.max_idf) if facts is not None and facts.idf else (None, 1.0)
+        cov = [coverage(claim, c.memory.context or c.memory.text, idf, dflt) for c in candidates]
         f = fold(normalise(claim))
 
-        def done(status: Status, why: str = "") -> Judgement:
+        def done(status: Status, why: str = "", sources: list[str] | None = None) -> Judgement:
+            if sources and status in (Status.VERIFIED, Status.CONTRADICTED):
+                stance = Stance.CONTRADICTS if status is Status.CONTRADICTED else Stance.SUPPORTS
+                reads = [SourceReading(id=pid, stance=stance, nuance=why) for pid in dict.fromkeys(sources)]
+                return Judgement(status=status, stances=stances, nuances=nuances, sentences=sentences, sources=reads)
             if (
                 why
                 and status is not Status.UNKNOWN
@@ -251,7 +325,7 @@ class ReadingJudge:
                 return done(Status.AMBIGUOUS)
             return done(Status.UNKNOWN)
 
-        qs = [self._read_quantity(q, claim, candidates, facts) for q in self._claim_quantities(claim)]
+        qs = [self._read_quantity(q, claim, candidates, cov, facts) for q in self._claim_quantities(claim)]
         trend = None
         if facts is not None and re.search(r"doubl|tripl|augment|hauss|progress|baiss|diminu|recul", f):
             role = next(
@@ -285,19 +359,40 @@ class ReadingJudge:
             return done(Status.AMBIGUOUS, "les pièces divergent")
         if "contradicted" in states:
             why = next((r.why for r in qs if r.state == "contradicted"), trend[1] if trend else "")
-            return done(Status.CONTRADICTED, why)
+            srcs = [p for r in qs if r.state == "contradicted" for p in r.sources]
+            if trend is not None and not trend[0] and facts is not None:
+                srcs.append(facts.table_source)
+            return done(Status.CONTRADICTED, why, srcs)
         if states and all(s == "supported" for s in states):
-            pred = [
-                i
-                for i in range(n)
-                if candidates[i].similarity >= th.quantity_pred_sim or cov[i] >= th.quantity_pred_cov
-            ]
+            support = list(dict.fromkeys(i for r in qs for i in r.support))
+            if support:
+                pred = [
+                    i
+                    for i in support
+                    if (candidates[i].similarity >= th.quantity_pred_sim or cov[i] >= th.quantity_pred_cov)
+                    and not self.states(claim, candidates[i], facts)
+                ]
+            else:  # derived only: the claim's names must be the dossier's, and it must assert, not envisage
+                docs = " ".join(facts.doc_text.values()) if facts else ""
+                pred = [-1] if not _modality(claim) and all(nm in docs for nm in names(claim)) else []
+                if pred and facts is not None:  # a dated event: the sentence stating it must not name another actor
+                    for r in qs:
+                        for pid in r.sources:
+                            said = facts.passages.get(facts.statements.get(pid, pid))
+                            if said is not None and self.other_agent(claim, said.text, facts):
+                                return done(Status.CONTRADICTED, self.other_agent(claim, said.text, facts), [pid])
             if pred:
-                clash = self._polarity_clash(claim, candidates[pred[0]].memory.text)
-                if clash:
-                    return done(Status.CONTRADICTED, clash)
+                if pred[0] >= 0:
+                    clash = self._polarity_clash(claim, candidates[pred[0]].memory.text)
+                    if clash:
+                        return done(Status.CONTRADICTED, clash)
                 why = "; ".join(r.why for r in qs) or (trend[1] if trend else "")
-                return done(Status.VERIFIED, why)
+                srcs = [p for r in qs for p in r.sources]
+                if trend is not None and facts is not None:
+                    srcs.append(facts.table_source)
+                return done(Status.VERIFIED, why, srcs)
+            for i in support:
+                stances[i], nuances[i] = Stance.NEUTRAL, self.states(claim, candidates[i], facts) or nuances[i]
             return done(Status.UNKNOWN)
         if states:  # some quantity the dossier does not give
             return done(Status.UNKNOWN)
@@ -310,6 +405,7 @@ class ReadingJudge:
             candidates[top].similarity >= th.verify_sim
             and cov[top] >= th.verify_cov
             and not self._polarity_clash(claim, candidates[top].memory.text)
+            and not self.states(claim, candidates[top], facts)
         )
         for i in order[:3] if not top_states else []:  # a passage that states the claim outranks a clash below it
             c = candidates[i]
@@ -322,7 +418,7 @@ class ReadingJudge:
                 return done(Status.CONTRADICTED)
         i = top
         c = candidates[i]
-        if c.similarity >= th.verify_sim and cov[i] >= th.verify_cov:
+        if top_states:
             stances[i], nuances[i] = (
                 Stance.SUPPORTS,
                 f"la pièce énonce le prédicat (cos {c.similarity:.3f}, mots {cov[i]:.2f})",

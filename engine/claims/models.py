@@ -55,6 +55,14 @@ class Evidence(BaseModel):
     grounding: Grounding
 
 
+class SourceReading(BaseModel):
+    """A passage a DERIVED fact was computed from (a date of an event, a table), read by the judge."""
+
+    id: str
+    stance: Stance
+    nuance: str = ""
+
+
 class Judgement(BaseModel):
     """A judge's decision over the candidates of one claim."""
 
@@ -62,6 +70,9 @@ class Judgement(BaseModel):
     stances: list[Stance]
     nuances: list[str]
     sentences: list[str] = Field(default_factory=list, description="the sentence used per candidate")
+    sources: list[SourceReading] = Field(
+        default_factory=list, description="passages behind a derived fact (put first in the evidence)"
+    )
 
 
 class VerificationResult(BaseModel):

@@ -105,6 +105,27 @@ def events_of(text: str) -> set[str]:
     return {ev for ev, cues in lexicon()["event"].items() if any(c in f for c in cues)}
 
 
+_END_OF = re.compile(r"(jusqu'(?:au|a|en)|au plus tard le|soit le|d'ici (?:le|au)|avant le|a l'issue)\s*(le\s+)?$")
+
+
+_OF_DOCUMENT = re.compile(
+    r"\b(lettre|courrier|courriel|e-mail|mail|message|ecrit|acte|telecopie)\s+(?:\w+\s+){0,2}(du|en date du)\s*$"
+)
+
+
+def event_of_date(f: str, q: Quantity) -> str:
+    """The event a date dates, in folded text ``f``: the nearest event cue; "depuis" a start; "jusqu'au",
+    "soit le", "au plus tard le" the end of a notice."""
+    before = f[max(0, q.start - 20) : q.start]
+    if re.search(r"depuis\s*(le\s+)?(mois de\s+)?$", before):
+        return "contract_start"
+    if _END_OF.search(before):
+        return "notice_end"
+    if _OF_DOCUMENT.search(f[max(0, q.start - 40) : q.start]):  # "par lettre du 12 mars": the act the letter does
+        return role_of("event", f, q.start, q.start + 4, window=max(len(f), 1), right_weight=1.0)
+    return role_of("event", f, q.start, q.start + 4, window=80, right_weight=2.0)
+
+
 def _cmp(f: str, start: int) -> str:
     before = f[max(0, start - 25) : start]
     for sym, rx in _CMP:
@@ -198,7 +219,7 @@ def quantities(text: str) -> tuple[Quantity, ...]:
             continue  # mostly the article "un"/"une" read as a number
         role = role_of("count", f, m.start(), m.end())
         own = next((r for r, cues in lexicon()["count"].items() if any(noun.startswith(c) for c in cues)), "")
-        role = "late_orders" if "retard" in f[m.end() : m.end() + 60] and own == "orders" else (own or role)
+        role = "late_orders" if "retard" in f[m.end() : m.end() + 60] and own == "orders" else (own or f"n:{n[:5]}")
         out.append(
             Quantity(
                 "count",

@@ -1,5 +1,9 @@
 """Hybrid evidence memory: BM25 over stemmed French + e5 (query:/passage:), fused by reciprocal rank.
 
+A third, structured ranking joins the fusion when the dossier has one: the passages that date an event
+the claim names ("mise en demeure", "assignation") and the table whose column it speaks of — the
+sentences a derived fact (a duration, a sum) is computed from rarely resemble the claim.
+
 Each passage is one sentence (``passages``) with its neighbours kept for the judge. Both sides are
 normalised (numbers in words → digits, dates → one spelling) before indexing and querying, so the
 lexical side meets "380 000 € HT" with "trois cent quatre-vingt mille euros hors taxes". Dense search
@@ -12,26 +16,42 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from lexlogic.bridges import embeddings
-from lexlogic.bridges.text_index import TextIndex, reciprocal_rank_fusion
+from lexlogic.bridges.text_index import TextIndex, reciprocal_rank_fusion, tokens
 from lexlogic.bridges.vector_index import EXACT_BELOW, Backend, VectorIndex
 from lexlogic.engine.claims.models import Candidate, Memory
-from lexlogic.engine.claims.normalise import normalise
+from lexlogic.engine.claims.normalise import fold, normalise
 from lexlogic.engine.claims.passages import passages_of
+from lexlogic.engine.claims.quantities import quantities
 from lexlogic.engine.documents.model import Document
 
 FORMAT = 2
 POOL = 50  # candidates taken from each ranking before fusion
 RRF_K = 60
+STRUCTURED_WEIGHT = 2.0  # the dated-event / table channel: few passages, each one decisive when present
+TREND = re.compile(r"doubl|tripl|augment|hauss|progress|baiss|diminu|recul")
 
 
 def _h(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
+
+
+SHORT = 8  # a sentence with fewer stems than this is indexed with its heading ("C'est d'accord.")
+
+
+def lexical_text(m: Memory) -> str:
+    """BM25 reads the sentence alone, under its heading only when short (a heading on every line would make
+    the whole e-mail match its subject)."""
+    if m.grounding.note == "table":
+        return normalise(f"{m.context}\n{m.text}")
+    short = m.heading and 1 <= len(tokens(m.text)) < SHORT
+    return normalise(f"{m.heading} : {m.text}" if short else m.text)
 
 
 def index_text(m: Memory) -> str:
@@ -61,9 +81,11 @@ class HybridMemory:
         self.documents = list(documents)
         self.vectors = vectors if len(vectors) else np.zeros((0, embeddings.DIM), np.float32)
         self.index = index or VectorIndex(self.vectors, backend=backend, exact_below=exact_below)
-        self.lexical = TextIndex([index_text(m) for m in memories])
+        self.lexical = TextIndex([lexical_text(m) for m in memories])
         self._query_cache: dict[str, np.ndarray] = {}
         self._facts = None
+        self.position = {m.id: i for i, m in enumerate(memories)}
+        self.by_id = {m.id: m for m in memories}
 
     def __len__(self) -> int:
         return len(self.memories)
@@ -152,7 +174,13 @@ class HybridMemory:
         dense = [int(i) for i in ids[0] if i >= 0]
         lex_ids, lex_scores = self.lexical.search(normalise(claim), pool)
         lexical = [int(i) for i in lex_ids]
-        fused = reciprocal_rank_fusion([dense, lexical], k=RRF_K)[:k]
+        rankings, weights = [dense, lexical], [1.0, 1.0]
+        if self.documents and (quantities(claim) or (TREND.search(fold(claim)) and re.search(r"\b(19|20)\d\d\b", claim))):
+            structured = [self.position[pid] for pid in self.facts.passages_for(claim) if pid in self.position]
+            if structured:
+                rankings.append(structured[:3])
+                weights.append(STRUCTURED_WEIGHT)
+        fused = reciprocal_rank_fusion(rankings, k=RRF_K, weights=weights)[:k]
         dense_sim = {int(i): float(s) for i, s in zip(ids[0], sims[0]) if i >= 0}
         lex = {int(i): float(s) for i, s in zip(lex_ids, lex_scores)}
         out = []

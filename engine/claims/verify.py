@@ -90,9 +90,48 @@ def find_evidence(
         return VerificationResult(claim=claim, status=Status.UNKNOWN, confidence=0.0, candidates=0, judge=judge.name)
     if getattr(judge, "needs_facts", False) and isinstance(memory, HybridMemory):
         judgement = judge.judge(claim, candidates, facts=memory.facts)  # type: ignore[call-arg]
+        candidates, judgement = _with_sources(memory, claim, candidates, judgement)
     else:
         judgement = judge.judge(claim, candidates)
     return result_of(claim, candidates, judgement, judge.name)
+
+
+def _with_sources(
+    memory: HybridMemory, claim: str, candidates: list[Candidate], judgement: Judgement
+) -> tuple[list[Candidate], Judgement]:
+    """Put the passages a derived fact came from first, so the evidence points at them (not at the
+    most similar sentence)."""
+    if not judgement.sources:
+        return candidates, judgement
+    ids = [c.memory.id for c in candidates]
+    front_c, front_s, front_n, front_t = [], [], [], []
+    stances, nuances = list(judgement.stances), list(judgement.nuances)
+    sentences = list(judgement.sentences or [c.memory.text for c in candidates])
+    keep = list(range(len(candidates)))
+    q = memory.embed_claim(claim)
+    for src in judgement.sources:
+        if src.id in ids:
+            i = ids.index(src.id)
+            keep.remove(i) if i in keep else None
+            cand = candidates[i]
+        else:
+            mem = memory.by_id.get(src.id)
+            if mem is None:
+                continue
+            cand = Candidate(memory=mem, similarity=float(memory.vectors[memory.position[src.id]] @ q))
+        front_c.append(cand)
+        front_s.append(src.stance)
+        front_n.append(src.nuance)
+        front_t.append(cand.memory.text)
+    cands = front_c + [candidates[i] for i in keep]
+    j = judgement.model_copy(
+        update={
+            "stances": front_s + [stances[i] for i in keep],
+            "nuances": front_n + [nuances[i] for i in keep],
+            "sentences": front_t + [sentences[i] for i in keep],
+        }
+    )
+    return cands, j
 
 
 def verify_all(
