@@ -206,10 +206,10 @@ class Explainer:
         if depth > MAX_DEPTH or atom in seen:
             return ProofNode(atom=atom, label=label, holds=False, note=SEEN_ABOVE)
         seen = seen | {atom}
-        rules = self.walker.rules_for(atom)
-        if not rules:
+        matches = self.walker.matches(atom, View.REFERENCE)
+        if not matches:
             return ProofNode(atom=atom, label=label, holds=False, note="aucune règle ne conclut à ce fait")
-        children = [self._rule_failure(self.walker.match(rule, atom, View.REFERENCE), depth, seen) for rule in rules]
+        children = [self._rule_failure(match, depth, seen) for match in matches]
         if len(children) == 1:
             return children[0]
         return ProofNode(
