@@ -6,7 +6,7 @@ import os
 import threading
 from functools import cached_property
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
@@ -27,6 +27,7 @@ class Settings(BaseModel):
     max_body_bytes: int = 1_000_000
     max_upload_bytes: int = 20_000_000
     verdict_cache_size: int = 256
+    quota_limits: Any = Field(default=None, description="sandbox.quota.QuotaLimits; None → from the environment")
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -43,7 +44,7 @@ class Services:
     """Everything the routes share, built once per app (one SQLAlchemy engine for all stores)."""
 
     def __init__(self, settings: Settings) -> None:
-        from lexlogic.api.routers._verdicts import VerdictService
+        from lexlogic.engine.verdict_service import VerdictService
 
         self.settings = settings
         url = settings.db_url or default_url()
@@ -65,6 +66,13 @@ class Services:
         from lexlogic.engine.dynamic_rules import DynamicRuleStore
 
         return DynamicRuleStore(self.engine)
+
+    @cached_property
+    def quotas(self):  # type: ignore[no-untyped-def]
+        """Per-tenant quotas on the shared sandbox and other costly calls (sandbox.quota)."""
+        from lexlogic.sandbox.quota import QuotaLimits, TenantQuotas
+
+        return TenantQuotas(self.settings.quota_limits or QuotaLimits.from_env())
 
     @cached_property
     def kg(self):  # type: ignore[no-untyped-def]
@@ -101,7 +109,10 @@ async def tenant_id(
     """The caller's tenant, from ``X-API-Key`` or ``Authorization: Bearer``; 401 otherwise."""
     given = key or (bearer.credentials if bearer else None)
     # async on purpose: one indexed lookup is cheaper inline than a thread-pool hop per dependency
-    tid = request.app.state.services.tenants.authenticate(given)
+    found = request.app.state.services.tenants.principal(given)
+    tid = found[0] if found else None
+    if found:
+        request.state.key_id = found[1]  # who acts, for approvals (api_rule_principals)
     if tid is None:
         raise ProblemError(
             401,
@@ -125,3 +136,14 @@ async def owned_case(case_id: str, tenant: Tenant, svc: Svc) -> ApiCase:
 
 
 Case = Annotated[ApiCase, Depends(owned_case)]
+
+
+def too_many(exc: Exception) -> ProblemError:
+    """A quota refusal (sandbox.quota.QuotaExceeded) as 429 with Retry-After."""
+    retry = int(getattr(exc, "retry_after", 1))
+    return ProblemError(429, str(exc), slug="quota", headers={"Retry-After": str(retry)})
+
+
+def key_id(request: Request) -> str | None:
+    """The id of the API key of this request (set by `tenant_id`)."""
+    return getattr(request.state, "key_id", None)

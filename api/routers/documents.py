@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import re
+import unicodedata
 from datetime import datetime
 from pathlib import Path
 
@@ -11,7 +13,8 @@ from pydantic import BaseModel, Field
 
 from lexlogic.api.deps import Case, Svc, Tenant
 from lexlogic.api.problems import ProblemError, problem_responses
-from lexlogic.engine.documents.ingest import SUPPORTED, IngestError, document_id, ingest_file
+from lexlogic.engine.documents.ingest import SUPPORTED, IngestError, document_id
+from lexlogic.engine.documents.isolated import ingest_isolated
 
 router = APIRouter(prefix="/v1/cases/{case_id}/documents", tags=["documents"])
 
@@ -40,17 +43,27 @@ class DocumentText(BaseModel):
     page_spans: list[PageSpan]
 
 
+MAX_STEM = 100  # characters of the stored name before the extension (ids and names fit their columns)
+
+
 def _safe_name(name: str | None) -> str:
-    base = Path(name or "").name.strip()
-    if not base or base.startswith("."):
+    """The uploaded name made safe to store and show: last path component, Unicode NFC, control and
+    path characters dropped, spaces collapsed, at most MAX_STEM characters before a supported extension."""
+    raw = unicodedata.normalize("NFC", (name or "").replace("\\", "/"))
+    base = raw.rsplit("/", 1)[-1]
+    base = "".join(ch for ch in base if unicodedata.category(ch)[0] != "C")  # controls, NUL, bidi marks
+    base = re.sub(r"\s+", " ", base).strip().strip(".")
+    ext = Path(base).suffix.lower()
+    stem = base[: len(base) - len(ext)] if ext else base
+    if not stem.strip() or not ext:
         raise ProblemError(422, "the uploaded file needs a name with an extension", slug="bad-filename")
-    if Path(base).suffix.lower() not in SUPPORTED:
+    if ext not in SUPPORTED:
         raise ProblemError(
             415,
-            f"unsupported file type {Path(base).suffix or '(none)'}; supported: {', '.join(sorted(SUPPORTED))}",
+            f"unsupported file type {ext[:20]}; supported: {', '.join(sorted(SUPPORTED))}",
             slug="unsupported-type",
         )
-    return base
+    return stem.strip()[:MAX_STEM].strip() + ext
 
 
 @router.post(
@@ -77,26 +90,35 @@ def upload_document(
     path = folder / name
     path.write_bytes(data)
     try:
-        doc = ingest_file(path)
-    except (IngestError, ValueError, OSError) as exc:
-        path.unlink(missing_ok=True)
-        raise ProblemError(422, f"cannot read {name}: {exc}", slug="ingest-failed") from exc
+        # a separate, limited process: time, memory, pages, decompressed size (engine.documents.isolated)
+        doc = ingest_isolated(path)
+    except IngestError as exc:
+        path.unlink(missing_ok=True)  # never left behind for the next run to trip on
+        raise ProblemError(422, f"cannot read {_no_paths(str(exc), folder)}", slug="ingest-failed") from None
     except Exception as exc:
         path.unlink(missing_ok=True)
-        raise ProblemError(422, f"cannot read {name}: {type(exc).__name__}: {exc}", slug="ingest-failed") from exc
-    row = svc.cases.add_document(
-        tenant,
-        case.id,
-        doc_id=doc_id,
-        filename=name,
-        media_type=doc.media_type,
-        kind=doc.kind.value,
-        size=len(data),
-        sha256=hashlib.sha256(data).hexdigest(),
-        text=doc.text,
-        pages=[{"number": p.number, "char_start": p.char_start, "char_end": p.char_end} for p in doc.pages],
-    )
+        raise ProblemError(422, f"cannot read {name}: {type(exc).__name__}", slug="ingest-failed") from None
+    try:
+        row = svc.cases.add_document(
+            tenant,
+            case.id,
+            doc_id=doc_id,
+            filename=name,
+            media_type=doc.media_type,
+            kind=doc.kind.value,
+            size=len(data),
+            sha256=hashlib.sha256(data).hexdigest(),
+            text=doc.text.replace("\x00", " "),  # PostgreSQL refuses NUL; offsets kept
+            pages=[{"number": p.number, "char_start": p.char_start, "char_end": p.char_end} for p in doc.pages],
+        )
+    except BaseException:
+        path.unlink(missing_ok=True)  # the database refused it (or is down): no orphan file
+        raise
     return DocumentOut(**row.as_dict())
+
+
+def _no_paths(message: str, folder: Path) -> str:
+    return message.replace(str(folder) + "/", "").replace(str(folder), "")
 
 
 @router.get(

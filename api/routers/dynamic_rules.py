@@ -12,13 +12,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from fastapi import APIRouter, Body, Query
+from fastapi import APIRouter, Body, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from lexlogic.api.deps import Case, Svc, Tenant
+from lexlogic.api.deps import Case, Svc, Tenant, key_id, too_many
 from lexlogic.api.problems import ProblemError, problem_responses
 from lexlogic.api.routers._state import case_file_of
+from lexlogic.sandbox.quota import QuotaExceeded
 
 router = APIRouter(tags=["dynamic rules"])
 EXAMPLE_RULE = (
@@ -164,9 +165,10 @@ def _fact(f: Any) -> DynamicFactOut:
     response_model=RuleOut,
     status_code=201,
     summary="Propose a dynamic rule",
-    responses=problem_responses(401, 404, 413, 422),
+    responses=problem_responses(401, 404, 413, 422, 429),
 )
 def add_rule(
+    request: Request,
     tenant: Tenant,
     svc: Svc,
     body: RuleCreate = Body(
@@ -195,6 +197,15 @@ def add_rule(
 
     rule_id = f"t-{uuid.uuid4().hex[:16]}"
     try:
+        svc.quotas.propose(tenant)
+    except QuotaExceeded as exc:
+        raise too_many(exc) from None
+
+    def checker(source: str, filename: str = "<rule>") -> None:
+        with svc.quotas.run(tenant):
+            default_pool().check(source, filename)
+
+    try:
         rule = svc.dynamic_rules.add(
             body.text,
             author=body.author,
@@ -205,13 +216,15 @@ def add_rule(
             output_schema=body.output_schema,
             reliability=body.reliability,
             description=body.description,
-            checker=default_pool().check,
+            checker=checker,
         )
+    except QuotaExceeded as exc:
+        raise too_many(exc) from None
     except SandboxError as exc:
         raise ProblemError(422, exc.describe(), slug="rule-refused") from exc
     except DynamicRuleError as exc:
         raise ProblemError(422, str(exc), slug="rule-invalid") from exc
-    svc.cases.own_rule(tenant, rule.id, body.case_id)
+    svc.cases.own_rule(tenant, rule.id, body.case_id, key_id(request))
     return _out(svc, rule, body.case_id, history=True)
 
 
@@ -259,11 +272,25 @@ def _transition(fn: Any) -> Any:
     "/v1/dynamic-rules/{rule_id}/approve",
     response_model=RuleOut,
     summary="Approve (and activate)",
-    responses=problem_responses(401, 404, 409, 413, 422),
+    responses=problem_responses(401, 403, 404, 409, 413, 422),
 )
-def approve_rule(rule_id: str, tenant: Tenant, svc: Svc, body: Approve) -> RuleOut:
+def approve_rule(rule_id: str, request: Request, tenant: Tenant, svc: Svc, body: Approve) -> RuleOut:
+    """Approval is tied to who approves: the key must differ from the key that proposed the rule, unless
+    it has the ``admin`` scope; the approving key is recorded (api_rule_principals and the event note)."""
     _, scoped = _owned(svc, tenant, rule_id)
-    rule = _transition(lambda: svc.dynamic_rules.approve(rule_id, by=body.by, activate=body.activate, note=body.note))
+    key = key_id(request)
+    admin = key is not None and "admin" in svc.tenants.scopes(key)
+    principal = svc.cases.rule_principal(rule_id)
+    author_key = principal.proposed_by_key if principal else None
+    if not admin and (key is None or key == author_key):
+        raise ProblemError(
+            403,
+            "a rule must be approved with another API key than the one that proposed it (or an admin key)",
+            slug="forbidden",
+        )
+    note = (body.note + " " if body.note else "") + f"[approved with key {key}{' (admin)' if admin else ''}]"
+    rule = _transition(lambda: svc.dynamic_rules.approve(rule_id, by=body.by, activate=body.activate, note=note))
+    svc.cases.record_approval(rule_id, key, admin)
     return _out(svc, rule, scoped, history=True)
 
 
@@ -283,11 +310,19 @@ def retire_rule(rule_id: str, tenant: Tenant, svc: Svc, body: Retire) -> RuleOut
     "/v1/dynamic-rules/{rule_id}/run",
     response_model=RunOut,
     summary="Dry-run one rule on given facts in the sandbox (any status)",
-    responses=problem_responses(401, 404, 413, 422),
+    responses=problem_responses(401, 404, 413, 422, 429),
 )
 async def run_rule(rule_id: str, tenant: Tenant, svc: Svc, body: RunBody) -> RunOut:
     rule, _ = _owned(svc, tenant, rule_id)
-    return await run_in_threadpool(_run_one, rule, body.facts)
+
+    def call() -> RunOut:
+        with svc.quotas.run(tenant):
+            return _run_one(rule, body.facts)
+
+    try:
+        return await run_in_threadpool(call)
+    except QuotaExceeded as exc:
+        raise too_many(exc) from None
 
 
 def _run_one(rule: Any, facts: dict[str, Any]) -> RunOut:
@@ -313,7 +348,10 @@ def _run_one(rule: Any, facts: dict[str, Any]) -> RunOut:
         return RunOut(failures=[Failure(rule_id=rule.id, kind=exc.kind.value, code=exc.code, message=exc.describe())])
     except SchemaError as exc:
         return RunOut(failures=[Failure(rule_id=rule.id, kind="output", code="schema_declared", message=str(exc))])
-    return RunOut(facts=[_fact(f) for f in rule_facts(rule, run.output, run.reads, facts)], output=run.output)
+    return RunOut(
+        facts=[_fact(f) for f in rule_facts(rule, run.output, run.reads, facts, missing=run.missing)],
+        output=run.output,
+    )
 
 
 class _TenantRules:
@@ -330,7 +368,7 @@ class _TenantRules:
     "/v1/cases/{case_id}/dynamic-rules/run",
     response_model=RunOut,
     summary="Run your active rules (tenant-wide and this case's) on the case's facts",
-    responses=problem_responses(401, 404, 409, 422),
+    responses=problem_responses(401, 404, 409, 422, 429),
 )
 def run_case_rules(case: Case, tenant: Tenant, svc: Svc) -> RunOut:
     from lexlogic.engine.dynamic_rules import run_active_rules
@@ -339,5 +377,9 @@ def run_case_rules(case: Case, tenant: Tenant, svc: Svc) -> RunOut:
     _, cf = case_file_of(svc, case)
     facts = {k: (v.get("value") if isinstance(v, dict) else v) for k, v in (cf.get("facts") or {}).items()}
     rules = [svc.dynamic_rules.get(rid) for rid in svc.cases.rule_ids(tenant, case.id)]
-    ev = run_active_rules(_TenantRules(rules), facts, pool=default_pool())  # type: ignore[arg-type]
+    try:
+        with svc.quotas.run(tenant):
+            ev = run_active_rules(_TenantRules(rules), facts, pool=default_pool())  # type: ignore[arg-type]
+    except QuotaExceeded as exc:
+        raise too_many(exc) from None
     return RunOut(facts=[_fact(f) for f in ev.facts], failures=[Failure(**f.model_dump()) for f in ev.failures])

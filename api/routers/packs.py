@@ -3,18 +3,21 @@ tenants, read-only); tenant-owned rules are the dynamic rules."""
 
 from __future__ import annotations
 
+import threading
+from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
-from lexlogic.api.deps import Tenant
+from lexlogic.api.deps import Svc, Tenant, too_many
 from lexlogic.api.problems import ProblemError, problem_responses
 from lexlogic.engine.pack_check import check_pack
 from lexlogic.engine.packs import pack_by_name, rules_dir
 from lexlogic.engine.ruletests import check_test, pack_tests
 from lexlogic.logic.facts import facts_json_schema
 from lexlogic.logic.pack import PackError, RulePack, find_packs
+from lexlogic.sandbox.quota import QuotaExceeded
 
 router = APIRouter(prefix="/v1/packs", tags=["rule packs"])
 
@@ -128,17 +131,57 @@ def pack_schema(name: str, _: Tenant) -> dict[str, Any]:
     return facts_json_schema(_pack(name))
 
 
+def _relative(text: str, pack: RulePack) -> str:
+    """No server path in a response: paths under the pack (or the rules folder) become relative."""
+    for root in (str(pack.root), str(rules_dir())):
+        text = text.replace(root.rstrip("/") + "/", "").replace(root, "")
+    return text
+
+
+def _pack_stamp(pack: RulePack) -> tuple[Any, ...]:
+    """Changes when any file of the pack changes (the cache key of its check and test results)."""
+    return tuple(sorted((str(p), p.stat().st_mtime_ns) for p in Path(pack.root).rglob("*") if p.is_file()))
+
+
+_RESULTS: dict[tuple[str, str, tuple[Any, ...]], Any] = {}
+_RESULTS_LOCK = threading.Lock()
+
+
+def _cached(kind: str, pack: RulePack, tenant: str, svc: Svc, compute: Any) -> Any:
+    """Packs are shared and read-only: one computation per pack version serves every tenant; a miss is
+    charged to the caller's quota (a test run costs about a second of CPU)."""
+    key = (kind, pack.name, _pack_stamp(pack))
+    with _RESULTS_LOCK:
+        hit = _RESULTS.get(key)
+    if hit is not None:
+        return hit
+    try:
+        with svc.quotas.run(tenant):
+            value = compute()
+    except QuotaExceeded as exc:
+        raise too_many(exc) from None
+    with _RESULTS_LOCK:
+        if len(_RESULTS) > 64:
+            _RESULTS.clear()
+        _RESULTS[key] = value
+    return value
+
+
 @router.post(
     "/{name}/check",
     response_model=CheckResult,
     summary="Check a pack (lexlogic check)",
-    responses=problem_responses(401, 404),
+    responses=problem_responses(401, 404, 429),
 )
-def check(name: str, _: Tenant) -> CheckResult:
+def check(name: str, tenant: Tenant, svc: Svc) -> CheckResult:
     pack = _pack(name)
-    problems = check_pack(pack.root)
+    problems = _cached("check", pack, tenant, svc, lambda: check_pack(pack.root))
     return CheckResult(
-        pack=name, ok=not problems, problems=[PackProblem(location=p.location(), message=p.message) for p in problems]
+        pack=name,
+        ok=not problems,
+        problems=[
+            PackProblem(location=_relative(p.location(), pack), message=_relative(p.message, pack)) for p in problems
+        ],
     )
 
 
@@ -146,19 +189,30 @@ def check(name: str, _: Tenant) -> CheckResult:
     "/{name}/test",
     response_model=TestReport,
     summary="Run a pack's YAML tests (lexlogic test)",
-    responses=problem_responses(401, 404, 422),
+    responses=problem_responses(401, 404, 422, 429),
 )
 def test(
     name: str,
-    _: Tenant,
+    tenant: Tenant,
+    svc: Svc,
     only: str | None = Query(None, max_length=200, description="run only tests whose name contains this"),
 ) -> TestReport:
     pack = _pack(name)
-    results = []
-    for t in pack_tests(pack):
-        if only and only not in t.name:
-            continue
-        o = check_test(pack.root, t)
-        results.append(TestResult(name=t.name, location=f"{t.file}:{t.line}", passed=o.passed, failures=o.failures))
+
+    def run_all() -> list[TestResult]:
+        out = []
+        for t in pack_tests(pack):
+            o = check_test(pack.root, t)
+            out.append(
+                TestResult(
+                    name=t.name,
+                    location=_relative(f"{t.file}:{t.line}", pack),
+                    passed=o.passed,
+                    failures=[_relative(f, pack) for f in o.failures],
+                )
+            )
+        return out
+
+    results = [r for r in _cached("test", pack, tenant, svc, run_all) if not only or only in r.name]
     passed = sum(r.passed for r in results)
     return TestReport(pack=name, passed=passed, failed=len(results) - passed, results=results)

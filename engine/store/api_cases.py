@@ -97,11 +97,29 @@ class ApiRuleOwner(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
 
 
+class ApiRulePrincipal(Base):
+    """Which API key proposed and which approved a dynamic rule: approval must come from another key
+    than the author's (or an admin-scoped key), and both are kept for the audit."""
+
+    __tablename__ = "api_rule_principals"
+    rule_id: Mapped[str] = mapped_column(String(80), primary_key=True)
+    proposed_by_key: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    approved_by_key: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    approved_as_admin: Mapped[bool | None] = mapped_column(nullable=True)
+
+
 class ApiCaseStore:
     def __init__(self, url: str | None = None, engine=None) -> None:  # type: ignore[no-untyped-def]
         self.engine = engine or make_engine(url)
         Base.metadata.create_all(
-            self.engine, tables=[Tenant.__table__, ApiCase.__table__, ApiDocument.__table__, ApiRuleOwner.__table__]
+            self.engine,
+            tables=[
+                Tenant.__table__,
+                ApiCase.__table__,
+                ApiDocument.__table__,
+                ApiRuleOwner.__table__,
+                ApiRulePrincipal.__table__,
+            ],
         )
         self.Session = session_factory(self.engine)
 
@@ -157,9 +175,22 @@ class ApiCaseStore:
             ).one_or_none()
 
     # dynamic rules: ownership only (the rule itself lives in engine.dynamic_rules)
-    def own_rule(self, tenant_id: str, rule_id: str, case_id: str | None) -> None:
+    def own_rule(self, tenant_id: str, rule_id: str, case_id: str | None, key_id: str | None = None) -> None:
         with self.Session.begin() as s:
             s.add(ApiRuleOwner(rule_id=rule_id, tenant_id=tenant_id, case_id=case_id))
+            s.add(ApiRulePrincipal(rule_id=rule_id, proposed_by_key=key_id))
+
+    def rule_principal(self, rule_id: str) -> ApiRulePrincipal | None:
+        with self.Session() as s:
+            return s.get(ApiRulePrincipal, rule_id)
+
+    def record_approval(self, rule_id: str, key_id: str | None, as_admin: bool) -> None:
+        with self.Session.begin() as s:
+            row = s.get(ApiRulePrincipal, rule_id)
+            if row is None:
+                row = ApiRulePrincipal(rule_id=rule_id)
+                s.add(row)
+            row.approved_by_key, row.approved_as_admin = key_id, as_admin
 
     def rule_owner(self, tenant_id: str, rule_id: str) -> ApiRuleOwner | None:
         with self.Session() as s:
@@ -178,3 +209,37 @@ class ApiCaseStore:
             )
         with self.Session() as s:
             return list(s.scalars(q.order_by(ApiRuleOwner.rule_id)))
+
+
+def repair_answers(state: Any) -> list[str]:
+    """Drop stored answers that do not validate any more, so that a case poisoned by bad stored data (a NaN
+    amount stored as null by an older version, a date the engine cannot compute with) recovers instead of
+    failing every later request with 500. Each drop is logged in the state; returns the dropped facts."""
+    import math
+    from datetime import date
+
+    from lexlogic.engine.packs import pack_by_name
+    from lexlogic.logic.facts import check_value
+
+    if not state.answers:
+        return []
+    try:
+        pack, _ = pack_by_name(state.pack)
+    except Exception:
+        return []
+    dropped = []
+    for fact, value in list(state.answers.items()):
+        spec = pack.facts.get(fact)
+        if spec is None:
+            continue
+        try:
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ValueError("not a finite number")
+            checked = check_value(spec, value)
+            if isinstance(checked, date) and not 1800 <= checked.year <= 2199:
+                raise ValueError(f"date {checked} out of range")
+        except (ValueError, TypeError, OverflowError) as exc:
+            del state.answers[fact]
+            state.log.append(f"stored answer {fact} dropped: invalid value {value!r} ({exc})"[:300])
+            dropped.append(fact)
+    return dropped

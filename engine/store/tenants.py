@@ -43,6 +43,15 @@ class ApiKey(Base):
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
+class KeyScope(Base):
+    """Extra rights of a key (e.g. ``admin``: may approve a rule its own key proposed). A table of its own
+    so that existing databases need no migration."""
+
+    __tablename__ = "api_key_scopes"
+    key_id: Mapped[str] = mapped_column(String(32), ForeignKey("api_keys.key_id"), primary_key=True)
+    scope: Mapped[str] = mapped_column(String(32), primary_key=True)
+
+
 def _digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
@@ -62,7 +71,7 @@ class TenantStore:
 
             Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
         self.engine = engine or make_engine(url)
-        Base.metadata.create_all(self.engine, tables=[Tenant.__table__, ApiKey.__table__])
+        Base.metadata.create_all(self.engine, tables=[Tenant.__table__, ApiKey.__table__, KeyScope.__table__])
         self.Session = session_factory(self.engine)
 
     def close(self) -> None:
@@ -79,14 +88,21 @@ class TenantStore:
                 s.add(row)
             return row.id
 
-    def create_key(self, tenant_name: str, label: str = "") -> tuple[str, str]:
+    def create_key(self, tenant_name: str, label: str = "", scopes: tuple[str, ...] = ()) -> tuple[str, str]:
         """A new key for the tenant (created if needed): (key_id, plaintext key — shown once)."""
         tenant_id = self.tenant(tenant_name)
         key_id = secrets.token_hex(8)
         secret = secrets.token_urlsafe(32)
         with self.Session.begin() as s:
             s.add(ApiKey(key_id=key_id, tenant_id=tenant_id, secret_sha256=_digest(secret), label=label))
+            s.flush()
+            for scope in sorted(set(scopes)):
+                s.add(KeyScope(key_id=key_id, scope=scope))
         return key_id, f"{KEY_PREFIX}_{key_id}_{secret}"
+
+    def scopes(self, key_id: str) -> set[str]:
+        with self.Session() as s:
+            return set(s.scalars(select(KeyScope.scope).where(KeyScope.key_id == key_id)))
 
     def revoke(self, key_id: str) -> bool:
         """Revoke a key by its id (or by the full key); False if no such active key."""
@@ -118,7 +134,12 @@ class TenantStore:
 
     def authenticate(self, key: str | None) -> str | None:
         """The tenant id of an active key, else None. Constant-time on the secret."""
-        if not key:
+        found = self.principal(key)
+        return found[0] if found else None
+
+    def principal(self, key: str | None) -> tuple[str, str] | None:
+        """(tenant id, key id) of an active key, else None: the key id names who acts (approvals)."""
+        if not key or len(key) > 200 or "\x00" in key:
             return None
         parsed = split_key(key)
         if parsed is None:
@@ -130,4 +151,4 @@ class TenantStore:
             ok = hmac.compare_digest(expected, _digest(secret))
             if row is None or row.revoked_at is not None or not ok:
                 return None
-            return row.tenant_id
+            return row.tenant_id, row.key_id

@@ -24,9 +24,10 @@ class Api:
     client: TestClient
     key_a: str
     key_b: str
+    key_a2: str = ""  # a second principal (another person) of tenant A: approvals
 
     def h(self, who: str = "a") -> dict[str, str]:
-        return {"X-API-Key": self.key_a if who == "a" else self.key_b}
+        return {"X-API-Key": {"a": self.key_a, "a2": self.key_a2}.get(who, self.key_b)}
 
     def create_facts_case(self, who: str = "a", case_file: dict[str, Any] | None = None) -> str:
         r = self.client.post("/v1/cases", json={"case_file": case_file or EXAMPLE}, headers=self.h(who))
@@ -39,8 +40,9 @@ def make_api(db_url: str, tmp_path: Path, **settings: Any) -> Iterator[Api]:
     svc = app.state.services
     _, key_a = svc.tenants.create_key("tenant-a")
     _, key_b = svc.tenants.create_key("tenant-b")
+    _, key_a2 = svc.tenants.create_key("tenant-a", label="reviewer")
     with TestClient(app) as client:
-        yield Api(client, key_a, key_b)
+        yield Api(client, key_a, key_b, key_a2)
 
 
 @pytest.fixture

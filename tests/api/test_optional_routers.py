@@ -37,10 +37,12 @@ def test_dynamic_rule_lifecycle_and_runs(sqlite_api: Api) -> None:
         run["facts"][0]["proof"]["kind"] == "dynamic"
         and run["facts"][0]["proof"]["children"][0]["atom"] == "orders_count"
     )
-    # the author cannot approve their own rule; a person can
-    assert c.post(f"/v1/dynamic-rules/{rid}/approve", json={"by": "gpt-4o"}, headers=api.h()).status_code == 409
-    a = c.post(f"/v1/dynamic-rules/{rid}/approve", json={"by": "Me Dupont"}, headers=api.h()).json()
+    # the author cannot approve their own rule, nor can the key that proposed it; another key can
+    assert c.post(f"/v1/dynamic-rules/{rid}/approve", json={"by": "gpt-4o"}, headers=api.h("a2")).status_code == 409
+    assert c.post(f"/v1/dynamic-rules/{rid}/approve", json={"by": "Me Dupont"}, headers=api.h()).status_code == 403
+    a = c.post(f"/v1/dynamic-rules/{rid}/approve", json={"by": "Me Dupont"}, headers=api.h("a2")).json()
     assert a["status"] == "active" and a["approved_by"] == "Me Dupont"
+    assert "[approved with key" in a["history"][1]["note"]
     # active rules run on a case's facts
     cid = api.create_facts_case()
     out = c.post(f"/v1/cases/{cid}/dynamic-rules/run", headers=api.h()).json()
@@ -62,7 +64,7 @@ def test_dynamic_rule_lifecycle_and_runs(sqlite_api: Api) -> None:
     # retire (final)
     ret = c.post(f"/v1/dynamic-rules/{rid}/retire", json={"by": "Me Dupont", "reason": "obsolete"}, headers=api.h())
     assert ret.json()["status"] == "retired"
-    assert c.post(f"/v1/dynamic-rules/{rid}/approve", json={"by": "Me Dupont"}, headers=api.h()).status_code == 409
+    assert c.post(f"/v1/dynamic-rules/{rid}/approve", json={"by": "Me Dupont"}, headers=api.h("a2")).status_code == 409
     assert c.post(f"/v1/cases/{cid}/dynamic-rules/run", headers=api.h()).json()["facts"] == []
     # a runaway rule is stopped by the sandbox and reported, never a 5xx
     loop = c.post(
