@@ -206,7 +206,7 @@ class _LineLoader(yaml.SafeLoader):
 
 
 def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[str, Any]:
-    mapping = yaml.SafeLoader.construct_mapping(loader, node, deep=True)
+    mapping = {str(k): v for k, v in yaml.SafeLoader.construct_mapping(loader, node, deep=True).items()}
     mapping["__line__"] = node.start_mark.line + 1
     return mapping
 

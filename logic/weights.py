@@ -109,7 +109,8 @@ def parse_magnitude(v: Any) -> Fixed | Beta | Scale:
         return v
     if isinstance(v, dict):
         if "kind" in v:
-            return {"fixed": Fixed, "beta": Beta, "scale": Scale}[v["kind"]].model_validate(v)
+            kinds: dict[str, type[Fixed | Beta | Scale]] = {"fixed": Fixed, "beta": Beta, "scale": Scale}
+            return kinds[v["kind"]].model_validate(v)
         if "beta" in v:
             a, b = v["beta"]
             return Beta(a=a, b=b)

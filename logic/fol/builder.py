@@ -8,7 +8,7 @@ hierarchy grows. Every repair is recorded (see logic.fol.repair).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
@@ -106,7 +106,7 @@ class BeliefSetBuilder:
         if label != name and name not in self.bs.labels:
             self.bs.labels[name] = label
 
-    def _find(self, names: Any, name: str) -> str | None:
+    def _find(self, names: Iterable[str], name: str) -> str | None:
         if name in names:
             return name
         low = name.casefold()
@@ -350,7 +350,7 @@ class BeliefSetBuilder:
             return f"error: unknown tool {name!r}; tools: {', '.join(TOOL_MODELS)}"
         try:
             parsed = model.model_validate(arguments)
-            result = getattr(self, name)(**parsed.model_dump())
+            result: str = getattr(self, name)(**parsed.model_dump())
         except ValidationError as exc:
             return f"error: invalid arguments for {name}: {exc.errors(include_url=False)}"
         except (BuilderError, ValueError) as exc:

@@ -27,6 +27,7 @@ from lexlogic.logic.fol.model import (
     Not,
     NotEquals,
     Or,
+    Term,
     Top,
     Var,
     Xor,
@@ -85,11 +86,13 @@ def nnf(f: Formula, positive: bool = True) -> Formula:
     raise TypeError(f)
 
 
-def _subst(f: Formula, name: str, term: object) -> Formula:
+def _subst(f: Formula, name: str, term: Term) -> Formula:
+    def fix(t: Term) -> Term:
+        return term if isinstance(t, Var) and t.name == name else t
+
     if isinstance(f, Atom):
-        return Atom(f.pred, tuple(term if isinstance(t, Var) and t.name == name else t for t in f.args))  # type: ignore[misc]
+        return Atom(f.pred, tuple(fix(t) for t in f.args))
     if isinstance(f, (Equals, NotEquals)):
-        fix = lambda t: term if isinstance(t, Var) and t.name == name else t  # noqa: E731
         return type(f)(fix(f.left), fix(f.right))
     if isinstance(f, (Forall, Exists)):
         return f if f.var.name == name else type(f)(f.var, _subst(f.body, name, term))
@@ -107,8 +110,8 @@ class Clausifier:
     """Stateful: numbers Skolem constants and renamed variables across a whole belief set."""
 
     skolems: dict[str, str] = field(default_factory=dict)  # skolem constant -> sort
-    _sk: count = field(default_factory=lambda: count(1))
-    _v: count = field(default_factory=lambda: count(1))
+    _sk: count[int] = field(default_factory=lambda: count(1))
+    _v: count[int] = field(default_factory=lambda: count(1))
 
     def matrix(self, f: Formula, under_forall: bool, bound: dict[str, str]) -> Formula:
         """Strip quantifiers from an NNF formula: ∀ → fresh variable, outer ∃ → Skolem constant."""
@@ -138,14 +141,16 @@ class Clausifier:
         for lits in _cnf(m):
             if lits is None:
                 continue  # tautological clause
-            pos = tuple(x for x in lits if not isinstance(x, Not))
-            neg = tuple(x.body for x in lits if isinstance(x, Not))
-            names = set()
-            for a in pos + neg:
-                if isinstance(a, (Equals, NotEquals)):
+            pos: list[Atom] = []
+            neg: list[Atom] = []
+            names: set[str] = set()
+            for lit in lits:
+                a = lit.body if isinstance(lit, Not) else lit
+                if not isinstance(a, Atom):  # equalities (and nothing else, after NNF)
                     raise NotClausal("equality is outside the Horn fragment")
+                (neg if isinstance(lit, Not) else pos).append(a)
                 names |= {t.name for t in a.args if isinstance(t, Var)}
-            out.append(Clause(pos, neg, tuple((n, bound.get(n, "*")) for n in sorted(names)), source))  # type: ignore[arg-type]
+            out.append(Clause(tuple(pos), tuple(neg), tuple((n, bound.get(n, "*")) for n in sorted(names)), source))
         return out
 
 
@@ -158,26 +163,27 @@ def _cnf(f: Formula) -> list[tuple[Formula, ...] | None]:
     if isinstance(f, (Atom, Not, Equals, NotEquals)):
         return [(f,)]
     if isinstance(f, And):
-        out: list = []
+        out: list[tuple[Formula, ...] | None] = []
         for p in f.parts:
             out.extend(_cnf(p))
         return out
     if isinstance(f, Or):
         parts = [[c for c in _cnf(p)] for p in f.parts]
         total = 1
-        for p in parts:
-            total *= max(len(p), 1)
+        for alternatives in parts:
+            total *= max(len(alternatives), 1)
             if total > MAX_CLAUSES:
                 raise NotClausal("CNF too large")
-        out = []
+        ors: list[tuple[Formula, ...] | None] = []
         for combo in product(*parts):
-            if any(c is None for c in combo):
-                continue
-            lits: list = []
+            lits: list[Formula] = []
             for c in combo:
+                if c is None:
+                    break
                 lits.extend(x for x in c if x not in lits)
-            out.append(tuple(lits))
-        return out
+            else:
+                ors.append(tuple(lits))
+        return ors
     raise TypeError(f)
 
 

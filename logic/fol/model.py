@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lexlogic.logic.fol.repair import Repair
 
 ANY = "*"  # sort of a variable only ever used in (in)equalities (Tweety's Sort.ANY)
 
@@ -179,7 +183,7 @@ class BeliefSet:
     formulas: list[Formula] = field(default_factory=list)
     lines: list[int | None] = field(default_factory=list)
     labels: dict[str, str] = field(default_factory=dict)  # normalised name -> original label
-    repairs: list = field(default_factory=list)  # list[logic.fol.repair.Repair]
+    repairs: list[Repair] = field(default_factory=list)
     origins: dict[int, str] = field(default_factory=dict)  # formula index -> where it came from (fact name, …)
 
     def add(self, formula: Formula, line: int | None = None) -> None:

@@ -18,6 +18,7 @@ Extensions, each because a belief set built by code must print: an empty sort `S
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from lexlogic.logic.errors import LexlogicError
@@ -38,6 +39,7 @@ from lexlogic.logic.fol.model import (
     NotEquals,
     Or,
     Signature,
+    Term,
     Top,
     Var,
     Xor,
@@ -195,7 +197,7 @@ class _FormulaParser:
             return Implies(left, right)
         return left
 
-    def nary(self, kind: str, cls: type, sub) -> Formula:  # type: ignore[no-untyped-def]
+    def nary(self, kind: str, cls: type[And | Or | Xor], sub: Callable[[], Formula]) -> Formula:
         parts = [sub()]
         while self.peek().kind == kind:
             self.i += 1
@@ -330,18 +332,18 @@ def _first_sort(f: Formula, name: str, sig: Signature) -> str | None:
     """Sort of the first predicate-argument occurrence of free variable `name` in f (text order)."""
     if isinstance(f, Atom):
         sorts = sig.predicates.get(f.pred, ())
-        for t, s in zip(f.args, sorts):
+        for t, sort in zip(f.args, sorts):
             if isinstance(t, Var) and t.name == name:
-                return s
+                return sort
         return None
     if isinstance(f, (Forall, Exists)):
         return None if f.var.name == name else _first_sort(f.body, name, sig)
     from lexlogic.logic.fol.model import children
 
     for c in children(f):
-        s = _first_sort(c, name, sig)
-        if s is not None:
-            return s
+        found = _first_sort(c, name, sig)
+        if found is not None:
+            return found
     return None
 
 
@@ -392,7 +394,7 @@ class _Typer:
             return Atom(f.pred, tuple(new_args))  # type: ignore[arg-type]
         if isinstance(f, (Equals, NotEquals)):
 
-            def fix(t):  # type: ignore[no-untyped-def]
+            def fix(t: Term) -> Term:
                 return Var(t.name, env.get(t.name, ANY)) if isinstance(t, Var) else t
 
             return type(f)(fix(f.left), fix(f.right))
@@ -612,8 +614,8 @@ def parse_file(path: str, *, strict: bool = False) -> BeliefSet:
 
 
 # ------------------------------------------------------------------------------------------ printer
-def print_term(t: object) -> str:
-    return t.name  # type: ignore[attr-defined]
+def print_term(t: Term) -> str:
+    return t.name
 
 
 def _operand(f: Formula) -> str:
