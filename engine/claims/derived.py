@@ -124,6 +124,9 @@ class DossierFacts:
                 ev = event_of_date(f, q)
                 if ev:
                     self.events.setdefault(ev, []).append((q.value, m.id))
+        for d, pid in header_dates[:1]:  # the document's own date, under "doc:<its act>" and "doc:"
+            for ev in (subject_events or first_events) | {""}:
+                self.events.setdefault(f"doc:{ev}", []).append((d, pid))
         for ev in subject_events or first_events:
             for d, pid in header_dates[:1]:
                 self.events.setdefault(ev, []).append((d, pid))
@@ -174,9 +177,7 @@ class DossierFacts:
             out.extend(pid for _, pid in sorted(self.events.get("termination_notice", []))[:1])
         if re.search(r"repon|repond", f):
             out.extend(pid for _, pid in self.replies)
-        if self.table_source and any(
-            c in f for col in self.columns for c in lexicon()[col.kind].get(col.role, [])
-        ):
+        if self.table_source and any(c in f for col in self.columns for c in lexicon()[col.kind].get(col.role, [])):
             out.insert(0, self.table_source)
         return list(dict.fromkeys(out))
 

@@ -55,18 +55,20 @@ class ReadingThresholds:
 
     topic: float = 0.80  # e5 cosine for a passage to speak of the claim's subject at all
     quantity_topic: float = 0.78  # a passage whose same-role quantity is compared
-    verify_sim: float = 0.86  # a claim with no quantity: similarity of the stating passage ...
-    verify_cov: float = 0.55  # ... and the share of the claim's stems it contains
+    verify_sim: float = 0.85  # a claim with no quantity: similarity of the stating passage ...
+    verify_cov: float = 0.55  # ... and the share of the claim's stems it contains (IDF-weighted)
+    verify_sim_high: float = 0.90  # or a very close passage ...
+    verify_cov_low: float = 0.4  # ... with fewer of the claim's words (a paraphrase)
     quantity_pred_sim: float = 0.82  # a claim whose quantities all agree: the predicate floor is lower
     quantity_pred_cov: float = 0.3
     contradict_sim: float = 0.84  # negation / antonym on a passage this close contradicts
-    contradict_cov: float = 0.5
+    contradict_cov: float = 0.3
     disagree_delta: float = 0.1  # another document's value this close to the best one's: AMBIGUOUS
     disagree_cov: float = 0.5  # ... from a passage that covers this much of the claim
     slot_cov: float = 0.3  # a different proper name in the same slot ("… de Lyon" / "… de Paris")
-    interp_cov: float = 0.15
-    verify_date_sim: float = 0.86  # a date with no named event: a passage this close stating it
-    verify_date_cov: float = 0.3  # an interpretive claim: share of its stems around the act it interprets
+    interp_cov: float = 0.15  # an interpretive claim: share of its stems around the act it interprets
+    verify_date_sim: float = 0.86  # a date with no named event: a passage this close stating it ...
+    verify_date_cov: float = 0.3
 
 
 @dataclass
@@ -184,7 +186,8 @@ class ReadingJudge:
                     continue
                 read.append((dq.value, i, c.memory.document_id, match, c.memory.text, []))
         if facts is not None and q.kind == "date" and event:
-            for value, pid in facts.events.get(event, []):
+            dated = facts.events.get(event) or (facts.events.get(event[4:], []) if event.startswith("doc:") else [])
+            for value, pid in dated:
                 derived.append((value, -1, pid.split("#")[0], 1.0, f"date de l'événement « {event} » ({pid})", [pid]))
         elif facts is not None and q.kind != "date":
             d = facts.duration(q, claim) if q.kind == "duration" else facts.table_value(q, claim)
@@ -262,8 +265,8 @@ class ReadingJudge:
         if missing:
             return f"la pièce ne nomme pas {missing[0]}"
         verbs = fx.read(claim).verbs
-        if verbs:
-            have = fx.read(c.memory.context or c.memory.text)
+        if verbs:  # the sentence itself (under its heading) must carry the verb, not a neighbour
+            have = fx.read(f"{c.memory.heading} : {c.memory.text}" if c.memory.heading else c.memory.text)
             stems = {w[:5] for w in have.content | have.verbs}
             if not any(v[:5] in stems for v in verbs):
                 return "la pièce n'énonce pas le prédicat de l'affirmation"
@@ -402,8 +405,12 @@ class ReadingJudge:
         order = sorted(range(n), key=lambda i: -(candidates[i].similarity + 0.1 * cov[i]))
         top = order[0]
         top_states = (
-            candidates[top].similarity >= th.verify_sim
-            and cov[top] >= th.verify_cov
+            (
+                candidates[top].similarity >= th.verify_sim
+                and cov[top] >= th.verify_cov
+                or candidates[top].similarity >= th.verify_sim_high
+                and cov[top] >= th.verify_cov_low
+            )
             and not self._polarity_clash(claim, candidates[top].memory.text)
             and not self.states(claim, candidates[top], facts)
         )

@@ -121,8 +121,9 @@ def event_of_date(f: str, q: Quantity) -> str:
         return "contract_start"
     if _END_OF.search(before):
         return "notice_end"
-    if _OF_DOCUMENT.search(f[max(0, q.start - 40) : q.start]):  # "par lettre du 12 mars": the act the letter does
-        return role_of("event", f, q.start, q.start + 4, window=max(len(f), 1), right_weight=1.0)
+    if _OF_DOCUMENT.search(f[max(0, q.start - 40) : q.start]) or re.search(r"\bdatee?s? (du|le)\s*$", before):
+        # "par lettre du 12 mars", "la lettre est datée du": the date of a document, which does an act
+        return "doc:" + role_of("event", f, q.start, q.start + 4, window=max(len(f), 1), right_weight=1.0)
     return role_of("event", f, q.start, q.start + 4, window=80, right_weight=2.0)
 
 
@@ -242,7 +243,12 @@ def agrees(claim: Quantity, doc_value: float, kind: str) -> bool:
     if claim.cmp == "<":
         return doc_value < c * (1 + 1e-9)
     if kind == "date":
-        return abs(doc_value - c) < 1 if claim.precision == "day" else abs(doc_value - c) < 31
+        a, b = date.fromordinal(int(c)), date.fromordinal(int(doc_value))
+        if claim.precision == "year":
+            return a.year == b.year
+        if claim.precision == "month":
+            return (a.year, a.month) == (b.year, b.month)
+        return a == b
     if kind == "duration":
         tol = 0.1 if claim.cmp == "~" else 0.04
         return abs(doc_value - c) <= max(tol * max(c, 1), 0.5)

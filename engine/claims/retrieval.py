@@ -175,7 +175,9 @@ class HybridMemory:
         lex_ids, lex_scores = self.lexical.search(normalise(claim), pool)
         lexical = [int(i) for i in lex_ids]
         rankings, weights = [dense, lexical], [1.0, 1.0]
-        if self.documents and (quantities(claim) or (TREND.search(fold(claim)) and re.search(r"\b(19|20)\d\d\b", claim))):
+        if self.documents and (
+            quantities(claim) or (TREND.search(fold(claim)) and re.search(r"\b(19|20)\d\d\b", claim))
+        ):
             structured = [self.position[pid] for pid in self.facts.passages_for(claim) if pid in self.position]
             if structured:
                 rankings.append(structured[:3])
