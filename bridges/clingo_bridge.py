@@ -33,7 +33,6 @@ from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.pack import FactType, PackError, RuleMeta, RulePack
 
 APP = "__app"
-_APP_PREFIX = APP + "("
 _ANNOTATION = re.compile(r"^\s*%@\s*(\{.*\})\s*$")
 _CLINGO_MSG = re.compile(r"^<string>:(\d+):(\d+)(?:-\d+(?::\d+)?)?:\s*(.*)$", re.S)
 
@@ -447,6 +446,16 @@ class GroundedPack:
             raise SolveError(f"grounding failed: {exc}") from exc
         self.lock = threading.Lock()
         self._ground: GroundProgram | None = None
+        # Every atom a model can hold is known once grounded: its text (and, for a reification atom, the
+        # rule index and binding) is computed here once, not in every case (str() on a symbol is a C call).
+        self._texts: dict[clingo.Symbol, str] = {}
+        self._apps: dict[clingo.Symbol, tuple[int, tuple[str, ...]]] = {}
+        for sa in self.ctl.symbolic_atoms:
+            sym = sa.symbol
+            if sym.name == APP:
+                self._apps[sym] = (sym.arguments[0].number, tuple(str(a) for a in sym.arguments[1].arguments))
+            else:
+                self._texts[sym] = str(sym)
 
     def ground_program(self) -> GroundProgram:
         """The ground rules of the shared grounding, as integers (computed once)."""
@@ -505,17 +514,17 @@ class GroundedPack:
                 conf.enum_mode = mode
                 conf.models = 0
                 ctl.solve(on_model=on_model)
-                texts = map(str, last)  # one C call per atom; the name test is on the text
-                consequences[mode] = frozenset(t for t in texts if not t.startswith(_APP_PREFIX))
+                consequences[mode] = frozenset(self._texts[x] for x in last if x in self._texts)
             conf.enum_mode = "auto"
         apps: dict[int, list[tuple[str, ...]]] = {}
         atoms: set[str] = set()
         for sym in reference:
-            text = str(sym)
-            if text.startswith(_APP_PREFIX):
-                apps.setdefault(sym.arguments[0].number, []).append(tuple(str(a) for a in sym.arguments[1].arguments))
-            else:
+            text = self._texts.get(sym)
+            if text is not None:
                 atoms.add(text)
+            elif sym in self._apps:
+                index, binding = self._apps[sym]
+                apps.setdefault(index, []).append(binding)
         return Solution(
             satisfiable=True,
             reference=frozenset(atoms),
