@@ -519,9 +519,9 @@ class GroundedPack:
         apps: dict[int, list[tuple[str, ...]]] = {}
         atoms: set[str] = set()
         for sym in reference:
-            text = self._texts.get(sym)
-            if text is not None:
-                atoms.add(text)
+            atom_text = self._texts.get(sym)
+            if atom_text is not None:
+                atoms.add(atom_text)
             elif sym in self._apps:
                 index, binding = self._apps[sym]
                 apps.setdefault(index, []).append(binding)
