@@ -50,8 +50,10 @@ def embed_passages(texts: list[str]) -> np.ndarray:
         return np.zeros((0, DIM), dtype=np.float32)
     with _lock:
         out = _model().passage(list(texts))
-    return np.atleast_2d(np.asarray(out, dtype=np.float32))
+    matrix: np.ndarray = np.atleast_2d(np.asarray(out, dtype=np.float32))
+    return matrix
 
 
 def embed_query(text: str) -> np.ndarray:
-    return embed_queries([text])[0]
+    row: np.ndarray = embed_queries([text])[0]
+    return row

@@ -142,7 +142,8 @@ def _run(text: str, timeout: float) -> tuple[str, list[str]]:
     fd, path = tempfile.mkstemp(suffix=".p", prefix="lexlogic_")
     with os.fdopen(fd, "w") as fh:
         fh.write(text)
-    status, used, detail = "GaveUp", [], ""
+    used: list[str] = []
+    status, detail = "GaveUp", ""
     try:
         for strategy in STRATEGIES:
             try:

@@ -19,30 +19,33 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
-from typing import Any
+from typing import Any, TypeVar
 
 from lexlogic.logic.fol.answers import ConsistencyAnswer, EntailmentAnswer, FolReasonerError
 from lexlogic.logic.fol.clauses import Clause, Clausifier, HornProgram, NotClausal, horn_program
 from lexlogic.logic.fol.hierarchy import SortHierarchy
 from lexlogic.logic.fol.model import ANY, Atom, BeliefSet, Formula, Not, Var
+from lexlogic.logic.fol.repair import Repair
 from lexlogic.logic.fol.syntax import print_formula
 from lexlogic.logic.proof import NodeKind, ProofNode
+
+T = TypeVar("T")
 
 
 # ------------------------------------------------------------------------------- single worker
 class _Worker:
     def __init__(self) -> None:
-        self._q: queue.Queue[tuple[Callable[[], Any], Future]] = queue.Queue()
+        self._q: queue.Queue[tuple[Callable[[], Any], Future[Any]]] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self.prolog: Any = None
 
-    def submit(self, fn: Callable[[], Any]) -> Any:
+    def submit(self, fn: Callable[[], T]) -> T:
         with self._lock:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="lexlogic-prolog", daemon=True)
                 self._thread.start()
-        fut: Future = Future()
+        fut: Future[T] = Future()
         self._q.put((fn, fut))
         return fut.result()
 
@@ -147,16 +150,16 @@ def program_text(bs: BeliefSet, module: str) -> tuple[str, HornProgram]:
         args = ",".join(f"A{i}" for i in range(len(sorts)))
         head = _q(p) + (f"({args})" if sorts else "")
         lines.append(f"{head} :- '$hyp'({head}).")
-    for i, c in enumerate(prog.clauses):
-        head = _atom(c.pos[0]) if c.pos else "'$false'"
-        body = _body(c)
+    for i, clause in enumerate(prog.clauses):
+        head = _atom(clause.pos[0]) if clause.pos else "'$false'"
+        body = _body(clause)
         lines.append(f"{head} :- {body}." if body != "true" else f"{head}.")
         lines.append(f"'$rule'({head}, {i}, ({body})).")
     lines.append(_META)
     return "\n".join(lines) + "\n", prog
 
 
-def _version(bs: BeliefSet) -> tuple:
+def _version(bs: BeliefSet) -> tuple[int, ...]:
     return (
         len(bs.formulas),
         sum(len(c) for c in bs.signature.sorts.values()),
@@ -165,7 +168,7 @@ def _version(bs: BeliefSet) -> tuple:
     )
 
 
-_BY_ID: dict[int, tuple[tuple, str, BeliefSet]] = {}
+_BY_ID: dict[int, tuple[tuple[int, ...], str, BeliefSet]] = {}
 
 
 def _load(bs: BeliefSet) -> _Loaded:
@@ -214,7 +217,7 @@ def _call(goal: str) -> list[dict[str, Any]]:
 
 def _rows_to_proof(rows: list[str], loaded: _Loaded, query_text: str) -> ProofNode:
     bs = loaded.bs
-    repairs_by_fact: dict[str, list] = {}
+    repairs_by_fact: dict[str, list[Repair]] = {}
     for r in bs.repairs:
         repairs_by_fact.setdefault(r.fact, []).append(r)
     hierarchy = SortHierarchy.from_belief_set(bs)

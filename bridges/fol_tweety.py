@@ -125,7 +125,7 @@ def _call(job: dict[str, Any], limits: TweetyLimits) -> dict[str, Any]:
         _kill(proc)
         return {"limit": "timeout", "reason": f"unknown (timeout): no answer within {limits.seconds:g} s (stopped)"}
     try:
-        reply = json.loads(out.decode("utf-8", "replace").strip().splitlines()[-1])
+        reply: dict[str, Any] = json.loads(out.decode("utf-8", "replace").strip().splitlines()[-1])
     except (ValueError, IndexError):
         return {"limit": "crash", "reason": f"unknown (crash): the Tweety process exited with {proc.returncode}"}
     if reply.get("error"):

@@ -66,7 +66,8 @@ def render_page(path: str | Path, index: int, dpi: int = 300) -> Image.Image:
     try:
         pdf = pdfium.PdfDocument(str(path))
         try:
-            return pdf[index].render(scale=dpi / 72.0).to_pil().convert("RGB")
+            image: Image.Image = pdf[index].render(scale=dpi / 72.0).to_pil().convert("RGB")
+            return image
         finally:
             pdf.close()
     except Exception as exc:

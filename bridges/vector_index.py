@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -42,7 +42,7 @@ class VectorIndex:
         ef_construction: int = 200,
         ef_search: int = 96,
         threads: int = 1,
-        _hnsw: object | None = None,
+        _hnsw: Any = None,
     ) -> None:
         vectors = np.ascontiguousarray(np.asarray(vectors, dtype=np.float32))
         if vectors.ndim != 2:
@@ -62,7 +62,7 @@ class VectorIndex:
     def __len__(self) -> int:
         return int(self.vectors.shape[0])
 
-    def _build_hnsw(self) -> object:
+    def _build_hnsw(self) -> Any:  # hnswlib.Index: the library ships no types
         import hnswlib
 
         index = hnswlib.Index(space="ip", dim=self.dim)
@@ -81,8 +81,8 @@ class VectorIndex:
         if self.backend == "exact":
             return _exact_topk(self.vectors, q, k)
         index = self._hnsw
-        index.set_ef(max(self.ef_search, k))  # type: ignore[attr-defined]
-        labels, dist = index.knn_query(q, k=k)  # type: ignore[attr-defined]
+        index.set_ef(max(self.ef_search, k))
+        labels, dist = index.knn_query(q, k=k)
         return labels.astype(np.int64), (1.0 - dist).astype(np.float32)
 
     # --- persistence ------------------------------------------------------------------------
@@ -91,7 +91,7 @@ class VectorIndex:
         d.mkdir(parents=True, exist_ok=True)
         np.save(d / "vectors.npy", self.vectors)
         if self.backend == "hnsw" and self._hnsw is not None:
-            self._hnsw.save_index(str(d / "hnsw.bin"))  # type: ignore[attr-defined]
+            self._hnsw.save_index(str(d / "hnsw.bin"))
         meta = {
             "backend": self.backend,
             "n": len(self),
