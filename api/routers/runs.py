@@ -1,10 +1,18 @@
-"""Running a case through the orchestrator FSM (progress as server-sent events) and time travel."""
+"""Running a case through the orchestrator FSM (progress as server-sent events) and time travel.
+
+A run first claims the case's lease (``engine.store.cases``): a second run, a restart or a restore while it
+works answers 409 before anything is written, on this replica or any other. With a broker configured
+(``LEXLOGIC_BROKER_URL``) the run is enqueued (``engine.tasks``) and this replica follows it in the database:
+the event stream, the states and the verdict are the same whether the run is local or on a worker.
+"""
 
 from __future__ import annotations
 
 import json
+import os
 import queue
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -15,8 +23,11 @@ from pydantic import BaseModel, Field
 from lexlogic.api.deps import Case, Services, Svc
 from lexlogic.api.problems import ProblemError, problem_responses
 from lexlogic.api.routers._state import fresh_head, head, orchestrator
-from lexlogic.engine.orchestrator import CaseState, Phase
+from lexlogic.engine import tasks
+from lexlogic.engine.orchestrator import CaseState, Orchestrator, Phase
 from lexlogic.engine.store.api_cases import ApiCase
+from lexlogic.engine.store.cases import QUEUED_LEASE_SECONDS, RunBusyError, new_owner
+from lexlogic.logic.errors import UnavailableError
 
 router = APIRouter(prefix="/v1/cases/{case_id}", tags=["runs"])
 
@@ -73,15 +84,74 @@ def _prepare(svc: Services, case: ApiCase, restart: bool) -> CaseState:
     return state
 
 
-def _run(svc: Services, case: ApiCase, state: CaseState, on_transition=None) -> CaseState:  # type: ignore[no-untyped-def]
-    lock = svc.case_lock(case.id)
-    if not lock.acquire(blocking=False):
-        raise ProblemError(409, "this case is already running", slug="busy")
+API_JOB = tasks.Job(kind="api")
+WAIT_SECONDS = float(os.environ.get("LEXLOGIC_RUN_WAIT_SECONDS", "600") or 600)
+
+
+def _busy() -> ProblemError:
+    return ProblemError(409, "this case is already running", slug="busy", headers={"Retry-After": "2"})
+
+
+def _claim(svc: Services, case: ApiCase, remote: bool, on_transition=None) -> Orchestrator:  # type: ignore[no-untyped-def]
+    """The busy check, before any write: the case's lease, for this request's run."""
+    orch = orchestrator(svc, on_transition)
+    orch.job = API_JOB.model_dump()
     try:
-        orch = orchestrator(svc, on_transition)
+        if remote:  # held for the queued run (a worker adopts it), no heartbeat from here
+            orch.claim(case.run_id, owner=new_owner("queued"), ttl=QUEUED_LEASE_SECONDS)
+        else:
+            orch.claim(case.run_id)
+    except RunBusyError:
+        raise _busy() from None
+    return orch
+
+
+def _run(orch: Orchestrator, case: ApiCase, state: CaseState) -> CaseState:
+    """Advance under the lease claimed by ``_claim``; releases it at the end."""
+    try:
         return orch.run(state) if state.status == "running" else state
     finally:
-        lock.release()
+        orch.let_go(case.run_id)
+
+
+def _enqueue(svc: Services, orch: Orchestrator, case: ApiCase, state: CaseState, head_status: str) -> int:
+    """Hand the run to the workers (the lease passes to them with its token); returns the seq to follow from."""
+    h = orch._holds[case.run_id]
+    try:
+        if state.status != head_status:  # a stopped run asked to go on: the worker starts from the head
+            orch.persist(state, "resume")
+        seq = h.seq
+        orch.let_go(case.run_id, release=False)
+        tasks.submit(case.run_id, API_JOB, adopt=h.owner, store=svc.runs)
+        return seq
+    except UnavailableError as exc:
+        svc.runs.release(case.run_id, h.owner)
+        raise ProblemError(503, str(exc), slug="broker-unavailable", headers={"Retry-After": "5"}) from None
+    except BaseException:
+        svc.runs.release(case.run_id, h.owner)
+        raise
+
+
+def _follow(svc: Services, case: ApiCase, after: int, timeout: float = WAIT_SECONDS) -> Iterator[tuple[int, CaseState]]:
+    """The snapshots a remote run writes after ``after``, until its lease is released (or ``timeout``)."""
+    deadline = time.monotonic() + timeout
+    last = after
+    while True:
+        running = svc.runs.lease(case.run_id) is not None
+        head_seq = svc.runs.head_seq(case.run_id)
+        for seq in range(last + 1, head_seq + 1):
+            yield seq, CaseState.model_validate(svc.runs.get(case.run_id, seq))
+        last = max(last, head_seq)
+        if not running:
+            return
+        if time.monotonic() > deadline:
+            raise ProblemError(
+                504,
+                "the run is still going on a worker: follow GET …/states",
+                slug="timeout",
+                headers={"Retry-After": "5"},
+            )
+        time.sleep(0.2)
 
 
 def _result(svc: Services, case: ApiCase, state: CaseState) -> RunResult:
@@ -118,20 +188,29 @@ def run_case(
     stream: bool = Query(True, description="SSE progress; false → one JSON result"),
     restart: bool = Query(False, description="start again from the documents / facts (history kept)"),
 ):
-    state = _prepare(svc, case, restart)
-    if restart:
-        orchestrator(svc).persist(state, "restart")
-    if not stream:
-        final = _run(svc, case, state)
-        return _result(svc, case, final)
-    lock = svc.case_lock(case.id)
-    if lock.locked():
-        raise ProblemError(409, "this case is already running", slug="busy")
+    remote = tasks.broker_url() is not None
     events: queue.Queue[str | None] = queue.Queue()
+    orch = _claim(svc, case, remote, lambda s, seq: events.put(_event("transition", _transition(s, seq))))
+    try:
+        head_status = head(svc, case)[1].status
+        state = _prepare(svc, case, restart)  # read under the lease: nobody else writes now
+        if restart:
+            orch.persist(state, "restart")
+    except BaseException:
+        orch.let_go(case.run_id)
+        raise
+    if remote:
+        return _remote(svc, case, orch, state, head_status, stream)
+    if not stream:
+        orch.on_transition = None
+        final = _run(orch, case, state)
+        return _result(svc, case, final)
+    while not events.empty():  # the restart snapshot: the stream starts after it
+        events.get_nowait()
 
     def work() -> None:
         try:
-            final = _run(svc, case, state, lambda s, seq: events.put(_event("transition", _transition(s, seq))))
+            final = _run(orch, case, state)
             events.put(_event("done", _result(svc, case, final).model_dump(mode="json")))
         except ProblemError as exc:
             events.put(_event("error", {"status": exc.status, "detail": exc.detail}))
@@ -140,11 +219,38 @@ def run_case(
         finally:
             events.put(None)
 
+    # started now, not when the client reads: a client gone before reading must not leave the lease held
+    threading.Thread(target=work, daemon=True, name=f"run-{case.id}").start()
+
     def gen() -> Iterator[str]:
         yield _event("start", {"case_id": case.id, "phase": state.phase.value, "status": state.status})
-        threading.Thread(target=work, daemon=True, name=f"run-{case.id}").start()
         while (item := events.get()) is not None:
             yield item
+
+    return StreamingResponse(
+        gen(), media_type="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    )
+
+
+def _remote(svc: Services, case: ApiCase, orch: Orchestrator, state: CaseState, head_status: str, stream: bool):  # type: ignore[no-untyped-def]
+    """The run on a worker; this replica answers from the database (the same events and result)."""
+    orch.on_transition = None
+    after = _enqueue(svc, orch, case, state, head_status)
+    if not stream:
+        final = state
+        for _, snapshot in _follow(svc, case, after):
+            final = snapshot
+        return _result(svc, case, final)
+
+    def gen() -> Iterator[str]:
+        yield _event("start", {"case_id": case.id, "phase": state.phase.value, "status": state.status})
+        final = state
+        try:
+            for seq, final in _follow(svc, case, after):
+                yield _event("transition", _transition(final, seq))
+            yield _event("done", _result(svc, case, final).model_dump(mode="json"))
+        except ProblemError as exc:
+            yield _event("error", {"status": exc.status, "detail": exc.detail})
 
     return StreamingResponse(
         gen(), media_type="text/event-stream", headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
@@ -181,13 +287,10 @@ def get_state(case: Case, svc: Svc, seq: int = Path(ge=1, le=2**31 - 1)) -> Stat
     responses=problem_responses(401, 404, 409, 422),
 )
 def restore_state(case: Case, svc: Svc, seq: int = Path(ge=1, le=2**31 - 1)) -> StateSummary:
-    lock = svc.case_lock(case.id)
-    if not lock.acquire(blocking=False):
-        raise ProblemError(409, "this case is running", slug="busy")
     try:
-        new = svc.runs.restore(case.run_id, seq)
+        new = svc.runs.restore(case.run_id, seq)  # refused while a run holds the case's lease
+    except RunBusyError:
+        raise ProblemError(409, "this case is running", slug="busy", headers={"Retry-After": "2"}) from None
     except KeyError:
         raise ProblemError(404, f"no state {seq} in this case", slug="not-found") from None
-    finally:
-        lock.release()
     return StateSummary(**svc.runs.states(case.run_id)[new - 1])

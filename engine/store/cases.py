@@ -35,8 +35,8 @@ from lexlogic.engine.store.db import Base, JSONType, make_engine, session_factor
 from lexlogic.logic.errors import LexlogicError
 
 # Notes that open a new epoch of a case's history: the loop detector counts states from the last one.
-EPOCH_NOTES = ("created", "restart")
-EPOCH_PREFIXES = ("restored from ", "replay of ")
+EPOCH_NOTES = ("restart",)
+EPOCH_PREFIXES = ("created", "restored from ", "replay of ")
 LEASE_SECONDS = float(os.environ.get("LEXLOGIC_RUN_LEASE_SECONDS", "30") or 30)
 QUEUED_LEASE_SECONDS = float(os.environ.get("LEXLOGIC_QUEUED_LEASE_SECONDS", "3600") or 3600)
 
