@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import typer
 
-from lexlogic.api import cli_case, cli_claims, cli_dynamic, cli_fallacies, cli_fol, cli_kg, cli_rules, cli_serve
+from lexlogic.api import (
+    cli_batch,
+    cli_case,
+    cli_claims,
+    cli_dynamic,
+    cli_fallacies,
+    cli_fol,
+    cli_kg,
+    cli_rules,
+    cli_serve,
+    cli_worker,
+)
 from lexlogic.api.cli_common import FailingGroup
 
 app = typer.Typer(
@@ -17,6 +28,8 @@ app = typer.Typer(
 )
 
 for module in (cli_rules, cli_case, cli_fol, cli_dynamic, cli_kg, cli_claims, cli_fallacies, cli_serve):
+    module.register(app)
+for module in (cli_worker, cli_batch):  # issue 22: distributed runs and batches
     module.register(app)
 
 

@@ -79,9 +79,22 @@ def redact(url: str) -> str:
     return urlunsplit(parts)
 
 
+_made: list[CaseStore] = []
+
+
 @lru_cache(maxsize=8)
 def _store(url: str | None) -> CaseStore:
-    return CaseStore(url)
+    store = CaseStore(url)
+    _made.append(store)
+    return store
+
+
+def forget_stores() -> None:
+    """In a forked child: drop the parent's engines without closing its connections (they are the parent's)."""
+    for store in _made:
+        store.engine.dispose(close=False)
+    _made.clear()
+    _store.cache_clear()
 
 
 def store_for(url: str | None = None) -> CaseStore:
