@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import ClassVar
 
-from sqlalchemy import JSON, Engine, create_engine, event
+from sqlalchemy import JSON, Engine, Table, create_engine, event
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, sessionmaker
 
@@ -19,6 +20,9 @@ JSONType = JSON().with_variant(JSONB(), "postgresql")
 
 class Base(DeclarativeBase):
     """Declarative base of every lexlogic table (one schema)."""
+
+    # Every model here maps one Table (SQLAlchemy types it as the wider FromClause).
+    __table__: ClassVar[Table]
 
 
 def default_url() -> str:
