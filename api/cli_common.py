@@ -11,8 +11,8 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, NoReturn
 
-import click
 import typer
+from typer._click.core import Context  # typer vendors click: the Context its groups receive
 from typer.core import TyperGroup
 
 from lexlogic.logic.errors import LexlogicError
@@ -37,7 +37,7 @@ def fail(problem: str | LexlogicError, *, exit_code: int | None = None) -> NoRet
 class FailingGroup(TyperGroup):
     """The app's command group: any ``LexlogicError`` a command lets escape goes through ``fail()``."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def invoke(self, ctx: Context) -> Any:
         try:
             return super().invoke(ctx)
         except LexlogicError as exc:
