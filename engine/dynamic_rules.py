@@ -12,6 +12,7 @@ Every transition is kept in `dynamic_rule_events` (who, when, from, to, why): th
 
 from __future__ import annotations
 
+import builtins  # the store has a method named `list`
 import os
 import re
 from collections.abc import Callable, Mapping
@@ -348,7 +349,7 @@ class DynamicRuleStore:
         with self._session() as s:
             return [DynamicRule.from_row(r) for r in s.scalars(q).all()]
 
-    def active_rules(self, case_id: str | None = None) -> list[DynamicRule]:
+    def active_rules(self, case_id: str | None = None) -> builtins.list[DynamicRule]:
         """The rules that run for a case: active, and scoped to that case or to every case."""
         q = select(DynamicRuleRow).where(DynamicRuleRow.status == RuleStatus.ACTIVE.value)
         if case_id is None:
@@ -358,7 +359,7 @@ class DynamicRuleStore:
         with self._session() as s:
             return [DynamicRule.from_row(r) for r in s.scalars(q.order_by(DynamicRuleRow.id)).all()]
 
-    def history(self, rule_id: str) -> list[RuleEvent]:
+    def history(self, rule_id: str) -> builtins.list[RuleEvent]:
         q = select(DynamicRuleEventRow).where(DynamicRuleEventRow.rule_id == rule_id).order_by(DynamicRuleEventRow.id)
         with self._session() as s:
             return [

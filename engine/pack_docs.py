@@ -41,7 +41,7 @@ def pack_table(root: Path) -> str:
         if not rule.meta:
             continue
         m = rule.meta
-        srcs = "; ".join(_cell(pack.source(s).cite()) if pack.source(s) else s for s in m.sources)
+        srcs = "; ".join(_cell(src.cite()) if (src := pack.source(s)) else s for s in m.sources)
         validity = f"{m.valid_from or '—'} → {m.valid_to or '—'}"
         lines.append(f"| `{m.id}` | {_cell(m.label)} | {Path(m.file).name}:{m.line} | {srcs} | {validity} |")
     lines += [
@@ -51,9 +51,11 @@ def pack_table(root: Path) -> str:
         "| calcul | valeur | libellé | entrées requises | sources |",
         "|---|---|---|---|---|",
     ]
-    for c in pack.computations:
-        srcs = "; ".join(_cell(pack.source(s).reference) if pack.source(s) else s for s in c.sources)
-        lines.append(f"| `{c.id}` | `{c.output}` | {_cell(c.label)} | {', '.join(c.inputs) or '—'} | {srcs} |")
+    for comp in pack.computations:
+        srcs = "; ".join(_cell(src.reference) if (src := pack.source(s)) else s for s in comp.sources)
+        lines.append(
+            f"| `{comp.id}` | `{comp.output}` | {_cell(comp.label)} | {', '.join(comp.inputs) or '—'} | {srcs} |"
+        )
     lines += ["", "## Sources", "", "| id | référence | version | en vigueur | statut |", "|---|---|---|---|---|"]
     for sid, s in pack.manifest.sources.items():
         lines.append(

@@ -104,7 +104,8 @@ def dossier_files(directory: str | Path) -> tuple[list[Path], list[Path]]:
     directory = Path(directory)
     if not directory.is_dir():
         raise IngestError(f"{directory}: not a directory")
-    keep, skip = [], []
+    keep: list[Path] = []
+    skip: list[Path] = []
     for p in sorted(directory.rglob("*")):
         if not p.is_file() or any(part.startswith(".") for part in p.relative_to(directory).parts):
             continue
@@ -256,7 +257,8 @@ def _ocr_words(image, page_w: float, page_h: float) -> list[tuple[str, BBox, tup
 
 def _paged_document(path: Path, media: str, per_page: list[tuple[int, float, float, list, bool]]) -> Document:
     b = _Builder()
-    pages, blocks = [], []
+    pages: list[Page] = []
+    blocks: list[Block] = []
     for number, width, height, words, ocr in per_page:
         if pages:
             b.add("\n\n")

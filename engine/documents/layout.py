@@ -70,7 +70,9 @@ def detect_blocks(text: str, start: int = 0, end: int | None = None, page: int |
         stripped = line.strip()
         m_art = ARTICLE_RE.match(line)
         if m_art:
-            close_para(), close_table(), close_article()
+            close_para()
+            close_table()
+            close_article()
             article = Block(
                 kind=BlockKind.ARTICLE, char_start=s, char_end=e, page=page, title=stripped.lstrip("#").strip()
             )
@@ -95,10 +97,12 @@ def detect_blocks(text: str, start: int = 0, end: int | None = None, page: int |
                         clause.char_end = e
                 continue
         if not stripped:
-            close_para(), close_table()
+            close_para()
+            close_table()
             continue
         if _is_title(line):
-            close_para(), close_table()
+            close_para()
+            close_table()
             blocks.append(
                 Block(kind=BlockKind.TITLE, char_start=s, char_end=e, page=page, title=stripped.lstrip("#").strip())
             )
@@ -109,6 +113,8 @@ def detect_blocks(text: str, start: int = 0, end: int | None = None, page: int |
             continue
         close_table()
         para.append((s, e))
-    close_para(), close_table(), close_article()
+    close_para()
+    close_table()
+    close_article()
     blocks.sort(key=lambda b: (b.char_start, -b.char_end))
     return blocks

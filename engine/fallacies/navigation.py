@@ -166,13 +166,13 @@ def navigate(
         if outcome.status is StepStatus.CONCLUDED:
             stopped_by, reason = "conclude_no_fallacy", outcome.reason
             break
-        for action in outcome.explore[:beam_width]:
-            if action.node_id in seen:
+        for branch in outcome.explore[:beam_width]:
+            if branch.node_id in seen:
                 continue
-            seen.add(action.node_id)
+            seen.add(branch.node_id)
             counter += 1
-            depth = taxonomy.nodes[action.node_id].depth
-            heapq.heappush(frontier, (-(action.score or 0.0), -depth, counter, action.node_id))
+            depth = taxonomy.nodes[branch.node_id].depth
+            heapq.heappush(frontier, (-(branch.score or 0.0), -depth, counter, branch.node_id))
     confirmed = sorted(found.values(), key=lambda c: -c.confidence)
     if not confirmed and reason is None:
         reason = (

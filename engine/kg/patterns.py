@@ -464,7 +464,7 @@ def _resolve_scope(ctx: _Ctx, scope: re.Match[str]) -> Heading | str:
         return ctx.sentence.section
     wanted = number.group(1).lower().rstrip(".")
     for h in ctx.headings:
-        if h.number() and h.number().rstrip(".") == wanted:
+        if (heading_number := h.number()) and heading_number.rstrip(".") == wanted:
             return h
     return f"scope '{scope.group(0)}' names a section that is not in the document"
 

@@ -142,24 +142,26 @@ def run(data_dir: Path = DATA_DIR) -> SentinelReport:
 
     journal: list[RawAssertion] = []
     origin: dict[str, str] = {}
-    for item in type2:
-        first, second = _twice(item.id, item.text)
+    for item2 in type2:
+        first, second = _twice(item2.id, item2.text)
         abstentions += first.abstentions + second.abstentions
         for a in first.assertions + second.assertions:
             journal.append(a)
-            origin[a.id] = item.id
+            origin[a.id] = item2.id
     result = promote(Aggregator().add_all(journal))
     strict_by_item: dict[str, list[str]] = {}
     for rel in result.relations:
         if rel.tier is DefensibilityTier.STRICT:
             for aid in rel.assertion_ids:
                 strict_by_item.setdefault(origin[aid], []).append(rel.id)
-    for item in type2:
-        bad = strict_by_item.get(item.id, [])
-        report.type2.append(ItemOutcome(id=item.id, ok=not bad, detail=f"STRICT: {sorted(set(bad))}" if bad else ""))
+    for item2 in type2:
+        bad = strict_by_item.get(item2.id, [])
+        report.type2.append(ItemOutcome(id=item2.id, ok=not bad, detail=f"STRICT: {sorted(set(bad))}" if bad else ""))
 
-    for a in abstentions:
-        report.abstentions_by_reason[a.reason.value] = report.abstentions_by_reason.get(a.reason.value, 0) + 1
+    for abstention in abstentions:
+        report.abstentions_by_reason[abstention.reason.value] = (
+            report.abstentions_by_reason.get(abstention.reason.value, 0) + 1
+        )
     n1, n2 = len(report.type1), len(report.type2)
     acceptance = sum(o.ok for o in report.type1) / n1 if n1 else 0.0
     fp = sum(not o.ok for o in report.type2) / n2 if n2 else 1.0

@@ -98,7 +98,7 @@ def ground_extraction(extraction: LLMExtraction, docs: list[Document]) -> tuple[
             for e in r.evidence:
                 doc = by_id.get(e.document_id)
                 span = locate(doc, e.quote) if doc else None
-                if span is None:
+                if doc is None or span is None:
                     problems.append(f"facts[{i}].readings[{j}]: quote not found in '{e.document_id}': {e.quote[:60]!r}")
                     continue
                 grounding.append(doc.ground(*span))
