@@ -102,7 +102,10 @@ def fold(s: str) -> str:
     return re.sub(r"[^a-z0-9]+", "", s)
 
 
-def parse_date(m: re.Match[str]) -> date | None:
+def parse_date(m: re.Match[str] | None) -> date | None:
+    """The date a DATE_RE match spells (« 3 février 2022 », « 03/02/2022 »); None if no match or no such day."""
+    if m is None:
+        return None
     try:
         if m.group("d"):
             return date(int(m.group("y")), MONTHS[m.group("m").lower()], int(m.group("d")))

@@ -655,15 +655,17 @@ class OfflineExtractor:
             )
         # written or oral: the notifying sentence, and the sentences that state the notice
         notice_sents = [(s, e) for s, e in _sentences(doc) if re.search(r"préavis", live[s:e], re.IGNORECASE)]
-        oral = next((om for s, e in [sentence, *notice_sents] if (om := ORAL_RE.search(live, s, e))), None)
+        oral: re.Match[str] | _Span | None = next(
+            (om for s, e in [sentence, *notice_sents] if (om := ORAL_RE.search(live, s, e))), None
+        )
         if (
             oral is None
             and first["medium"]
             and ORAL_RE.search(first["medium"]) is None
             and re.match(r"téléphone|appel|réunion|rendez-vous|entretien|visite|conversation|entrevue", first["medium"])
         ):
-            oral = re.search(re.escape(first["medium"]), live[first["span"][0] : first["span"][1]])
-            oral = None if oral is None else _Span(first["span"][0] + oral.start(), first["span"][0] + oral.end())
+            said = re.search(re.escape(first["medium"]), live[first["span"][0] : first["span"][1]])
+            oral = None if said is None else _Span(first["span"][0] + said.start(), first["span"][0] + said.end())
         if oral is not None:
             self.p.add(
                 Finding(
@@ -768,8 +770,8 @@ class OfflineExtractor:
                 if s < first["s"]:
                     continue
                 em = END_DATE_RE.search(live, s, e)
-                dm = em and DATE_RE.search(first["doc"].text, em.start("date"), em.end("date"))
-                if dm and (end := parse_date(dm)) and end > first["when"]:
+                dm = DATE_RE.search(first["doc"].text, em.start("date"), em.end("date")) if em else None
+                if em and dm and (end := parse_date(dm)) and end > first["when"]:
                     self.p.add(
                         Finding(
                             fact="notice_given_months",
@@ -1023,15 +1025,16 @@ class OfflineExtractor:
                     )
                 )
             for key, fact in (("turnover", "annual_turnover"), ("margin", "annual_gross_margin")):
-                if col[key] is None or not full:
+                at, year_at = col[key], col["year"]
+                if at is None or year_at is None or not full:
                     continue
-                amounts = {r[col["year"]][0].strip(): parse_amount(r[col[key]][0]) for r in full}
+                amounts = {r[year_at][0].strip(): parse_amount(r[at][0]) for r in full}
                 self.p.add(
                     Finding(
                         fact=fact,
                         value={y: a for y, a in amounts.items() if a is not None},
                         confidence=0.95,
-                        grounding=[_ground(doc, *r[col[key]][1:], note=f"année {r[col['year']][0]}") for r in full],
+                        grounding=[_ground(doc, *r[at][1:], note=f"année {r[year_at][0]}") for r in full],
                         note="années complètes avant la notification de la rupture",
                     )
                 )
