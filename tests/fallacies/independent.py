@@ -103,8 +103,8 @@ def summary(rep: dict) -> str:
     )
 
 
-def current_analyser() -> Analyser:
-    """Today's offline analysis (what ``lexlogic fallacies TEXT`` runs without an LLM)."""
+def legacy_analyser() -> Analyser:
+    """Issue 11's offline navigator (cue patterns + exemplar embeddings): what the first blind run measured."""
     from lexlogic.engine.fallacies.analyse import analyse
     from lexlogic.engine.fallacies.navigators.offline import OfflineNavigator
     from lexlogic.engine.fallacies.taxonomy import builtin_taxonomy
@@ -118,13 +118,30 @@ def current_analyser() -> Analyser:
     return run
 
 
+def current_analyser() -> Analyser:
+    """The current offline analysis (what ``lexlogic fallacies TEXT`` runs without an LLM)."""
+    from lexlogic.engine.fallacies.analyse import analyse
+    from lexlogic.engine.fallacies.taxonomy import builtin_taxonomy
+
+    tax = builtin_taxonomy()
+
+    def run(text: str) -> str | None:
+        top = analyse(text, tax).top
+        return top.node_id if top else None
+
+    return run
+
+
 def main() -> None:
     import argparse
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--rows", action="store_true", help="per-text rows (errors on the FROZEN set)")
+    ap.add_argument("--set", default=None, help="another texts YAML with the same schema (e.g. the dev set)")
+    ap.add_argument("--legacy", action="store_true", help="issue 11's navigator (the first blind run)")
     args = ap.parse_args()
-    rep = score(current_analyser(), load_texts())
+    analyser = legacy_analyser() if args.legacy else current_analyser()
+    rep = score(analyser, load_texts(Path(args.set) if args.set else None))
     print(summary(rep))
     if args.rows:
         for r in rep["rows"]:

@@ -1,0 +1,331 @@
+"""Structural detectors: the FORM of a fallacious argument, which topic embeddings miss.
+
+Issue 11's cue patterns matched phrasings (« on a toujours fait ainsi ») and fired on about 1 % of other
+people's texts. Each detector here looks for a reasoning shape, made of two parts that must BOTH be
+present — what the argument rests on, and the conclusion drawn from it:
+
+* circularity: a conclusion and its premise joined by car / puisque / parce que / ce qui prouve… whose
+  premise adds (almost) no content word the conclusion does not already have;
+* personal attack: a person's character, record or interests AND a rejection of their argument;
+* popularity: what most people, or everyone in a trade, do or think AND an inference from it;
+* authority outside its field: a celebrity or an expert of another field speaking AND a conclusion drawn
+  from their saying so;
+* straw man: a re-statement of the other side's position (« prétend en réalité », « à l'entendre »,
+  « autrement dit ») in an extreme form (jamais, aucun, tout, éternellement);
+* tradition, false dilemma, slippery slope, post hoc, hasty generalisation, emotion, red herring.
+
+A detector never decides alone: it adds a calibrated weight to its fallacy's memory score; the margin over
+sound arguments must still clear the calibrated threshold.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+
+@dataclass(frozen=True)
+class Detection:
+    node: str  # a leaf of the built-in taxonomy
+    strength: float  # 0..1
+    reason: str  # French, for the justification
+
+
+def fold(text: str) -> str:
+    t = unicodedata.normalize("NFKD", text.lower().replace("’", "'"))
+    return "".join(c for c in t if not unicodedata.combining(c))
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+_STOP = set(
+    """le la les l un une des de du d a au aux en et ou que qu qui ce cet cette ces son sa ses leur leurs il elle
+    ils elles on nous vous se s ne n pas plus est sont etait ete etre a ont avait bien donc car puisque parce
+    dans par pour sur avec sans tout tous toute toutes tres meme aussi ainsi alors y lui precisement
+    justement bien evidemment effectivement""".split()
+)
+_CIRC_SPLIT = _rx(
+    r"\b(?:car|puisqu|puisque|parce qu|parce que|des lors qu|des lors que|etant donne qu|etant donne que|vu qu|vu que|"
+    r"ce qui (?:prouve|demontre|montre|etablit|confirme)|ce qui demontre bien|la preuve en est qu)\b"
+)
+
+
+def _words(words: str) -> list[str]:
+    return [t[:4] for t in re.findall(r"[a-z]+", words) if t not in _STOP and len(t) > 2]
+
+
+def circularity(f: str) -> Detection | None:
+    """The premise restates the conclusion: the conclusion's predicate (its last content word: « abusive »,
+    « dépendant », « fautive ») comes back in a premise that adds at most three other content words."""
+    parts = _CIRC_SPLIT.split(f)
+    if len(parts) < 2:
+        return None
+    conclusion = _words(re.split(r"[;:]", parts[0])[-1])
+    if len(conclusion) < 2:
+        return None
+    predicate = conclusion[-1]
+    best = None
+    for premise_text in parts[1:]:
+        premise = set(_words(re.split(r"[;.]", premise_text)[0]))
+        if predicate in premise:
+            new = premise - set(conclusion)
+            if len(new) <= 3:
+                best = max(best or 0.0, 1.0 if len(new) <= 1 else 0.7)
+    if best is None and len(parts) >= 3:  # A car B, puisque C — and C is A again
+        last = set(_words(re.split(r"[;.]", parts[-1])[0]))
+        if last & set(conclusion):
+            best = 0.7
+    if best is None:
+        return None
+    return Detection("petition_principe", best, "la prémisse reprend la conclusion sans rien y ajouter")
+
+
+_PERSON = r"(?:dirigeant|gerant|president|directeur|conseil|avocat|actionnaire|associe|temoin|expert|fondateur|patron|ce monsieur|cette dame|son|sa|ses|dont l|dont les)"
+_CHARACTER = (
+    r"(?:condamne|radie|reputation|reputee?|train de vie|menteur|malhonnete|militant|incompetent|antecedent|"
+    r"passe judiciaire|casier|sulfureu|douteu|notoire|connu pour|collectionn|frequente|colerique|brouillon|"
+    r"mene grand train|voitures de luxe|casinos?|faillites?|escroc|escroquerie|ivre|paye pour|remunere par|"
+    r"ostentatoire|mauvaise reputation|moralite|aigri|deteste|haineu\w*|partial\w*|piètre|pietre|incapable)"
+)
+_REJECT = (
+    r"(?:ne merite\w*|aucun credit|ne (?:peut|saurait|sauraient|pourrait) (?:serieusement|etre cru|pretendre|"
+    r"soutenir|se plaindre|donner des lecons)|n'est pas fonde|doit etre (?:rejete|ecarte)|doivent etre (?:rejete|ecarte)|"
+    r"irrecevable|comment (?:accorder|croire|faire confiance|prendre au serieux)|ne vaut (?:donc )?rien|"
+    r"ne saurait|a ecarter|prendre au serieux|sans valeur|ne peut etre cru|ne sont pas credibles?|"
+    r"n'est pas credible|aucune foi|mal venue?|inutile d'examiner|inutile de (?:lire|discuter|s'attarder)|sans examen|"
+    r"ne merite\w* pas d'etre (?:examine|lu|discute)\w*)"
+)
+
+
+_INTEREST = (
+    r"(?:en proces avec|travaillant pour|paye par|payee par|remunere\w* par|mandate\w* par|employe\w* de|salarie\w* de|"
+    r"a interet a|a tout interet|partie prenante|est paye pour|sont payes pour)"
+)
+_DISMISS = r"(?:forcement|necessairement|donc) (?:\w+ ){0,2}(?:menti|fausse?|partial\w*|faux|mensong\w*|sans valeur|ecarte\w*)|doit etre ecarte|ne vaut (?:donc )?rien"
+
+
+def personal_attack(f: str) -> Detection | None:
+    who = re.search(rf"\b{_PERSON}|\b(?:cet|cette|ce) \w+|c'est un", f)
+    if re.search(_CHARACTER, f) and re.search(_REJECT, f) and who:
+        return Detection(
+            "ad_hominem_abusif", 1.0, "le caractère ou le passé d'une personne sert à rejeter son argument"
+        )
+    if re.search(_INTEREST, f) and re.search(_DISMISS, f):
+        return Detection(
+            "ad_hominem_circonstanciel", 1.0, "la situation ou l'intérêt d'une personne sert à rejeter ce qu'elle dit"
+        )
+    if re.search(
+        r"reproche\w*.{0,160}(?:mais|alors qu|or)\b.{0,60}(?:lui-meme|elle-meme|eux-memes|vous-meme|vous-memes)", f
+    ):
+        return Detection("tu_quoque", 1.0, "le reproche est renvoyé à son auteur au lieu d'y répondre")
+    return None
+
+
+_CROWD = (
+    r"(?:tout le monde|chacun sait|personne ne (?:conteste|doute|discute)|la (?:quasi-)?totalite des|"
+    r"la plupart des|la majorite des|l'ensemble des (?:\w+ )?(?:professionnels|acteurs|operateurs|distributeurs|fournisseurs|praticiens|commercants|confreres|concurrents|juristes|agents|concessionnaires|enseignes|franchises|franchiseurs|bailleurs|assureurs|avocats|notaires|grossistes|transporteurs|clients|consommateurs|salaries|employeurs|magasins|entreprises|societes|gens|experts)|des (?:milliers|centaines|dizaines) de|tous les (?:\w+ )?(?:professionnels|acteurs|operateurs|distributeurs|fournisseurs|praticiens|commercants|confreres|concurrents|juristes|agents|concessionnaires|enseignes|franchises|franchiseurs|bailleurs|assureurs|avocats|notaires|grossistes|transporteurs|clients|consommateurs|salaries|employeurs|magasins|entreprises|societes|gens|experts)|"
+    r"toutes les (?:enseignes|entreprises|societes|banques|juridictions)|unanim\w*|communement admis|"
+    r"largement (?:admis|repandu)|tout le secteur|toute la profession)"
+)
+_INFER = (
+    r"(?:donc|necessairement|forcement|ne saurait|ne peut|inutile|par consequent|preuve qu|c'est bien la preuve|ce qui prouve|"
+    r"il l'est|doit etre|est (?:donc )?(?:licite|valable|raisonnable|normal)|n'a pas a|ne (?:merite|vaut))"
+)
+
+
+def popularity(f: str) -> Detection | None:
+    m = re.search(_CROWD, f)
+    if m and re.search(_INFER, f[m.end() :]):
+        return Detection("appel_popularite", 1.0, "le nombre de ceux qui font ou pensent ainsi tient lieu de preuve")
+    return None
+
+
+_CELEB = (
+    r"(?:celebre|connu|renomme|star|vedette|acteur|actrice|chanteu\w+|champion|footballeur|sportif|influenceu\w+|"
+    r"animateur|prix nobel|medecin|astronaute|humoriste|comedien|romancier|ecrivain|cuisinier|chef etoile|"
+    r"ancien ministre|president d'un club|a la television|a la radio|dans la presse|sur les reseaux|dans un entretien|"
+    r"sur son blog|dans une interview|consultant)"
+)
+_SAYS = r"(?:a declare|declare|affirme|a affirme|estime|a estime|a dit|selon|soutient|juge|a juge|a qualifie|qualifie|assure|a assure|pense|a explique|explique|a ecrit|ecrit|a tweete|recommande)"
+_THEN = r"(?:donc|ne pourra que|ne peut que|necessairement|par consequent|il faut|doit (?:donc )?etre|tombe|ne peut l'ignorer|mal fonde|suffis\w*|suffit)"
+
+
+def outside_authority(f: str) -> Detection | None:
+    if re.search(r"expert (?:judiciaire|designe|comptable)|commissaire aux comptes|professeur de droit", f):
+        return None  # an expert within the field the question belongs to
+    if re.search(_CELEB, f) and re.search(_SAYS, f) and re.search(_THEN, f):
+        return Detection("fausse_autorite", 1.0, "une personne sans compétence sur la question sert d'autorité")
+    return None
+
+
+_RESTATE = (
+    r"(?:voudrai\w* (?:en somme |donc |au fond )?(?:qu|nous faire croire)|pretend\w* (?:en realite|au fond|en somme)|"
+    r"(?:en realite|au fond|en somme),? (?:\w+ ){1,3}(?:pretend|soutient|voudrait|exige|demande|affirme)|a (?:l')?entendre|revien\w* a (?:dire|soutenir|exiger|interdire|pretendre)|"
+    r"autrement dit|en d'autres termes|si l'on suit (?:son|leur|le|ce) raisonnement|a suivre (?:son|leur) raisonnement|"
+    r"soutient en realite|selon (?:lui|elle|eux|l'adversaire|la partie adverse))"
+)
+_EXTREME = (
+    r"(?:\bjamais\b|\baucun\w*|\btout\b|\btous\b|\btoute\b|eternellement|quoi qu'il arrive|interdire|interdirait|"
+    r"n'importe|absolu\w*|totalement|systematiquement|a vie|plus jamais|moindre|gratuitement|du tout|\brien\b|"
+    r"sans limite|a volonte|plus rien|tout le monde)"
+)
+
+
+def straw_man(f: str) -> Detection | None:
+    m = re.search(_RESTATE, f)
+    if m and re.search(_EXTREME, f[m.start() :]):
+        s = 1.0 if re.search(r"absurde|insoutenable|intenable|grotesque|ne resiste|evidemment|ridicule", f) else 0.7
+        return Detection("homme_de_paille", s, "la thèse adverse est reformulée sous une forme extrême, puis réfutée")
+    return None
+
+
+_OLD = (
+    r"(?:depuis (?:sa creation|sa fondation|toujours|des (?:annees|decennies|generations)|(?:plus de )?\d+ ans|"
+    r"(?:19|20)\d\d)|de tout temps|a toujours|ont toujours|avons toujours|traditionnel\w*|coutume|"
+    r"usage (?:constant|immemorial)|trois generations|(?:n'a|n'ont|n'avons) jamais)"
+)
+_NORM = (
+    r"(?:(?:donc|necessairement|forcement|parfaitement) (?:\w+ ){0,2}(?:raisonnable|reguliere?|legitime|normale?|acceptable|"
+    r"valable|conforme|justifiee?|licite)|aucune raison de (?:changer|modifier)|pas lieu de (?:changer|modifier)|"
+    r"ne (?:saurait|peut) (?:pas )?(?:aujourd'hui )?(?:etre )?(?:remis|critiqu|conteste|jugee?|consideree?)|"
+    r"suffisent a justifier|suffit a justifier|aucune raison de \w+|(?:donc|necessairement) (?:\w+ ){0,3}(?:injustifie\w*|"
+    r"irreguli\w*|illegitime\w*|abusi\w*|infonde\w*))"
+)
+
+
+def tradition(f: str) -> Detection | None:
+    m = re.search(_OLD, f)
+    if m and re.search(_NORM, f[m.start() :]):
+        return Detection("appel_tradition", 1.0, "l'ancienneté d'une pratique tient lieu de justification")
+    return None
+
+
+def false_dilemma(f: str) -> Detection | None:
+    two = re.search(
+        r"\bsoit\b.{5,160}\bsoit\b|\bou bien\b.{5,160}\bou bien\b|de deux choses l'une|il n'y a que deux", f
+    )
+    only = re.search(
+        r"aucune autre (?:voie|option|solution|issue|possibilite)|pas d'autre (?:choix|solution|issue|voie)|seule alternative|doit choisir",
+        f,
+    )
+    if re.search(r"ni l'un ni l'autre|au choix|l'une ou l'autre option|la seconde option|la premiere option", f):
+        return None
+    extreme = re.search(r"tous|toutes|aucun|n'importe|impunite|dispara\w+|faillite|fin de|ecras\w+|la loi|ferme", f)
+    if two and (only or extreme) or only and re.search(r"\bou\b", f):
+        return Detection("faux_dilemme", 1.0 if only else 0.8, "deux issues seulement sont présentées")
+    return None
+
+
+def slippery_slope(f: str) -> Detection | None:
+    chain = re.search(
+        r"\bsi\b.{3,200}\b(?:demain|bientot|alors|ensuite|puis|a terme)\b|ouvrir la porte a|c'est ouvrir|engrenage|"
+        r"boite de pandore|effet domino|de proche en proche|c'est accepter demain|"
+        r"\bsi\b[^.;]{3,120}, [^.;]{0,80}\b\w+(?:era|eront|ra|ront)\b",
+        f,
+    )
+    escalate = re.search(
+        r"plus aucun\w*|tous les|toutes les|n'importe quel\w*|chaque \w+(?: \w+)? (?:reclamera|demandera|exigera)|"
+        r"s'effondr\w*|faillite|la fin de|ruine|abandon pur et simple|cesseront|plus personne|le chaos",
+        f,
+    )
+    if chain and escalate:
+        return Detection(
+            "pente_glissante", 1.0, "une suite de conséquences de plus en plus graves est affirmée sans preuve"
+        )
+    return None
+
+
+def post_hoc(f: str) -> Detection | None:
+    after = re.search(
+        r"juste apres|peu apres|des (?:que|l'arrivee|le lendemain|l'installation)|depuis que|a peine|apres (?:l'arrivee|"
+        r"le changement|que)|au lendemain de|dans la foulee|le trimestre qui a suivi|le mois qui a suivi|aussitot|"
+        r"\w+ (?:\w+ )?apres (?:son|sa|ses|le|la|l'|leur)",
+        f,
+    )
+    cause = re.search(
+        r"c'est donc (?:\w+ ){0,5}qui|donc (?:lui|elle|cet|cette|ce|le|la)\b.{0,40}(?:qui|responsable|cause)|(?:necessairement|forcement|"
+        r"donc|bien) (?:la cause|responsable)|en est (?:forcement|necessairement|donc)? ?la cause|"
+        r"a (?:donc )?(?:cause|provoque|entraine)|est a l'origine|qui nous a (?:ruine|fait perdre)",
+        f,
+    )
+    if after and cause and not re.search(r"comme l'etabli|rattache|expressement|rapport|documente", f):
+        return Detection("post_hoc", 1.0, "la succession dans le temps est prise pour une cause")
+    return None
+
+
+def hasty_generalisation(f: str) -> Detection | None:
+    few = re.search(
+        r"\b(?:un seul|une seule|deux|trois|quelques|l'un de|l'une de|isole\w*)\b|\b(?:une|un|un de|une de)\b (?:\w+ ){0,4}"
+        r"(?:client|palette|chauffeur|facture|fournisseur|salarie|magasin|produit|livraison|incident|commande|cas|"
+        r"anciens?|plainte|reclamation|erreur|stagiaire|employe|voisin)",
+        f,
+    )
+    general = re.search(
+        r"donc (?:\w+ ){0,3}(?:tous|toutes|systematiquement|toujours)|sont donc tous|sont donc toutes|"
+        r"(?:tous|toutes) (?:les|ses|leurs) .{0,40}(?:sont|seront)|l'ensemble d[ue] (?:\w+ ){0,3}(?:est|sont)|"
+        r"dans son ensemble|en general|manifestement (?:mal|pas)|ne (?:\w+ ){0,2}que des|tous (?:\w+ )?(?:incompetent|"
+        r"defectueu|mauvais|malhonnete)\w*",
+        f,
+    )
+    if few and general and few.start() < general.start():
+        return Detection("generalisation_hative", 1.0, "quelques cas sont étendus à tous")
+    return None
+
+
+def emotion(f: str) -> Detection | None:
+    moved = re.search(
+        r"revolt\w*|indign\w*|drame|dramatique|tragique|tragedie|detresse|larmes|coeur|pitie|misere|aneanti\w*|"
+        r"sacrifie|nourrir leurs enfants|souffrance|honte|scandaleu\w*|cruel\w*|comment ne pas|pensez aux?|"
+        r"l'oeuvre de (?:sa|trois)|s'ecrouler|au bord|depression|deuil|perdu sa (?:mere|femme|fille)|perdu son (?:pere|mari|fils)|"
+        r"periode (?:tres )?difficile|terrible|l'a quitte",
+        f,
+    )
+    verdict = re.search(
+        r"ne (?:peut|pourra|saurait) qu|ne (?:peut|pourrait) (?:lui )?refuser|il serait indecent|inhumain|"
+        r"necessairement|doit (?:donc )?(?:etre|accorder|faire)|comment le tribunal|qualifiee? de brutale|"
+        r"vous ne (?:pouvez|pourrez|sauriez) pas|ne (?:pouvez|peut) pas le condamner",
+        f,
+    )
+    if moved and verdict:
+        node = "appel_indignation" if re.search(r"revolt|indign|scandal|honte|ecras", f) else "appel_pitie"
+        return Detection(node, 1.0, "l'émotion suscitée tient lieu d'argument")
+    return None
+
+
+def red_herring(f: str) -> Detection | None:
+    if re.search(
+        r"mais que dire de|plutot que de (?:discuter|parler|debattre|s'attarder)|parlons plutot|rappelons plutot|"
+        r"la question (?:du \w+ )?est secondaire|la vraie question est|au demeurant, (?:notre|la) .{0,40}(?:finance|soutient|emploie)|"
+        r"(?:reproche|accuse)\w*.{0,160}mais (?:il faut surtout|surtout|rappelons|soulignons|que dire)",
+        f,
+    ):
+        return Detection("hareng_rouge", 0.8, "le texte détourne l'attention vers une autre question")
+    return None
+
+
+DETECTORS = (
+    circularity,
+    personal_attack,
+    popularity,
+    outside_authority,
+    straw_man,
+    tradition,
+    false_dilemma,
+    slippery_slope,
+    post_hoc,
+    hasty_generalisation,
+    emotion,
+    red_herring,
+)
+
+
+@lru_cache(maxsize=4096)
+def detect(text: str) -> tuple[Detection, ...]:
+    """Every detector that recognises its form in ``text`` (strongest first)."""
+    f = " ".join(fold(text).split())
+    found = [d for det in DETECTORS if (d := det(f)) is not None]
+    return tuple(sorted(found, key=lambda d: -d.strength))
