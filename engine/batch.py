@@ -62,6 +62,7 @@ class BatchItemRow(Base):
     run_id: Mapped[str] = mapped_column(String(200))
     status: Mapped[str] = mapped_column(String(16), default="pending")  # pending | done
     result: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)  # deliveries that claimed its run
     repeats: Mapped[int] = mapped_column(Integer, default=0)  # finishes that found it already done
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
@@ -199,7 +200,18 @@ def summarise(results: list[ItemResult], top: int = 10) -> Summary:
 
 
 # --- the store ---------------------------------------------------------------------------------------------
+_by_engine: dict[int, BatchStore] = {}
+
+
 class BatchStore:
+    @classmethod
+    def on(cls, engine: Engine) -> BatchStore:
+        """One store per engine and process (creating the tables is checked once)."""
+        store = _by_engine.get(id(engine))
+        if store is None or store.engine is not engine:
+            store = _by_engine[id(engine)] = cls(engine)
+        return store
+
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         Base.metadata.create_all(engine, tables=[BatchRow.__table__, BatchItemRow.__table__])
@@ -243,6 +255,15 @@ class BatchStore:
     def done_count(self, batch_id: str, keys: Iterable[str]) -> int:
         wanted = set(keys)
         return sum(1 for r in self.items(batch_id) if r.key in wanted and r.status == "done")
+
+    def attempt(self, batch_id: str, key: str) -> None:
+        """Count a delivery that claimed the item's run (a worker killed mid-item shows 2)."""
+        with self.Session.begin() as s:
+            s.execute(
+                update(BatchItemRow)
+                .where(BatchItemRow.batch_id == batch_id, BatchItemRow.key == key)
+                .values(attempts=BatchItemRow.attempts + 1)
+            )
 
     def complete(self, batch_id: str, key: str, run_id: str, state: CaseState) -> bool:
         """Record the item's result once; False (and ``repeats`` + 1) when it already was."""

@@ -138,6 +138,10 @@ def advance(
     except RunBusyError:
         return Advance(outcome="busy")
     try:
+        if job.kind == "batch" and job.batch_id and job.key:
+            from lexlogic.engine.batch import BatchStore
+
+            BatchStore.on(store.engine).attempt(job.batch_id, job.key)
         latest = store.latest(run_id)
         if latest is None:
             return Advance(outcome="missing")
@@ -183,7 +187,7 @@ def finish(store: CaseStore, job: Job, run_id: str, state: CaseState) -> None:
     if job.kind == "batch" and job.batch_id and job.key:
         from lexlogic.engine.batch import BatchStore
 
-        BatchStore(store.engine).complete(job.batch_id, job.key, run_id, state)
+        BatchStore.on(store.engine).complete(job.batch_id, job.key, run_id, state)
 
 
 # --- Celery ------------------------------------------------------------------------------------------------
