@@ -123,7 +123,7 @@ def create_case(
                 errors=[FieldError(location="body", path=path, message=exc.message)],
             ) from exc
         case_file = parsed.model_dump(mode="json")
-    name = body.name or (case_file["case_id"] if case_file else "case")
+    name = (body.name or (str(case_file["case_id"]) if case_file else "case"))[:200]  # the column's width
     case = svc.cases.create_case(tenant, name, pack.name, "facts" if case_file else "documents")
     if case_file:
         state = CaseState(
