@@ -475,13 +475,14 @@ class RulePolicy(RestrictingNodeTransformer):
     visit_YieldFrom = visit_Yield  # type: ignore[assignment]  # noqa: N815
 
     def visit_ExceptHandler(self, node: ast.ExceptHandler) -> Any:
-        node = super().visit_ExceptHandler(node)
+        handler = super().visit_ExceptHandler(node)
+        assert isinstance(handler, ast.ExceptHandler)  # RestrictedPython's visitor returns the node it got
         # first statement of every handler: report what was caught (outside the rule's reach)
         call = ast.Expr(value=ast.Call(func=ast.Name(id="_caught_", ctx=ast.Load()), args=[], keywords=[]))
         for n in ast.walk(call):
-            ast.copy_location(n, node)
-        node.body.insert(0, call)
-        return node
+            ast.copy_location(n, handler)
+        handler.body.insert(0, call)
+        return handler
 
     def visit_Global(self, node: ast.Global) -> Any:
         self.error(node, "global statements are not allowed in rules")

@@ -281,18 +281,12 @@ class SandboxPool:
         max_output_bytes: int | None = None,
     ) -> RuleRun:
         """Run one rule on `facts` in the sandbox; raise SandboxError saying why if it did not succeed."""
-        lim = replace(
-            self.limits,
-            **{
-                k: v
-                for k, v in {
-                    "cpu_seconds": cpu_seconds,
-                    "wall_seconds": wall_seconds,
-                    "max_output_bytes": max_output_bytes,
-                }.items()
-                if v is not None
-            },
-        )
+        overrides: dict[str, Any] = {
+            "cpu_seconds": cpu_seconds,
+            "wall_seconds": wall_seconds,
+            "max_output_bytes": max_output_bytes,
+        }
+        lim = replace(self.limits, **{k: v for k, v in overrides.items() if v is not None})
         adapter = adapter if adapter is not None else build_output_adapter(output_schema)
         try:
             facts_json = json.dumps(facts, ensure_ascii=False, allow_nan=False, default=_facts_default)

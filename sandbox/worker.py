@@ -183,7 +183,7 @@ def _run(req: dict[str, Any]) -> tuple[dict[str, Any], bytes | None]:
         code = _compile(req["source"], filename)
     except RuleRefused as exc:
         problems = [{"line": p.line, "message": p.message} for p in exc.problems]
-        return _error("refused", "compile", str(exc), problems[0]["line"], problems=problems), None
+        return _error("refused", "compile", str(exc), exc.problems[0].line, problems=problems), None
     except MemoryError:
         return _error("limit", "memory", "memory limit exceeded while compiling", recycle=True), None
     except RecursionError:
@@ -253,7 +253,7 @@ def _check(req: dict[str, Any]) -> dict[str, Any]:
         _compile(req["source"], str(req.get("filename") or "<rule>"))
     except RuleRefused as exc:
         problems = [{"line": p.line, "message": p.message} for p in exc.problems]
-        return _error("refused", "compile", str(exc), problems[0]["line"], problems=problems)
+        return _error("refused", "compile", str(exc), exc.problems[0].line, problems=problems)
     except MemoryError:
         return _error("limit", "memory", "memory limit exceeded while compiling", recycle=True)
     except RecursionError:
