@@ -63,7 +63,10 @@ def extract_case(case: Case, tenant: Tenant, svc: Svc) -> ExtractOut:
     try:
         done = _journaled(svc, case.run_id)
         llm = LLMClient.from_env()
-        extracted, skipped, n, reasons = [], [], 0, {}
+        extracted: list[str] = []
+        skipped: list[str] = []
+        n = 0
+        reasons: dict[str, int] = {}
         for d in docs:
             if d.doc_id in done:
                 skipped.append(d.doc_id)
