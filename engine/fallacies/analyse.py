@@ -19,7 +19,7 @@ class NavigatorUnavailable(UnavailableError, RuntimeError):
 
 
 def make_navigator(mode: Mode = "auto", client: LLMClient | None = None) -> Navigator:
-    """auto: the LLM when LEXLOGIC_LLM_BASE_URL is set (or a client is given), else offline embeddings."""
+    """auto: the LLM when LEXLOGIC_LLM_BASE_URL is set (or a client is given), else the offline memory navigator."""
     if mode in ("auto", "llm"):
         client = client or LLMClient.from_env()
         if client is not None:
@@ -28,9 +28,9 @@ def make_navigator(mode: Mode = "auto", client: LLMClient | None = None) -> Navi
             return LLMNavigator(client)
         if mode == "llm":
             raise NavigatorUnavailable("no LLM configured: set LEXLOGIC_LLM_BASE_URL (or use --navigator offline)")
-    from lexlogic.engine.fallacies.navigators.offline import OfflineNavigator
+    from lexlogic.engine.fallacies.navigators.knn import KnnNavigator
 
-    return OfflineNavigator()
+    return KnnNavigator()  # memory + structural detectors (issue 19); hands over to issue 11's on other taxonomies
 
 
 def analyse(
