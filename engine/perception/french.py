@@ -127,7 +127,11 @@ def number(word: str) -> float | None:
 
 
 def duration_months(text: str) -> float | None:
-    """« trois mois » → 3, « un an » → 12, « six semaines » → 1.4 (weeks are rounded to 0.1 month)."""
+    """« trois mois » → 3, « un an » → 12, « six semaines » → 1.4 (weeks are rounded to 0.1 month).
+
+    A length without dates: days and weeks become months at an average 30.4 days a month. When both ends
+    are dated, measure with ``months_between`` (lexlogic.logic.calendar) instead.
+    """
     text = " ".join(text.split())
     m = DURATION_RE.search(text)
     if m is None:
