@@ -64,13 +64,13 @@ def weigh_submissions(
     """A new case dict with the submissions' verified claims applied, and what was done with each claim."""
     from lexlogic.engine.claims.case_updates import load_map, match_fact, updates_for
     from lexlogic.engine.claims.extract import extract_claims
-    from lexlogic.engine.claims.memory import EvidenceMemory
+    from lexlogic.engine.claims.retrieval import HybridMemory
     from lexlogic.engine.claims.verify import default_judge, verify_all
 
     case = copy.deepcopy(case)
     facts: dict[str, Any] = case.setdefault("facts", {})
     report = SubmissionsReport()
-    memory = EvidenceMemory.open(index_dir, list(documents))
+    memory = HybridMemory.open(index_dir, list(documents))  # sentence passages, BM25 + e5 (issue 19)
     judge = default_judge()
     rules = load_map()
     for party, text in submissions:

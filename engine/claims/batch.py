@@ -30,7 +30,7 @@ _LAW = re.compile(
     r"la cour de cassation)|\b(l\.\s?442|article l\.|art\. l|code de commerce|code civil)\b"
 )
 _QUALIFICATION = re.compile(
-    r"\b(a l'evidence|manifestement|a l'evidence|ne saurait|ne sauraient|incontestablement|indeniablement|"
+    r"\b(il convient|attendu que|en droit|a titre subsidiaire|il y a lieu|a l'evidence|manifestement|a l'evidence|ne saurait|ne sauraient|incontestablement|indeniablement|"
     r"necessairement|il est constant|il s'ensuit|il en resulte|derisoire|constitue une faute|est constitutive|"
     r"caracteris\w*|doit etre (?:qualifi|regard|retenu)\w*|relation commerciale etablie|brutal\w*)\b"
 )

@@ -60,10 +60,14 @@ def is_claim(sentence: str) -> bool:
 
 
 def extract_claims_offline(text: str) -> list[str]:
+    """Every sentence that is a factual claim (``batch.classify``: a claim unless recognisably a heading, a
+    question, a request, the law or a qualification) — issue 10's word filters dropped real claims."""
+    from lexlogic.engine.claims.batch import classify, split_submission
+
     out: list[str] = []
-    for start, end in fx.sentences(text):
-        s = _clean(text[start:end])
-        if is_claim(s) and s not in out:
+    for sentence in split_submission(text):
+        s = _clean(sentence)
+        if classify(s)[0] == "claim" and MIN_CHARS <= len(s) and s not in out:
             out.append(s)
     return out
 

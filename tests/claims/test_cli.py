@@ -68,7 +68,10 @@ def test_verify_submission_text(dossier, env, tmp_path):
     res = runner.invoke(app, ["verify", str(dossier), "--submission", str(sub), "--format", "json"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
-    assert [r["status"] for r in data] == ["VERIFIED", "CONTRADICTED"]
+    # every sentence is accounted for: verified, or set aside with its reason (issue 19)
+    assert [r["status"] for r in data] == ["VERIFIED", "NOT_A_CLAIM", "CONTRADICTED"]
+    assert data[1]["kind"] == "legal_argument" and data[1]["reason"]
+    assert [r["n"] for r in data] == [1, 2, 3]
 
 
 @pytest.mark.parametrize(

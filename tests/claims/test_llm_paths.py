@@ -61,7 +61,7 @@ def test_llm_judge_gives_up_after_the_retry_budget():
 
 def test_default_judge_is_llm_only_when_configured(monkeypatch):
     monkeypatch.delenv("LEXLOGIC_LLM_BASE_URL", raising=False)
-    assert default_judge().name == "offline"
+    assert default_judge().name == "offline-reading"
     monkeypatch.setenv("LEXLOGIC_LLM_BASE_URL", "http://127.0.0.1:9/v1")
     assert default_judge().name == "llm"
 
