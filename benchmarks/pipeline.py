@@ -26,7 +26,7 @@ DOSSIER = ROOT / "examples" / "rupture_brutale" / "dossier"
 STAGES = ("ingest", "perceive", "plan", "evaluate", "execute", "persist", "report")
 COLD = (
     "import sys, json; from lexlogic.engine.dossier import run_dossier; "
-    "r = run_dossier(sys.argv[1], db_url=sys.argv[2], progress=False, out_dir=sys.argv[3]); "
+    "r = run_dossier(sys.argv[1], db_url=sys.argv[2], out_dir=sys.argv[3]); "
     "print(json.dumps({'seconds': r['seconds'], 'timings': r['timings'], 'status': r['status']}))"
 )
 
@@ -65,11 +65,11 @@ def main() -> None:
         from lexlogic.engine.dossier import run_dossier
 
         db = f"sqlite:///{tmp}/w.db"
-        first = run_dossier(DOSSIER, db_url=db, case_id="warmup", progress=False, out_dir=tmp)
+        first = run_dossier(DOSSIER, db_url=db, case_id="warmup", out_dir=tmp)
         warm, warm_t = [], []
         for i in range(n):
             t = time.perf_counter()
-            r = run_dossier(DOSSIER, db_url=db, case_id=f"warm-{i}", progress=False, out_dir=tmp)
+            r = run_dossier(DOSSIER, db_url=db, case_id=f"warm-{i}", out_dir=tmp)
             warm.append(time.perf_counter() - t)
             warm_t.append(r["timings"])
     print(

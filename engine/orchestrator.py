@@ -3,7 +3,14 @@
 Every transition (and every executed task) is persisted as a full snapshot (``engine.store.cases``),
 so a run killed at any point resumes from its last snapshot, and any snapshot can be restored or
 replayed. Watchdogs: a repeated state hash (a loop) and a budget of steps/tokens/cost stop the run
-with an explicit status. Evaluation is pluggable (``engine.evaluators.Evaluator``).
+with an explicit status. Evaluation is pluggable (``engine.evaluation.Evaluator``).
+
+The plan is real work, in its order: EXECUTING first runs the symbolic analysis (one clingo solve, a
+persisted step), then settles the plan's checks one per step, defeaters first; when a fatal defeater is
+established (prescription, arbitration…), the remaining checks are skipped and EVALUATING builds the
+verdict WITHOUT the probabilistic model (the target is then decided: P is 0 or 1), which is the work a
+defeater saves — ``timings`` and the log say so. Otherwise EVALUATING runs the probabilistic verdict.
+An INCONSISTENT case (the rules reject the facts) is terminal, with its reason; it is never re-planned.
 """
 
 from __future__ import annotations
@@ -18,11 +25,12 @@ from pydantic import BaseModel, Field
 
 from lexlogic.engine.documents.ingest import ingest_dossier
 from lexlogic.engine.documents.model import Document
-from lexlogic.engine.evaluators import Evaluator, default_evaluator
+from lexlogic.engine.evaluation import Evaluator, default_evaluator
 from lexlogic.engine.perception.model import to_case_file, validate_case_file
 from lexlogic.engine.perception.offline import extract
 from lexlogic.engine.planner import MAJOR_FACTS, Plan, load_checks, make_plan, replan_major_fact, replan_missing
 from lexlogic.engine.store.cases import LEASE_SECONDS, CaseStore, Hold, canonical_hash
+from lexlogic.engine.verdict_model import Verdict, VerdictStatus
 
 
 class Phase(str, Enum):
@@ -32,9 +40,10 @@ class Phase(str, Enum):
     EVALUATING = "EVALUATING"
     INTERACTING = "INTERACTING"
     VERDICT = "VERDICT"
+    INCONSISTENT = "INCONSISTENT"
 
 
-TERMINAL_STATUSES = ("verdict", "awaiting_answer", "stopped_budget", "stopped_loop", "error")
+TERMINAL_STATUSES = ("verdict", "awaiting_answer", "stopped_budget", "stopped_loop", "inconsistent", "error")
 
 
 class Budget(BaseModel):
@@ -67,7 +76,12 @@ class CaseState(BaseModel):
     ambiguities: list[dict[str, Any]] = Field(default_factory=list)
     ontology: dict[str, Any] | None = None
     plan: Plan | None = None
-    evaluation: dict[str, Any] | None = None
+    outcomes: dict[str, dict[str, Any]] | None = Field(
+        default=None, description="symbolic outcomes (status, missing) of the case and answers of `analysed_hash`"
+    )
+    analysed_hash: str | None = None
+    fatal_check: str | None = Field(default=None, description="the defeater that settled the case, if any")
+    evaluation: Verdict | None = None
     evaluated_hash: str | None = None
     answers: dict[str, Any] = Field(default_factory=dict)
     pending_question: dict[str, Any] | None = None
@@ -83,7 +97,7 @@ class CaseState(BaseModel):
                 "case": self.case_file,
                 "answers": self.answers,
                 "plan": [(t.id, t.status) for t in self.plan.tasks] if self.plan else None,
-                "eval": (self.evaluation or {}).get("status"),
+                "eval": self.evaluation.status.value if self.evaluation else None,
                 "q": self.pending_question,
             }
         )
@@ -214,6 +228,7 @@ class Orchestrator:
             Phase.EVALUATING: self._evaluate,
             Phase.INTERACTING: self._interact,
             Phase.VERDICT: lambda s: s,
+            Phase.INCONSISTENT: lambda s: s,
         }[state.phase]
         return handler(state)
 
@@ -268,82 +283,81 @@ class Orchestrator:
         state.phase = Phase.EXECUTING
         return state
 
-    def _ensure_evaluation(self, state: CaseState) -> None:
-        h = canonical_hash({"case": state.case_file, "answers": state.answers})
-        if state.evaluation is not None and state.evaluated_hash == h:
-            return
-        t = time.perf_counter()
-        result = self.evaluator.evaluate(state.case_file or {}, dict(state.answers))
-        self._time(state, "evaluate", t)
-        state.evaluation, state.evaluated_hash = result, h
-        state.budget.tokens += int(result.get("tokens", 0) or 0)
-        state.budget.cost += float(result.get("cost", 0.0) or 0.0)
+    @staticmethod
+    def _facts_hash(state: CaseState) -> str:
+        return canonical_hash({"case": state.case_file, "answers": state.answers})
 
     def _execute(self, state: CaseState) -> CaseState:
-        """One task per step (each persisted). Stops at a fatal outcome or when nothing is ready."""
+        """One unit of the plan per (persisted) step: first the symbolic analysis, then each check in the
+        planned order; a fatal defeater skips the rest of the plan."""
         assert state.plan is not None
         t = time.perf_counter()
-        if state.evaluation is None or state.evaluated_hash != canonical_hash(
-            {"case": state.case_file, "answers": state.answers}
-        ):
-            self._ensure_evaluation(state)
-            self._time(state, "execute", t)
-            return state  # the evaluation itself is a persisted step
+        h = self._facts_hash(state)
+        if state.outcomes is None or state.analysed_hash != h:
+            state.outcomes = self.evaluator.outcomes(state.case_file or {}, dict(state.answers))
+            state.analysed_hash, state.fatal_check = h, None
+            self._time(state, "analyse", t)
+            state.log.append(
+                "analyse symbolique : " + ", ".join(f"{k}={v['status']}" for k, v in state.outcomes.items())
+            )
+            return state
         task = state.plan.next_ready()
-        checks = {c.id: c for c in load_checks(state.pack)}
         if task is None:
             state.phase = Phase.EVALUATING
-            self._time(state, "execute", t)
             return state
         if task.kind == "acquire":
-            if task.fact in state.answers:
-                task.status = "done"
-            else:
-                task.status = "failed"
-                task.result = {"missing": task.fact}
+            task.status = "done" if task.fact in state.answers else "failed"
+            task.result = None if task.fact in state.answers else {"missing": task.fact}
             self._time(state, "execute", t)
             return state
-        check = checks[task.check or task.id]
-        outcome = (state.evaluation.get("outcomes") or {}).get(check.outcome, {"value": "unknown", "missing": []})
-        task.result = {"outcome": check.outcome, "value": outcome.get("value"), "missing": outcome.get("missing", [])}
-        if (
-            outcome.get("value") == "unknown"
-            and outcome.get("missing")
-            and task.depends_on == [d for d in task.depends_on if not d.startswith("acquire:")]
-        ):
-            state.plan = replan_missing(state.plan, task.id, list(outcome["missing"])[:3])
+        check = {c.id: c for c in load_checks(state.pack)}[task.check or task.id]
+        outcome = state.outcomes.get(check.outcome, {"status": "unknown", "missing": []})
+        status, missing = outcome.get("status", "unknown"), list(outcome.get("missing", []))
+        task.result = {"outcome": check.outcome, "value": status, "missing": missing}
+        if status == "unknown" and missing and not any(d.startswith("acquire:") for d in task.depends_on):
+            state.plan = replan_missing(state.plan, task.id, missing[:3])
             state.plan.get(task.id).status = "failed"
             state.plan.get(task.id).result = task.result
         else:
-            task.status = "done" if outcome.get("value") != "unknown" else "failed"
-            fatal = check.fatal_if and outcome.get("value") == check.fatal_if
-            if fatal:
+            task.status = "done" if status != "unknown" else "failed"
+            if check.fatal_if and status == check.fatal_if:
+                skipped = [o.id for o in state.plan.tasks if o.status == "pending"]
                 for other in state.plan.tasks:
                     if other.status == "pending":
                         other.status = "skipped"
-                state.log.append(f"fatal outcome at {check.id}: {check.outcome}={outcome.get('value')}")
+                state.fatal_check = check.id
+                state.log.append(
+                    f"défendeur fatal {check.id} ({check.outcome}={status}) : {len(skipped)} vérification(s) "
+                    "et le modèle probabiliste ne sont pas exécutés"
+                )
         self._time(state, "execute", t)
         return state
 
     def _evaluate(self, state: CaseState) -> CaseState:
-        ev = state.evaluation or {}
-        if ev.get("status") == "error":
-            state.log.append("logic error in evaluation: re-planning")
-            state.plan = None
-            state.evaluation = None
-            state.phase = Phase.PLANNING
-        elif ev.get("status") == "needs_input" and ev.get("questions"):
-            asked = [q for q in ev["questions"] if q["fact"] not in state.answers]
-            if asked:
-                state.pending_question = asked[0]
-                state.phase = Phase.INTERACTING
-            else:
-                state.phase = Phase.VERDICT
-        else:
-            state.phase = Phase.VERDICT
-        if state.phase is Phase.VERDICT:
-            state.status = "verdict"
+        h = self._facts_hash(state)
+        if state.evaluation is None or state.evaluated_hash != h:
+            t = time.perf_counter()
+            state.evaluation = self.evaluator.evaluate(
+                state.case_file or {}, dict(state.answers), probabilistic=state.fatal_check is None
+            )
+            state.evaluated_hash = h
+            self._time(state, "evaluate", t)
+        ev = state.evaluation
+        if ev.status is VerdictStatus.INCONSISTENT:
+            state.phase = Phase.INCONSISTENT
+            state.status = "inconsistent"
+            state.message = f"faits incompatibles avec les règles : {ev.summary}"
             state.pending_question = None
+            return state
+        if ev.status is VerdictStatus.NEEDS_INFORMATION:
+            asked = [q for q in ev.questions if q.fact not in state.answers]
+            if asked:
+                state.pending_question = asked[0].model_dump(mode="json")
+                state.phase = Phase.INTERACTING
+                return state
+        state.phase = Phase.VERDICT
+        state.status = "verdict"
+        state.pending_question = None
         return state
 
     def _interact(self, state: CaseState) -> CaseState:

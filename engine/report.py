@@ -146,9 +146,16 @@ def _highlight(doc: Document, spans: _Spans) -> str:
 def render_report(state: dict[str, Any], documents: list[Document]) -> str:
     docs = {d.id: d for d in documents}
     spans = _Spans()
-    ev = state.get("evaluation") or {}
-    verdict = dict(ev.get("verdict") or {"label": state.get("status", "?")})
-    verdict.setdefault("probability", 0.0)
+    ev = state.get("evaluation") or {}  # the typed Verdict, serialised
+    prob = ev.get("probability") or {}
+    verdict = {
+        "label": ev.get("label") or state.get("status", "?"),
+        "summary": ev.get("summary"),
+        "probability": prob.get("p_target") or 0.0,
+        "damages_range_eur": ev.get("remedy_range"),
+        "applicable_law": ev.get("applicable_law"),
+        "liable": ev.get("label") == "LIABLE",
+    }
     facts = []
     for name, fv in ((state.get("case_file") or {}).get("facts") or {}).items():
         readings = [fv, *fv.get("alternatives", [])] if isinstance(fv, dict) else [{"value": fv}]
@@ -178,9 +185,14 @@ def render_report(state: dict[str, Any], documents: list[Document]) -> str:
                 "other": ["réponse de l'utilisateur"],
             }
         )
-    proof_html = _proof_html(ev.get("proof"), spans, docs)
-    posterior = [(f"{w} (P récit)", float(p)) for w, p in (ev.get("posteriors") or {}).items()]
-    posterior += [(f"{w} : P(responsabilité | récit)", float(p)) for w, p in (ev.get("liable_by_world") or {}).items()]
+    proof_html = _proof_html(ev.get("proof") or ev.get("why_not"), spans, docs)
+    posterior = [("P(conclusion principale)", float(prob["p_target"]))] if prob.get("p_target") is not None else []
+    posterior += [(f"{w} (P récit)", float(p)) for w, p in (prob.get("p_narrative") or {}).items()]
+    posterior += [
+        (f"{w} : P(responsabilité | récit)", float(p))
+        for w, p in (prob.get("p_target_by_narrative") or {}).items()
+        if p is not None
+    ]
     eig = [(f"{q['fact']}", float(q.get("eig", 0.0))) for q in (ev.get("questions") or [])]
     cited = [d for d in documents if any(k[0] == d.id for k in spans.ids)]
     env = Environment(autoescape=select_autoescape(default=True))
@@ -190,7 +202,7 @@ def render_report(state: dict[str, Any], documents: list[Document]) -> str:
         status=state.get("status"),
         message=state.get("message"),
         verdict_class="liable" if verdict.get("liable") else "notliable",
-        method=ev.get("method", ""),
+        method=prob.get("method", ""),
         question=state.get("pending_question"),
         posterior_svg=_bars(posterior, vmax=1.0),
         eig_svg=_bars(eig, " bit"),

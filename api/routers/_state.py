@@ -8,9 +8,9 @@ from sqlalchemy import select
 
 from lexlogic.api.deps import Services
 from lexlogic.api.problems import ProblemError
-from lexlogic.engine.evaluators import VerdictEvaluator
+from lexlogic.engine.evaluation import CaseEvaluator
 from lexlogic.engine.orchestrator import CaseState, Orchestrator
-from lexlogic.engine.store.api_cases import ApiCase
+from lexlogic.engine.store.api_cases import ApiCase, repair_answers
 from lexlogic.engine.store.cases import CaseRun
 
 
@@ -25,6 +25,7 @@ def head(svc: Services, case: ApiCase) -> tuple[int, CaseState]:
     if hit is not None and hit[0] == seq:
         return hit
     state = CaseState.model_validate(svc.runs.get(case.run_id, seq))
+    repair_answers(state)  # a case broken by bad stored data recovers (saved with the next state)
     svc.heads[case.run_id] = (seq, state)
     return seq, state
 
@@ -42,9 +43,9 @@ def case_file_of(svc: Services, case: ApiCase) -> tuple[CaseState, dict[str, Any
     return state, state.case_file
 
 
-def evaluator(svc: Services) -> VerdictEvaluator:
-    """The orchestrator's default evaluator (engine.verdict.decide), the same model as GET …/verdict."""
-    return VerdictEvaluator()
+def evaluator(svc: Services) -> CaseEvaluator:
+    """The orchestrator's default evaluator: the same typed verdict as GET …/verdict."""
+    return CaseEvaluator()
 
 
 def orchestrator(svc: Services, on_transition=None) -> Orchestrator:  # type: ignore[no-untyped-def]

@@ -12,23 +12,19 @@ from starlette.concurrency import run_in_threadpool
 
 from lexlogic.api.deps import Case, Svc
 from lexlogic.api.problems import ProblemError, problem_responses
-from lexlogic.api.routers._graph import Graph, build_graph
 from lexlogic.api.routers._state import case_file_of, fresh_head, head, orchestrator
-from lexlogic.api.routers._verdicts import (
-    Magnitude,
-    QuestionOut,
-    Verdict,
-    ambiguous_facts,
-    apply_priors,
-    validate_inputs,
-)
+from lexlogic.engine.argument_graph import Graph, build_graph
+from lexlogic.engine.narratives import ambiguous_facts, apply_priors
 from lexlogic.engine.orchestrator import Orchestrator
+from lexlogic.engine.verdict_model import Magnitude, Question, Verdict
+from lexlogic.engine.verdict_service import validate_inputs
 
 router = APIRouter(prefix="/v1/cases/{case_id}", tags=["verdicts"])
 
 
 class WhatIf(BaseModel):
-    model_config = ConfigDict(strict=True)  # schema-invalid input is refused, not coerced
+    # strict: schema-invalid input is refused, not coerced; no NaN/±Infinity weights or priors (issue 21)
+    model_config = ConfigDict(strict=True, allow_inf_nan=False)
 
     answers: dict[str, Any] = Field(default_factory=dict, description="fact → value, as if answered")
     priors: dict[str, float] = Field(
@@ -59,8 +55,8 @@ class Answers(BaseModel):
 
 
 class Questions(BaseModel):
-    pending: QuestionOut | None = Field(default=None, description="the question the orchestrator waits on")
-    questions: list[QuestionOut] = Field(description="ranked by EIG / cost")
+    pending: Question | None = Field(default=None, description="the question the orchestrator waits on")
+    questions: list[Question] = Field(description="ranked by EIG / cost")
 
 
 def _verdict(svc: Svc, case: Case) -> Verdict:
@@ -169,17 +165,7 @@ def what_if(
 def questions(case: Case, svc: Svc) -> Questions:
     _, state = head(svc, case)
     v = _verdict(svc, case)
-    pending = None
-    if state.pending_question:
-        q = state.pending_question
-        pending = QuestionOut(
-            fact=q["fact"],
-            question=q.get("question"),
-            options=q.get("options") or [],
-            cost=float(q.get("cost", 1) or 1),
-            eig=q.get("eig"),
-            score=q.get("score"),
-        )
+    pending = Question.model_validate(state.pending_question) if state.pending_question else None
     return Questions(pending=pending or v.best_question, questions=v.questions)
 
 

@@ -21,7 +21,7 @@ def test_verdict_what_if_answers_and_time_travel(sqlite_api: Api) -> None:
     assert v.status_code == 200 and v.headers["x-cache"] == "miss"
     body = v.json()
     assert body["label"] == "LIABLE" and body["proof"]["rule_id"] == "L_liable" and body["why_not"] is None
-    assert body["damages_eur"] and body["damages_eur"][0] < body["damages_eur"][1]
+    assert body["remedy_range"] and body["remedy_range"][0] < body["remedy_range"][1]
     assert c.get(f"/v1/cases/{cid}/verdict", headers=api.h()).headers["x-cache"] == "hit"
     # what-if: a serious fault → not liable, but the saved case is unchanged
     w = c.post(f"/v1/cases/{cid}/what-if", json={"answers": {"fault_serious": True}}, headers=api.h()).json()

@@ -47,19 +47,19 @@ def test_verdict_is_the_probabilistic_model(sqlite_api: Api) -> None:
     v = c.get(f"/v1/cases/{cid}/verdict", headers=api.h()).json()
     ref = _decide(AMBIGUOUS)
     p = v["probability"]
-    assert p["layer"] == "pyro" and p["method"] == "exact" and p["n_worlds"] == ref.probability.n_worlds
+    assert p["method"] == "exact" and p["n_worlds"] == ref.probability.n_worlds
     assert p["p_target"] == pytest.approx(ref.probability.p_target)
-    assert p["p_by_world"] == pytest.approx(ref.probability.p_target_by_narrative)
-    assert p["posteriors"] == pytest.approx({"NARRATIVE_A": 0.6, "NARRATIVE_B": 0.4})
+    assert p["p_target_by_narrative"] == pytest.approx(ref.probability.p_target_by_narrative)
+    assert p["p_narrative"] == pytest.approx({"NARRATIVE_A": 0.6, "NARRATIVE_B": 0.4})
     assert p["entropy"] == pytest.approx(ref.probability.entropy) and 0 < p["entropy"] <= 1
-    assert v["status"] == "NEEDS_INFORMATION" and v["label"] == "UNDETERMINED"
+    assert v["status"] == "needs_information" and v["label"] == "UNDETERMINED"
     worlds = {w["world"]: w for w in v["worlds"]}
-    assert worlds["NARRATIVE_A"]["p_liable"] == pytest.approx(1.0) and v["main_world"] == "NARRATIVE_A"
+    assert worlds["NARRATIVE_A"]["p_target"] == pytest.approx(1.0) and v["main_world"] == "NARRATIVE_A"
     # EIG ranking of the real model: the ambiguity first, with its readings as options
     q = v["questions"]
     assert [x["fact"] for x in q] == [x["fact"] for x in ref.questions]
     assert q[0]["fact"] == "rupture_kind" and q[0]["options"] == ["total", "partial_volume"]
-    assert q[0]["eig"] == pytest.approx(ref.questions[0]["eig"]) and q[0]["score"] == pytest.approx(q[0]["eig"])
+    assert q[0]["eig"] == pytest.approx(ref.questions[0]["eig"]) and q[0]["utility"] == pytest.approx(q[0]["eig"])
     assert v["best_question"]["fact"] == "rupture_kind"
     kinds = {s["name"]: s for s in v["sliders"]}
     assert kinds["rupture_kind"]["kind"] == "ambiguity" and kinds["rupture_kind"]["value"] == pytest.approx(0.6)
@@ -116,13 +116,13 @@ def test_saved_ambiguity_weight_and_answer(sqlite_api: Api) -> None:
     h = api.h()
     r = c.post(f"/v1/cases/{cid}/what-if", json={"priors": {"rupture_kind": 0.9}, "persist": True}, headers=h)
     assert r.status_code == 200
-    assert r.json()["probability"]["posteriors"]["NARRATIVE_A"] == pytest.approx(0.9)
-    assert c.get(f"/v1/cases/{cid}/verdict", headers=h).json()["probability"]["posteriors"][
+    assert r.json()["probability"]["p_narrative"]["NARRATIVE_A"] == pytest.approx(0.9)
+    assert c.get(f"/v1/cases/{cid}/verdict", headers=h).json()["probability"]["p_narrative"][
         "NARRATIVE_A"
     ] == pytest.approx(0.9)
     # answering the ambiguity settles it: one narrative left, P(liable) from the model
     a = c.post(f"/v1/cases/{cid}/answers", json={"answers": {"rupture_kind": "total"}}, headers=h).json()
-    assert a["probability"]["posteriors"] == {} and a["answers"]["rupture_kind"] == "total"
+    assert a["probability"]["p_narrative"] == {} and a["answers"]["rupture_kind"] == "total"
     assert all(s["name"] != "rupture_kind" for s in a["sliders"])
     # the saved answer is part of the model: a prior on notice_written still works on top of it
     w = c.post(f"/v1/cases/{cid}/what-if", json={"priors": {"notice_written": 0.0}}, headers=h).json()

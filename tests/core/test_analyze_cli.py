@@ -29,7 +29,7 @@ def test_example_json_output() -> None:
     result = runner.invoke(app, ["analyze", str(EXAMPLE), "--format", "json", "--no-input"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert data["verdict"] == "LIABLE"
+    assert data["label"] == "LIABLE"
     assert data["outcomes"]["liable"]["status"] == "yes"
     assert "L_liable" in json.dumps(data["outcomes"]["liable"]["proof"])
     low, high = data["outcomes"]["damages"]["value"]
@@ -83,7 +83,7 @@ def test_missing_decisive_facts_are_unknown_and_named(tmp_path: Path) -> None:
     result = runner.invoke(app, ["analyze", str(_write(tmp_path, facts)), "--format", "json", "--no-input"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert data["verdict"] == "UNDETERMINED"
+    assert data["label"] == "UNDETERMINED"
     assert data["outcomes"]["liable"]["status"] == "unknown"
     assert "notice_written" in data["outcomes"]["liable"]["missing"]
     assert any(q["fact"] == "notice_written" for q in data["questions"])
@@ -97,7 +97,7 @@ def test_answer_option_settles_the_question(tmp_path: Path) -> None:
         app,
         ["analyze", str(_write(tmp_path, facts)), "--format", "json", "--no-input", "--answer", "notice_written=true"],
     )
-    assert json.loads(result.output)["verdict"] == "NOT_LIABLE"
+    assert json.loads(result.output)["label"] == "NOT_LIABLE"
 
 
 def test_schema_facts_is_a_json_schema_that_accepts_the_example() -> None:

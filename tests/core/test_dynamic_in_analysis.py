@@ -33,15 +33,15 @@ def test_dynamic_interpretation_is_shown_and_discounted(tmp_path: Path, monkeypa
     runner = CliRunner()
 
     without = json.loads(runner.invoke(app, ["analyze", str(path), "--format", "json", "--no-input"]).output)
-    assert without["verdict"] == "LIABLE" and without["probability"]["p_liability"] == pytest.approx(1.0)
+    assert without["label"] == "LIABLE" and without["probability"]["p_target"] == pytest.approx(1.0)
 
     result = runner.invoke(app, ["analyze", str(path), "--format", "json", "--no-input", "--dynamic-rules"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["values"]["force_majeure"]["status"] == "dynamic"
     # symbolically the interpretation exonerates — and the proof says it is an interpretation
-    assert data["verdict"] == "NOT_LIABLE"
+    assert data["label"] == "NOT_LIABLE"
     exo = json.dumps(data["outcomes"]["exonerated"]["proof"])
     assert '"kind": "dynamic"' in exo and rule.id in exo
     # probabilistically it weighs only its reliability: P(liable) = 1 - 0.6
-    assert data["probability"]["p_liability"] == pytest.approx(0.4, abs=1e-6)
+    assert data["probability"]["p_target"] == pytest.approx(0.4, abs=1e-6)

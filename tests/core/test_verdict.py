@@ -77,7 +77,7 @@ def test_cli_json_contract(tmp_path: Path) -> None:
     result = runner.invoke(app, ["analyze", str(path), "--format", "json", "--no-input"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert data["status"] == "NEEDS_INFORMATION"
+    assert data["status"] == "needs_information"
     assert data["probability"]["method"] == "exact"
     assert 0 < data["probability"]["entropy"] <= 1
     q = data["questions"][0]
@@ -88,4 +88,4 @@ def test_cli_json_contract(tmp_path: Path) -> None:
         app, ["analyze", str(path), "--format", "json", "--no-input", "--answer", "notice_written=false"]
     )
     data = json.loads(result.output)
-    assert data["status"] == "VERDICT" and data["verdict"] == "LIABLE"
+    assert data["status"] == "verdict" and data["label"] == "LIABLE"

@@ -19,7 +19,7 @@ from tests.pipeline.conftest import DOSSIER, ROOT
 
 RUN = (
     "import sys; from lexlogic.engine.dossier import run_dossier; "
-    "run_dossier(sys.argv[1], db_url=sys.argv[2], progress=False, out_dir=sys.argv[3])"
+    "run_dossier(sys.argv[1], db_url=sys.argv[2], out_dir=sys.argv[3])"
 )
 
 
@@ -36,15 +36,15 @@ def test_kill_9_then_rerun_resumes(db_url, tmp_path):
     assert proc.returncode == -signal.SIGKILL
     before = store.states(cid)
     assert len(before) >= 6 and before[-1]["status"] == "running"
-    result = run_dossier(DOSSIER, db_url=db_url, progress=False, out_dir=tmp_path / "out2")
-    assert result["resumed_from"] == len(before)
+    result = run_dossier(DOSSIER, db_url=db_url, out_dir=tmp_path / "out2")
+    assert result.resumed_from == len(before)
     after = store.states(cid)
     assert after[: len(before)] == before  # nothing lost, nothing rewritten
     assert [r["phase"] for r in after].count("INIT") == 1  # resumed, not restarted
-    assert result["status"] == "awaiting_answer"
-    reference = run_dossier(DOSSIER, db_url=db_url, case_id="reference", progress=False, out_dir=tmp_path / "ref")
-    assert result["case_file"]["facts"] == reference["case_file"]["facts"]
-    assert result["question"] == reference["question"]
+    assert result.status == "awaiting_answer"
+    reference = run_dossier(DOSSIER, db_url=db_url, case_id="reference", out_dir=tmp_path / "ref")
+    assert result.case_file["facts"] == reference.case_file["facts"]
+    assert result.question == reference.question
 
 
 class _Report(HTMLParser):
@@ -79,10 +79,10 @@ class _Report(HTMLParser):
 def test_every_fact_in_the_report_links_to_its_exact_span(tmp_path, docs):
     db = f"sqlite:///{tmp_path / 'r.db'}"
     result = run_dossier(
-        DOSSIER, db_url=db, progress=False, out_dir=tmp_path, answers={"rupture_kind": "total", "fault_serious": False}
+        DOSSIER, db_url=db, out_dir=tmp_path, answers={"rupture_kind": "total", "fault_serious": False}
     )
-    assert result["status"] == "verdict"
-    html = Path(result["report"]).read_text(encoding="utf-8")
+    assert result.status == "verdict"
+    html = Path(result.report).read_text(encoding="utf-8")
     assert "<svg" in html and "http://" not in html.replace("http://www.w3.org/2000/svg", "")
     parser = _Report()
     parser.feed(html)
@@ -96,7 +96,7 @@ def test_every_fact_in_the_report_links_to_its_exact_span(tmp_path, docs):
         if "data-quote" in link:
             assert link["data-quote"] == text
     linked = {(link["data-doc"], int(link["data-start"])) for link in parser.links}
-    for name, fv in result["case_file"]["facts"].items():
+    for name, fv in result.case_file["facts"].items():
         for g in fv["grounding"]:
             assert (g["document_id"], g["char_start"]) in linked, name
 

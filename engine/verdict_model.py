@@ -1,0 +1,163 @@
+"""The one typed verdict of a case.
+
+Why one model: the CLI JSON (`lexlogic analyze --format json`), the orchestrator's persisted state and the
+HTTP response are three serialisations of the same object, so a quantity has one name everywhere
+(``probability.p_target`` is P(target), whatever the pack calls its target) and one status enum.
+`lexlogic schema verdict` prints its JSON Schema; the OpenAPI document embeds it.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from lexlogic.engine.analysis import CheckResult, Outcome
+from lexlogic.engine.values import ValueStatus
+from lexlogic.logic.facts import World
+from lexlogic.logic.proof import ProofNode
+
+AlexyLevel = Literal["l", "m", "s", "r", "p", "e"]
+Magnitude = float | AlexyLevel
+
+
+class VerdictStatus(str, Enum):
+    """Where the case stands: decided, waiting for the answer to a question, or contradictory input."""
+
+    VERDICT = "verdict"
+    NEEDS_INFORMATION = "needs_information"
+    INCONSISTENT = "inconsistent"
+
+
+class VerdictLabel(str, Enum):
+    """The symbolic (three-valued) verdict over every reading of the case."""
+
+    LIABLE = "LIABLE"
+    NOT_LIABLE = "NOT_LIABLE"
+    UNDETERMINED = "UNDETERMINED"
+    INCONSISTENT = "INCONSISTENT"
+
+
+class ValueOut(BaseModel):
+    """A fact or computed value as the analysis used it."""
+
+    status: ValueStatus
+    value: Any = None
+    missing: list[str] = Field(default_factory=list, description="unknown facts it waits for")
+
+
+class Distribution(BaseModel):
+    """A number as a distribution (notice in months, damages in euros)."""
+
+    mean: float | None = None
+    p10: float | None = None
+    p50: float | None = None
+    p90: float | None = None
+    unit: str = ""
+    condition: str | None = Field(default=None, description="e.g. 'given liability'")
+
+
+class CollapsedNarrative(BaseModel):
+    narrative: World
+    probability: float
+    epsilon: float
+
+
+class Probability(BaseModel):
+    """The probabilistic layer: uncertain root facts as random variables, the rules as masks."""
+
+    p_target: float | None = Field(default=None, ge=0, le=1, description="P(target outcome)")
+    p_target_by_narrative: dict[str, float | None] = Field(
+        default_factory=dict, description="P(target | narrative); null when the narrative collapsed"
+    )
+    p_narrative: dict[str, float] = Field(default_factory=dict, description="P(narrative | evidence)")
+    p_outcomes: dict[str, float] = Field(default_factory=dict, description="P(outcome) of the pack's other outcomes")
+    entropy: float | None = Field(default=None, description="Shannon entropy of P(target), bits")
+    entropy_threshold: float | None = None
+    method: str = Field(default="symbolic", description="exact | monte_carlo | pyro | … (with error)")
+    error: float | None = Field(default=None, description="standard error of p_target (0 when exact)")
+    n_worlds: int | None = Field(default=None, description="worlds enumerated or sampled")
+    evaluator: str | None = None
+    p_evidence: float | None = None
+    collapsed: list[CollapsedNarrative] = Field(default_factory=list, description="narratives below ε")
+    soft_factors: dict[str, float] = Field(default_factory=dict, description="soft rule → its likelihood factor")
+    whatif: dict[str, Any] = Field(default_factory=dict)
+    reasonable_notice_months: Distribution | None = None
+    damages: Distribution | None = Field(default=None, description="unconditional damages (euros)")
+    damages_if_liable: Distribution | None = None
+
+
+class Question(BaseModel):
+    """A question worth asking: the fact it settles, its expected information gain per cost."""
+
+    fact: str = Field(examples=["fault_serious"])
+    question: str | None = None
+    type: str | None = Field(default=None, description="the fact's type in the pack (bool, enum, months…)")
+    options: list[Any] = Field(default_factory=list, description="the values an answer may take")
+    cost: float = 1.0
+    eig: float | None = Field(default=None, description="expected information gain on P(target), bits")
+    utility: float | None = Field(default=None, description="EIG / cost")
+    variable: str | None = Field(default=None, description="the model variable the answer settles")
+
+
+class WorldVerdict(BaseModel):
+    """One narrative: its weight, P(target) within it and its symbolic verdict."""
+
+    world: World
+    weight: float = Field(ge=0, le=1, description="P(narrative | evidence)")
+    p_target: float | None = Field(default=None, ge=0, le=1, description="P(target | narrative)")
+    label: VerdictLabel
+    summary: str
+
+
+class Slider(BaseModel):
+    """One what-if knob: ``group`` says which body field of POST …/what-if takes ``name``."""
+
+    name: str = Field(examples=["notice_written"])
+    group: Literal["priors", "weights"]
+    kind: Literal["ambiguity", "prior", "alexy"]
+    label: str
+    fact: str | None = None
+    world: World = World.SHARED
+    value: float = Field(description="current value (an override if one is given)")
+    default: float = Field(description="value without override")
+    min: float
+    max: float
+    scale: Literal["linear", "log2"] = "linear"
+    readings: list[dict[str, Any]] = Field(default_factory=list, description="ambiguity: value, world, confidence")
+
+
+class Verdict(BaseModel):
+    """Symbolic analysis + probabilistic verdict + the questions worth asking, for one case."""
+
+    case_id: str
+    pack: str
+    status: VerdictStatus
+    label: VerdictLabel = Field(description="symbolic verdict (UNDETERMINED while the readings disagree)")
+    summary: str
+    applicable_law: str | None = None
+    target: str = Field(description="the pack's main outcome")
+    outcomes: dict[str, Outcome] = Field(default_factory=dict, description="outcome → yes/no/unknown with proof")
+    checks: list[CheckResult] = Field(default_factory=list, description="the pack's checks, defeaters first")
+    decisive_check: str | None = None
+    proof: ProofNode | None = Field(default=None, description="proof tree of the target when it holds")
+    why_not: ProofNode | None = Field(default=None, description="why the target does not (yet) hold")
+    values: dict[str, ValueOut] = Field(default_factory=dict)
+    missing_facts: list[str] = Field(default_factory=list)
+    remedy: str | None = Field(default=None, description="the outcome holding the remedy (pack's `remedy`)")
+    remedy_range: list[float] | None = Field(default=None, description="the remedy's range, e.g. damages in euros")
+    probability: Probability = Field(default_factory=Probability)
+    questions: list[Question] = Field(default_factory=list, description="ranked by EIG / cost")
+    best_question: Question | None = Field(default=None, description="the question to ask now, if any")
+    main_world: World = World.SHARED
+    worlds: list[WorldVerdict] = Field(default_factory=list)
+    answers: dict[str, Any] = Field(default_factory=dict)
+    priors: dict[str, float] = Field(default_factory=dict)
+    weights: dict[str, Magnitude] = Field(default_factory=dict)
+    sliders: list[Slider] = Field(default_factory=list, description="what the what-if endpoint accepts")
+    note: str | None = None
+
+    @property
+    def decided(self) -> bool:
+        return self.status is VerdictStatus.VERDICT
