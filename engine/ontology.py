@@ -18,19 +18,12 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator
 
 from lexlogic.logic.errors import LexlogicError
+from lexlogic.logic.facts import World
 from lexlogic.logic.grounding import Grounding
 
 
 def new_id() -> str:
     return str(uuid.uuid4())
-
-
-class World(str, Enum):
-    """SHARED facts hold in every world; NARRATIVE_A is the claimant's reading, NARRATIVE_B the defence's."""
-
-    SHARED = "SHARED"
-    NARRATIVE_A = "NARRATIVE_A"
-    NARRATIVE_B = "NARRATIVE_B"
 
 
 class PersonKind(str, Enum):

@@ -18,11 +18,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from lexlogic.engine.documents.model import Document
-from lexlogic.logic.facts import check_value
+from lexlogic.logic.facts import World, check_value
 from lexlogic.logic.pack import RulePack
 
 Party = Literal["claimant", "defence"]
-WORLD = {"claimant": "NARRATIVE_A", "defence": "NARRATIVE_B"}
 OTHER = {"NARRATIVE_A": "NARRATIVE_B", "NARRATIVE_B": "NARRATIVE_A"}
 
 
@@ -91,7 +90,7 @@ def weigh_submissions(
                 fallacies=names,
                 effect="aucun : aucune pièce ne le confirme" if r.status.value == "UNKNOWN" else "",
             )
-        world = WORLD[party]
+        world = World.of_party(party).value
         for up in updates.priors:
             rep = by_claim[up.claim]
             spec = pack.facts.get(up.fact)

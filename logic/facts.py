@@ -22,9 +22,17 @@ from lexlogic.logic.pack import FactSpec, FactType, RulePack
 
 
 class World(str, Enum):
+    """The one narrative enum: SHARED facts hold in every world; NARRATIVE_A is the claimant's reading of the
+    contested facts, NARRATIVE_B the defence's."""
+
     SHARED = "SHARED"
     NARRATIVE_A = "NARRATIVE_A"  # the claimant's story
     NARRATIVE_B = "NARRATIVE_B"  # the defence's story
+
+    @classmethod
+    def of_party(cls, party: str) -> World:
+        """The narrative a party's submission speaks for (claimant → A, defence → B)."""
+        return {"claimant": cls.NARRATIVE_A, "defence": cls.NARRATIVE_B}[party]
 
 
 class Reading(BaseModel):
