@@ -90,7 +90,7 @@ def decide(
         samples=samples,
         seed=seed,
     )
-    verdict = finish_verdict(pack, case, model, verdict, answers, dynamic, seed=seed)
+    verdict = finish_verdict(pack, model, verdict, rest, seed=seed)
     questions: list[dict[str, Any]] = []
     seen: set[str] = set()
     for q in verdict.questions:
@@ -107,10 +107,25 @@ def decide(
                 "cost": spec.cost,
                 "utility": round(q.eig / spec.cost, 6),
                 "variable": q.variable,
+                "about": "liability",
             }
         )
     questions.sort(key=lambda q: -q["utility"])
     status = verdict.status
     if status == "NEEDS_INFORMATION" and not questions:
         status = "VERDICT"  # what remains uncertain is the judge's appreciation: asking cannot settle it
+    if status == "VERDICT" and verdict.p_target >= 0.5:  # liability settled: what narrows the damages
+        for dq in verdict.damages_questions:
+            spec = pack.facts[dq.variable]
+            questions.append(
+                {
+                    "fact": dq.variable,
+                    "question": spec.question,
+                    "eig": round(dq.eig, 6),
+                    "cost": spec.cost,
+                    "utility": round(dq.utility, 6),
+                    "variable": dq.variable,
+                    "about": "damages",
+                }
+            )
     return CaseVerdict(analysis=analysis, probability=verdict, status=status, questions=questions, variables=asks)

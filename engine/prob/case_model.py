@@ -58,8 +58,18 @@ class CaseModel:
     completions: int = 0  # world evaluations of computed values (for the note and benchmarks)
 
 
+_WEIGHTS: dict[tuple[str, float], WeightsFile] = {}
+
+
 def weights_of(pack: RulePack) -> WeightsFile | None:
-    return load_weights(pack.root / pack.manifest.files.weights) if pack.manifest.files.weights else None
+    """The pack's weights.yaml, read once per file version (mtime)."""
+    if not pack.manifest.files.weights:
+        return None
+    path = pack.root / pack.manifest.files.weights
+    key = (str(path), path.stat().st_mtime)
+    if key not in _WEIGHTS:
+        _WEIGHTS[key] = load_weights(path)
+    return _WEIGHTS[key]
 
 
 def _asp_fact(pack: RulePack, name: str, value: Any) -> str | None:
