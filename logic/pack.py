@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from lexlogic.logic import parameters as params_mod
 from lexlogic.logic.errors import LexlogicError
+from lexlogic.logic.parameters import Parameter, ParameterFile
 from lexlogic.logic.proof import LegalSource
 
 
@@ -52,6 +54,9 @@ class FactSpec(BaseModel):
     type: FactType
     label: str
     values: list[str] | None = None  # for enum
+    value_labels: dict[str, str] | None = Field(
+        default=None, description="enum value → its reading for a lawyer (e.g. partial_volume → 'partielle')"
+    )
     question: str | None = None
     cost: float = 1.0
     appreciation: bool = Field(
@@ -108,14 +113,34 @@ class Check(BaseModel):
     fatal_if: Literal["yes", "no"] | None = Field(
         default=None, description="the outcome value that ends the analysis (defeaters: yes; conditions: no)"
     )
+    reopened_by: list[str] = Field(
+        default_factory=list, description="facts whose appearance or change re-opens this check (re-planning)"
+    )
 
 
 class Remedy(BaseModel):
-    """The outcome that quantifies the remedy, as a range of two computed values."""
+    """The outcome that quantifies the remedy, as a range of two computed values, and its wording."""
 
     outcome: str
     low: str
     high: str
+    unit: str = Field(default="EUR", description="unit of low/high: EUR prints as '1 234 €'")
+    sentence: str | None = Field(
+        default=None, description="when known, e.g. 'Dommages-intérêts estimés entre {low} et {high}.'"
+    )
+    missing_sentence: str | None = Field(
+        default=None, description="when not computable, e.g. 'Préjudice incalculable : manquent {missing}.'"
+    )
+
+
+class OutcomeSpec(BaseModel):
+    """An outcome's wording: its label and the sentences that say it holds / does not hold (French)."""
+
+    model_config = ConfigDict(populate_by_name=True)
+    label: str
+    affirmative: str | None = Field(default=None, alias="yes", description="sentence when the outcome holds")
+    negative: str | None = Field(default=None, alias="no", description="sentence when it does not hold")
+    question: str | None = Field(default=None, description="how to ask whether it holds (optional)")
 
 
 class VersionText(BaseModel):
@@ -131,6 +156,18 @@ class Versions(BaseModel):
     texts: list[VersionText]
 
 
+class BurdenWording(BaseModel):
+    """How a fact nobody alleged is explained (the pack's burden-of-proof rule, e.g. art. 1353 C. civ.)."""
+
+    note: str = Field(
+        default="non allégué : charge de la preuve sur la {party}",
+        description="proof-tree note for a defaulted fact; {party} is replaced by the party's name",
+    )
+    title: str = Field(default="Faits présumés quand personne ne les allègue", description="RULES.md heading")
+    parties: dict[str, str] = Field(default_factory=lambda: {"claimant": "demanderesse", "defence": "défense"})
+    source: str | None = Field(default=None, description="source id of the burden rule (optional)")
+
+
 class PackFiles(BaseModel):
     asp: list[str]
     computations: list[str] = Field(default_factory=list)
@@ -138,6 +175,7 @@ class PackFiles(BaseModel):
     weights: str | None = None
     tests: str = "tests"
     properties: str | None = None
+    parameters: str | None = Field(default=None, description="dated parameters (default: parameters.yaml if present)")
 
 
 class Manifest(BaseModel):
@@ -150,9 +188,21 @@ class Manifest(BaseModel):
     files: PackFiles
     sources: dict[str, LegalSource]
     checks: list[Check]
-    outcomes: dict[str, str] = Field(default_factory=dict, description="outcome atom -> label")
+    outcomes: dict[str, OutcomeSpec] = Field(
+        default_factory=dict, description="outcome atom -> label, or {label, yes, no} (sentences)"
+    )
+    target_label: str = Field(default="", description="what the target's probability is called, e.g. 'responsabilité'")
     remedy: Remedy | None = None
     versions: Versions | None = None
+    burden: BurdenWording = Field(default_factory=BurdenWording)
+    docs: list[str] = Field(default_factory=list, description="paragraphs printed at the top of RULES.md")
+
+    @field_validator("outcomes", mode="before")
+    @classmethod
+    def _outcome_forms(cls, v: Any) -> Any:
+        if isinstance(v, dict):
+            return {k: ({"label": val} if isinstance(val, str) else val) for k, val in v.items()}
+        return v
 
     @field_validator("sources", mode="before")
     @classmethod
@@ -170,10 +220,71 @@ class RulePack(BaseModel):
     facts: dict[str, FactSpec]
     computations: list[Computation]
     asp_sources: dict[str, str]  # relative path -> text
+    parameters: dict[str, Parameter] = Field(default_factory=dict)
+    parameters_date_fact: str | None = None
+    parameter_refs: list[tuple[str, int, str]] = Field(
+        default_factory=list, description="(file, line, name) of every parameter referenced (check: undefined/unused)"
+    )
 
     @property
     def name(self) -> str:
         return self.manifest.name
+
+    @property
+    def target_label(self) -> str:
+        """What the target's probability is called ('P(responsabilité)'); the target's label by default."""
+        return self.manifest.target_label or self.label_of(self.manifest.target)
+
+    def outcome_sentence(self, outcome: str, holds: bool, values: dict[str, Any] | None = None) -> str:
+        """The pack's sentence saying that `outcome` holds (or not), placeholders filled from `values`
+        (numbers, amounts, dates) and the parameters; falls back to the label (« non : » prefixed)."""
+        from lexlogic.logic.templates import fill
+
+        spec = self.manifest.outcomes.get(outcome)
+        template = (spec.affirmative if holds else spec.negative) if spec else None
+        if template is None:
+            label = self.label_of(outcome)
+            template = label if holds else f"Non : {label[:1].lower()}{label[1:]}"
+        return fill(template, values or {}, self.parameters, self.parameter_date(values or {}))
+
+    def remedy_sentence(self, low: float | None, high: float | None, missing: list[str] | None = None) -> str | None:
+        """The remedy's wording: its range when known, what it lacks otherwise (None: nothing to say)."""
+        from lexlogic.logic.templates import fill, money
+
+        remedy = self.manifest.remedy
+        if remedy is None:
+            return None
+        if low is not None and high is not None and remedy.sentence:
+            show = money if remedy.unit == "EUR" else (lambda x: f"{x:g} {remedy.unit}")
+            return fill(remedy.sentence, {"low": show(low), "high": show(high)}, self.parameters)
+        if missing and remedy.missing_sentence:
+            return fill(remedy.missing_sentence, {"missing": ", ".join(missing)}, self.parameters)
+        return None
+
+    def burden_note(self, party: str | None) -> str:
+        """Proof-tree note of a fact nobody alleged (the pack's burden-of-proof wording)."""
+        b = self.manifest.burden
+        note = b.note.replace("{party}", b.parties.get(party or "", party or "?"))
+        src = self.source(b.source) if b.source else None
+        return f"{note} ({src.reference})" if src and src.reference not in note else note
+
+    def parameter_date(self, values: dict[str, Any]) -> date | None:
+        """The case's relevant date for parameters (from `values`: plain values or ValueInfo-like)."""
+        name = self.parameters_date_fact or (self.manifest.versions.date_fact if self.manifest.versions else None)
+        if not name or name not in values:
+            return None
+        raw = values[name]
+        raw = getattr(raw, "value", raw) if not getattr(raw, "known", True) is False else None
+        try:
+            return raw if isinstance(raw, date) else date.fromisoformat(str(raw)) if raw else None
+        except ValueError:
+            return None
+
+    def parameter_value(self, name: str, day: date | None) -> tuple[Any, Any]:
+        """(value, period) of a parameter in force at `day`; (None, None) when no period covers it."""
+        p = self.parameters[name]
+        period = p.period_at(day)
+        return (period.value, period) if period else (None, None)
 
     def source(self, sid: str) -> LegalSource | None:
         return self.manifest.sources.get(sid)
@@ -197,7 +308,10 @@ class RulePack(BaseModel):
         comp = self.computation_for(name)
         if comp:
             return comp.label
-        return self.manifest.outcomes.get(name, name)
+        if name in self.parameters:
+            return self.parameters[name].label
+        spec = self.manifest.outcomes.get(name)
+        return spec.label if spec else name
 
 
 # --------------------------------------------------------------------------------------------- loading
