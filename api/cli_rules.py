@@ -94,6 +94,9 @@ def analyze(
     answer: list[str] = typer.Option([], "--answer", help="FACT=VALUE, repeatable: answers to questions"),
     whatif: list[str] = typer.Option([], "--whatif", help="NAME=VALUE, repeatable: override a prior or weight"),
     no_input: bool = typer.Option(False, "--no-input", help="never prompt: stop at the question"),
+    inference: str = typer.Option(
+        "auto", "--inference", help="auto | exact | sampling | pyro (Pyro's importance sampling on the same model)"
+    ),
     html: Path | None = typer.Option(None, "--html", help="also write an HTML report here"),
     evidence: Path | None = typer.Option(
         None, "--evidence", help=("dossier folder the submissions' claims are verified against")
@@ -120,6 +123,11 @@ def analyze(
         fail(f"--format {format!r}: expected text or json")
     answers = parse_assignments(answer, "--answer")
     overrides = parse_assignments(whatif, "--whatif")
+    from lexlogic.engine.verdict import INFERENCE, INFERENCE_METHODS
+
+    if inference not in INFERENCE_METHODS:
+        fail(f"--inference {inference!r}: expected one of {', '.join(INFERENCE_METHODS)}")
+    INFERENCE.set(inference)  # the default of every decide() of this command
     if source.is_dir():
         from lexlogic.api.analyze_command import analyse_dossier
 

@@ -10,6 +10,7 @@ same rules, so they cannot disagree.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -24,7 +25,11 @@ from lexlogic.engine.values import ValueInfo
 from lexlogic.logic.facts import CaseFile
 from lexlogic.logic.pack import RulePack
 
-__all__ = ["NOT_ASKABLE_COST", "CaseVerdict", "build_program", "decide"]
+__all__ = ["INFERENCE", "INFERENCE_METHODS", "NOT_ASKABLE_COST", "CaseVerdict", "build_program", "decide"]
+
+#: ``lexlogic analyze --inference``: the default of ``decide(inference=None)`` for this context.
+INFERENCE: ContextVar[str] = ContextVar("lexlogic_inference", default="auto")
+INFERENCE_METHODS = ("auto", "exact", "sampling", "pyro", "enumerate")
 
 
 class CaseVerdict(BaseModel):
@@ -60,11 +65,14 @@ def decide(
     whatif: dict[str, Any] | None = None,
     entropy_threshold: float = 0.3,
     dynamic: list[Any] | None = None,
-    inference: str = "auto",
+    inference: str | None = None,
     seed: int = 0,
     samples: int = 1 << 18,
 ) -> CaseVerdict:
     """Symbolic analysis, then the probabilistic verdict over what is still uncertain."""
+    inference = inference or INFERENCE.get()
+    if inference not in INFERENCE_METHODS:
+        raise ValueError(f"--inference {inference!r}: expected one of {', '.join(INFERENCE_METHODS)}")
     analysis = analyse(pack, program, case, answers, dynamic)
     whatif = dict(whatif or {})
     model = build_case_model(pack, case, answers, dynamic, whatif)
