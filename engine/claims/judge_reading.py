@@ -35,13 +35,15 @@ INTERPRETIVE = re.compile(
     r"veritable\w*|dans le but|afin de|intention\w*|volont\w*|delibere\w*|sciemment|voulu\w*|cherch\w*|"
     r"a la demande|demande expresse|exige\w*|impose\w*|contrain\w*|pression|savait|connaissai\w*|ignorai\w*|"
     r"en connaissance|pour se debarrasser|de mauvaise foi|abusiv\w*|represaille\w*|sanction\w*|"
-    r"n'ont servi|servi de|justifi\w*|parce qu\w*|en raison|a cause|du fait)\b"
+    r"n'ont servi|servi de|justifi\w*|parce qu\w*|en raison|a cause|du fait|pour (?:le|la|les|l') ?(?:punir|sanctionner|"
+    r"evincer|remplacer|contraindre)|visai\w*|avait pour (?:but|objet)|destine\w* a|en represailles?)\b"
 )
 ANTONYMS = [
     ({"ecrit", "recommand", "lettr"}, {"oral", "verbal", "telephon"}),
     ({"exclusif", "exclusiv"}, {"non exclusif", "libre de commercialis", "absence d'exclusivit"}),
     ({"hauss", "augment"}, {"baiss", "diminu", "reduc"}),
-    ({"indetermin"}, {"duree d'1 an", "durée determin"}),
+    ({"indetermin"}, {"duree d'un an", "duree d'1 an", "duree determinee", "pour une duree de", "pour 1 duree de"}),
+    ({"pas le droit de", "interdit de", "interdisait", "ne pouvait pas"}, {"libre de", "reste libre"}),
     ({"accept"}, {"refus"}),
     ({"paye", "regle", "acquitte"}, {"impaye", "non paye", "non regle", "restee impayee"}),
     ({"determinee"}, {"indeterminee"}),
@@ -96,6 +98,9 @@ def coverage(claim: str, passage: str, idf: dict[str, float] | None = None, defa
     w = {t: (idf.get(t, default) if idf is not None else 1.0) for t in c}
     total = sum(w.values())
     return sum(v for t, v in w.items() if t in p) / total if total else 0.0
+
+
+_LIGHT = {"fait", "eu", "ete", "pris", "mis", "donn", "rend", "dit", "vu"}
 
 
 def _modality(text: str) -> frozenset[str]:
@@ -176,9 +181,9 @@ class ReadingJudge:
                 if dq.kind != q.kind:
                     continue
                 if q.kind == "date":
-                    if not event or event_of_date(cf, dq) != event:
+                    if not event or event_of_date(cf, dq) != event or self._other_verb(claim, c.memory.text):
                         continue
-                elif dq.role != q.role:
+                elif dq.role != q.role or q.kind == "duration" and not q.role:
                     continue
                 if q.year and dq.year and q.year != dq.year:
                     continue
@@ -188,6 +193,9 @@ class ReadingJudge:
         if facts is not None and q.kind == "date" and event:
             dated = facts.events.get(event) or (facts.events.get(event[4:], []) if event.startswith("doc:") else [])
             for value, pid in dated:
+                said = facts.passages.get(facts.statements.get(pid, pid))
+                if said is not None and self._other_verb(claim, said.text):
+                    continue  # the date of another act ("passées au plus tard le" is not "livrées le")
                 derived.append((value, -1, pid.split("#")[0], 1.0, f"date de l'événement « {event} » ({pid})", [pid]))
         elif facts is not None and q.kind != "date":
             d = facts.duration(q, claim) if q.kind == "duration" else facts.table_value(q, claim)
@@ -251,6 +259,16 @@ class ReadingJudge:
         if a and b and a != b and a in known and b in known and fold(a) not in fold(b) and fold(b) not in fold(a):
             return f"l'auteur de l'acte est {b}, non {a}"
         return ""
+
+    @staticmethod
+    def _other_verb(claim: str, passage: str) -> bool:
+        """The claim's main verbs (past participles, light verbs aside) are all absent from the passage."""
+        verbs = {v for v in fx.read(claim).verbs if v[:4] not in _LIGHT}
+        if not verbs:
+            return False
+        have = fx.read(passage)
+        stems = {w[:5] for w in have.content | have.verbs}
+        return not any(v[:5] in stems for v in verbs)
 
     def states(self, claim: str, c: Candidate, facts: DossierFacts | None) -> str:
         """Why passage ``c`` does NOT state the claim's predicate ("" when it does): another modality, a

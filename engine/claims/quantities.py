@@ -37,6 +37,11 @@ RX_DURATION = re.compile(rf"{_NUM}\s+(heures?|jours?|semaines?|mois|ans|an|annee
 RX_AMOUNT = re.compile(r"(\d+(?:[.,]\d+)?)\s*(k|millions?|milliards?)?\s*(?:d')?\s*(€|euros?|eur\b)(?:\s*(ht|ttc)\b)?")
 RX_PERCENT = re.compile(r"(\d+(?:[.,]\d+)?)\s*%")
 RX_COUNT = re.compile(r"\b(\d+)\s+(?:de\s+|des\s+)?([a-z][a-z-]{3,})")
+RX_BARE = re.compile(
+    r"(?:s'eleve\w*|atteint|atteignent|totalis\w*|est de|sont de|etait de|a ete de|se monte\w*|inferieur\w*|"
+    r"superieur\w*|depass\w*|s'etablit|s'etablissent|au nombre de)\s+(?:a\s+|de\s+)?(\d+)\b(?!\s*(?:%|€|euros?|eur\b|ans?\b|"
+    r"annees?|mois|jours?|heures?|semaines?|\d))"
+)
 RX_YEAR = re.compile(r"\b(?:en|depuis|annee|exercice|de)\s+(19[5-9]\d|20[0-4]\d)\b")
 _CMP = [
     (">", re.compile(r"(plus de|au moins|depass\w*|superieur\w* a|excede\w*|plus que|au-dela de|passe de)\s*$")),
@@ -232,6 +237,14 @@ def quantities(text: str) -> tuple[Quantity, ...]:
                 start=m.start(),
             )
         )
+    for m in RX_BARE.finditer(f):  # "le cumul des commandes s'élève à 104": the noun comes before
+        if not free(*m.span(1)) or 1900 <= int(m.group(1)) <= 2100:
+            continue
+        role = role_of("count", f, m.start(1), m.end(1), window=max(len(f), 1))
+        if role:
+            out.append(
+                Quantity("count", float(m.group(1)), role, _cmp(f, m.start(1)), year=_year_near(f, m.start(1), m.end(1)), start=m.start(1))
+            )
     return tuple(sorted(out, key=lambda q: q.start))
 
 
