@@ -35,6 +35,32 @@ class World(str, Enum):
         return {"claimant": cls.NARRATIVE_A, "defence": cls.NARRATIVE_B}[party]
 
 
+class Allegation(str, Enum):
+    """Where a fact stands between the parties: nobody asserts it (burden default), one party alleges it
+    (contested: unknown for the logic, weighed by its prior), or a piece proves or disproves it."""
+
+    NOT_ALLEGED = "not_alleged"
+    ALLEGED = "alleged"
+    PROVEN = "proven"
+    DISPROVEN = "disproven"
+
+
+class DatePrecision(str, Enum):
+    DAY = "day"
+    MONTH = "month"
+    YEAR = "year"
+
+
+class DateInterval(BaseModel):
+    """A date known only to the month or the year (« en septembre 2017 », « depuis 2011 »): the interval it
+    covers, never silently its first day."""
+
+    model_config = ConfigDict(extra="forbid")
+    start: date
+    end: date
+    precision: DatePrecision = DatePrecision.DAY
+
+
 class Reading(BaseModel):
     """One reading of an ambiguous fact (one branch of an ambiguity node)."""
 
@@ -44,6 +70,9 @@ class Reading(BaseModel):
     world: World = World.SHARED
     grounding: list[Grounding] = Field(default_factory=list)
     note: str | None = None
+    allegation: Allegation | None = None  # None: as before (the value is taken as given)
+    alleged_by: str | None = None  # the party whose own document asserts it (claimant | defence)
+    interval: DateInterval | None = None  # a date value known only to the month or year: value is its middle
 
 
 class FactValue(Reading):
@@ -219,6 +248,9 @@ def facts_json_schema(pack: RulePack) -> dict[str, Any]:
                 "world": {"enum": [w.value for w in World]},
                 "grounding": {"type": "array", "items": Grounding.model_json_schema()},
                 "alternatives": {"type": "array"},
+                "allegation": {"enum": [a.value for a in Allegation]},
+                "alleged_by": {"type": "string"},
+                "interval": DateInterval.model_json_schema(),
             },
         }
         value_schemas[name] = {"description": spec.label, "oneOf": [vs, long_form]}
