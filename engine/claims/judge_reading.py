@@ -67,6 +67,7 @@ class ReadingThresholds:
     contradict_cov: float = 0.3
     disagree_delta: float = 0.1  # another document's value this close to the best one's: AMBIGUOUS
     disagree_cov: float = 0.5  # ... from a passage that covers this much of the claim
+    antonym_cov: float = 0.15  # an antonym is a strong sign: a lower floor than a negation
     slot_cov: float = 0.3  # a different proper name in the same slot ("… de Lyon" / "… de Paris")
     interp_cov: float = 0.15  # an interpretive claim: share of its stems around the act it interprets
     verify_date_sim: float = 0.86  # a date with no named event: a passage this close stating it ...
@@ -436,7 +437,9 @@ class ReadingJudge:
             c = candidates[i]
             if c.similarity < th.contradict_sim:
                 continue
-            clash = self._polarity_clash(claim, c.memory.text) if cov[i] >= th.contradict_cov else ""
+            clash = self._polarity_clash(claim, c.memory.text)
+            if clash and cov[i] < (th.antonym_cov if clash == "antonyme" else th.contradict_cov):
+                clash = ""
             clash = clash or (_slot_clash(claim, c.memory.text) if cov[i] >= th.slot_cov else "")
             if clash:
                 stances[i], nuances[i] = Stance.CONTRADICTS, f"{clash} sur le même prédicat"

@@ -243,7 +243,14 @@ def quantities(text: str) -> tuple[Quantity, ...]:
         role = role_of("count", f, m.start(1), m.end(1), window=max(len(f), 1))
         if role:
             out.append(
-                Quantity("count", float(m.group(1)), role, _cmp(f, m.start(1)), year=_year_near(f, m.start(1), m.end(1)), start=m.start(1))
+                Quantity(
+                    "count",
+                    float(m.group(1)),
+                    role,
+                    _cmp(f, m.start(1)),
+                    year=_year_near(f, m.start(1), m.end(1)),
+                    start=m.start(1),
+                )
             )
     return tuple(sorted(out, key=lambda q: q.start))
 

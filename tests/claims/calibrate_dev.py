@@ -2,7 +2,7 @@
 
     .venv/bin/python -m tests.claims.calibrate_dev [name=v1,v2 ...]   # grid over ReadingThresholds fields
 
-Sets: ``data/dev/claims.yaml`` and ``data/dev/claims2.yaml`` (the shipped dossier) and the project's
+Sets: ``data/dev/claims.yaml``, ``claims2.yaml`` and ``claims3.yaml`` (the shipped dossier) and the project's
 ``eval_fr.jsonl`` / ``holdout_fr.jsonl`` (six other dossiers). Prints per set: right answers and dangerous
 errors (UNKNOWN or CONTRADICTED judged VERIFIED); thresholds are chosen with zero dangerous errors first.
 """
@@ -29,7 +29,7 @@ DEV = Path(__file__).parent / "data" / "dev"
 def dev_sets() -> list[tuple[str, list[tuple[HybridMemory, str, str]]]]:
     shipped = HybridMemory.build(ingest_dossier(DOSSIER))
     out = []
-    for name in ("claims.yaml", "claims2.yaml"):
+    for name in ("claims.yaml", "claims2.yaml", "claims3.yaml"):
         items = yaml.safe_load((DEV / name).read_text(encoding="utf-8"))
         out.append((name, [(shipped, it["claim"], it["status"]) for it in items]))
     mems = {n: HybridMemory.build(d) for n, d in load_dossiers().items()}
