@@ -39,6 +39,8 @@ def analyse_facts(
     dynamic_rules: bool = False,
     evidence: Path | None = None,
     submissions: list[tuple[str, str]] | None = None,
+    proof: bool = False,
+    debug: bool = False,
 ) -> None:
     answers = dict(answers)
     dynamic = run_dynamic_rules(case) if dynamic_rules else None
@@ -59,7 +61,7 @@ def analyse_facts(
         if not (interactive and verdict.best_question is not None):
             break
         q = verdict.best_question
-        print(render_verdict(verdict))
+        print(render_verdict(verdict, pack, debug=debug))
         raw = Prompt.ask(f"\n{q.question} ({q.fact})")
         try:
             answers[q.fact] = check_value(pack.facts[q.fact], read_answer(raw))
@@ -73,7 +75,7 @@ def analyse_facts(
     else:
         if claims_report is not None:
             print(render_submissions(claims_report))
-        print(render_verdict(verdict))
+        print(render_verdict(verdict, pack, proof=proof, debug=debug))
 
 
 def apply_submissions(
@@ -170,6 +172,8 @@ def analyse_dossier(
     html: Path | None,
     db_url: str | None = None,
     fresh: bool = False,
+    proof: bool = False,
+    debug: bool = False,
 ) -> None:
     """The case pipeline on a folder: documents → facts with grounding → verdict (resumable)."""
     from lexlogic.engine.dossier import run_dossier
@@ -193,7 +197,9 @@ def analyse_dossier(
         return
     lines = [f"Affaire {result.case_id} — état {result.phase} / {result.status}"]
     if result.verdict is not None:
-        lines.append(render_verdict(result.verdict))
+        from lexlogic.engine.verdict_service import load_pack
+
+        lines.append(render_verdict(result.verdict, load_pack(result.verdict.pack)[0], proof=proof, debug=debug))
     if result.question and (result.verdict is None or result.verdict.status is not VerdictStatus.NEEDS_INFORMATION):
         lines.append(f"Question : {result.question['question']} (--answer {result.question['fact']}=…)")
     if result.message:

@@ -117,8 +117,10 @@ def analyze(
             "fill facts nobody gave, marked as interpretations"
         ),
     ),
+    proof: bool = typer.Option(False, "--proof", help="print the whole proof tree (each shared part once)"),
+    debug: bool = typer.Option(False, "--debug", help="show rule and fact identifiers"),
 ) -> None:
-    """Analyse a case: verdict, each conclusion with its proof, why-not of the main conclusion."""
+    """Analyse a case: the verdict, its decisive reasons, what is missing and the next question."""
     if format not in ("text", "json"):
         fail(f"--format {format!r}: expected text or json")
     answers = parse_assignments(answer, "--answer")
@@ -138,6 +140,8 @@ def analyze(
             whatif=overrides,
             interactive=not no_input and sys.stdin.isatty(),
             html=html,
+            proof=proof,
+            debug=debug,
         )
         return
     try:
@@ -171,6 +175,8 @@ def analyze(
         dynamic_rules=dynamic_rules,
         evidence=evidence,
         submissions=submissions,
+        proof=proof,
+        debug=debug,
     )
 
 

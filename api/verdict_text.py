@@ -1,65 +1,151 @@
-"""Terminal rendering of a typed verdict: status, checks in order, proof, why-not, questions."""
+"""The verdict for a terminal: short by default (what a lawyer reads in one minute), the whole proof on
+``--proof`` — each shared subtree once, legal sources as numbered notes, grounding merged per document.
+Identifiers (rule ids, fact names) appear only with ``--debug``."""
 
 from __future__ import annotations
 
+from lexlogic.engine import formatting
 from lexlogic.engine.verdict_model import Verdict, VerdictStatus
+from lexlogic.engine.wording import Reason, evidence_of
+from lexlogic.logic.pack import RulePack
+from lexlogic.logic.proof import NodeKind, ProofNode
 
-_MARK = {"yes": "OUI", "no": "NON", "unknown": "INCONNU"}
-_STATUS = {
-    VerdictStatus.VERDICT: "verdict",
-    VerdictStatus.NEEDS_INFORMATION: "information nécessaire",
-    VerdictStatus.INCONSISTENT: "faits incohérents",
+MARK = {"établi": "✔", "non établi": "✘", "indéterminé": "?", "à apprécier par le juge": "⚖"}
+METHOD = {"exact": "calcul exact", "monte_carlo": "échantillonnage", "symbolic": "règles seules", "pyro": "Pyro"}
+
+
+def _probability_line(v: Verdict) -> str | None:
+    p = v.probability
+    if p.p_target is None:
+        return None
+    how = METHOD.get(p.method, p.method)
+    err = f" ± {formatting.probability(p.error)}" if p.error else ""
+    worlds = f", {formatting.number(p.n_worlds)} monde{'s' if p.n_worlds > 1 else ''}" if p.n_worlds else ""
+    name = v.target_label or v.target
+    return f"  Probabilité ({name}) : {formatting.probability(p.p_target)}{err} ({how}{worlds})"
+
+
+def _distribution_lines(v: Verdict) -> list[str]:
+    out = []
+    p = v.probability
+    for label, d, fmt in (
+        ("Préavis raisonnable", p.reasonable_notice_months, formatting.months),
+        ("Dommages-intérêts si responsabilité", p.damages_if_liable, formatting.money),
+    ):
+        if d is not None and d.p10 is not None and d.p50 is not None and d.p90 is not None:
+            out.append(f"  {label} : médiane {fmt(d.p50)} (8 chances sur 10 entre {fmt(d.p10)} et {fmt(d.p90)})")
+    return out
+
+
+def _reason_lines(r: Reason, debug: bool) -> list[str]:
+    tag = f"  [{r.check}]" if debug else ""
+    mark = "–" if r.check == "defeaters" else MARK[r.state]
+    lines = [f"  {mark} {r.sentence}{tag}"]
+    for f in r.facts:
+        lines.append(f"      · {f.text()}" + (f"  [{f.fact}]" if debug else ""))
+    return lines
+
+
+def render_verdict(v: Verdict, pack: RulePack | None = None, *, proof: bool = False, debug: bool = False) -> str:
+    """The default view (≤ 60 lines for a case like the example); the full proof with ``proof=True``."""
+    title = pack.manifest.title if pack is not None else v.pack
+    lines: list[str] = [f"{title} — affaire {v.case_id}"]
+    if v.applicable_law:
+        lines.append(f"Texte applicable : {v.applicable_law}")
+    lines += ["", f"{v.status_text.upper() or v.status.value} : {v.headline or v.summary}"]
+    for extra in (_probability_line(v), v.remedy_text and f"  {v.remedy_text}"):
+        if extra:
+            lines.append(extra)
+    lines += _distribution_lines(v)
+    if len(v.worlds) > 1:
+        lines.append(
+            "  Selon les récits : "
+            + " ; ".join(
+                f"{'demanderesse' if w.world.value == 'NARRATIVE_A' else 'défense' if w.world.value == 'NARRATIVE_B' else 'commun'}"
+                f" {formatting.probability(w.weight)}"
+                + (f" (P {formatting.probability(w.p_target)})" if w.p_target is not None else "")
+                for w in v.worlds
+            )
+        )
+    lines += ["", "Motifs :"]
+    for r in v.reasons:
+        lines += _reason_lines(r, debug)
+    if v.missing:
+        lines += ["", "Ce qui manque : " + "; ".join(m.label for m in v.missing[:6])]
+    if v.best_question is not None:
+        q = v.best_question
+        eig = f" (gain d'information attendu {formatting.number(q.eig, 3)} bit)" if q.eig else ""
+        lines.append(f"Question suivante : {q.question}{eig}" + (f"  [{q.fact}]" if debug else ""))
+    if proof:
+        lines += ["", "Preuve complète :"]
+        tree = (
+            v.proof
+            if v.proof is not None and v.outcomes.get(v.target, None) and v.outcomes[v.target].status == "yes"
+            else v.why_not
+        )
+        if tree is not None:
+            lines += render_proof(tree, pack, debug=debug)
+    else:
+        lines += ["", "(preuve complète : --proof)"]
+    return "\n".join(lines)
+
+
+def _node_text(n: ProofNode, pack: RulePack | None) -> str:
+    label = n.label or n.atom
+    if label.startswith("absence de : "):
+        label = "Aucun élément n'établit : " + label[len("absence de : ") :]
+    spec = pack.facts.get(n.atom.split("(")[0]) if pack is not None else None
+    if n.value is None or n.value is True:
+        return label
+    if isinstance(n.value, float) and spec is None:
+        shown = formatting.number(n.value)
+    else:
+        shown = formatting.value(spec, n.value)
+    return f"{label} : {shown}"
+
+
+KIND_NOTE = {
+    NodeKind.DYNAMIC: " (interprétation d'une règle dynamique, pas une règle de droit)",
+    NodeKind.REPAIR: " (réparation de typage, pas une donnée)",
+    NodeKind.MISSING: " (fait manquant)",
 }
 
 
-def _euros(x: float) -> str:
-    return f"{x:,.0f} €".replace(",", " ")
+def render_proof(tree: ProofNode, pack: RulePack | None = None, *, debug: bool = False) -> list[str]:
+    """The whole tree once: a subtree already printed is referred to, sources are numbered notes."""
+    sources: dict[str, int] = {}
+    printed: dict[str, int] = {}
+    lines: list[str] = []
+
+    def key(n: ProofNode) -> str:
+        return f"{n.atom}|{n.holds}|{n.rule_id}|{n.kind.value}"
+
+    def visit(n: ProofNode, depth: int) -> None:
+        pad = "  " * (depth + 1)
+        mark = "✔" if n.holds else "✘"
+        k = key(n)
+        if k in printed and n.children:
+            lines.append(f"{pad}{mark} {_node_text(n, pack)} (voir plus haut, ligne {printed[k]})")
+            return
+        refs = []
+        for s in n.sources:
+            refs.append(sources.setdefault(s.cite(), len(sources) + 1))
+        note = "".join(f"[{r}]" for r in refs)
+        ident = f"  [{n.rule_id or n.atom}]" if debug else ""
+        lines.append(f"{pad}{mark} {_node_text(n, pack)}{KIND_NOTE.get(n.kind, '')} {note}".rstrip() + ident)
+        printed[k] = len(lines)
+        for e in evidence_of(n):
+            lines.append(f"{pad}    ↳ {e.text()}")
+        if n.note and n.kind is not NodeKind.RULE:
+            lines.append(f"{pad}    ({n.note})")
+        for child in n.children:
+            visit(child, depth + 1)
+
+    visit(tree, 0)
+    if sources:
+        lines += ["", "Sources :"] + [f"  [{i}] {cite}" for cite, i in sources.items()]
+    return lines
 
 
-def render_verdict(v: Verdict) -> str:
-    lines: list[str] = [f"Affaire {v.case_id} — pack {v.pack}", f"VERDICT : {v.label.value}", v.summary]
-    if v.applicable_law:
-        lines.append(f"Texte appliqué : {v.applicable_law}")
-    lines += ["", "Contrôles (fins de non-recevoir d'abord) :"]
-    for c in v.checks:
-        flag = "  ← décisif" if c.id == v.decisive_check else ""
-        lines.append(f"  [{_MARK[c.status]:>7}] {c.label}{flag}")
-        o = v.outcomes.get(c.outcome)
-        if o is not None and o.status == "unknown":
-            if o.missing:
-                lines.append(f"            faits manquants : {', '.join(o.missing)}")
-            for r in o.open_reasons:
-                lines.append(f"            ouvert : {r}")
-    if v.remedy_range:
-        lines.append(f"  Dommages-intérêts : {_euros(v.remedy_range[0])} – {_euros(v.remedy_range[1])}")
-    target = v.outcomes.get(v.target)
-    if v.proof is not None and target is not None and target.status == "yes":
-        lines += ["", "Preuve :", v.proof.render(1)]
-    if v.why_not is not None:
-        lines.append("")
-        if target is not None and target.status == "unknown":
-            lines.append("Issue ouverte — l'une des complétions possibles des faits manquants :")
-        else:
-            lines.append("Pourquoi pas (conclusion principale) :")
-        lines.append(v.why_not.render(1))
-    p = v.probability
-    lines.append("")
-    if p.p_target is not None:
-        by = ", ".join(f"{k}: {'—' if x is None else f'{x:.3f}'}" for k, x in p.p_target_by_narrative.items())
-        lines.append(
-            f"Statut : {_STATUS[v.status]} — P({v.target}) = {p.p_target:.3f}"
-            + (f" ± {p.error:.3f}" if p.error else "")
-            + f" [{p.method}, {p.n_worlds} mondes]"
-            + (f" ; par récit : {by}" if by else "")
-        )
-    else:
-        lines.append(f"Statut : {_STATUS[v.status]}")
-    for c in p.collapsed:
-        lines.append(f"Récit {c.narrative.value} écarté (probabilité {c.probability:.4f} < {c.epsilon})")
-    if v.questions:
-        lines.append("Questions classées par information attendue / coût :")
-        for q in v.questions[:5]:
-            eig = f"EIG {q.eig:.3f} bit, " if q.eig is not None else ""
-            util = f", utilité {q.utility:.3f}" if q.utility is not None else ""
-            lines.append(f"  - [{q.fact}] {q.question}  ({eig}coût {q.cost:g}{util})")
-    return "\n".join(lines)
+def status_word(v: Verdict) -> str:
+    return v.status_text or {VerdictStatus.VERDICT: "Verdict"}.get(v.status, v.status.value)

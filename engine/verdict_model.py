@@ -15,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from lexlogic.engine.analysis import CheckResult, Outcome
 from lexlogic.engine.values import ValueStatus
+from lexlogic.engine.wording import MissingFact, Reason
 from lexlogic.logic.facts import World
 from lexlogic.logic.proof import ProofNode
 
@@ -136,6 +137,12 @@ class Verdict(BaseModel):
     status: VerdictStatus
     label: VerdictLabel = Field(description="symbolic verdict (UNDETERMINED while the readings disagree)")
     summary: str
+    headline: str = Field(default="", description="the verdict in one sentence, from the pack's templates")
+    status_text: str = Field(default="", description="the status in words (Verdict, Information nécessaire…)")
+    target_label: str = Field(default="", description="what P(target) is called, from the pack")
+    reasons: list[Reason] = Field(default_factory=list, description="the decisive steps, in words, in order")
+    missing: list[MissingFact] = Field(default_factory=list, description="facts whose absence leaves it open")
+    remedy_text: str | None = Field(default=None, description="the remedy in words (e.g. damages range)")
     applicable_law: str | None = None
     target: str = Field(description="the pack's main outcome")
     outcomes: dict[str, Outcome] = Field(default_factory=dict, description="outcome → yes/no/unknown with proof")

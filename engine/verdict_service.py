@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from lexlogic.bridges.clingo_bridge import CompiledProgram
+from lexlogic.engine import wording
 from lexlogic.engine.analysis import analyse, analyse_case_file
 from lexlogic.engine.narratives import (
     ambiguous_facts,
@@ -394,7 +395,7 @@ def build_verdict(
     target = a.outcomes.get(pack.manifest.target)
     remedy = a.outcomes.get(a.remedy) if a.remedy else None
     remedy_range = remedy.value if remedy is not None and isinstance(remedy.value, list) else None
-    return Verdict(
+    verdict = Verdict(
         case_id=case_id or a.case_id,
         pack=a.pack,
         status=status,
@@ -420,6 +421,21 @@ def build_verdict(
         priors=priors,
         weights=weights,
         sliders=_sliders(pack, cf, prog, priors, weights) if sliders else [],
+    )
+    return worded(pack, verdict)
+
+
+def worded(pack: RulePack, verdict: Verdict) -> Verdict:
+    """The verdict's words (headline, reasons, missing facts) from the pack's templates and labels."""
+    return verdict.model_copy(
+        update={
+            "headline": wording.headline(pack, verdict),
+            "status_text": wording.STATUS_WORDS[verdict.status.value],
+            "target_label": pack.target_label if hasattr(pack, "target_label") else pack.manifest.target,
+            "reasons": wording.reasons(pack, verdict),
+            "missing": wording.missing(pack, verdict),
+            "remedy_text": wording.remedy_text(pack, verdict),
+        }
     )
 
 

@@ -1,0 +1,82 @@
+"""The verdict a lawyer reads: short, French, no identifiers; the whole proof once on --proof; and never
+"established" wording for an outcome that is not established, in any output."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from lexlogic.api.cli import app
+from lexlogic.engine.report import render_report
+from lexlogic.engine.verdict_service import build_verdict
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = json.loads((ROOT / "examples/rupture_brutale/facts.json").read_text(encoding="utf-8"))
+SNAKE = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b")
+runner = CliRunner()
+
+
+def _write(tmp_path: Path, case: dict) -> Path:
+    path = tmp_path / "case.json"
+    path.write_text(json.dumps(case), encoding="utf-8")
+    return path
+
+
+def _undetermined() -> dict:
+    case = copy.deepcopy(EXAMPLE)
+    case["facts"]["notice_given_months"] = 12  # inside the range of reasonable notice: the judge's call
+    return case
+
+
+def test_default_verdict_is_short_french_and_free_of_identifiers(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["analyze", str(_write(tmp_path, EXAMPLE)), "--no-input"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.rstrip("\n").splitlines()
+    assert len(lines) <= 60, len(lines)
+    assert not SNAKE.findall(result.output), SNAKE.findall(result.output)
+    for tag in ("[rule", "[fact", "[computed", "[no evidence", "[MISSING", "LIABLE", "NARRATIVE_"):
+        assert tag not in result.output
+    assert re.search(r"\d{1,3}(?:\u202f|\xa0| )\d{3} €", result.output)  # French money formatting
+    assert "4 mars 2013" in result.output  # French dates
+
+
+def test_debug_shows_identifiers(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["analyze", str(_write(tmp_path, EXAMPLE)), "--no-input", "--debug"])
+    assert result.exit_code == 0 and "[regular_orders]" in result.output
+
+
+def test_proof_prints_each_shared_subtree_once(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["analyze", str(_write(tmp_path, EXAMPLE)), "--no-input", "--proof"])
+    assert result.exit_code == 0, result.output
+    proof = result.output.split("Preuve complète :", 1)[1]
+    assert "Sources :" in proof and "[1]" in proof
+    assert "voir plus haut" in proof  # the relation's subtree is used by several conclusions
+    assert proof.count("§") == 0  # sources are numbered notes, not repeated at every node
+
+
+def test_unknown_outcome_is_never_worded_as_established(tmp_path: Path) -> None:
+    case = _undetermined()
+    v = build_verdict(case, {})
+    assert v.label.value == "UNDETERMINED"
+    target = v.outcomes[v.target]
+    assert target.status == "unknown"
+    affirmative = v.headline
+    assert "indéterminé" in affirmative or "apprécier" in affirmative
+    for r in v.reasons:
+        o = v.outcomes.get(r.outcome)
+        if o is not None and o.status == "unknown":
+            assert r.state in ("indéterminé", "à apprécier par le juge"), r
+    # CLI text and JSON say the same
+    text = runner.invoke(app, ["analyze", str(_write(tmp_path, case)), "--no-input"]).output
+    assert "✔ " + v.reasons[-1].sentence not in text or v.reasons[-1].state == "établi"
+    data = json.loads(runner.invoke(app, ["analyze", str(_write(tmp_path, case)), "--no-input", "--format", "json"]).output)
+    assert data["headline"] == v.headline and data["label"] == "UNDETERMINED"
+    # the report shows no green proof of the target
+    state = {"case_id": "x", "status": "verdict", "evaluation": v.model_dump(mode="json"), "case_file": case}
+    html = render_report(state, [])
+    assert "Preuve de la conclusion" not in html or "indéterminé" in html
+    assert v.headline in html
