@@ -16,3 +16,20 @@ def dossiers():  # type: ignore[no-untyped-def]
 @pytest.fixture(scope="session")
 def memories(dossiers):  # type: ignore[no-untyped-def]
     return {name: EvidenceMemory.build(docs) for name, docs in dossiers.items()}
+
+
+@pytest.fixture(scope="session")
+def dossier_documents():  # type: ignore[no-untyped-def]
+    """The shipped dossier, ingested (text, PDF and OCR; cached by the ingestion)."""
+    from lexlogic.engine.documents.ingest import ingest_dossier
+    from tests.claims.independent import DOSSIER
+
+    return ingest_dossier(DOSSIER)
+
+
+@pytest.fixture(scope="session")
+def shipped(dossier_documents):  # type: ignore[no-untyped-def]
+    """The hybrid evidence memory of the shipped dossier (issue 19), embedded once per session."""
+    from lexlogic.engine.claims.retrieval import HybridMemory
+
+    return HybridMemory.build(dossier_documents)
