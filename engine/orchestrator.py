@@ -28,9 +28,10 @@ from lexlogic.engine.documents.model import Document
 from lexlogic.engine.evaluation import Evaluator, default_evaluator
 from lexlogic.engine.perception.model import to_case_file, validate_case_file
 from lexlogic.engine.perception.offline import extract
-from lexlogic.engine.planner import MAJOR_FACTS, Plan, load_checks, make_plan, replan_major_fact, replan_missing
-from lexlogic.engine.store.cases import LEASE_SECONDS, CaseStore, Hold, canonical_hash
+from lexlogic.engine.planner import Plan, is_major_fact, load_checks, make_plan, replan_major_fact, replan_missing
+from lexlogic.engine.store.cases import LEASE_SECONDS, CaseStore, Hold
 from lexlogic.engine.verdict_model import Verdict, VerdictStatus
+from lexlogic.logic.canonical import canonical_hash
 
 
 class Phase(str, Enum):
@@ -375,7 +376,7 @@ class Orchestrator:
         for fact, answer in answers.items():
             state.answers[fact] = answer
             state.log.append(f"answer {fact} = {answer!r}")
-            if fact in MAJOR_FACTS and state.plan is not None:
+            if is_major_fact(state.plan, fact) and state.plan is not None:
                 state.plan = replan_major_fact(state.plan, fact)
             elif state.plan is not None:  # re-open what the answer can change
                 for t in state.plan.tasks:

@@ -29,7 +29,6 @@ from lexlogic.engine.narratives import (
 )
 from lexlogic.engine.packs import pack_by_name
 from lexlogic.engine.prob import BoolVar, ProbProgram
-from lexlogic.engine.store.cases import canonical_hash
 from lexlogic.engine.verdict import CaseVerdict, build_program, decide
 from lexlogic.engine.verdict_model import (
     CollapsedNarrative,
@@ -43,6 +42,7 @@ from lexlogic.engine.verdict_model import (
     VerdictStatus,
     WorldVerdict,
 )
+from lexlogic.logic.canonical import canonical_hash
 from lexlogic.logic.errors import FieldIssue, InvalidInput
 from lexlogic.logic.facts import CaseFile, CaseFileError, World, check_value, parse_case
 from lexlogic.logic.pack import FactType, PackError, RulePack

@@ -14,8 +14,6 @@ its time run out elsewhere) marks an interrupted run: ``orphans()`` lists them f
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import socket
 import threading
@@ -137,10 +135,6 @@ class DocumentRow(Base):
     __tablename__ = "case_documents"
     key: Mapped[str] = mapped_column(String(64), primary_key=True)
     document: Mapped[dict[str, Any]] = mapped_column(JSONType)
-
-
-def canonical_hash(data: Any) -> str:
-    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str, ensure_ascii=False).encode()).hexdigest()
 
 
 class CaseStore:
