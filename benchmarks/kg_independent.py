@@ -41,9 +41,9 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lexlogic.engine.kg.aggregate import Aggregator  # noqa: E402
-from lexlogic.engine.kg.model import DefensibilityTier, RawAssertion, RelationType  # noqa: E402
-from lexlogic.engine.kg.promote import promote  # noqa: E402
+from lexlogic.engine.kg.aggregate import Aggregator
+from lexlogic.engine.kg.model import DefensibilityTier, RawAssertion, RelationType
+from lexlogic.engine.kg.promote import promote
 
 INDEPENDENT = ROOT / "tests" / "kg" / "data" / "independent"
 DEV = ROOT / "tests" / "kg" / "data" / "dev"
@@ -149,7 +149,10 @@ def score(items: list[dict[str, Any]], extract: Extractor) -> dict[str, Any]:
         if hits:
             result = promote(Aggregator().add_all(first.assertions + second.assertions))
             keys = {h.key for h in hits}
-            ok = any((r.subject, r.relation, r.object) in keys and r.tier is DefensibilityTier.STRICT for r in result.relations)
+            ok = any(
+                (r.subject, r.relation, r.object) in keys and r.tier is DefensibilityTier.STRICT
+                for r in result.relations
+            )
         accepted += ok
         if not ok:
             failures.append(
@@ -217,7 +220,13 @@ def main(argv: list[str] | None = None) -> int:
     if len(parts) > 1:
         report["all"] = score(load_items(SETS["frozen"]), extract)
     if args.json:
-        print(json.dumps({k: {kk: vv for kk, vv in v.items() if kk != "failures" or args.verbose} for k, v in report.items()}, ensure_ascii=False, indent=2))
+        print(
+            json.dumps(
+                {k: {kk: vv for kk, vv in v.items() if kk != "failures" or args.verbose} for k, v in report.items()},
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
         return 0
     for name, r in report.items():
         print(

@@ -11,7 +11,10 @@ import uuid
 from datetime import UTC, datetime
 from enum import Enum
 from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
 
+import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from lexlogic.logic.grounding import Grounding, SourceKind
@@ -42,6 +45,13 @@ class DiscursiveAbstainReason(str, Enum):
     TYPE2_RISK = "TYPE2_RISK"
     WHITELIST_VIOLATION = "WHITELIST_VIOLATION"
     AMBIGUOUS_PREDICATE = "AMBIGUOUS_PREDICATE"
+    # speech act and modality (issue 23): the text mentions the relation without asserting it
+    REPORTED_SPEECH = "REPORTED_SPEECH"
+    QUOTATION = "QUOTATION"
+    NEGATION = "NEGATION"
+    HYPOTHESIS = "HYPOTHESIS"
+    QUESTION = "QUESTION"
+    INTENTION = "INTENTION"
 
 
 class ExtractionMethod(str, Enum):
@@ -51,17 +61,54 @@ class ExtractionMethod(str, Enum):
     INFERRED = "INFERRED"  # derived by transitivity; semantic layer only
 
 
-class RelationType(str, Enum):
-    ALTERNATIVE_TO = "ALTERNATIVE_TO"
-    APPLIES_TO = "APPLIES_TO"
-    REQUIRES = "REQUIRES"
-    REPLACES = "REPLACES"
-    DEPRECATES = "DEPRECATES"
-    CAUSES = "CAUSES"
-    PREVENTS = "PREVENTS"
-    MITIGATES = "MITIGATES"
-    ENABLES = "ENABLES"
-    DEFINES = "DEFINES"
+_CORE_RELATIONS = (
+    "ALTERNATIVE_TO",
+    "APPLIES_TO",
+    "REQUIRES",
+    "REPLACES",
+    "DEPRECATES",
+    "CAUSES",
+    "PREVENTS",
+    "MITIGATES",
+    "ENABLES",
+    "DEFINES",
+)
+ONTOLOGY_FILE = Path(__file__).with_name("data") / "ontology.yaml"
+
+
+def _declared_relations() -> tuple[str, ...]:
+    """The relation types of the shared domain ontology (data), after the ten core (discursive) ones."""
+    data = yaml.safe_load(ONTOLOGY_FILE.read_text(encoding="utf-8")) or {}
+    names = [str(n) for n in (data.get("relations") or {})]
+    return tuple(n for n in names if n not in _CORE_RELATIONS)
+
+
+if TYPE_CHECKING:
+
+    class RelationType(str, Enum):
+        """Core relation types; the domain ones are declared in data/ontology.yaml."""
+
+        ALTERNATIVE_TO = "ALTERNATIVE_TO"
+        APPLIES_TO = "APPLIES_TO"
+        REQUIRES = "REQUIRES"
+        REPLACES = "REPLACES"
+        DEPRECATES = "DEPRECATES"
+        CAUSES = "CAUSES"
+        PREVENTS = "PREVENTS"
+        MITIGATES = "MITIGATES"
+        ENABLES = "ENABLES"
+        DEFINES = "DEFINES"
+
+else:
+    # The ten core types of the discursive design (their whitelist rules are code, issue 9) followed by the
+    # relation types a dispute turns on, declared as data in data/ontology.yaml (issue 23).
+    RelationType = Enum(
+        "RelationType",
+        [(n, n) for n in _CORE_RELATIONS + _declared_relations()],
+        type=str,
+        module=__name__,
+        qualname="RelationType",
+    )
 
 
 SYMMETRIC: frozenset[RelationType] = frozenset({RelationType.ALTERNATIVE_TO})
@@ -210,6 +257,30 @@ class Abstention(BaseModel):
     span: EvidenceSpan
     candidate: str | None = Field(default=None, description="the relation it declined, e.g. 'a CAUSES b'")
     markers: tuple[str, ...] = ()
+    attributed_to: str | None = Field(
+        default=None, description="reported speech / quotation: the speaker the content is attributed to"
+    )
+
+
+class AttributedAssertion(BaseModel):
+    """A relation the document reports as someone's claim ("alleged by X"): never the document's own
+    statement, never journaled as a RawAssertion, so it can never be promoted (let alone STRICT).
+    Claim verification and the packs' allegation states can read it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    subject: str = Field(min_length=1)
+    relation: RelationType
+    object: str = Field(min_length=1)
+    speaker: str = Field(min_length=1, description="who alleges it (the reporting clause's subject)")
+    speech_act: DiscursiveAbstainReason = Field(description="REPORTED_SPEECH or QUOTATION")
+    span: EvidenceSpan = Field(description="the whole sentence, reporting clause included")
+    content_span: EvidenceSpan = Field(description="the reported content alone")
+    cue: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.subject} {self.relation.value} {self.object} (alleged by {self.speaker})"
 
 
 # ---------------------------------------------------------------- layer 2: canonical

@@ -48,6 +48,7 @@ from lexlogic.engine.kg.markers import (
 from lexlogic.engine.kg.model import (
     Abstention,
     AssertionKind,
+    AttributedAssertion,
     DiscursiveAbstainReason,
     DiscursiveBasis,
     EvidenceBundle,
@@ -66,10 +67,14 @@ A = DiscursiveAbstainReason
 class ExtractionResult(BaseModel):
     assertions: list[RawAssertion] = Field(default_factory=list)
     abstentions: list[Abstention] = Field(default_factory=list)
+    attributed: list[AttributedAssertion] = Field(
+        default_factory=list, description="relations reported as someone's claim: never journaled as asserted"
+    )
 
     def extend(self, other: ExtractionResult) -> None:
         self.assertions.extend(other.assertions)
         self.abstentions.extend(other.abstentions)
+        self.attributed.extend(other.attributed)
 
 
 @dataclass

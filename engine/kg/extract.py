@@ -1,0 +1,142 @@
+"""The evidence-graph extractor: modality guard, then explicit and discursive extraction, per sentence.
+
+Order per sentence (why: what a text does not assert must never reach the journal as asserted):
+  1. the speech-act / modality guard (modality.py). A reported, quoted, negated, hypothetical,
+     questioned or intended sentence yields NO RawAssertion: an Abstention with its reason, and for
+     reported speech / quotation with a speaker, the content's relations as AttributedAssertions
+     ("alleged by X") — never journaled, so never promoted;
+  2. the issue-9 Type-2 cues (therefore, usually, ...) abstain for the explicit extractor too;
+  3. explicit intra-segment extraction (explicit.py): EXPLICIT assertions, each with its exact span;
+  4. the discursive PATTERN extractor (patterns.py), the complement.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lexlogic.engine.kg import explicit, modality, nlp
+from lexlogic.engine.kg.markers import TYPE2_CUES
+from lexlogic.engine.kg.markers import find as find_cues
+from lexlogic.engine.kg.model import (
+    Abstention,
+    AssertionKind,
+    AttributedAssertion,
+    DiscursiveAbstainReason,
+    EvidenceBundle,
+    EvidenceSpan,
+    ExtractionMethod,
+    RawAssertion,
+)
+from lexlogic.engine.kg.patterns import ExtractionResult, _Ctx, _sentence
+from lexlogic.engine.kg.text import Sentence, segment
+
+R = DiscursiveAbstainReason
+
+
+def _parse(text: str, lang: str) -> Any | None:
+    if lang != "fr":
+        return None
+    model = nlp.french()
+    return model(text) if model is not None else None
+
+
+def _span(doc_id: str, sentence: Sentence, start: int, end: int, page: int | None = None) -> EvidenceSpan:
+    return EvidenceSpan(
+        doc_id=doc_id,
+        section=sentence.section.title if sentence.section else "",
+        char_start=sentence.start + start,
+        char_end=sentence.start + end,
+        text=sentence.text[start:end],
+        page=page,
+    )
+
+
+def extract(text: str, doc_id: str = "doc") -> ExtractionResult:
+    """Run the whole extractor over a document (sections, sentences, exact offsets)."""
+    sentences, headings = segment(text)
+    result = ExtractionResult()
+    for sentence in sentences:
+        result.extend(extract_sentence(doc_id, sentence, sentences, headings))
+    return result
+
+
+def extract_sentence(doc_id: str, sentence: Sentence, sentences: list[Sentence], headings: list) -> ExtractionResult:  # type: ignore[type-arg]
+    out = ExtractionResult()
+    text = sentence.text
+    lang = nlp.language(text)
+    doc = _parse(text, lang)
+    whole = _span(doc_id, sentence, 0, len(text))
+    guard = modality.check(text, lang, doc)
+    if guard is not None:
+        return _not_asserted(doc_id, sentence, guard, lang, whole)
+    type2 = find_cues(TYPE2_CUES, text)
+    if not type2:
+        for f in explicit.find(text, lang, doc):
+            s, o = text[f.subject[0] : f.subject[1]], text[f.object[0] : f.object[1]]
+            a, b = f.span
+            out.assertions.append(
+                RawAssertion(
+                    subject=s,
+                    relation=f.relation,
+                    object=o,
+                    kind=AssertionKind.EXPLICIT,
+                    method=ExtractionMethod.PATTERN,
+                    bundle=EvidenceBundle(spans=(_span(doc_id, sentence, a, b),)),
+                    markers=(f.cue,),
+                    note=f"explicit ({'spacy' if doc is not None else 'rules'}, {lang}): subject "
+                    f"[{sentence.start + f.subject[0]}:{sentence.start + f.subject[1]}], object "
+                    f"[{sentence.start + f.object[0]}:{sentence.start + f.object[1]}]",
+                )
+            )
+    out.extend(_sentence(_Ctx(doc_id, sentence, sentences, headings)))
+    return out
+
+
+def _not_asserted(
+    doc_id: str, sentence: Sentence, guard: modality.Guard, lang: str, whole: EvidenceSpan
+) -> ExtractionResult:
+    out = ExtractionResult()
+    text = sentence.text
+    candidates: list[str] = []
+    attributed = guard.reason in (R.REPORTED_SPEECH, R.QUOTATION) and guard.speaker and guard.content
+    inner_guard = None
+    if attributed and guard.content:
+        a, b = guard.content
+        content = text[a:b]
+        content_doc = _parse(content, lang)
+        inner_guard = modality.check(content, lang, content_doc)
+        for f in explicit.find(content, lang, content_doc):
+            s, o = content[f.subject[0] : f.subject[1]], content[f.object[0] : f.object[1]]
+            candidates.append(f"{s} {f.relation.value} {o}")
+            if inner_guard is None:
+                out.attributed.append(
+                    AttributedAssertion(
+                        subject=s,
+                        relation=f.relation,
+                        object=o,
+                        speaker=guard.speaker or "",
+                        speech_act=guard.reason,
+                        span=whole,
+                        content_span=_span(doc_id, sentence, a, b),
+                        cue=guard.cue,
+                    )
+                )
+    else:
+        for f in explicit.find(text, lang, None if lang != "fr" else _parse(text, lang)):
+            candidates.append(
+                f"{text[f.subject[0] : f.subject[1]]} {f.relation.value} {text[f.object[0] : f.object[1]]}"
+            )
+    detail = guard.detail
+    if inner_guard is not None:
+        detail += f"; and the reported content itself is not asserted: {inner_guard.detail}"
+    out.abstentions.append(
+        Abstention(
+            reason=guard.reason,
+            detail=detail,
+            span=whole,
+            candidate="; ".join(candidates) or None,
+            markers=(guard.cue,),
+            attributed_to=guard.speaker,
+        )
+    )
+    return out

