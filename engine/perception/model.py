@@ -14,9 +14,11 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from lexlogic.engine.ontology import CaseOntology, Distribution, NarrativeNode, NodeType, Outcome, World
+from lexlogic.logic.facts import Allegation, DateInterval
 from lexlogic.logic.grounding import Grounding
 
 PACKS_DIR = Path(__file__).resolve().parents[2] / "rules"
+DEFAULT_PACK = "rupture_brutale"  # the pack the dossier pipeline reads when none is named
 
 
 class Finding(BaseModel):
@@ -28,6 +30,9 @@ class Finding(BaseModel):
     note: str | None = None
     ambiguity: str | None = Field(default=None, description="id of the ambiguity node this reading belongs to")
     source: str = Field(default="offline", description="offline | llm")
+    allegation: Allegation | None = Field(default=None, description="alleged: only a party's own assertion")
+    alleged_by: str | None = None
+    interval: DateInterval | None = Field(default=None, description="a date known to the month or year only")
 
 
 class Ambiguity(BaseModel):
@@ -62,6 +67,12 @@ def _reading(f: Finding) -> dict[str, Any]:
     }
     if f.note:
         out["note"] = f.note
+    if f.allegation is not None:
+        out["allegation"] = Allegation(f.allegation).value
+        if f.alleged_by:
+            out["alleged_by"] = f.alleged_by
+    if f.interval is not None:
+        out["interval"] = f.interval.model_dump(mode="json")
     return out
 
 
@@ -97,7 +108,7 @@ def merge_findings(perception: Perception) -> dict[str, dict[str, Any]]:
     return facts
 
 
-def to_case_file(perception: Perception, case_id: str, pack: str = "rupture_brutale") -> dict[str, Any]:
+def to_case_file(perception: Perception, case_id: str, pack: str = DEFAULT_PACK) -> dict[str, Any]:
     return {"pack": pack, "case_id": case_id, "facts": merge_findings(perception)}
 
 

@@ -38,7 +38,10 @@ from lexlogic.engine.perception.french import (
     parse_date,
     sentences,
 )
-from lexlogic.engine.perception.model import Ambiguity, Finding, Perception, build_graph
+from lexlogic.engine.perception.model import DEFAULT_PACK, Ambiguity, Finding, Perception, build_graph
+from lexlogic.engine.perception.reader import SpecReader
+from lexlogic.logic.errors import LexlogicError
+from lexlogic.logic.extraction import ExtractionSpec, load_extraction
 
 SPECIALISED_COURTS = (
     "marseille",
@@ -1196,5 +1199,25 @@ def _table_rows(doc: Document) -> list[list[tuple[str, int, int]]]:
     return rows
 
 
-def extract(docs: list[Document]) -> Perception:
-    return OfflineExtractor(docs).run()
+def extract(docs: list[Document], pack: str = DEFAULT_PACK) -> Perception:
+    """The structural readers (contract parties and clauses, order tables, dossier e-mails), then the pack's
+    per-fact reader (``extraction.yaml``) for every fact they did not find."""
+    perception = OfflineExtractor(docs).run()
+    spec, types = _spec(pack)
+    if spec is None:
+        return perception
+    have = {f.fact for f in perception.findings}
+    for f in SpecReader(spec, types).read(docs):
+        if f.fact not in have:
+            perception.add(f)
+    return perception
+
+
+def _spec(pack: str) -> tuple[ExtractionSpec | None, dict[str, str]]:
+    from lexlogic.engine.packs import pack_by_name
+
+    try:
+        rule_pack, _ = pack_by_name(pack)
+    except LexlogicError:
+        return None, {}
+    return load_extraction(rule_pack.root), {n: s.type.value for n, s in rule_pack.facts.items()}

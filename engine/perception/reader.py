@@ -1,0 +1,742 @@
+"""The generic, pack-driven reader: per-fact retrieval, then a typed reading with the exact span.
+
+For every fact of the pack's ``extraction.yaml``: the sentences that carry one of its cue lemmas (spaCy
+lemmas or the words themselves) are the candidates; a typed reader (date, months, percent, amounts by year,
+count, bool, enum, party) takes the value out, with the span it was read from. A cue under a negation
+(dependency parse) gives the negative value or nothing; a cue in a conditional, a threat or an intention
+gives nothing. What a party's own document asserts (``alleged_in``), or what a decision reports a party
+« soutient », is recorded as alleged by that party: never a proven fact. Conflicting values found in
+different documents become one finding each; ``model.merge_findings`` turns them into ambiguity readings.
+
+This module knows no fact name: everything it looks for comes from the pack.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from lexlogic.engine.documents.model import Document, DocumentKind
+from lexlogic.engine.perception import nlp as fr
+from lexlogic.engine.perception.model import Finding
+from lexlogic.logic.calendar import months_between
+from lexlogic.logic.extraction import ExtractionSpec, FactExtraction
+from lexlogic.logic.facts import World
+
+PARTIES = ("claimant", "defence")
+LEGAL_FORMS = r"(?:SASU|SAS|SARL|SA|SNC|EURL|SCA|SCOP|SELARL|SCEA|GAEC|SCI)"
+NAME_WORD = r"[A-ZÀ-Ý][\w'’&.-]*"
+NAME = NAME_WORD + r"(?:[ \t]+(?:(?:de|des|du|d'|et|&|la|le|les|l')[ \t]*)?" + NAME_WORD + r")*"
+COMPANY_RE = re.compile(
+    r"(?:\b(?:[Ll]a|[Ll]es|[Ll]eur|[Nn]otre|[Vv]otre|[Ss]a)\s+)?(?:société|sociétés|entreprise|SARL|SAS|SA|EURL|"
+    r"groupe|cabinet|établissements|Ets|enseigne|centrale|coopérative|agence|maison|laboratoires?|"
+    r"transports|ateliers|menuiseries?|imprimerie|brasserie|fromagerie|boulangerie|distillerie|"
+    r"conserverie|scierie|cartonnerie|laiterie)\s+(?P<n1>" + NAME + r")"
+    r"|(?P<n2>" + NAME + r")[ \t]+(?P<form>" + LEGAL_FORMS + r")\b"
+)
+NOT_A_NAME = {
+    "monsieur",
+    "madame",
+    "maître",
+    "objet",
+    "tribunal",
+    "cour",
+    "le",
+    "la",
+    "les",
+    "nous",
+    "vous",
+    "article",
+    "lettre",
+    "contrat",
+    "france",
+    "paris",
+    "lyon",
+    "notre",
+    "votre",
+    "elle",
+    "il",
+    "ils",
+    "elles",
+    "code",
+    "cass",
+    "chambre",
+    "considérant",
+    "attendu",
+    "par",
+    "depuis",
+    "en",
+    "au",
+    "aux",
+    "dès",
+    "après",
+    "suite",
+    "selon",
+    "conformément",
+    "note",
+    "cher",
+    "chère",
+    "bonjour",
+    "cordialement",
+    "mme",
+    "m",
+    "me",
+    "direction",
+    "service",
+    "ce",
+    "cette",
+    "ces",
+    "dans",
+    "pour",
+    "sur",
+    "une",
+    "un",
+    "si",
+    "enfin",
+    "ainsi",
+    "toutefois",
+}
+NUM_UNIT_RE = re.compile(
+    r"(?P<n>\d+(?:[.,]\d+)?|(?:[a-zéèêû]+(?:[ -](?:et[ -])?[a-zéèêû]+)?))\s+(?P<u>mois|semaines?|jours?|ans?|années?)\b",
+    re.IGNORECASE,
+)
+PCT_RE = re.compile(r"(?P<n>\d+(?:[.,]\d+)?)\s*(?:%|pour\s*cent|points?\b)", re.IGNORECASE)
+AMOUNT_RE = re.compile(
+    r"(?P<n>\d{1,3}(?:[   .]\d{3})+(?:,\d+)?|\d+(?:[.,]\d+)?)\s*(?P<mult>millions?|M|k|K|milliers?|Md)?\s*"
+    r"(?:d')?\s*(?:€|euros?|EUR)(?:\s*HT)?",
+)
+YEAR_NEAR_RE = re.compile(
+    r"(?:en|pour|au\s+titre\s+de|sur|de|exercice|année)\s+(?:l'(?:année|exercice)\s+)?((?:19|20)\d\d)\b"
+)
+COUNT_RE = re.compile(r"(?P<n>\d{1,3}(?:[   ]\d{3})+|\d+)\s+commandes", re.IGNORECASE)
+
+
+def fold(s: str) -> str:
+    s = unicodedata.normalize("NFKD", s).encode("ascii", "ignore").decode().lower()
+    return " ".join(re.sub(r"[^a-z0-9]+", " ", s).split())
+
+
+def _cue_rx(cue: str) -> re.Pattern[str]:
+    body = re.escape(cue.lower())
+    left = r"(?<!\w)" if cue[:1].isalnum() else ""
+    right = r"(?!\w)" if cue[-1:].isalnum() else ""
+    return re.compile(left + body + right)
+
+
+_RX: dict[str, re.Pattern[str]] = {}
+
+
+def _rx(cue: str) -> re.Pattern[str]:
+    if cue not in _RX:
+        _RX[cue] = _cue_rx(cue)
+    return _RX[cue]
+
+
+@dataclass
+class Sentence:
+    """One sentence of a document: its span, its words and lemmas, its tokens."""
+
+    start: int
+    end: int
+    text: str
+    low: str
+    lemmas: str
+    span: Any
+
+    def find(self, cues: list[str]) -> tuple[str, int, int] | None:
+        """The first cue met (on words, then on lemmas): the cue and its span in the document."""
+        for cue in cues:
+            if m := _rx(cue).search(self.low):
+                return cue, self.start + m.start(), self.start + m.end()
+        for cue in cues:
+            if " " not in cue and _rx(cue).search(self.lemmas):
+                for tok in self.span:
+                    if tok.lemma_.lower() == cue.lower():
+                        return cue, tok.idx, tok.idx + len(tok.text)
+        return None
+
+    def token_at(self, pos: int) -> Any:
+        for tok in self.span:
+            if tok.idx <= pos < tok.idx + len(tok.text) + 1:
+                return tok
+        return self.span.root
+
+
+@dataclass
+class DocView:
+    doc: Document
+    live: str
+    author: str | None
+    anchor: date | None
+    sentences: list[Sentence]
+    names: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # party name → spans
+    roles: dict[str, str] = field(default_factory=dict)  # claimant|defence → name
+
+
+def _live(doc: Document) -> str:
+    """Headers of an e-mail and quoted lines blanked (same length: offsets stay valid)."""
+    text = doc.text
+    if doc.kind is DocumentKind.EMAIL or re.match(r"\s*(?:De|From)\s*:", text):
+        head = text.find("\n\n")
+        if head > 0:
+            text = re.sub(r"[^\n]", " ", text[:head]) + text[head:]
+    return re.sub(r"(?m)^>.*$", lambda m: " " * len(m.group(0)), text)
+
+
+def _anchor(doc: Document) -> date | None:
+    for key in ("document_date", "date_iso"):
+        raw = doc.metadata.get(key)
+        if raw:
+            try:
+                return date.fromisoformat(raw[:10])
+            except ValueError:
+                pass
+    head = doc.text[:400]
+    m = re.search(r"(?:,\s*le|^Date\s*:|^Le)\s+(\d{1,2}(?:er)?\s+\w+\s+(?:19|20)\d\d)", head, re.MULTILINE)
+    if m and (iv := fr.read_date(m.group(1))):
+        return iv.start
+    return None
+
+
+def _author(doc: Document, live: str) -> str | None:
+    """The party whose own document this is (metadata, else the lawyer's note « en défense » / « en demande »)."""
+    party = doc.metadata.get("author_party")
+    if party in PARTIES:
+        return party
+    head = fold(live[:300])
+    if re.search(
+        r"\b(note|conclusions?|memoire)\s+(en|pour la|pour le)\s+(defense|defenderesse|defendeur|intimee)", head
+    ):
+        return "defence"
+    if re.search(
+        r"\b(note|conclusions?|memoire)\s+(en|pour la|pour le)\s+(demande|demanderesse|demandeur|appelante)", head
+    ):
+        return "claimant"
+    return None
+
+
+def view(doc: Document) -> DocView:
+    live = _live(doc)
+    parsed = fr.parse(live)
+    sents = []
+    for s in parsed.sents:
+        # a blank line also ends a sentence (titles, letterheads, lists)
+        pieces = re.split(r"\n\s*\n", s.text)
+        pos = s.start_char
+        for piece in pieces:
+            i = live.find(piece, pos)
+            if piece.strip():
+                st = i + len(piece) - len(piece.lstrip())
+                en = i + len(piece.rstrip())
+                span = parsed.char_span(st, en, alignment_mode="expand")
+                if span is not None:
+                    lem = " ".join(t.lemma_.lower() for t in span)
+                    sents.append(Sentence(st, en, live[st:en], live[st:en].lower(), lem, span))
+            pos = i + len(piece)
+    return DocView(doc=doc, live=live, author=_author(doc, live), anchor=_anchor(doc), sentences=sents)
+
+
+# --- parties ---------------------------------------------------------------------------------------------
+def _clean_name(name: str) -> str:
+    words = name.replace("’", "'").split()
+    while words and re.fullmatch(LEGAL_FORMS, words[-1]):
+        words.pop()
+    while words and (words[-1].lower() in ("de", "du", "des", "et", "la", "le", "les", "l'") or words[-1] in ("SA",)):
+        words.pop()
+    return " ".join(words).strip(' ,.;:()«»"')
+
+
+def _names(v: DocView) -> None:
+    """Company names written in the document: « la société X », « X SAS », spaCy organisations, and the
+    parties of « X c/ Y »."""
+    found: dict[str, list[tuple[int, int]]] = {}
+
+    def add(name: str, s: int) -> None:
+        name = _clean_name(name)
+        if len(name) < 3 or name.split()[0].lower() in NOT_A_NAME or name.isdigit():
+            return
+        if fr.DATE_SPAN_RE.fullmatch(name) or re.fullmatch(fr.MONTHS, name.lower()):
+            return
+        key = next((k for k in found if fold(k) == fold(name) or fold(name).startswith(fold(k) + " ")), None)
+        if key is None:
+            key = next((k for k in found if fold(k).startswith(fold(name) + " ")), None)
+        i = v.live.find(name, s)
+        span = (i, i + len(name)) if i >= 0 else (s, s + len(name))
+        found.setdefault(key or name, []).append(span)
+
+    for m in COMPANY_RE.finditer(v.live):
+        g = "n1" if m.group("n1") else "n2"
+        add(m.group(g), m.start(g))
+    for m in re.finditer(r"(?P<a>" + NAME + r")\s+(?:c/|contre)\s+(?:la\s+société\s+)?(?P<b>" + NAME + ")", v.live):
+        add(m.group("a"), m.start("a"))
+        add(m.group("b"), m.start("b"))
+    parsed = fr.parse(v.live)
+    for ent in parsed.ents:
+        if ent.label_ in ("ORG",) or (ent.label_ in ("MISC", "PER") and re.search(LEGAL_FORMS + r"\b", ent.text)):
+            text = ent.text.strip()
+            if text.lower().startswith(("tribunal", "cour", "cass", "code")):
+                continue
+            add(text, ent.start_char)
+    v.names = found
+
+
+def _party_of_phrase(v: DocView, text: str) -> str | None:
+    """The party a phrase names: a known company name, or a role word (« la demanderesse »)."""
+    t = fold(text)
+    for name in v.names:
+        if fold(name) and fold(name) in t:
+            return name
+    return None
+
+
+def _role_word(text: str, spec: ExtractionSpec) -> str | None:
+    t = text.lower()
+    for party in PARTIES:
+        for w in spec.party_words.get(party, []):  # type: ignore[call-overload]
+            if _rx(w).search(t):
+                return party
+    return None
+
+
+def _roles(v: DocView, spec: ExtractionSpec) -> None:
+    """Who is the victim (claimant) and who the author (defence) of the rupture, in this document."""
+    roles: dict[str, str] = {}
+    names = list(v.names)
+
+    def put(party: str, name: str | None) -> None:
+        if name and party not in roles and name not in roles.values():
+            roles[party] = name
+
+    if m := re.search(r"(?P<a>" + NAME + r")\s+(?:c/|contre)\s+(?:la\s+société\s+)?(?P<b>" + NAME + ")", v.live):
+        put("claimant", _party_of_phrase(v, m.group("a")))
+        put("defence", _party_of_phrase(v, m.group("b")))
+    for s in v.sentences:
+        for tok in s.span:
+            lem = tok.lemma_.lower()
+            if lem in ("assigner", "attraire", "poursuivre") and tok.pos_ == "VERB":
+                subj = [c for c in tok.children if c.dep_.startswith("nsubj")]
+                obj = [c for c in tok.children if c.dep_ in ("obj", "obl:arg")]
+                if subj and not any(c.dep_ == "nsubj:pass" for c in subj):
+                    put("claimant", _party_of_phrase(v, " ".join(t.text for t in subj[0].subtree)))
+                if obj:
+                    put("defence", _party_of_phrase(v, " ".join(t.text for t in obj[0].subtree)))
+    # « notre cliente, X »: the author's own party
+    if v.author and (m := re.search(r"[Nn]otre\s+client(?:e)?\s*,?\s*(?:la\s+société\s+)?(" + NAME + ")", v.live)):
+        put(v.author, _party_of_phrase(v, m.group(1)))
+    # apposition of a role word: « la société X (ci-après la demanderesse) », « X, défenderesse »
+    for name, spans in v.names.items():
+        for _s0, e0 in spans:
+            after = v.live[e0 : e0 + 60]
+            if role := _role_word(re.split(r"[.;]", after)[0][:40], spec):
+                if re.search(r"^\W{0,4}(?:\(|,|ci-après|soit)", after):
+                    put(role, name)
+    # the subject of a termination verb is its author
+    for s in v.sentences:
+        hit = s.find(spec.termination_cues)
+        if not hit or fr.conditional(s.token_at(hit[1])):
+            continue
+        tok = s.token_at(hit[1])
+        verb = tok if tok.pos_ in ("VERB", "AUX") else tok.head
+        for anc in [verb, *list(verb.ancestors)[:2]]:
+            subj = [c for c in anc.children if c.dep_ == "nsubj"]
+            if subj:
+                text = " ".join(t.text for t in subj[0].subtree)
+                if (name := _party_of_phrase(v, text)) is not None:
+                    put("defence", name)
+                elif subj[0].lower_ in ("nous", "je") and v.author == "defence":
+                    pass
+                break
+    # a letter: letterhead = its writer
+    if v.doc.kind in (DocumentKind.LETTER, DocumentKind.EMAIL) and v.author in PARTIES:
+        head = v.live[:250]
+        first = min(
+            ((sp[0], n) for n, sps in v.names.items() for sp in sps if sp[0] < 250 and sp[0] >= 0),
+            default=None,
+        )
+        if first and not re.search(
+            r"(?:attention|destinataire|à\s*:)", head[: first[0]].split("\n")[-1], re.IGNORECASE
+        ):
+            put(v.author, first[1])
+    if len(names) >= 2 and len(roles) == 1:
+        known = next(iter(roles.values()))
+        other_party = "defence" if "claimant" in roles else "claimant"
+        rest = [n for n in names if n != known]
+        put(other_party, rest[0])
+    v.roles = roles
+
+
+# --- allegation ----------------------------------------------------------------------------------------------
+def allegation_of(v: DocView, s: Sentence, fs: FactExtraction, spec: ExtractionSpec) -> str | None:
+    """The party that merely alleges what this sentence says, or None when it is evidenced."""
+    for tok in s.span:
+        lem = tok.lemma_.lower()
+        if lem in spec.speech_verbs or (lem == "valoir" and any(c.lemma_ == "faire" for c in tok.children)):
+            subj = [c for c in tok.children if c.dep_.startswith("nsubj")]
+            if subj:
+                phrase = " ".join(t.text for t in subj[0].subtree)
+                name = _party_of_phrase(v, phrase)
+                party = next((p for p, n in v.roles.items() if n == name), None) or _role_word(phrase, spec)
+                if party is None and subj[0].lower_ in ("nous", "je") and v.author in PARTIES:
+                    party = v.author
+                if party is None and subj[0].lower_ in ("elle", "il") and v.author in PARTIES:
+                    party = "defence" if v.author == "claimant" else "claimant"
+                if party in PARTIES:
+                    return party
+    if v.author in PARTIES and v.author in fs.alleged_in:
+        return v.author
+    return None
+
+
+# --- the reader ----------------------------------------------------------------------------------------------
+class SpecReader:
+    """Reads the facts of one pack's extraction spec from documents (prose: letters, e-mails, notes)."""
+
+    def __init__(self, spec: ExtractionSpec, types: dict[str, str]) -> None:
+        self.spec = spec
+        self.types = types
+
+    def read(self, docs: list[Document]) -> list[Finding]:
+        out: list[Finding] = []
+        for doc in docs:
+            if doc.kind in (DocumentKind.CONTRACT, DocumentKind.ORDER_HISTORY) or not doc.text.strip():
+                continue
+            v = view(doc)
+            _names(v)
+            _roles(v, self.spec)
+            notif: date | None = None
+            for fact, fs in self.spec.facts.items():
+                found = self._read_fact(v, fact, fs, notif)
+                for f in found:
+                    if f.fact == fact and self.types.get(fact) == "date" and fs.from_document_date and notif is None:
+                        notif = date.fromisoformat(str(f.value))
+                out += found
+        return out
+
+    def _finding(
+        self, v: DocView, s: Sentence, fact: str, fs: FactExtraction, value: Any, span: tuple[int, int], **kw: Any
+    ) -> Finding:
+        party = allegation_of(v, s, fs, self.spec)
+        g = v.doc.ground(*span)
+        f = Finding(
+            fact=fact,
+            value=value,
+            confidence=kw.pop("confidence", 0.8),
+            grounding=[g],
+            note=kw.pop("note", None),
+            **kw,
+        )
+        if party is not None:
+            f.allegation = "alleged"
+            f.alleged_by = party
+            f.world = World.of_party(party)
+        return f
+
+    def _candidates(self, v: DocView, fs: FactExtraction) -> list[tuple[Sentence, str, int, int]]:
+        out = []
+        for s in v.sentences:
+            hit = s.find(fs.cues) if fs.cues else None
+            if hit is None:
+                continue
+            if fs.exclude and s.find(fs.exclude):
+                continue
+            if fs.context and not s.find(fs.context):
+                continue
+            out.append((s, *hit))
+        return out
+
+    def _scope(self, s: Sentence, pos: int, fs: FactExtraction) -> str:
+        """'pos' asserted, 'neg' denied, 'cond' hypothetical."""
+        tok = s.token_at(pos)
+        if fs.conditional_blocks and (fr.conditional(tok) or _conditional_words(s, self.spec)):
+            return "cond"
+        if fs.negatable and fr.negated(tok):
+            return "neg"
+        return "pos"
+
+    def _read_fact(self, v: DocView, fact: str, fs: FactExtraction, notif: date | None) -> list[Finding]:
+        reader = getattr(self, f"_r_{fs.reader}")
+        return list(reader(v, fact, fs, notif))
+
+    # bool ---------------------------------------------------------------------------------------------------
+    def _r_bool(self, v: DocView, fact: str, fs: FactExtraction, notif: date | None):  # type: ignore[no-untyped-def]
+        for s, _cue, cs, ce in self._candidates(v, fs):
+            scope = self._scope(s, cs, fs)
+            if scope == "cond":
+                continue
+            if fs.values:
+                for val in ("false", "true"):
+                    hit = s.find(fs.values.get(val, []))
+                    if hit:
+                        yield self._finding(v, s, fact, fs, val == "true", (hit[1], hit[2]))
+                        return
+                continue
+            value = scope == "pos"
+            yield self._finding(v, s, fact, fs, value, (s.start, s.end) if not value else (cs, ce))
+            return
+        if fs.values and fs.values.get("true") and v.doc.kind in (DocumentKind.LETTER, DocumentKind.EMAIL):
+            # the author's own letter or e-mail of termination is itself the written notice
+            if v.author == "defence" or v.doc.metadata.get("author_party") is None:
+                for s in v.sentences:
+                    hit = s.find(self.spec.termination_cues)
+                    if hit and self._scope(s, hit[1], fs) == "pos" and re.search(r"\b(nous|je)\b", s.low):
+                        yield self._finding(v, s, fact, fs, True, (s.start, s.end), note="la lettre elle-même")
+                        return
+
+    # enum ---------------------------------------------------------------------------------------------------
+    def _r_enum(self, v: DocView, fact: str, fs: FactExtraction, notif: date | None):  # type: ignore[no-untyped-def]
+        if fs.role:
+            yield from self._role_enum(v, fact, fs)
+            return
+        for s, _cue, cs, ce in self._candidates(v, fs):
+            if self._scope(s, cs, fs) != "pos":
+                continue
+            if fs.window:
+                window = v.live[ce : ce + fs.window].lower()
+                for value, cues in fs.values.items():
+                    if any(_rx(c).search(window) for c in cues):
+                        yield self._finding(v, s, fact, fs, _typed(value), (cs, min(s.end, ce + fs.window)))
+                        return
+                continue
+            for value, cues in fs.values.items():
+                hit = s.find(cues)
+                if hit and self._scope(s, hit[1], fs) == "pos":
+                    yield self._finding(v, s, fact, fs, _typed(value), (min(cs, hit[1]), max(ce, hit[2])))
+                    return
+            if fs.default_value:
+                yield self._finding(v, s, fact, fs, _typed(fs.default_value), (cs, ce))
+                return
+
+    def _role_enum(self, v: DocView, fact: str, fs: FactExtraction):  # type: ignore[no-untyped-def]
+        """An attribute of one party (its activity): read near that party's name, else near « vous »/« notre
+        cliente » when the document speaks to or for it."""
+        name = v.roles.get(fs.role or "")
+        windows: list[tuple[int, int]] = []
+        if name:
+            for s0, e0 in v.names.get(name, []):
+                windows.append((max(0, s0 - 60), min(len(v.live), e0 + 160)))
+        if fs.role == "claimant":
+            for m in re.finditer(r"\b(?:vous|votre|notre\s+client(?:e)?)\b", v.live, re.IGNORECASE):
+                if (v.author == "defence" and m.group(0).lower() in ("vous", "votre")) or "client" in m.group(
+                    0
+                ).lower():
+                    windows.append((max(0, m.start() - 40), min(len(v.live), m.end() + 120)))
+        windows.append((0, len(v.live)))
+        for ws, we in windows:
+            text = v.live[ws:we].lower()
+            best = None
+            for value, cues in fs.values.items():
+                for c in cues:
+                    if (m := _rx(c).search(text)) and (best is None or m.start() < best[1]):
+                        best = (value, m.start(), m.end())
+                if best and best[0] == value:
+                    break
+            if best:
+                s = next((x for x in v.sentences if x.start <= ws + best[1] < x.end + 1), v.sentences[0])
+                yield self._finding(
+                    v,
+                    s,
+                    fact,
+                    fs,
+                    _typed(best[0]),
+                    (ws + best[1], ws + best[2]),
+                    confidence=0.7 if we - ws < len(v.live) else 0.55,
+                )
+                return
+
+    # party --------------------------------------------------------------------------------------------------
+    def _r_party(self, v: DocView, fact: str, fs: FactExtraction, notif: date | None):  # type: ignore[no-untyped-def]
+        name = v.roles.get(fs.role or "")
+        if not name:
+            return
+        s0, e0 = v.names[name][0]
+        s = next((x for x in v.sentences if x.start <= s0 < x.end + 1), v.sentences[0])
+        f = self._finding(v, s, fact, fs, name, (s0, e0), confidence=0.75)
+        yield f
+
+    # dates ----------------------------------------------------------------------------------------------------
+    def _r_date(self, v: DocView, fact: str, fs: FactExtraction, notif: date | None):  # type: ignore[no-untyped-def]
+        for s, _cue, cs, ce in self._candidates(v, fs):
+            if self._scope(s, cs, fs) != "pos":
+                continue
+            found = [d for d in fr.dates_in(v.live, s.start, s.end, v.anchor) if not _ends_notice(v.live, d.start)]
+            if fs.relative_years and v.anchor:
+                for m in re.finditer(
+                    r"(?:depuis|il\s+y\s+a)\s+(?:plus\s+de\s+|près\s+de\s+|environ\s+|presque\s+)?(?P<n>[\w-]+(?:[ -][\w-]+)?)\s+ans\b",
+                    v.live[s.start : s.end],
+                    re.IGNORECASE,
+                ):
+                    n = fr.number_word(m.group("n"))
+                    if n is not None and n == int(n):
+                        iv = fr.years_ago(v.anchor, int(n))
+                        found.append(fr.DateFound(s.start + m.start(), s.start + m.end(), iv))
+            if not found:
+                continue
+            if fs.relative_years:  # the start: « depuis 2011 », the earliest date of the sentence
+                best = min(found, key=lambda d: (not _after_since(v.live, d.start), d.interval.start))
+            else:
+                best = min(found, key=lambda d: abs(d.start - cs))
+            yield self._date_finding(v, s, fact, fs, best, (min(best.start, cs), max(best.end, ce)))
+            return
+        if fs.from_document_date and v.anchor and v.doc.kind in (DocumentKind.LETTER, DocumentKind.EMAIL):
+            # the author's own letter or e-mail of termination is dated by itself
+            for s, _cue, cs, ce in self._candidates(v, fs):
+                if self._scope(s, cs, fs) == "pos" and re.search(r"\b(nous|je)\b", s.low) and v.author != "claimant":
+                    iv = fr.interval_of(v.anchor, fr.DatePrecision.DAY)
+                    f = self._finding(v, s, fact, fs, v.anchor.isoformat(), (cs, ce), note="date de la lettre")
+                    f.interval = None if iv.precision is fr.DatePrecision.DAY else iv
+                    yield f
+                    return
+
+    def _date_finding(
+        self, v: DocView, s: Sentence, fact: str, fs: FactExtraction, d: fr.DateFound, span: tuple[int, int]
+    ) -> Finding:
+        f = self._finding(v, s, fact, fs, d.value.isoformat(), span)
+        if d.precision is not fr.DatePrecision.DAY:
+            f.interval = d.interval
+            f.note = f"date connue au {'mois' if d.precision is fr.DatePrecision.MONTH else 'an'} près : intervalle"
+        return f
+
+    # numbers ----------------------------------------------------------------------------------------------------
+    def _r_months(self, v: DocView, fact: str, fs: FactExtraction, notif: date | None):  # type: ignore[no-untyped-def]
+        for s in v.sentences:
+            if fs.zero and (hit := s.find(fs.zero)) and not (fs.exclude and s.find(fs.exclude)):
+                if self._scope(s, hit[1], fs) != "cond":
+                    yield self._finding(v, s, fact, fs, 0.0, (hit[1], hit[2]))
+                    return
+        for s, _cue, cs, ce in self._candidates(v, fs):
+            if self._scope(s, cs, fs) != "pos":
+                continue
+            best = None
+            for m in NUM_UNIT_RE.finditer(v.live, s.start, s.end):
+                n = fr.number_word(m.group("n").split()[-1] if not m.group("n")[0].isdigit() else m.group("n"))
+                if not m.group("n")[0].isdigit():
+                    n = fr.number_word(m.group("n")) or fr.number_word(m.group("n").split()[-1])
+                if n is None:
+                    continue
+                unit = m.group("u").lower()
+                months = n * (
+                    12
+                    if unit.startswith("an")
+                    else 0.25
+                    if unit.startswith("sem")
+                    else 1 / 30
+                    if unit.startswith("jour")
+                    else 1
+                )
+                if unit.startswith("jour") and n in (15, 8):
+                    months = 0.5 if n == 15 else 0.25
+                dist = abs(m.start() - cs)
+                if m.start() < cs and re.search(
+                    r"depuis|relation|durée", v.live[m.start() - 30 : m.start()], re.IGNORECASE
+                ):
+                    continue
+                if dist < 60 and (best is None or dist < best[0]):
+                    best = (dist, round(months, 2), m.start(), m.end())
+            if best:
+                yield self._finding(v, s, fact, fs, best[1], (min(cs, best[2]), max(ce, best[3])))
+                return
+            if notif and fact and fs.zero:  # « à effet au 31 janvier 2016 »: months from the notification
+                ends = [d for d in fr.dates_in(v.live, s.start, s.end, v.anchor) if d.precision is fr.DatePrecision.DAY]
+                ends = [d for d in ends if d.interval.start > notif]
+                if ends:
+                    d = ends[0]
+                    value = round(months_between(notif, d.interval.start), 2)
+                    yield self._finding(v, s, fact, fs, value, (min(cs, d.start), max(ce, d.end)))
+                    return
+
+    def _r_count(self, v: DocView, fact: str, fs: FactExtraction, notif: date | None):  # type: ignore[no-untyped-def]
+        for s, _cue, cs, _ce in self._candidates(v, fs):
+            if self._scope(s, cs, fs) != "pos":
+                continue
+            if m := COUNT_RE.search(v.live, s.start, s.end):
+                yield self._finding(v, s, fact, fs, int(re.sub(r"\D", "", m.group("n"))), m.span())
+                return
+
+    def _r_percent(self, v: DocView, fact: str, fs: FactExtraction, notif: date | None):  # type: ignore[no-untyped-def]
+        for s, _cue, cs, ce in self._candidates(v, fs):
+            if self._scope(s, cs, fs) != "pos":
+                continue
+            ms = [m for m in PCT_RE.finditer(v.live, s.start, s.end) if "point" not in m.group(0)]
+            if not ms and re.search(r"de\s+moitié|la\s+moitié", s.low):
+                m2 = re.search(r"(?:de\s+|la\s+)moitié", v.live[s.start : s.end], re.IGNORECASE)
+                if m2:
+                    yield self._finding(v, s, fact, fs, 50.0, (s.start + m2.start(), s.start + m2.end()))
+                    return
+            if ms:
+                m = min(ms, key=lambda m: abs(m.start() - cs))
+                value = float(m.group("n").replace(",", "."))
+                if 0 < value <= 100:
+                    yield self._finding(v, s, fact, fs, value, (min(cs, m.start()), max(ce, m.end())))
+                    return
+
+    def _r_amounts_by_year(self, v: DocView, fact: str, fs: FactExtraction, notif: date | None):  # type: ignore[no-untyped-def]
+        years: dict[str, float] = {}
+        spans: list[tuple[int, int]] = []
+        first: Sentence | None = None
+        for s, _cue, cs, _ce in self._candidates(v, fs):
+            if self._scope(s, cs, fs) == "cond":
+                continue
+            for am in AMOUNT_RE.finditer(v.live, s.start, s.end):
+                value = _amount(am)
+                if value is None or value < 1000:
+                    continue
+                after = YEAR_NEAR_RE.match(v.live, am.end() + (1 if v.live[am.end() : am.end() + 1] == " " else 0))
+                before = list(YEAR_NEAR_RE.finditer(v.live, max(s.start, am.start() - 40), am.start()))
+                year = after.group(1) if after else before[-1].group(1) if before else None
+                if year is None or year in years:
+                    continue
+                years[year] = value
+                spans.append((am.start(), after.end() if after else am.end()))
+                first = first or s
+        if years and first is not None:
+            f = self._finding(v, first, fact, fs, dict(sorted(years.items())), spans[0])
+            f.grounding = [v.doc.ground(*sp) for sp in spans]
+            yield f
+
+
+def _typed(value: str) -> Any:
+    return {"true": True, "false": False}.get(value, value)
+
+
+def _amount(m: re.Match[str]) -> float | None:
+    raw = re.sub(r"[   .]", "", m.group("n")) if re.search(r"\d[   .]\d{3}", m.group("n")) else m.group("n")
+    try:
+        value = float(raw.replace(",", "."))
+    except ValueError:
+        return None
+    mult = (m.group("mult") or "").lower()
+    if mult.startswith("million") or mult == "m":
+        value *= 1_000_000
+    elif mult.startswith("millier") or mult == "k":
+        value *= 1000
+    elif mult == "md":
+        value *= 1_000_000_000
+    return value
+
+
+def _after_since(text: str, pos: int) -> bool:
+    return bool(
+        re.search(
+            r"(?:depuis|dès|en|entamées?\s+en|nouée?s?\s+en|début|courant)\s+(?:le\s+|l'année\s+|fin\s+|début\s+)?$",
+            text[max(0, pos - 25) : pos],
+            re.IGNORECASE,
+        )
+    )
+
+
+def _ends_notice(text: str, pos: int) -> bool:
+    """« soit le 12 septembre », « effet au 31 janvier »: the end of a notice, not the date of an act."""
+    return bool(
+        re.search(
+            r"(?:soit\s+(?:le|au|jusqu'au)|effet\s+(?:au|le|à\s+compter\s+du)|jusqu'au|à\s+compter\s+du|au\s+plus\s+tard\s+le|terme\s+le|fin\s+le|expir\w*\s+le)\s+$",
+            text[max(0, pos - 30) : pos],
+            re.IGNORECASE,
+        )
+    )
+
+
+def _conditional_words(s: Sentence, spec: ExtractionSpec) -> bool:
+    return any(_rx(c.strip()).search(s.low) if c.strip()[-1:].isalnum() else c in s.low for c in spec.conditional_cues)
