@@ -58,21 +58,32 @@ def _words(words: str) -> list[str]:
     return [t[:4] for t in re.findall(r"[a-z]+", words) if t not in _STOP and len(t) > 2]
 
 
+def _stem_variants(word: str) -> set[str]:
+    """A predicate and its root without a negative prefix: « insuffisant » also restates « ne suffit pas »."""
+    out = {word[:4]}
+    for pre in ("in", "im", "ir", "il", "de", "des", "mal"):
+        if word.startswith(pre) and len(word) - len(pre) >= 5:
+            out.add(word[len(pre) : len(pre) + 4])
+    return out
+
+
 def circularity(f: str) -> Detection | None:
     """The premise restates the conclusion: the conclusion's predicate (its last content word: « abusive »,
     « dépendant », « fautive ») comes back in a premise that adds at most three other content words."""
     parts = _CIRC_SPLIT.split(f)
     if len(parts) < 2:
         return None
-    conclusion = _words(re.split(r"[;:]", parts[0])[-1])
-    if len(conclusion) < 2:
+    head = re.split(r"[;:]", parts[0])[-1]
+    conclusion = _words(head)
+    full = [t for t in re.findall(r"[a-z]+", head) if t not in _STOP and len(t) > 2]
+    if len(conclusion) < 2 or not full:
         return None
-    predicate = conclusion[-1]
+    predicate = _stem_variants(full[-1])
     best = None
     for premise_text in parts[1:]:
         premise = set(_words(re.split(r"[;.]", premise_text)[0]))
-        if predicate in premise:
-            new = premise - set(conclusion)
+        if predicate & premise:
+            new = premise - set(conclusion) - predicate
             if len(new) <= 3:
                 best = max(best or 0.0, 1.0 if len(new) <= 1 else 0.7)
     if best is None and len(parts) >= 3:  # A car B, puisque C — and C is A again

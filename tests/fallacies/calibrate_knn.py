@@ -117,7 +117,11 @@ def main() -> None:
         beta=beta,
         m=m,
         calibrated_on="tests/fallacies/data/dev/texts.yaml + eval_fr/holdout2_fr leave-one-out",
-        figures={f"{name}:{k}": round(v, 4) for (name, _, _), f in zip(data, figs) for k, v in zip(("clean", "detected", "family"), f)},
+        figures={
+            f"{name}:{k}": round(v, 4)
+            for (name, _, _), f in zip(data, figs)
+            for k, v in zip(("clean", "detected", "family"), f)
+        },
     )
     if not args.dry_run:
         th.save()

@@ -87,7 +87,7 @@ def test_cli_real_subprocess(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert data["outcome"] == "no_fallacy" and data["navigator"] == "offline-embeddings"
+    assert data["outcome"] == "no_fallacy" and data["navigator"] == "offline-memory"
     proc = subprocess.run(
         [str(exe), "fallacies", str(tmp_path / "missing.txt"), "--taxonomy", str(tmp_path / "no.csv")],
         capture_output=True,

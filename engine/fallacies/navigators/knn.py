@@ -84,7 +84,9 @@ class KnnNavigator:
         for d in detect(argument):
             if d.node in scores and d.node not in dets:
                 dets[d.node] = d
-        combined = {leaf: s + self.th.beta * (dets[leaf].strength if leaf in dets else 0.0) for leaf, s in scores.items()}
+        combined = {
+            leaf: s + self.th.beta * (dets[leaf].strength if leaf in dets else 0.0) for leaf, s in scores.items()
+        }
         leaf = max(combined, key=lambda k: combined[k])
         r = Reading(
             leaf=leaf,
@@ -136,6 +138,10 @@ class KnnNavigator:
         nxt = taxonomy.nodes[path[path.index(node.id) + 1]]
         if nxt.is_leaf:
             return Decision(
-                actions=[ConfirmFallacy(node_id=nxt.id, confidence=self.th.confidence(r.margin), justification=self._why(r, nxt))]
+                actions=[
+                    ConfirmFallacy(
+                        node_id=nxt.id, confidence=self.th.confidence(r.margin), justification=self._why(r, nxt)
+                    )
+                ]
             )
         return Decision(actions=[ExploreBranch(node_id=nxt.id, score=r.score)])
