@@ -188,7 +188,7 @@ def _annotations(path: str, text: str) -> dict[int, RuleMeta]:
             raise PackError(path, i, "malformed rule annotation: expected %@ {id: ..., label: ..., sources: [...]}")
         try:
             data = yaml.safe_load(m.group(1))
-        except yaml.YAMLError as exc:
+        except (yaml.YAMLError, ValueError) as exc:  # ValueError: an impossible date (2019-02-30)
             raise PackError(path, i, f"malformed rule annotation: {exc}") from exc
         if not isinstance(data, dict) or "id" not in data or "label" not in data:
             raise PackError(path, i, "rule annotation needs at least an id and a label")

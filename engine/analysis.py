@@ -121,7 +121,7 @@ def analyse(
         if f in pack.facts and pack.facts[f].question
     ]
     questions.sort(key=lambda q: q["cost"])
-    summary = _summary(pack, verdict, checks, decisive, main, outcomes.get(remedy.outcome) if remedy else None)
+    summary = _summary(pack, verdict, checks, decisive, main, outcomes.get(remedy.outcome) if remedy else None, values)
     why = None if main.status == "yes" else explainer.why_not(target)
     return Analysis(
         pack=pack.name,
@@ -230,23 +230,21 @@ def _summary(
     decisive: str | None,
     main: Outcome,
     damages: Outcome | None,
+    values: dict[str, ValueInfo] | None = None,
 ) -> str:
+    """One sentence in the pack's own words (its outcome templates and remedy wording)."""
+    target = pack.manifest.target
     if verdict == "LIABLE":
-        s = "Responsabilité engagée pour rupture brutale."
+        s = pack.outcome_sentence(target, True, values)
         if damages is not None and damages.value:
-            s += f" Dommages-intérêts estimés entre {damages.value[0]:,.0f} € et {damages.value[1]:,.0f} €.".replace(
-                ",", " "
-            )
-        elif damages is not None and damages.missing:
-            s += " Préjudice incalculable en l'état : manquent " + ", ".join(damages.missing) + "."
-        return s
+            extra = pack.remedy_sentence(damages.value[0], damages.value[1])
+        else:
+            extra = pack.remedy_sentence(None, None, damages.missing if damages is not None else None)
+        return f"{s} {extra}" if extra else s
     if verdict == "NOT_LIABLE":
+        s = pack.outcome_sentence(target, False, values).rstrip(".")
         check = next((c for c in checks if c.id == decisive), None)
-        return (
-            f"Pas de responsabilité : {check.label.lower()} ({check.outcome} = {check.status})."
-            if check
-            else "Pas de responsabilité."
-        )
+        return f"{s} : {check.label[:1].lower()}{check.label[1:]} ({check.outcome} = {check.status})." if check else s + "."
     reasons = []
     if main.missing:
         reasons.append("faits manquants : " + ", ".join(main.missing))

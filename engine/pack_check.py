@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lexlogic.bridges.clingo_bridge import compile_pack
+from lexlogic.engine.packs import compile_loaded as compile_pack
 from lexlogic.logic import jsonlogic_policy
 from lexlogic.logic.pack import FactType, PackError, load_pack
 from lexlogic.logic.ruletests import load_properties, load_tests
@@ -48,7 +48,7 @@ def check_pack(root: Path) -> list[PackError]:
         except jsonlogic_policy.JsonLogicPolicyError as exc:
             problems.append(PackError(comp_file, comp.line, str(exc)))
         for var in sorted(jsonlogic_policy.variables_used(comp.logic) | set(comp.inputs)):
-            if var not in pack.facts and var not in outputs:
+            if var not in pack.facts and var not in outputs and var not in pack.parameters:
                 problems.append(
                     PackError(
                         comp_file,

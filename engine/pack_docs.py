@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lexlogic.engine.packs import get_pack
+from lexlogic.logic.parameters import render
 
 
 def _cell(text: str) -> str:
@@ -16,6 +17,7 @@ def _cell(text: str) -> str:
 
 
 def pack_table(root: Path) -> str:
+    """RULES.md: checks, rules, computations, parameters, sources, burden defaults (labels rendered)."""
     pack, program = get_pack(root)
     lines = [
         f"# {pack.manifest.title} — règles, sources, validité",
@@ -25,10 +27,10 @@ def pack_table(root: Path) -> str:
         "",
         "Statut des sources : V = vue dans un commentaire publié ; M = de mémoire, à revérifier sur Légifrance / Judilibre.",
         "",
-        "En vigueur : « — → — » signifie que la règle vaut sous les deux versions du texte (ancien L.442-6 I 5° "
-        "et L.442-1 II) ; une règle propre à une version porte ses dates, et la version applicable est choisie "
-        "par la date de notification de la rupture.",
-        "",
+    ]
+    for paragraph in pack.manifest.docs:  # the pack's own notes (versions of the text, …)
+        lines += [render(paragraph, pack.parameters), ""]
+    lines += [
         "## Ordre des contrôles",
         "",
         "| # | contrôle | conclusion | nature |",
@@ -62,9 +64,25 @@ def pack_table(root: Path) -> str:
             f"| `{sid}` | {_cell(s.reference)} | {_cell(s.version or '—')} | "
             f"{s.valid_from or '—'} → {s.valid_to or '—'} | {s.status or '—'} |"
         )
+    if pack.parameters:
+        lines += [
+            "",
+            "## Paramètres datés (parameters.yaml)",
+            "",
+            "| paramètre | libellé | valeur | en vigueur | référence |",
+            "|---|---|---|---|---|",
+        ]
+        for name, prm in pack.parameters.items():
+            for period in sorted(prm.values, key=lambda q: str(q.valid_from or "")):
+                src = pack.source(period.reference or prm.reference)
+                lines.append(
+                    f"| `{name}` | {_cell(prm.label)} | {_cell(prm.show(period.value))} | "
+                    f"{period.valid_from or '—'} → {period.valid_to or '—'} | "
+                    f"{_cell(src.reference) if src else period.reference or prm.reference} |"
+                )
     lines += [
         "",
-        "## Faits présumés quand personne ne les allègue (charge de la preuve, art. 1353 C. civ.)",
+        f"## {pack.manifest.burden.title}",
         "",
         "| fait | valeur présumée | charge de la preuve |",
         "|---|---|---|",

@@ -18,17 +18,7 @@ from pydantic import BaseModel, Field
 
 from lexlogic.logic.errors import LexlogicError
 
-PACKS_DIR = Path(__file__).resolve().parents[1] / "rules"
 PROCEDURAL_KINDS = ("defeater", "note")
-
-# A fact whose appearance (or change) re-opens a defeater check.
-MAJOR_FACTS = {
-    "arbitration_clause": "arbitration",
-    "claim_date": "prescription",
-    "notification_date": "prescription",
-    "claimant_activity": "scope",
-    "court_specialised": "jurisdiction",
-}
 
 
 class CheckSpec(BaseModel):
@@ -37,6 +27,7 @@ class CheckSpec(BaseModel):
     outcome: str = ""
     kind: str = "condition"
     fatal_if: str | None = None
+    reopened_by: list[str] = Field(default_factory=list, description="facts that re-open this check (pack data)")
 
 
 class Task(BaseModel):
@@ -48,6 +39,7 @@ class Task(BaseModel):
     depends_on: list[str] = Field(default_factory=list)
     status: str = "pending"  # pending | done | failed | skipped
     result: dict[str, Any] | None = None
+    reopened_by: list[str] = Field(default_factory=list, description="facts whose arrival re-opens this check")
 
 
 class Plan(BaseModel):
@@ -91,9 +83,12 @@ def topological(tasks: list[Task]) -> list[str]:
     return out
 
 
-def load_checks(pack: str = "rupture_brutale", packs_dir: Path = PACKS_DIR) -> list[CheckSpec]:
-    """The pack's declared checks (read with yaml: no dependency on the pack loader); cached per mtime."""
-    path = packs_dir / pack / "pack.yaml"
+def load_checks(pack: str, packs_dir: Path | None = None) -> list[CheckSpec]:
+    """The pack's declared checks (read with yaml: no dependency on the pack loader); cached per mtime.
+    Packs are looked up where every command looks (``LEXLOGIC_RULES_DIR`` / ``--rules``)."""
+    from lexlogic.engine.packs import pack_root
+
+    path = (packs_dir / pack if packs_dir is not None else pack_root(pack)) / "pack.yaml"
     return [c.model_copy() for c in _read_checks(path, path.stat().st_mtime_ns)]
 
 
@@ -128,8 +123,20 @@ def declared_plan(checks: list[CheckSpec]) -> Plan:
         else:
             deps = [prev] if prev else list(prefix)
             prev = c.id
-        tasks.append(Task(id=c.id, kind="check", check=c.id, label=c.label, depends_on=deps))
+        tasks.append(
+            Task(id=c.id, kind="check", check=c.id, label=c.label, depends_on=deps, reopened_by=list(c.reopened_by))
+        )
     return Plan(tasks=tasks)
+
+
+def major_facts(checks: list[CheckSpec]) -> dict[str, str]:
+    """Fact → the check its appearance re-opens (the pack's ``reopened_by``)."""
+    return {f: c.id for c in checks for f in c.reopened_by}
+
+
+def is_major_fact(plan: Plan | None, fact: str) -> bool:
+    """Does `fact` re-open a check of this plan (the pack said so in ``reopened_by``)?"""
+    return plan is not None and any(fact in t.reopened_by for t in plan.tasks)
 
 
 # --- re-planning ------------------------------------------------------------------------------------
@@ -164,8 +171,8 @@ def replan_missing(plan: Plan, task_id: str, missing: list[str]) -> Plan:
 
 def replan_major_fact(plan: Plan, fact: str) -> Plan:
     """Re-open the defeater a major fact bears on, and every merits task already evaluated."""
-    check = MAJOR_FACTS.get(fact)
-    if check is None or not any(t.id == check for t in plan.tasks):
+    check = next((t.id for t in plan.tasks if fact in t.reopened_by), None)
+    if check is None:
         return plan
     plan = plan.model_copy(deep=True)
     prefix = {t.id for t in plan.tasks if t.kind == "check" and not t.depends_on}
@@ -213,6 +220,7 @@ def validate_proposal(proposal: ProposedPlan, checks: list[CheckSpec]) -> Plan:
                 check=p.id,
                 label=known[p.id].label,
                 depends_on=[d for d in p.depends_on if d in known and d != p.id],
+                reopened_by=list(known[p.id].reopened_by),
             )
         )
     declared = declared_plan(checks)
@@ -265,7 +273,7 @@ def propose_with_llm(client: Any, checks: list[CheckSpec], case_summary: str) ->
     messages = [
         {
             "role": "system",
-            "content": "You plan the legal analysis of a French commercial case. Answer JSON only: "
+            "content": "You plan the legal analysis of a case under the checks of a rule pack. Answer JSON only: "
             '{"tasks": [{"id": CHECK_ID, "depends_on": [CHECK_ID, ...]}]}.',
         },
         {
@@ -278,7 +286,7 @@ def propose_with_llm(client: Any, checks: list[CheckSpec], case_summary: str) ->
     return validate_proposal(proposal, checks)
 
 
-def make_plan(pack: str = "rupture_brutale", client: Any = None, case_summary: str = "") -> Plan:
+def make_plan(pack: str, client: Any = None, case_summary: str = "") -> Plan:
     checks = load_checks(pack)
     if client is None:
         return declared_plan(checks)

@@ -93,7 +93,7 @@ def pack_properties(pack: RulePack) -> list[PropertySpec]:
     path = pack.root / pack.manifest.files.properties
     if not path.exists():
         raise PackError(path, None, "declared properties file does not exist")
-    return load_properties(path)
+    return load_properties(path, pack.parameters)
 
 
 # ------------------------------------------------------------------------------------- properties

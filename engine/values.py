@@ -27,6 +27,7 @@ class ValueStatus(str, Enum):
     UNKNOWN = "unknown"
     OPEN = "open"  # computed as null with inputs known: appreciation zone
     DYNAMIC = "dynamic"  # filled by a sandboxed dynamic rule: an interpretation, not a given
+    PARAMETER = "parameter"  # a dated legal parameter of the pack (parameters.yaml), in force at the case's date
 
 
 class ValueInfo(BaseModel):
@@ -43,7 +44,13 @@ class ValueInfo(BaseModel):
 
     @property
     def known(self) -> bool:
-        return self.status in (ValueStatus.GIVEN, ValueStatus.DEFAULTED, ValueStatus.COMPUTED, ValueStatus.DYNAMIC)
+        return self.status in (
+            ValueStatus.GIVEN,
+            ValueStatus.DEFAULTED,
+            ValueStatus.COMPUTED,
+            ValueStatus.DYNAMIC,
+            ValueStatus.PARAMETER,
+        )
 
 
 def gather_values(
@@ -102,19 +109,39 @@ def gather_values(
                 name=name,
                 status=ValueStatus.DEFAULTED,
                 value=spec.default,
-                grounding=[
-                    Grounding(
-                        kind=SourceKind.PRIOR,
-                        note=f"non allégué : charge de la preuve sur la {'défense' if spec.burden == 'defence' else 'demanderesse'} (art. 1353 C. civ.)",
-                    )
-                ],
+                grounding=[Grounding(kind=SourceKind.PRIOR, note=pack.burden_note(spec.burden))],
             )
         else:
             values[name] = ValueInfo(name=name, status=ValueStatus.UNKNOWN, missing=[name])
+    values.update(parameter_values(pack, values))
     for comp in pack.computations:
         values[comp.output] = _compute(comp, values)
     _supervaluate(pack, values)
     return values
+
+
+def parameter_values(pack: RulePack, values: dict[str, ValueInfo]) -> dict[str, ValueInfo]:
+    """Each dated parameter at the case's relevant date: its value, period and reference in the grounding;
+    unknown (naming the date) when the date is unknown and the value depends on it."""
+    out: dict[str, ValueInfo] = {}
+    if not pack.parameters:
+        return out
+    for name, p in pack.parameters.items():
+        fact = p.date_fact or pack.parameters_date_fact or (pack.manifest.versions.date_fact if pack.manifest.versions else None)
+        day = pack.parameter_date(values, fact)
+        period = p.period_at(day)
+        if period is None:
+            missing = [fact] if day is None and fact else []
+            out[name] = ValueInfo(name=name, status=ValueStatus.UNKNOWN if missing else ValueStatus.OPEN, missing=missing)
+            continue
+        src = pack.source(period.reference or p.reference)
+        span = "" if p.constant else f"en vigueur du {period.valid_from or '…'} au {period.valid_to or '…'}, "
+        note = f"paramètre {name} = {p.show(period.value)} ({span}{src.reference if src else p.reference})"
+        value = period.value.isoformat() if hasattr(period.value, "isoformat") else period.value
+        out[name] = ValueInfo(
+            name=name, status=ValueStatus.PARAMETER, value=value, grounding=[Grounding(kind=SourceKind.PARAMETER, note=note)]
+        )
+    return out
 
 
 _USED: dict[int, list[str]] = {}
@@ -188,6 +215,8 @@ def world_values(pack: RulePack, base: dict[str, ValueInfo], assignment: dict[st
     trial = dict(base)
     for name, value in assignment.items():
         trial[name] = ValueInfo(name=name, status=ValueStatus.GIVEN, value=value)
+    if pack.parameters:  # the date that selects a parameter may be a root of this world
+        trial.update(parameter_values(pack, trial))
     for comp in pack.computations:
         trial[comp.output] = _compute(comp, trial)
     return trial

@@ -17,6 +17,7 @@ class SourceKind(str, Enum):
     CASE_FILE = "case_file"  # a structured facts file (JSON path)
     DYNAMIC_RULE = "dynamic_rule"  # computed by a sandboxed dynamic rule (interpretation, not law)
     REPAIR = "repair"  # introduced by FOL sort repair (not a given)
+    PARAMETER = "parameter"  # a dated legal parameter of the rule pack (value, period, reference)
 
 
 class BBox(BaseModel):

@@ -89,6 +89,7 @@ class Computation(BaseModel):
     note: str | None = None
     line: int | None = None  # where it is declared (set by the loader)
     file: str = ""
+    used_parameters: list[str] = Field(default_factory=list, description="parameters read with {param: name}")
 
 
 class RuleMeta(BaseModel):
@@ -268,13 +269,16 @@ class RulePack(BaseModel):
         src = self.source(b.source) if b.source else None
         return f"{note} ({src.reference})" if src and src.reference not in note else note
 
-    def parameter_date(self, values: dict[str, Any]) -> date | None:
+    def parameter_date(self, values: dict[str, Any], fact: str | None = None) -> date | None:
         """The case's relevant date for parameters (from `values`: plain values or ValueInfo-like)."""
-        name = self.parameters_date_fact or (self.manifest.versions.date_fact if self.manifest.versions else None)
+        name = (
+            fact or self.parameters_date_fact or (self.manifest.versions.date_fact if self.manifest.versions else None)
+        )
         if not name or name not in values:
             return None
         raw = values[name]
-        raw = getattr(raw, "value", raw) if not getattr(raw, "known", True) is False else None
+        if hasattr(raw, "known"):  # a ValueInfo
+            raw = raw.value if raw.known else None
         try:
             return raw if isinstance(raw, date) else date.fromisoformat(str(raw)) if raw else None
         except ValueError:
@@ -325,7 +329,18 @@ def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[str,
     return mapping
 
 
+def _construct_timestamp(loader: _LineLoader, node: yaml.ScalarNode) -> Any:
+    """Dates as the YAML spec reads them, but an impossible date (2019-02-30) is a located error."""
+    try:
+        return yaml.SafeLoader.construct_yaml_timestamp(loader, node)
+    except ValueError as exc:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"impossible date '{node.value}' ({exc})", node.start_mark
+        ) from exc
+
+
 _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_LineLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
 
 
 def _strip_lines(value: Any) -> Any:
@@ -404,7 +419,82 @@ def load_pack(root: Path | str) -> RulePack:
         if not path.exists():
             raise PackError(manifest_path, raw.get("__line__"), f"listed ASP file does not exist: {rel}")
         asp_sources[rel] = path.read_text(encoding="utf-8")
-    return RulePack(root=root, manifest=manifest, facts=facts, computations=computations, asp_sources=asp_sources)
+    pack = RulePack(root=root, manifest=manifest, facts=facts, computations=computations, asp_sources=asp_sources)
+    _load_parameters(pack, raw, raw_facts)
+    return pack
+
+
+def _load_parameters(pack: RulePack, raw_manifest: Any, raw_facts: Any) -> None:
+    """Read parameters.yaml, turn ``{param: x}`` into inputs, write current values into the labels."""
+    root = pack.root
+    rel = pack.manifest.files.parameters or ("parameters.yaml" if (root / "parameters.yaml").exists() else None)
+    refs: list[tuple[str, int, str]] = []
+    if rel is not None:
+        path = root / rel
+        raw = read_yaml(path)
+        try:
+            pfile = ParameterFile.model_validate(_strip_lines(raw) or {})
+        except ValidationError as exc:
+            raise _validation_error(path, raw, exc) from exc
+        for name, p in pfile.parameters.items():
+            node = (raw or {}).get("parameters", {}).get(name, {})
+            p.name, p.file, p.line = name, str(path), node.get("__line__", 0) if isinstance(node, dict) else 0
+            for period, pnode in zip(p.values, node.get("values", []) if isinstance(node, dict) else []):
+                period.line = pnode.get("__line__", 0) if isinstance(pnode, dict) else 0
+        pack.parameters = pfile.parameters
+        pack.parameters_date_fact = pfile.date_fact
+        for p in pfile.parameters.values():  # a parameter's label may cite another
+            refs += [(p.file, p.line, n) for n in params_mod.placeholders(p.label)]
+    params = pack.parameters
+    render = params_mod.render
+
+    manifest_file = str(root / "pack.yaml")
+    refs += [(manifest_file, ln, n) for n, ln in _refs_in(raw_manifest)]
+    refs += [(str(root / pack.manifest.files.facts), ln, n) for n, ln in _refs_in(raw_facts)]
+    for comp in pack.computations:
+        for n in sorted(params_mod.params_in_logic(comp.logic)):
+            refs.append((comp.file, comp.line or 0, n))
+        refs += [(comp.file, comp.line or 0, n) for n in params_mod.placeholders(comp.label)]
+        comp.used_parameters = sorted(params_mod.params_in_logic(comp.logic))
+        comp.logic = params_mod.params_as_vars(comp.logic)
+        comp.label = render(comp.label, params)
+        if comp.note:
+            comp.note = render(comp.note, params)
+    for rel_lp, text in pack.asp_sources.items():
+        for i, line in enumerate(text.splitlines(), start=1):
+            if line.lstrip().startswith("%@"):
+                refs += [(str(root / rel_lp), i, n) for n in params_mod.placeholders(line)]
+    for f in pack.facts.values():
+        f.label = render(f.label, params)
+        if f.question:
+            f.question = render(f.question, params)
+    for c in pack.manifest.checks:
+        c.label = render(c.label, params)
+    for spec in pack.manifest.outcomes.values():
+        spec.label = render(spec.label, params)
+    if pack.manifest.versions is not None:
+        for text in pack.manifest.versions.texts:
+            text.reason = render(text.reason, params)
+    pack.parameter_refs = refs
+
+
+def _refs_in(raw: Any, line: int = 0) -> list[tuple[str, int]]:
+    """(parameter name, line) of every ``{name}`` / ``{param: name}`` in a raw YAML tree."""
+    out: list[tuple[str, int]] = []
+    if isinstance(raw, dict):
+        line = raw.get("__line__", line)
+        if set(raw) - {"__line__"} == {"param"}:
+            out.append((str(raw["param"]), line))
+            return out
+        for k, v in raw.items():
+            if k != "__line__":
+                out += _refs_in(v, line)
+    elif isinstance(raw, list):
+        for v in raw:
+            out += _refs_in(v, line)
+    elif isinstance(raw, str):
+        out += [(n, line) for n in params_mod.placeholders(raw)]
+    return out
 
 
 def find_packs(path: Path | str) -> list[Path]:

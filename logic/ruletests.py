@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from lexlogic.logic import parameters as params_mod
 from lexlogic.logic.pack import PackError, _strip_lines, read_yaml
 
 
@@ -86,10 +87,15 @@ def load_tests(path: Path) -> list[RuleTest]:
     return _load_items(path, read_yaml(path), RuleTest, "a rule test file must be a YAML list of test cases")
 
 
-def load_properties(path: Path) -> list[PropertySpec]:
+def load_properties(path: Path, parameters: dict[str, params_mod.Parameter] | None = None) -> list[PropertySpec]:
+    """Properties; ``{param: x}`` in a bound and ``{x}`` in a label take the parameter's current value."""
     raw = read_yaml(path)
     items = (raw or {}).get("properties", []) if isinstance(raw, dict) else None
+    if parameters is not None and isinstance(items, list):
+        items = [params_mod.resolve_in(item, parameters) for item in items]
     specs = _load_items(path, items, PropertySpec, "a properties file must have a `properties:` list")
+    for spec in specs:
+        spec.label = params_mod.render(spec.label, parameters or {})
     for spec in specs:
         if spec.kind == "monotone" and not (spec.vary and spec.watch and spec.direction):
             raise PackError(path, spec.line, "a monotone property needs vary, watch and direction")

@@ -65,7 +65,7 @@ def test_method_operator_is_refused(pack_copy: Path) -> None:
     comp = pack_copy / "computations.yaml"
     comp.write_text(
         comp.read_text().replace(
-            'logic: {date_on_or_after: [{var: notification_date}, "2019-04-26"]}',
+            "logic: {date_on_or_after: [{var: notification_date}, {param: reform_2019_date}]}",
             "logic: {method: [{var: notification_date}, upper]}",
             1,
         )
