@@ -278,7 +278,7 @@ def submit(run_id: str, job: Job, *, adopt: str | None = None, store: CaseStore 
 _health_cache: dict[str, tuple[float, dict[str, Any]]] = {}
 
 
-def broker_status(timeout: float = 1.0, ttl: float = 5.0) -> dict[str, Any]:
+def broker_status(timeout: float = 0.5, ttl: float = 5.0) -> dict[str, Any]:
     """For /v1/health: the mode, the broker (reachable?) and the workers answering a ping (cached a few s)."""
     url = broker_url()
     if not url:
@@ -288,9 +288,11 @@ def broker_status(timeout: float = 1.0, ttl: float = 5.0) -> dict[str, Any]:
         return hit[1]
     out: dict[str, Any] = {"mode": "celery", "broker": redact(url), "reachable": False, "workers": []}
     try:
+        from kombu import Connection
+
         app = celery_app(url)
-        with app.connection_for_write() as conn:
-            conn.ensure_connection(max_retries=1, timeout=timeout)
+        with Connection(url, connect_timeout=timeout) as conn:
+            conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0.1, interval_max=0.1)
         out["reachable"] = True
         replies = app.control.ping(timeout=timeout) or []
         out["workers"] = sorted(name for r in replies for name in r)
