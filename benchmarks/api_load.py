@@ -7,6 +7,12 @@ itself. Prints throughput, p50/p99 latency and errors. Target: 0 errors, p99 < 5
 
     .venv/bin/python benchmarks/api_load.py            # 16 clients, 30 s
     .venv/bin/python benchmarks/api_load.py --quick    # 16 clients, 5 s
+    .venv/bin/python benchmarks/api_load.py --db postgres --hostile 4   # PostgreSQL (fresh schema), plus 4
+                                                                         # clients sending poisoned requests
+
+Hostile clients (issue 21) send, in turn, NaN/Infinity answers, NUL bytes, 9999-12-31 dates, 5,000-character
+ids and what-if Infinity weights; each must answer 4xx (a 5xx counts as an error) and the verdict clients
+must keep their latency.
 """
 
 from __future__ import annotations
@@ -52,15 +58,64 @@ async def _client(
             lat.append(time.perf_counter() - t)
 
 
+HOSTILE = [
+    ("POST", "/v1/cases/{cid}/answers", b'{"answers": {"notice_given_months": NaN}}'),
+    ("POST", "/v1/cases/{cid}/answers", b'{"answers": {"notification_date": "9999-12-31"}}'),
+    ("POST", "/v1/cases/{cid}/answers", b'{"answers": {"notice_written": "a\\u0000b"}}'),
+    ("POST", "/v1/cases/{cid}/what-if", b'{"weights": {"confiance_vs_liberte.I1": Infinity}}'),
+    ("GET", "/v1/cases/" + "a" * 5000, None),
+    ("POST", "/v1/cases", b'{"name": "a\\u0000b"}'),
+]
+
+
+async def _hostile(
+    base: str, cid: str, headers: dict[str, str], stop_at: float, lat: list[float], errors: list[str]
+) -> None:
+    async with httpx.AsyncClient(base_url=base, headers=headers, timeout=10) as c:
+        i = 0
+        while time.perf_counter() < stop_at:
+            method, path, body = HOSTILE[i % len(HOSTILE)]
+            i += 1
+            t = time.perf_counter()
+            try:
+                r = await c.request(
+                    method, path.format(cid=cid), content=body, headers={"content-type": "application/json"}
+                )
+                if not 400 <= r.status_code < 500:
+                    errors.append(f"hostile {r.status_code}")
+            except httpx.HTTPError as exc:
+                errors.append(f"hostile {type(exc).__name__}")
+            lat.append(time.perf_counter() - t)
+
+
+def _database(choice: str, tmp: Path) -> tuple[str, str]:
+    """(URL, label): an SQLite file, a fresh schema on the local PostgreSQL, or the given URL."""
+    if choice == "sqlite":
+        return f"sqlite:///{tmp / 'api.db'}", "SQLite"
+    if choice == "postgres":
+        import uuid
+
+        import psycopg
+
+        base = os.environ.get("LEXLOGIC_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+        schema = f"load_{uuid.uuid4().hex[:10]}"
+        with psycopg.connect(base.replace("postgresql+psycopg", "postgresql"), autocommit=True) as conn:
+            conn.execute(f'CREATE SCHEMA "{schema}"')
+        return f"{base}?options=-csearch_path%3D{schema}", f"PostgreSQL (schema {schema})"
+    return choice, choice.split("://")[0]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--clients", type=int, default=16)
     ap.add_argument("--seconds", type=float, default=30.0)
     ap.add_argument("--quick", action="store_true", help="5 seconds")
+    ap.add_argument("--db", default="sqlite", help="sqlite | postgres | an SQLAlchemy URL")
+    ap.add_argument("--hostile", type=int, default=0, help="extra clients sending poisoned requests")
     args = ap.parse_args()
     seconds = 5.0 if args.quick else args.seconds
     tmp = Path(tempfile.mkdtemp(prefix="lexlogic-load-"))
-    db = f"sqlite:///{tmp / 'api.db'}"
+    db, db_label = _database(args.db, tmp)
     store = TenantStore(db)
     _, key = store.create_key("load")
     store.close()
@@ -84,6 +139,20 @@ def main() -> None:
         cwd=ROOT,
         env=env,
     )
+    try:
+        _load(args, server, port, key, seconds, db_label)
+    finally:
+        if server.poll() is None:  # never leave the server behind, even when the load failed
+            server.terminate()
+            try:
+                server.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
+def _load(
+    args: argparse.Namespace, server: subprocess.Popen, port: int, key: str, seconds: float, db_label: str
+) -> None:  # type: ignore[type-arg]
     base, headers = f"http://127.0.0.1:{port}", {"X-API-Key": key}
     for _ in range(300):
         try:
@@ -99,11 +168,15 @@ def main() -> None:
     cold = time.perf_counter() - t
     assert first.status_code == 200, first.text
     lat: list[float] = []
+    hostile_lat: list[float] = []
     errors: list[str] = []
     stop_at = time.perf_counter() + seconds
 
     async def run() -> None:
-        await asyncio.gather(*(_client(base, path, headers, stop_at, lat, errors) for _ in range(args.clients)))
+        await asyncio.gather(
+            *(_client(base, path, headers, stop_at, lat, errors) for _ in range(args.clients)),
+            *(_hostile(base, case_id, headers, stop_at, hostile_lat, errors) for _ in range(args.hostile)),
+        )
 
     t0 = time.perf_counter()
     asyncio.run(run())
@@ -115,6 +188,13 @@ def main() -> None:
     print(
         f"verdict of the example case, {args.clients} concurrent clients, {wall:.1f} s on 127.0.0.1 (uvicorn, 1 server process)"
     )
+    print(f"  database                       : {db_label}")
+    if args.hostile:
+        hostile_lat.sort()
+        print(
+            f"  hostile clients                : {args.hostile}, {len(hostile_lat)} poisoned requests "
+            f"(p50 {hostile_lat[len(hostile_lat) // 2] * 1000:.1f} ms), all expected 4xx"
+        )
     print(f"  cold (first, uncached) request : {cold * 1000:.0f} ms")
     print(f"  requests                       : {len(lat)}  ({len(lat) / wall:.0f} req/s)")
     print(
