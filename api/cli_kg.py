@@ -212,7 +212,7 @@ def sentinel_cmd(
         typer.echo(json.dumps({"ok": report.ok, **report.model_dump(mode="json")}, ensure_ascii=False, indent=2))
     else:
         for k in report.kpis:
-            value = f"{k.value:.1%}" if k.name != "type2_items" else f"{int(k.value)}"
+            value = f"{k.value:.1%}" if k.name not in ("type2_items", "speech_act_min_items") else f"{int(k.value)}"
             typer.echo(f"{'OK  ' if k.ok else 'FAIL'} {k.name:18} {value:>8}  target {k.target}")
         typer.echo(f"abstentions by reason: {report.abstentions_by_reason}")
         failing = [o for o in report.type1 + report.type2 if not o.ok]

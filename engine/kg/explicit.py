@@ -92,6 +92,27 @@ def _nominals(text: str, lang: str) -> list[Found]:
 # ------------------------------------------------------------------ French: dependency parse
 
 _FR_PREP = {"à": {"à", "au", "aux"}, "dans": {"dans"}, "obj": set()}
+_ADJUNCT_PREPS = {
+    "devant",
+    "pour",
+    "par",
+    "sans",
+    "avec",
+    "en",
+    "dans",
+    "sur",
+    "depuis",
+    "avant",
+    "après",
+    "lors",
+    "entre",
+    "chez",
+    "contre",
+    "auprès",
+    "pendant",
+    "dès",
+    "vers",
+}
 _CUT_DEPS = {"acl:relcl", "punct", "cc", "parataxis", "dislocated"}
 
 
@@ -104,6 +125,17 @@ def _phrase(tok: Any, *, drop_case: bool = True) -> tuple[int, int] | None:
             excluded.update(t.i for t in child.subtree)
         if child.dep_ in ("obl:agent", "obl:mod", "advcl") and tok.pos_ in ("NOUN", "PROPN"):
             excluded.update(t.i for t in child.subtree)
+
+    for inner in tok.subtree:
+        for child in inner.children:
+            if child.dep_.startswith("nmod") and any(
+                g.dep_ == "case" and g.text.lower() in _ADJUNCT_PREPS for g in child.children
+            ):  # "son distributeur devant le tribunal": an adjunct, not part of the party's name
+                excluded.update(t.i for t in child.subtree)
+            if child.dep_ == "acl":  # "la limitation prévue par le contrat": drop the provenance agent
+                for g in child.children:
+                    if g.dep_ == "obl:agent":
+                        excluded.update(t.i for t in g.subtree)
     kept = {t.i for t in tok.subtree} - excluded
     lo = hi = tok.i
     while lo - 1 in kept:
@@ -159,7 +191,7 @@ def _french(text: str, doc: Any) -> list[Found]:
         lemma = verb.lemma_.lower()
         if verb.text.lower().startswith("soumi"):
             lemma = "soumettre"
-        frames = onto.frames("fr", lemma)
+        frames = onto.frames("fr", lemma, verb.text)
         if not frames or "Inf" in verb.morph.get("VerbForm") and verb.dep_ != "ROOT":
             continue
         for frame in frames:
@@ -225,7 +257,7 @@ _EN_LEAD = re.compile(
 )
 _EN_RELATIVE = re.compile(r"^(?P<np>.+?),\s*(?:which|who|that)\s*(?:\w+\s*)?$", _I)
 _EN_STOP = re.compile(
-    r"\s*[,;:.()]|\s+(?:on|in|at|before|since|from|with|under|by|for|dated|during|within|after|pursuant|upon|until|"
+    r"\s*(?:[;:()]|[,.](?!\d))|\s+(?:on|in|at|before|since|from|with|under|by|for|dated|during|within|after|pursuant|upon|until|"
     r"as|when|where|because|which|who|and\s+(?:then|thereby)|without|following|via|through|to)\b",
     _I,
 )
@@ -237,10 +269,12 @@ _EN_DET_PREP = re.compile(
 _WORD = re.compile(r"[A-Za-zÀ-ÿ][\w'’-]*")
 
 
-def _np_after(text: str, start: int, *, keep_to: bool = False) -> tuple[int, int]:
+def _np_after(text: str, start: int, *, keep_to: bool = False, extra: tuple[str, ...] = ()) -> tuple[int, int]:
     rest = text[start:]
     lead = len(rest) - len(rest.lstrip())
     stop = _EN_STOP
+    if extra:
+        stop = re.compile(_EN_STOP.pattern + "".join(rf"|\s+{re.escape(w)}\b" for w in extra), _I)
     for m in stop.finditer(rest, lead):
         if m.start() <= lead:
             continue
@@ -317,7 +351,7 @@ def _english_frame(text: str, w: re.Match[str], frame: Frame, passive: bool) -> 
         if agent_span is None:
             return None
         if frame.arg == "obj":
-            patient = _np_after(text, w.end())
+            patient = _np_after(text, w.end(), extra=frame.object_stop)
         else:
             prep = re.search(rf"\b{re.escape(frame.arg)}\s+", after, _I)
             if prep is None or prep.start() > 60:

@@ -12,10 +12,18 @@ Order per sentence (why: what a text does not assert must never reach the journa
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from lexlogic.engine.kg import explicit, modality, nlp
-from lexlogic.engine.kg.markers import TYPE2_CUES
+from lexlogic.engine.kg.markers import (
+    ALTERNATIVE_WEAK,
+    DEFAULT_CUES,
+    EXCEPTION_CUES,
+    OPEN_LIST,
+    SCOPE_CUES,
+    TYPE2_CUES,
+)
 from lexlogic.engine.kg.markers import find as find_cues
 from lexlogic.engine.kg.model import (
     Abstention,
@@ -27,7 +35,7 @@ from lexlogic.engine.kg.model import (
     ExtractionMethod,
     RawAssertion,
 )
-from lexlogic.engine.kg.patterns import ExtractionResult, _Ctx, _sentence
+from lexlogic.engine.kg.patterns import ExtractionResult, _alternative_cue, _Ctx, _sentence
 from lexlogic.engine.kg.text import Sentence, segment
 
 R = DiscursiveAbstainReason
@@ -72,6 +80,8 @@ def extract_sentence(doc_id: str, sentence: Sentence, sentences: list[Sentence],
     type2 = find_cues(TYPE2_CUES, text)
     if not type2:
         for f in explicit.find(text, lang, doc):
+            if _discursive_clause(text, f.span, f.cue_span[0]):
+                continue  # a qualified relation (by default, unless, for the purposes of, or, lists): patterns.py decides
             s, o = text[f.subject[0] : f.subject[1]], text[f.object[0] : f.object[1]]
             a, b = f.span
             out.assertions.append(
@@ -90,6 +100,28 @@ def extract_sentence(doc_id: str, sentence: Sentence, sentences: list[Sentence],
             )
     out.extend(_sentence(_Ctx(doc_id, sentence, sentences, headings)))
     return out
+
+
+_CLAUSE = re.compile(r"[^;]+")
+
+
+def _discursive_clause(text: str, span: tuple[int, int], verb_at: int) -> bool:
+    """Does the ';'-clause holding this relation carry a discursive device? Then the relation is
+    qualified (a default, an exception, a scope, a choice, an open list) and stating it as a plain
+    EXPLICIT fact would drop the qualifier: the discursive extractor and its tier rules decide."""
+    m = next((m for m in _CLAUSE.finditer(text) if m.start() <= span[0] < m.end()), None)
+    clause, offset = (m.group(0), m.start()) if m else (text, 0)
+    scope = SCOPE_CUES.search(clause)
+    return bool(
+        find_cues(DEFAULT_CUES, clause)
+        or find_cues(EXCEPTION_CUES, clause)
+        or (
+            scope is not None and offset + scope.start() < verb_at
+        )  # a scope framing the relation, not "in Clause 11" after it
+        or find_cues(ALTERNATIVE_WEAK, clause)
+        or OPEN_LIST.search(clause)
+        or _alternative_cue(clause, [])
+    )
 
 
 def _not_asserted(

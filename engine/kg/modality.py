@@ -78,7 +78,7 @@ _FR_REPORT = re.compile(
 )
 _EN_REPORT = re.compile(
     rf"^(?P<lead>.{{2,160}}?)\s+(?:has\s+|have\s+|had\s+|also\s+|further\s+)?(?P<cue>{_EN_REPORT_VERBS})\b"
-    rf"(?:\s+(?:also|again|further|expressly))?(?:\s*,\s*[^,]{{1,60}},)?\s*(?:to\s+\w+\s+)?(?P<link>that\b|:|,)",
+    rf"(?:\s+(?:also|again|further|expressly))?(?:\s*,\s*[^,]{{1,60}},)?\s*(?:to\s+\w+\s+)?(?P<link>that\b|:)",
     _I,
 )
 _FR_ACCORDING = re.compile(
@@ -93,8 +93,10 @@ _EN_ACCORDING = re.compile(
 _LEAD_ADVERBIAL = re.compile(r"^.*,\s*(?=[^,]+$)")
 # a document part that "states" something is the document speaking: not reported speech
 _DOC_PART = re.compile(
-    r"\b(?:article|clause|section|schedule|annex|annexe|avenant|amendment|contrat|agreement|contract|"
-    r"conditions|stipulation|disposition|provision|paragraph|alinéa|préambule|preamble|bon de commande)\b",
+    r"^(?:(?:le|la|les|l['’]|the|this|ce|cette|ces|these)\s*(?:présente?s?\s+|present\s+)?)"
+    r"(?:article|clause|section|schedule|annex|annexe|avenant|amendment|contrat|agreement|contract|"
+    r"conditions|stipulation|disposition|provision|paragraph|alinéa|préambule|preamble|bon de commande)\b"
+    r"|^(?:article|clause|section|schedule|annex|annexe)\s+\d",
     _I,
 )
 
@@ -120,7 +122,7 @@ _QUESTION = re.compile(
     _I,
 )
 _FR_NEGATION = re.compile(
-    rf"\b(?:ne|n{_AP})\s*(?:[\w-]+\s+){{0,4}}?(?:pas|jamais|plus|point|guère|nullement|aucun|aucune|personne|rien|ni)\b"
+    rf"\b(?:ne|n{_AP})\s*(?:[\w'’-]+\s+){{0,4}}?(?:pas|jamais|plus|point|guère|nullement|aucun|aucune|personne|rien|ni)\b"
     r"|(?:^|[;:,]\s*)aucun(?:e)?\b|\bni\b[^.;]*\bni\b|\bnon\s+(?:pas|plus)\b",
     _I,
 )
@@ -136,7 +138,7 @@ _FR_HYPOTHESIS = re.compile(
 )
 _EN_HYPOTHESIS = re.compile(
     r"^\s*(?:should|had|were)\b|\bif\b|\bassuming\b|\bsuppos(?:e|ing|ed)\b|\bin the event (?:that|of)\b|"
-    r"\bin case\b|\bwould\b|\bcould\s+(?:have|be|not)\b|\bmight\b|\bwere\s+to\b|\bhypothetical",
+    r"\bin case\b(?!\s+of\b)|\bwould\b|\bcould\s+(?:have|be|not)\b|\bmight\b|\bwere\s+to\b|\bhypothetical",
     _I,
 )
 _FR_INTENTION = re.compile(

@@ -26,6 +26,7 @@ class Frame:
     passive: str | None = None
     reflexive: bool = False
     adjective: bool = False
+    object_stop: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -33,8 +34,18 @@ class Ontology:
     verbs: dict[tuple[str, str], tuple[Frame, ...]]  # (lang, verb lemma or form) → frames
     nominals: dict[tuple[str, str], RelationType]  # (lang, noun) → relation
 
-    def frames(self, lang: str, verb: str) -> tuple[Frame, ...]:
-        return self.verbs.get((lang, verb.lower()), ())
+    def frames(self, lang: str, verb: str, form: str = "") -> tuple[Frame, ...]:
+        """Frames of a verb lemma (fr) or form (en); in French a mis-lemmatised form ("applique") is
+        found by the lemma's stem when the stem is long enough to be unambiguous (≥ 5 letters)."""
+        hit = self.verbs.get((lang, verb.lower()), ())
+        if hit or lang != "fr" or not form:
+            return hit
+        low = form.lower()
+        for (lg, lemma), frames in self.verbs.items():
+            stem = lemma[:-2]
+            if lg == "fr" and len(stem) >= 5 and low.startswith(stem):
+                return frames
+        return ()
 
 
 @lru_cache(maxsize=1)
@@ -56,6 +67,7 @@ def load() -> Ontology:
                         passive=entry.get("passive"),
                         reflexive=bool(entry.get("reflexive", False)),
                         adjective=bool(entry.get("adjective", False)),
+                        object_stop=tuple(str(w) for w in entry.get("object_stop") or ()),
                     )
                     verbs.setdefault((lang, frame.verb), []).append(frame)
                 for noun in entry.get("nominals") or []:

@@ -25,7 +25,8 @@ from lexlogic.engine.kg.model import (
     RelationType,
     canonical_key,
 )
-from lexlogic.engine.kg.patterns import ExtractionResult, extract
+from lexlogic.engine.kg.extract import extract
+from lexlogic.engine.kg.patterns import ExtractionResult
 from lexlogic.engine.kg.promote import promote
 from lexlogic.logic.errors import LexlogicError
 
@@ -33,6 +34,9 @@ DATA_DIR = Path(__file__).with_name("data")
 TYPE1_MIN_ACCEPTANCE = 0.80
 TYPE2_MAX_FP = 0.0
 MIN_TYPE2_ITEMS = 40
+# issue 23: what a text does not assert; each category needs >= 10 items (French and English)
+SPEECH_ACT_CATEGORIES = ("reported_speech", "negation", "hypothesis", "question", "intention", "quotation")
+MIN_ITEMS_PER_SPEECH_ACT = 10
 
 
 class DataError(LexlogicError, ValueError):
@@ -166,9 +170,18 @@ def run(data_dir: Path = DATA_DIR) -> SentinelReport:
     acceptance = sum(o.ok for o in report.type1) / n1 if n1 else 0.0
     fp = sum(not o.ok for o in report.type2) / n2 if n2 else 1.0
     motivated = sum(_motivated(a) for a in abstentions) / len(abstentions) if abstentions else 1.0
+    per_category = {c: sum(1 for i in type2 if i.category == c) for c in SPEECH_ACT_CATEGORIES}
+    langs = {c: {i.lang for i in type2 if i.category == c} for c in SPEECH_ACT_CATEGORIES}
+    smallest = min(per_category.values()) if per_category else 0
     report.kpis = [
         Kpi(name="fp_type2", value=fp, target=f"= {TYPE2_MAX_FP:.0%}", ok=fp <= TYPE2_MAX_FP and n2 > 0),
         Kpi(name="type2_items", value=n2, target=f">= {MIN_TYPE2_ITEMS}", ok=n2 >= MIN_TYPE2_ITEMS),
+        Kpi(
+            name="speech_act_min_items",
+            value=smallest,
+            target=f">= {MIN_ITEMS_PER_SPEECH_ACT} per category, fr+en",
+            ok=smallest >= MIN_ITEMS_PER_SPEECH_ACT and all(v >= {"fr", "en"} for v in langs.values()),
+        ),
         Kpi(
             name="accept_type1",
             value=acceptance,

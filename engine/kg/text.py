@@ -62,6 +62,8 @@ _VERBISH = re.compile(
 
 
 def _is_heading(line: str) -> bool:
+    if line.rstrip().endswith((".", "?", "!")) and len(line.split()) >= 6:
+        return False  # "Section 8 requires a prior written consent." is a sentence, not a heading
     return bool(line) and len(line) <= 100 and HEADING.match(line) is not None and not _VERBISH.search(line)
 
 
