@@ -100,7 +100,8 @@ _CHARACTER = (
     r"(?:condamne|radie|reputation|reputee?|train de vie|menteur|malhonnete|militant|incompetent|antecedent|"
     r"passe judiciaire|casier|sulfureu|douteu|notoire|connu pour|collectionn|frequente|colerique|brouillon|"
     r"mene grand train|voitures de luxe|casinos?|faillites?|escroc|escroquerie|ivre|paye pour|remunere par|"
-    r"ostentatoire|mauvaise reputation|moralite|aigri|deteste|haineu\w*|partial\w*|piètre|pietre|incapable)"
+    r"ostentatoire|mauvaise reputation|moralite|aigri|deteste|haineu\w*|partial\w*|piètre|pietre|incapable|"
+    r"liquidation|deja conduit|fraude\w*|condamn\w*)"
 )
 _REJECT = (
     r"(?:ne merite\w*|aucun credit|ne (?:peut|saurait|sauraient|pourrait) (?:serieusement|etre cru|pretendre|"
@@ -108,7 +109,8 @@ _REJECT = (
     r"irrecevable|comment (?:accorder|croire|faire confiance|prendre au serieux)|ne vaut (?:donc )?rien|"
     r"ne saurait|a ecarter|prendre au serieux|sans valeur|ne peut etre cru|ne sont pas credibles?|"
     r"n'est pas credible|aucune foi|mal venue?|inutile d'examiner|inutile de (?:lire|discuter|s'attarder)|sans examen|"
-    r"ne merite\w* pas d'etre (?:examine|lu|discute)\w*)"
+    r"ne merite\w* pas d'etre (?:examine|lu|discute)\w*|aucune legitimite|n'a pas qualite|que vaut la parole|"
+    r"ne (?:peut|saurait) etre retenue?|ne peut etre prise? au serieux)"
 )
 
 
@@ -136,9 +138,15 @@ def personal_attack(f: str) -> Detection | None:
     return None
 
 
+_PEOPLE = (
+    r"(?:\w+ )?(?:professionnels|acteurs|operateurs|distributeurs|fournisseurs|praticiens|commercants|confreres|"
+    r"concurrents|juristes|agents|concessionnaires|enseignes|franchises|franchiseurs|bailleurs|assureurs|avocats|"
+    r"notaires|grossistes|transporteurs|clients|consommateurs|salaries|employeurs|magasins|entreprises|societes|gens|experts)"
+)
 _CROWD = (
-    r"(?:tout le monde|chacun sait|personne ne (?:conteste|doute|discute)|la (?:quasi-)?totalite des|"
-    r"la plupart des|la majorite des|l'ensemble des (?:\w+ )?(?:professionnels|acteurs|operateurs|distributeurs|fournisseurs|praticiens|commercants|confreres|concurrents|juristes|agents|concessionnaires|enseignes|franchises|franchiseurs|bailleurs|assureurs|avocats|notaires|grossistes|transporteurs|clients|consommateurs|salaries|employeurs|magasins|entreprises|societes|gens|experts)|des (?:milliers|centaines|dizaines) de|tous les (?:\w+ )?(?:professionnels|acteurs|operateurs|distributeurs|fournisseurs|praticiens|commercants|confreres|concurrents|juristes|agents|concessionnaires|enseignes|franchises|franchiseurs|bailleurs|assureurs|avocats|notaires|grossistes|transporteurs|clients|consommateurs|salaries|employeurs|magasins|entreprises|societes|gens|experts)|"
+    rf"(?:tout le monde|chacun sait|personne ne (?:conteste|doute|discute)|la (?:quasi-)?totalite des {_PEOPLE}|"
+    rf"la plupart des {_PEOPLE}|l'(?:immense |grande )?majorite des {_PEOPLE}|l'ensemble des {_PEOPLE}|"
+    rf"\w+ {_PEOPLE} sur (?:dix|\d+)|\d+ ?% des {_PEOPLE}|des (?:milliers|centaines|dizaines) de|tous les {_PEOPLE}|"
     r"toutes les (?:enseignes|entreprises|societes|banques|juridictions)|unanim\w*|communement admis|"
     r"largement (?:admis|repandu)|tout le secteur|toute la profession)"
 )
@@ -162,13 +170,22 @@ _CELEB = (
     r"sur son blog|dans une interview|consultant)"
 )
 _SAYS = r"(?:a declare|declare|affirme|a affirme|estime|a estime|a dit|selon|soutient|juge|a juge|a qualifie|qualifie|assure|a assure|pense|a explique|explique|a ecrit|ecrit|a tweete|recommande)"
-_THEN = r"(?:donc|ne pourra que|ne peut que|necessairement|par consequent|il faut|doit (?:donc )?etre|tombe|ne peut l'ignorer|mal fonde|suffis\w*|suffit)"
+_THEN = (
+    r"(?:donc|ne pourra que|ne peut que|necessairement|par consequent|il faut|doit (?:donc )?etre|tombe|ne peut l'ignorer|"
+    r"mal fonde|suffis\w*|suffit|le debat est clos|s'effondre|n'a plus lieu)"
+)
+
+
+_LAYMAN = r"qui n'a jamais (?:travaille|exerce|pratique)|sans (?:aucune )?experience (?:de|du|dans)|n'est pas (?:un )?specialiste|profane"
 
 
 def outside_authority(f: str) -> Detection | None:
-    if re.search(r"expert (?:judiciaire|designe|comptable)|commissaire aux comptes|professeur de droit", f):
+    layman = re.search(_LAYMAN, f)
+    if not layman and re.search(
+        r"expert (?:judiciaire|designe|comptable)|commissaire aux comptes|professeur de droit", f
+    ):
         return None  # an expert within the field the question belongs to
-    if re.search(_CELEB, f) and re.search(_SAYS, f) and re.search(_THEN, f):
+    if (re.search(_CELEB, f) or layman) and re.search(_SAYS, f) and re.search(_THEN, f):
         return Detection("fausse_autorite", 1.0, "une personne sans compétence sur la question sert d'autorité")
     return None
 
@@ -204,7 +221,7 @@ _NORM = (
     r"valable|conforme|justifiee?|licite)|aucune raison de (?:changer|modifier)|pas lieu de (?:changer|modifier)|"
     r"ne (?:saurait|peut) (?:pas )?(?:aujourd'hui )?(?:etre )?(?:remis|critiqu|conteste|jugee?|consideree?)|"
     r"suffisent a justifier|suffit a justifier|aucune raison de \w+|(?:donc|necessairement) (?:\w+ ){0,3}(?:injustifie\w*|"
-    r"irreguli\w*|illegitime\w*|abusi\w*|infonde\w*))"
+    r"irreguli\w*|illegitime\w*|abusi\w*|infonde\w*|equitable\w*)|contraire a l'ordre|serait contraire a)"
 )
 
 
@@ -217,15 +234,21 @@ def tradition(f: str) -> Detection | None:
 
 def false_dilemma(f: str) -> Detection | None:
     two = re.search(
-        r"\bsoit\b.{5,160}\bsoit\b|\bou bien\b.{5,160}\bou bien\b|de deux choses l'une|il n'y a que deux", f
+        r"\bsoit\b.{5,160}\bsoit\b|\bou bien\b.{5,160}\bou bien\b|de deux choses l'une|il n'y a que deux|"
+        r"choisir entre .{3,120}\b(?:ou|et)\b",
+        f,
     )
+    if re.search(r"(?:^|[.;:] )ou [^,;]{3,80}, ou ", f):  # « Ou la relation était exclusive, ou elle n'existait pas »
+        return Detection("faux_dilemme", 1.0, "deux issues seulement sont présentées")
     only = re.search(
         r"aucune autre (?:voie|option|solution|issue|possibilite)|pas d'autre (?:choix|solution|issue|voie)|seule alternative|doit choisir",
         f,
     )
     if re.search(r"ni l'un ni l'autre|au choix|l'une ou l'autre option|la seconde option|la premiere option", f):
         return None
-    extreme = re.search(r"tous|toutes|aucun|n'importe|impunite|dispara\w+|faillite|fin de|ecras\w+|la loi|ferme", f)
+    extreme = re.search(
+        r"tous|toutes|aucun|n'importe|impunite|dispara\w+|faillite|fin de|ecras\w+|la loi|ferme|peril|survie|ruine", f
+    )
     if two and (only or extreme) or only and re.search(r"\bou\b", f):
         return Detection("faux_dilemme", 1.0 if only else 0.8, "deux issues seulement sont présentées")
     return None
@@ -298,7 +321,8 @@ def emotion(f: str) -> Detection | None:
     verdict = re.search(
         r"ne (?:peut|pourra|saurait) qu|ne (?:peut|pourrait) (?:lui )?refuser|il serait indecent|inhumain|"
         r"necessairement|doit (?:donc )?(?:etre|accorder|faire)|comment le tribunal|qualifiee? de brutale|"
-        r"vous ne (?:pouvez|pourrez|sauriez) pas|ne (?:pouvez|peut) pas le condamner",
+        r"vous ne (?:pouvez|pourrez|sauriez) pas|ne (?:pouvez|peut) pas le condamner|ne (?:restera|peut rester|pourra rester) "
+        r"(?:pas )?insensible|serait une honte",
         f,
     )
     if moved and verdict:
@@ -310,7 +334,8 @@ def emotion(f: str) -> Detection | None:
 def red_herring(f: str) -> Detection | None:
     if re.search(
         r"mais que dire de|plutot que de (?:discuter|parler|debattre|s'attarder)|parlons plutot|rappelons plutot|"
-        r"la question (?:du \w+ )?est secondaire|la vraie question est|au demeurant, (?:notre|la) .{0,40}(?:finance|soutient|emploie)|"
+        r"la question (?:du \w+ )?est secondaire|la vraie question est|occulte l'essentiel|l'essentiel est ailleurs|"
+        r"il convient surtout de (?:relever|rappeler|souligner)|au demeurant, (?:notre|la) .{0,40}(?:finance|soutient|emploie)|"
         r"(?:reproche|accuse)\w*.{0,160}mais (?:il faut surtout|surtout|rappelons|soulignons|que dire)",
         f,
     ):

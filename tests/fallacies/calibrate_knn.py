@@ -3,7 +3,7 @@
 
     .venv/bin/python -m tests.fallacies.calibrate_knn [--dry-run]
 
-Data: ``data/dev/texts.yaml`` (written for issue 19) and, leave-one-out, the project's earlier labelled
+Data: ``data/dev/texts.yaml`` and ``texts2.yaml`` (written for issue 19) and, leave-one-out, the project's earlier labelled
 sets ``eval_fr.yaml`` and ``holdout2_fr.yaml`` (written by another author; they are memory rows, so each
 text is scored with its own row removed). Never the frozen ``data/independent/`` set.
 Objective: with sound texts kept clean ≥ 0.90 on each part, maximise right family + detected / 2
@@ -39,8 +39,10 @@ def group_of(leaf: str) -> str:
 
 def parts() -> list[tuple[str, list[tuple[str, str | None]]]]:
     """(name, [(text, gold group or None for sound)])."""
-    dev = yaml.safe_load((DATA / "dev" / "texts.yaml").read_text(encoding="utf-8"))
-    out = [("dev", [(d["text"], d["family"] if d["fallacious"] else None) for d in dev])]
+    out = []
+    for name in ("texts.yaml", "texts2.yaml"):
+        dev = yaml.safe_load((DATA / "dev" / name).read_text(encoding="utf-8"))
+        out.append((f"dev {name}", [(d["text"], d["family"] if d["fallacious"] else None) for d in dev]))
     loo = []
     for name in ("eval_fr.yaml", "holdout2_fr.yaml"):
         for item in yaml.safe_load((DATA / name).read_text(encoding="utf-8")):
@@ -116,7 +118,7 @@ def main() -> None:
         tau=tau,
         beta=beta,
         m=m,
-        calibrated_on="tests/fallacies/data/dev/texts.yaml + eval_fr/holdout2_fr leave-one-out",
+        calibrated_on="tests/fallacies/data/dev/texts.yaml, texts2.yaml + eval_fr/holdout2_fr leave-one-out",
         figures={
             f"{name}:{k}": round(v, 4)
             for (name, _, _), f in zip(data, figs)

@@ -18,7 +18,7 @@ from lexlogic.engine.fallacies.taxonomy import DATA_DIR, builtin_taxonomy
 from tests.fallacies import independent as ind
 
 FROZEN = {"clean": 0.0, "detected": 0.0, "right_family": 0.0}
-DEV = {"clean": 0.92, "detected": 0.96, "right_family": 0.92}  # measured 26/28, 28/28, 27/28
+DEV = {"clean": 0.92, "detected": 0.96, "right_family": 0.92}  # measured 26/28, 27/28, 26/28
 
 
 @pytest.mark.parametrize(
