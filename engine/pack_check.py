@@ -1,18 +1,111 @@
-"""`lexlogic check`: every problem of a pack, each as `file:line: message`.
+"""`lexlogic check`: every problem of a pack, each as `file:line: message` (exit 2 in the CLI).
 
-Reads the files (logic/), parses and compiles the ASP with clingo (bridges/), then cross-checks:
-unknown predicates, JSON-Logic operators outside the allow-list, rules or computations without a
-legal source or citing an unknown one, checks whose outcome nothing concludes.
+Reads the files (logic/), parses and compiles the ASP with clingo (bridges/), then cross-checks what a
+legal engineer gets wrong: rules without an annotation (id, label, source), enum constants that are not
+values of the fact, unknown predicates, outcomes and facts named in tests, properties and templates,
+JSON-Logic operators outside the allow-list, impossible dates, undefined or unused parameters, a stale
+RULES.md, a remedy pointing at nothing. Near-miss names get a "did you mean".
 """
 
 from __future__ import annotations
 
+import re
+from datetime import date
+from difflib import get_close_matches
 from pathlib import Path
+from typing import Any
 
-from lexlogic.engine.packs import compile_loaded as compile_pack
+from lexlogic.engine.packs import compile_loaded
 from lexlogic.logic import jsonlogic_policy
-from lexlogic.logic.pack import FactType, PackError, load_pack
-from lexlogic.logic.ruletests import load_properties, load_tests
+from lexlogic.logic.facts import check_value
+from lexlogic.logic.pack import FactType, PackError, RulePack, load_pack, read_yaml
+from lexlogic.logic.ruletests import PropertySpec, RuleTest, load_properties, load_tests
+from lexlogic.logic.templates import slots
+
+_DATE_LIKE = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}$")
+_ASP_ATOM = re.compile(r"\b([a-z_][A-Za-z0-9_]*)\(([a-z][A-Za-z0-9_]*)\)")
+
+
+def did_you_mean(name: str, choices: Any) -> str:
+    """' (did you mean 'x'?)' for a near miss, else ''."""
+    near = get_close_matches(str(name), [str(c) for c in choices], n=1, cutoff=0.75)
+    return f" (did you mean '{near[0]}'?)" if near else ""
+
+
+def _find_line(path: Path | str, start: int, needle: str) -> int:
+    """The first line at or after `start` that contains `needle` (else `start`)."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return start
+    for i in range(max(start, 1) - 1, len(lines)):
+        if needle in lines[i]:
+            return i + 1
+    return start
+
+
+def _bad_date(text: str) -> str | None:
+    """Why a date-looking string is not a date (None when it is one)."""
+    try:
+        date.fromisoformat(text)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def _strings(obj: Any) -> list[str]:
+    if isinstance(obj, str):
+        return [obj]
+    if isinstance(obj, dict):
+        return [s for v in obj.values() for s in _strings(v)]
+    if isinstance(obj, list):
+        return [s for v in obj for s in _strings(v)]
+    return []
+
+
+def _operator_problems(logic: Any, file: str, line: int, what: str) -> list[PackError]:
+    """Operators outside the allow-list, located at their own line, with the list and a near miss."""
+    out: list[PackError] = []
+    allowed = sorted(jsonlogic_policy.ALLOWED_OPERATORS)
+    for op in sorted(jsonlogic_policy.operators_used(logic)):
+        if op in jsonlogic_policy.ALLOWED_OPERATORS:
+            continue
+        hint = " (blocked: it calls methods of the data)" if op == "method" else did_you_mean(op, allowed)
+        out.append(
+            PackError(
+                file,
+                _find_line(file, line, f"{op}:") if file else line,
+                f"{what}: unknown or forbidden JSON-Logic operator '{op}'{hint}; allowed: {', '.join(allowed)}",
+            )
+        )
+    if not out:
+        try:
+            jsonlogic_policy.validate(logic, what)
+        except jsonlogic_policy.JsonLogicPolicyError as exc:
+            out.append(PackError(file, line, str(exc)))
+    return out
+
+
+def _asp_syntax(exc: PackError, pack: RulePack) -> PackError:
+    """clingo reports a missing period at the next token (often the end of the file): point at the
+    statement that lacks it instead."""
+    if "syntax error" not in exc.message:
+        return exc
+    try:
+        lines = Path(exc.file).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return exc
+    at_eof = "EOF" in exc.message or (exc.line or 0) > len(lines)
+    start = len(lines) if at_eof else (exc.line or 1) - 1
+    # the last code line before the reported token that does not end a statement
+    for i in range(start, 0, -1):
+        code = lines[i - 1].split("%")[0].strip()
+        if not code:
+            continue
+        if not code.endswith(".") and (":-" in code or re.match(r"^[a-z_][A-Za-z0-9_(), ]*$", code)):
+            return PackError(exc.file, i, f"{exc.message} — missing period at the end of this statement?")
+        break
+    return exc
 
 
 def check_pack(root: Path) -> list[PackError]:
@@ -22,11 +115,17 @@ def check_pack(root: Path) -> list[PackError]:
         return [exc]
     problems: list[PackError] = []
     manifest = root / "pack.yaml"
-    try:
-        program = compile_pack(pack)
-    except PackError as exc:
-        return [exc]
+    raw_manifest = read_yaml(manifest)
 
+    def mline(needle: str) -> int:
+        return _find_line(manifest, 1, needle)
+
+    try:
+        program = compile_loaded(pack)
+    except PackError as exc:
+        return [_asp_syntax(exc, pack)]
+
+    facts_file = root / pack.manifest.files.facts
     # what may appear in rule bodies
     known: set[tuple[str, int]] = set(program.defined)
     for name, spec in pack.facts.items():
@@ -36,90 +135,438 @@ def check_pack(root: Path) -> list[PackError]:
             known.add((name, 1))
         if spec.default is not None and spec.burden is None:
             problems.append(
-                PackError(root / pack.manifest.files.facts, None, f"fact '{name}' has a default but no burden of proof")
+                PackError(
+                    facts_file,
+                    _find_line(facts_file, 1, f"{name}:"),
+                    f"fact '{name}' has a default but no burden of proof",
+                )
             )
     outputs: set[str] = set()
+    value_names = set(pack.facts) | {c.output for c in pack.computations} | set(pack.parameters)
     for comp in pack.computations:
-        comp_file = Path(comp.file) if comp.file else root / "pack.yaml"
+        comp_file = comp.file or str(manifest)
         if comp.type is FactType.BOOL:
             known.add((comp.output, 0))
-        try:
-            jsonlogic_policy.validate(comp.logic, f"computation {comp.id}")
-        except jsonlogic_policy.JsonLogicPolicyError as exc:
-            problems.append(PackError(comp_file, comp.line, str(exc)))
+        problems += _operator_problems(comp.logic, comp_file, comp.line or 0, f"computation {comp.id}")
+        for text in _strings(comp.logic):
+            if _DATE_LIKE.match(text) and (why := _bad_date(text)):
+                problems.append(
+                    PackError(
+                        comp_file,
+                        _find_line(comp_file, comp.line or 0, text),
+                        f"computation {comp.id}: impossible date '{text}' ({why})",
+                    )
+                )
         for var in sorted(jsonlogic_policy.variables_used(comp.logic) | set(comp.inputs)):
             if var not in pack.facts and var not in outputs and var not in pack.parameters:
                 problems.append(
                     PackError(
                         comp_file,
-                        comp.line,
+                        _find_line(comp_file, comp.line or 0, var),
                         f"computation {comp.id} reads unknown value '{var}' "
-                        "(not a fact, nor the output of an earlier computation)",
+                        f"(not a fact, a parameter, nor the output of an earlier computation)"
+                        f"{did_you_mean(var, value_names)}",
                     )
                 )
         if not comp.sources:
             problems.append(PackError(comp_file, comp.line, f"computation {comp.id} has no legal source"))
         for sid in comp.sources:
             if sid not in pack.manifest.sources:
-                problems.append(PackError(comp_file, comp.line, f"computation {comp.id} cites unknown source '{sid}'"))
+                problems.append(
+                    PackError(
+                        comp_file,
+                        comp.line,
+                        f"computation {comp.id} cites unknown source '{sid}'{did_you_mean(sid, pack.manifest.sources)}",
+                    )
+                )
         outputs.add(comp.output)
 
     for (name, arity), (file, line) in sorted(program.used.items(), key=lambda kv: kv[1]):
         if (name, arity) not in known and not name.startswith("__"):
+            near = did_you_mean(name, {n for n, a in known if a == arity})
             problems.append(
                 PackError(
                     file,
                     line,
                     f"unknown predicate {name}/{arity}: no rule concludes it and "
-                    "it is not a declared fact or computed boolean",
+                    f"it is not a declared fact or computed boolean{near}",
                 )
             )
+    # enum constants: claimant_activity(comercial_agent) is a dead rule, not a typo clingo sees
+    enums = {n: f.values or [] for n, f in pack.facts.items() if f.type is FactType.ENUM}
+    for rel, text in pack.asp_sources.items():
+        for i, line in enumerate(text.splitlines(), start=1):
+            code = line.split("%")[0]
+            for fact, const in _ASP_ATOM.findall(code):
+                if fact in enums and const not in enums[fact]:
+                    problems.append(
+                        PackError(
+                            root / rel,
+                            i,
+                            f"'{const}' is not a value of enum fact '{fact}' ({', '.join(enums[fact])})"
+                            f"{did_you_mean(const, enums[fact])}: the rule can never fire",
+                        )
+                    )
     seen_ids: dict[str, tuple[str, int]] = {}
     for rule in program.rules:
         meta = rule.meta
         if meta is None:
+            if not rule.is_constraint:
+                problems.append(
+                    PackError(
+                        rule.file,
+                        rule.line,
+                        'rule without annotation: add `%@ {id: ..., label: "...", sources: [...]}` on the line above',
+                    )
+                )
             continue
         if meta.id in seen_ids and seen_ids[meta.id] != (meta.file, meta.line):
             problems.append(PackError(meta.file, meta.line, f"duplicate rule id '{meta.id}'"))
         seen_ids[meta.id] = (meta.file, meta.line)
+        if not meta.label.strip():
+            problems.append(PackError(meta.file, meta.line, f"rule {meta.id} has an empty label"))
         if not meta.sources:
             problems.append(PackError(meta.file, meta.line, f"rule {meta.id} has no legal source"))
         for sid in meta.sources:
             if sid not in pack.manifest.sources:
-                problems.append(PackError(meta.file, meta.line, f"rule {meta.id} cites unknown source '{sid}'"))
+                problems.append(
+                    PackError(
+                        meta.file,
+                        meta.line,
+                        f"rule {meta.id} cites unknown source '{sid}'{did_you_mean(sid, pack.manifest.sources)}",
+                    )
+                )
+    outcome_names = {n for n, a in known if a == 0} | outputs
     remedy = pack.manifest.remedy
     if remedy is not None:
+        if (
+            remedy.outcome not in {c.outcome for c in pack.manifest.checks}
+            and remedy.outcome not in pack.manifest.outcomes
+        ):
+            problems.append(
+                PackError(
+                    manifest,
+                    mline("remedy:"),
+                    f"remedy: outcome '{remedy.outcome}' is neither a check's outcome nor a declared outcome"
+                    f"{did_you_mean(remedy.outcome, list(pack.manifest.outcomes))}",
+                )
+            )
         for name in (remedy.low, remedy.high):
             if name not in outputs:
-                problems.append(PackError(manifest, None, f"remedy: '{name}' is not the output of a computation"))
+                problems.append(
+                    PackError(
+                        manifest,
+                        _find_line(manifest, mline("remedy:"), name),
+                        f"remedy: '{name}' is not the output of a computation{did_you_mean(name, outputs)}",
+                    )
+                )
+        for field, template, allowed in (
+            ("sentence", remedy.sentence, {"low", "high"}),
+            ("missing_sentence", remedy.missing_sentence, {"missing"}),
+        ):
+            for slot in slots(template or ""):
+                if slot not in allowed and slot not in pack.parameters:
+                    problems.append(
+                        PackError(
+                            manifest,
+                            _find_line(manifest, mline("remedy:"), "{" + slot + "}"),
+                            f"remedy {field}: unknown slot '{{{slot}}}' (allowed: {', '.join(sorted(allowed))} or a parameter)",
+                        )
+                    )
     if pack.manifest.versions is not None:
         v = pack.manifest.versions
         if v.date_fact not in pack.facts:
-            problems.append(PackError(manifest, None, f"versions: unknown date fact '{v.date_fact}'"))
+            problems.append(
+                PackError(
+                    manifest,
+                    mline("date_fact"),
+                    f"versions: unknown date fact '{v.date_fact}'{did_you_mean(v.date_fact, pack.facts)}",
+                )
+            )
         for text in v.texts:
             if text.source not in pack.manifest.sources:
-                problems.append(PackError(manifest, None, f"versions: unknown source '{text.source}'"))
+                problems.append(PackError(manifest, mline(text.outcome), f"versions: unknown source '{text.source}'"))
             if (text.outcome, 0) not in known:
-                problems.append(PackError(manifest, None, f"versions: nothing concludes '{text.outcome}'"))
+                problems.append(
+                    PackError(manifest, mline(text.outcome), f"versions: nothing concludes '{text.outcome}'")
+                )
     remedy_outcome = remedy.outcome if remedy else None
+    if pack.manifest.target not in outcome_names:
+        problems.append(
+            PackError(
+                manifest,
+                mline("target:"),
+                f"target '{pack.manifest.target}': nothing concludes it{did_you_mean(pack.manifest.target, outcome_names)}",
+            )
+        )
     for check in pack.manifest.checks:
         if check.outcome != remedy_outcome and (check.outcome, 0) not in known:
-            problems.append(PackError(manifest, None, f"check '{check.id}': nothing concludes '{check.outcome}'"))
-    for atom in pack.manifest.outcomes:
+            problems.append(
+                PackError(
+                    manifest,
+                    mline(f"id: {check.id},"),
+                    f"check '{check.id}': nothing concludes '{check.outcome}'{did_you_mean(check.outcome, outcome_names)}",
+                )
+            )
+        for fact in check.reopened_by:
+            if fact not in pack.facts:
+                problems.append(
+                    PackError(
+                        manifest,
+                        mline(f"id: {check.id},"),
+                        f"check '{check.id}': reopened_by names unknown fact '{fact}'{did_you_mean(fact, pack.facts)}",
+                    )
+                )
+    template_values = value_names | {"reason"}
+    for atom, spec in pack.manifest.outcomes.items():
+        line = mline(f"{atom}:")
         if atom != remedy_outcome and (atom, 0) not in known:
-            problems.append(PackError(manifest, None, f"outcome '{atom}': nothing concludes it"))
-    tests_dir = root / pack.manifest.files.tests
+            problems.append(
+                PackError(manifest, line, f"outcome '{atom}': nothing concludes it{did_you_mean(atom, outcome_names)}")
+            )
+        for template in (spec.affirmative, spec.negative, spec.question):
+            for slot in slots(template or ""):
+                if slot not in template_values:
+                    problems.append(
+                        PackError(
+                            manifest,
+                            _find_line(manifest, line, "{" + slot + "}"),
+                            f"outcome '{atom}': template slot '{{{slot}}}' is not a fact, value or parameter"
+                            f"{did_you_mean(slot, template_values)}",
+                        )
+                    )
+    problems += _parameter_problems(pack, manifest)
+    problems += _test_problems(pack, outcome_names)
+    problems += _property_problems(pack, outcome_names)
+    problems += _rules_md_problems(pack)
+    del raw_manifest
+    unique: dict[tuple[str, int | None, str], PackError] = {}
+    for p in problems:
+        unique.setdefault((p.file, p.line, p.message), p)
+    return list(unique.values())
+
+
+def _parameter_problems(pack: RulePack, manifest: Path) -> list[PackError]:
+    out: list[PackError] = []
+    referenced: set[str] = set()
+    for spec in pack.manifest.outcomes.values():  # templates may print a parameter
+        for template in (spec.affirmative, spec.negative, spec.question):
+            referenced |= set(slots(template or ""))
+    if pack.manifest.remedy is not None:
+        remedy = pack.manifest.remedy
+        referenced |= set(slots(remedy.sentence or "")) | set(slots(remedy.missing_sentence or ""))
+    for file, line, name in pack.parameter_refs:
+        referenced.add(name)
+        if name not in pack.parameters:
+            out.append(
+                PackError(
+                    file,
+                    _find_line(file, line, name) if line else line,
+                    f"undefined parameter '{name}'{did_you_mean(name, pack.parameters)}",
+                )
+            )
+    for name, p in pack.parameters.items():
+        if name not in referenced:
+            out.append(
+                PackError(
+                    p.file,
+                    _find_line(p.file, 1, f" {name}:"),
+                    f"parameter '{name}' is never used (no computation, label or property refers to it)",
+                )
+            )
+        for period in p.values:
+            ref = period.reference or p.reference
+            if ref not in pack.manifest.sources:
+                out.append(
+                    PackError(
+                        p.file,
+                        period.line or p.line,
+                        f"parameter '{name}': unknown source '{ref}'{did_you_mean(ref, pack.manifest.sources)}",
+                    )
+                )
+        if p.date_fact and p.date_fact not in pack.facts:
+            out.append(PackError(p.file, p.line, f"parameter '{name}': unknown date fact '{p.date_fact}'"))
+    if (
+        pack.parameters
+        and not any(p.constant for p in pack.parameters.values())
+        or any(not p.constant for p in pack.parameters.values())
+    ):
+        fact = pack.parameters_date_fact or (pack.manifest.versions.date_fact if pack.manifest.versions else None)
+        if fact is None and any(not p.constant and not p.date_fact for p in pack.parameters.values()):
+            first = next(p for p in pack.parameters.values() if not p.constant)
+            out.append(
+                PackError(
+                    first.file,
+                    1,
+                    "dated parameters need the date that selects their period: `date_fact:` at the top of the file",
+                )
+            )
+        elif fact is not None and fact not in pack.facts:
+            out.append(
+                PackError(
+                    next(iter(pack.parameters.values())).file,
+                    1,
+                    f"unknown date fact '{fact}'{did_you_mean(fact, pack.facts)}",
+                )
+            )
+    return out
+
+
+def _test_problems(pack: RulePack, outcome_names: set[str]) -> list[PackError]:
+    out: list[PackError] = []
+    tests_dir = pack.root / pack.manifest.files.tests
+    values = set(pack.facts) | {c.output for c in pack.computations} | set(pack.parameters)
+    outcomes = set(pack.manifest.outcomes) | {c.outcome for c in pack.manifest.checks} | {pack.manifest.target}
+    rule_ids = set()
+    for text in pack.asp_sources.values():
+        rule_ids |= set(re.findall(r"%@\s*\{\s*id:\s*([A-Za-z0-9_]+)", text))
     for path in sorted(tests_dir.glob("*.yaml")) if tests_dir.exists() else []:
         try:
-            for test in load_tests(path):
-                for fname in test.facts:
-                    if fname not in pack.facts:
-                        problems.append(PackError(path, test.line, f"test '{test.name}': unknown fact '{fname}'"))
+            tests: list[RuleTest] = load_tests(path)
         except PackError as exc:
-            problems.append(exc)
-    if pack.manifest.files.properties:
-        try:
-            load_properties(root / pack.manifest.files.properties)
-        except PackError as exc:
-            problems.append(exc)
-    return problems
+            out.append(exc)
+            continue
+        for test in tests:
+
+            def at(needle: str, t: RuleTest = test, f: Path = path) -> int:
+                return _find_line(f, t.line, needle)
+
+            for fname, value in [*test.facts.items(), *test.answers.items()]:
+                if fname not in pack.facts:
+                    out.append(
+                        PackError(
+                            path,
+                            at(f"{fname}:"),
+                            f"test '{test.name}': unknown fact '{fname}'{did_you_mean(fname, pack.facts)}",
+                        )
+                    )
+                elif value is not None:
+                    try:
+                        check_value(pack.facts[fname], value)
+                    except ValueError as exc:
+                        out.append(PackError(path, at(f"{fname}:"), f"test '{test.name}': fact '{fname}': {exc}"))
+            named = [*test.expect, *test.absent, *test.missing, *test.rule_in_proof]
+            for atom in named:
+                if atom not in outcomes and atom not in outcome_names:
+                    out.append(
+                        PackError(
+                            path,
+                            at(f"{atom}:"),
+                            f"test '{test.name}': unknown outcome '{atom}'{did_you_mean(atom, outcomes | outcome_names)}",
+                        )
+                    )
+            for name in test.values:
+                if name not in values:
+                    out.append(
+                        PackError(
+                            path,
+                            at(f"{name}:"),
+                            f"test '{test.name}': unknown value '{name}'{did_you_mean(name, values)}",
+                        )
+                    )
+            for facts in test.missing.values():
+                for f in facts:
+                    if f not in pack.facts:
+                        out.append(
+                            PackError(
+                                path,
+                                at(f),
+                                f"test '{test.name}': missing names unknown fact '{f}'{did_you_mean(f, pack.facts)}",
+                            )
+                        )
+            for rid in test.rule_in_proof.values():
+                if (
+                    rid not in rule_ids
+                    and pack.computation_for(rid) is None
+                    and rid not in {c.id for c in pack.computations}
+                ):
+                    out.append(
+                        PackError(
+                            path, at(rid), f"test '{test.name}': unknown rule id '{rid}'{did_you_mean(rid, rule_ids)}"
+                        )
+                    )
+            if test.damages is not None and pack.manifest.remedy is None:
+                out.append(
+                    PackError(path, at("damages"), f"test '{test.name}': `damages` but the pack declares no remedy")
+                )
+    return out
+
+
+def _property_problems(pack: RulePack, outcome_names: set[str]) -> list[PackError]:
+    if not pack.manifest.files.properties:
+        return []
+    path = pack.root / pack.manifest.files.properties
+    if not path.exists():
+        return [PackError(pack.root / "pack.yaml", None, f"declared properties file does not exist: {path.name}")]
+    try:
+        specs: list[PropertySpec] = load_properties(path, pack.parameters)
+    except PackError as exc:
+        return [exc]
+    out: list[PackError] = []
+    values = set(pack.facts) | {c.output for c in pack.computations}
+    outcomes = outcome_names | set(pack.manifest.outcomes)
+    for spec in specs:
+
+        def at(needle: str, s: PropertySpec = spec) -> int:
+            return _find_line(path, s.line, needle)
+
+        for fname, constraint in spec.when.items():
+            if fname not in pack.facts:
+                out.append(
+                    PackError(
+                        path,
+                        at(f"{fname}:"),
+                        f"property {spec.id}: unknown fact '{fname}'{did_you_mean(fname, pack.facts)}",
+                    )
+                )
+                continue
+            bounds = [constraint.get("min"), constraint.get("max")] if isinstance(constraint, dict) else [constraint]
+            for b in bounds:
+                if isinstance(b, str) and _DATE_LIKE.match(b) and (why := _bad_date(b)):
+                    out.append(PackError(path, at(b), f"property {spec.id}: impossible date '{b}' ({why})"))
+        for atom in spec.then:
+            if atom not in outcomes:
+                out.append(
+                    PackError(
+                        path,
+                        at(f"{atom}:"),
+                        f"property {spec.id}: unknown outcome '{atom}'{did_you_mean(atom, outcomes)}",
+                    )
+                )
+        if spec.watch is not None and spec.watch not in outcomes and spec.watch not in values:
+            out.append(
+                PackError(
+                    path,
+                    at("watch"),
+                    f"property {spec.id}: watches unknown outcome or value '{spec.watch}'{did_you_mean(spec.watch, outcomes | values)}",
+                )
+            )
+        if spec.vary is not None and spec.vary not in pack.facts:
+            out.append(
+                PackError(
+                    path,
+                    at("vary"),
+                    f"property {spec.id}: varies unknown fact '{spec.vary}'{did_you_mean(spec.vary, pack.facts)}",
+                )
+            )
+    return out
+
+
+def _rules_md_problems(pack: RulePack) -> list[PackError]:
+    from lexlogic.engine.pack_docs import pack_table
+
+    path = pack.root / "RULES.md"
+    try:
+        current = pack_table(pack.root)
+    except PackError as exc:
+        return [exc]
+    if not path.exists():
+        return [PackError(path, None, f"missing: run `lexlogic docs {pack.root} --write`")]
+    written = path.read_text(encoding="utf-8")
+    if written == current:
+        return []
+    a, b = written.splitlines(), current.splitlines()
+    line = next((i + 1 for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)) + 1)
+    return [
+        PackError(path, line, f"stale: differs from the pack's files here; run `lexlogic docs {pack.root} --write`")
+    ]

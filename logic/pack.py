@@ -137,10 +137,10 @@ class Remedy(BaseModel):
 class OutcomeSpec(BaseModel):
     """An outcome's wording: its label and the sentences that say it holds / does not hold (French)."""
 
-    model_config = ConfigDict(populate_by_name=True)
+    model_config = ConfigDict(extra="forbid")
     label: str
-    affirmative: str | None = Field(default=None, alias="yes", description="sentence when the outcome holds")
-    negative: str | None = Field(default=None, alias="no", description="sentence when it does not hold")
+    affirmative: str | None = Field(default=None, description="sentence when the outcome holds")
+    negative: str | None = Field(default=None, description="sentence when it does not hold")
     question: str | None = Field(default=None, description="how to ask whether it holds (optional)")
 
 
@@ -190,7 +190,7 @@ class Manifest(BaseModel):
     sources: dict[str, LegalSource]
     checks: list[Check]
     outcomes: dict[str, OutcomeSpec] = Field(
-        default_factory=dict, description="outcome atom -> label, or {label, yes, no} (sentences)"
+        default_factory=dict, description="outcome atom -> label, or {label, affirmative, negative} (sentences)"
     )
     target_label: str = Field(default="", description="what the target's probability is called, e.g. 'responsabilité'")
     remedy: Remedy | None = None
@@ -449,7 +449,12 @@ def _load_parameters(pack: RulePack, raw_manifest: Any, raw_facts: Any) -> None:
     render = params_mod.render
 
     manifest_file = str(root / "pack.yaml")
-    refs += [(manifest_file, ln, n) for n, ln in _refs_in(raw_manifest)]
+    labels_only = {k: v for k, v in (raw_manifest or {}).items() if k not in ("remedy", "burden", "outcomes")}
+    labels_only["outcomes"] = {  # outcome sentences are templates (checked by `lexlogic check` on their own)
+        k: ({kk: vv for kk, vv in v.items() if kk in ("label", "__line__")} if isinstance(v, dict) else v)
+        for k, v in ((raw_manifest or {}).get("outcomes") or {}).items()
+    }
+    refs += [(manifest_file, ln, n) for n, ln in _refs_in(labels_only)]
     refs += [(str(root / pack.manifest.files.facts), ln, n) for n, ln in _refs_in(raw_facts)]
     for comp in pack.computations:
         for n in sorted(params_mod.params_in_logic(comp.logic)):
@@ -475,7 +480,12 @@ def _load_parameters(pack: RulePack, raw_manifest: Any, raw_facts: Any) -> None:
     if pack.manifest.versions is not None:
         for text in pack.manifest.versions.texts:
             text.reason = render(text.reason, params)
-    pack.parameter_refs = refs
+    # template slots that are case values (or the remedy's/burden's own slots) are not parameter references
+    not_params = set(pack.facts) | {c.output for c in pack.computations} | TEMPLATE_SLOTS
+    pack.parameter_refs = [r for r in refs if r[2] not in not_params]
+
+
+TEMPLATE_SLOTS = frozenset({"low", "high", "missing", "party", "reason"})
 
 
 def _refs_in(raw: Any, line: int = 0) -> list[tuple[str, int]]:
