@@ -18,7 +18,7 @@ from rich.prompt import Prompt
 
 from lexlogic.api.cli_common import fail
 from lexlogic.api.verdict_text import render_verdict
-from lexlogic.engine.verdict_model import Verdict, VerdictStatus
+from lexlogic.engine.verdict_model import Verdict
 from lexlogic.engine.verdict_service import build_verdict
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.facts import CaseFile, check_value, read_answer
@@ -125,37 +125,63 @@ def run_dynamic_rules(case: CaseFile) -> list[Any]:
     return list(evaluation.facts)
 
 
+PHASES = {
+    "INIT": "lecture des pièces",
+    "PLANNING": "plan des vérifications",
+    "EXECUTING": "vérifications",
+    "EVALUATING": "verdict",
+    "INTERACTING": "question",
+    "VERDICT": "verdict rendu",
+    "INCONSISTENT": "faits incohérents",
+}
+
+
 def dossier_console(progress: bool, interactive: bool) -> dict[str, Any]:
-    """The terminal side of a dossier run: progress lines on stderr and questions at the prompt."""
+    """The terminal side of a dossier run: a progress bar on a terminal (one line per phase otherwise, never
+    wrapped), questions at the prompt."""
+    from rich.progress import BarColumn, Progress, TextColumn
+
     from lexlogic.engine.dossier import coerce_answer
 
-    console = Console(stderr=True, quiet=not progress)
+    console = Console(stderr=True, quiet=not progress, soft_wrap=True)
+    bar: dict[str, Any] = {}
+    last_phase: list[str] = []
 
     def on_start(case_id: str, resumed_from: int | None, state: Any) -> None:
         if resumed_from is None:
-            console.print(f"[bold]lexlogic[/bold] nouveau dossier {case_id} ({state.source})")
+            console.print(f"lexlogic : nouveau dossier ({state.source})", highlight=False)
         else:
-            console.print(
-                f"[bold]lexlogic[/bold] reprise de {case_id} à l'état #{resumed_from} "
-                f"({state.phase.value}, {state.status})"
+            console.print(f"lexlogic : reprise du dossier à l'état n° {resumed_from}", highlight=False)
+        if progress and console.is_terminal:
+            bar["p"] = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                TextColumn("{task.completed}/{task.total}"),
+                console=console,
+                transient=True,
             )
+            bar["p"].start()
+            bar["t"] = bar["p"].add_task("démarrage", total=1)
 
     def on_transition(state: Any, seq: int) -> None:
-        done = sum(1 for t in state.plan.tasks if t.status in ("done", "skipped")) if state.plan else 0
-        total = len(state.plan.tasks) if state.plan else 0
-        console.print(
-            f"[dim]#{seq:>3}[/dim] [bold cyan]{state.phase.value:<11}[/bold cyan] "
-            f"{state.status:<15} tâches {done}/{total}  {(state.log[-1] if state.log else '')[:70]}",
-            soft_wrap=True,
-        )
+        phase = PHASES.get(state.phase.value, state.phase.value)
+        done = sum(1 for t in state.plan.tasks if t.status in ("done", "skipped", "failed")) if state.plan else 0
+        total = len(state.plan.tasks) if state.plan else 1
+        if "p" in bar:
+            bar["p"].update(bar["t"], description=phase, completed=done, total=max(total, 1))
+            if state.status != "running":
+                bar["p"].stop()
+        elif not last_phase or last_phase[-1] != phase:
+            last_phase.append(phase)
+            console.print(f"[{len(last_phase)}] {phase}", highlight=False, markup=False)
 
     def ask(question: dict[str, Any], state: Any) -> Any:
         if not (interactive and sys.stdin.isatty()):
             return None
-        console.print(
-            f"[bold]Question[/bold] ({question['fact']}, EIG {question.get('eig') or 0:.3f} bit): "
-            f"{question['question']}"
-        )
+        if "p" in bar:
+            bar["p"].stop()
+        eig = question.get("eig") or 0
+        console.print(f"Question : {question['question']} (gain d'information attendu {eig:.3f} bit)", highlight=False)
         reply = console.input("réponse (vide pour arrêter) > ")
         return coerce_answer(reply, question) if reply.strip() else None
 
@@ -195,15 +221,15 @@ def analyse_dossier(
     if format == "json":
         print(result.model_dump_json(indent=2))
         return
-    lines = [f"Affaire {result.case_id} — état {result.phase} / {result.status}"]
+    lines: list[str] = []
     if result.verdict is not None:
         from lexlogic.engine.verdict_service import load_pack
 
         lines.append(render_verdict(result.verdict, load_pack(result.verdict.pack)[0], proof=proof, debug=debug))
-    if result.question and (result.verdict is None or result.verdict.status is not VerdictStatus.NEEDS_INFORMATION):
-        lines.append(f"Question : {result.question['question']} (--answer {result.question['fact']}=…)")
-    if result.message:
-        lines.append(result.message)
+    if result.question and (result.verdict is None or result.verdict.best_question is None):
+        lines.append(f"Question en attente : {result.question['question']}")
+    if result.status not in ("verdict", "awaiting_answer") and result.message:
+        lines.append(f"Arrêt : {result.message}")
     lines.append(f"Rapport HTML (faits reliés à leur passage exact) : {result.report}")
     print("\n".join(lines))
 
