@@ -52,38 +52,75 @@ CASE_OPTION = typer.Option("default", "--case", help="case id whose journal is u
 
 @kg_app.command("extract")
 def extract_cmd(
-    text_or_file: str = typer.Argument(..., help="a text, or the path of a UTF-8 text file"),
+    text_or_file: str = typer.Argument(..., help="a text, the path of a UTF-8 text file, or a dossier folder"),
     fmt: OutputFormat = typer.Option(OutputFormat.text, "--format"),
     doc_id: str | None = typer.Option(None, "--doc-id", help="document id (default: file name or 'text')"),
     case: str | None = typer.Option(None, "--case", help="also journal the result in this case"),
     db: str | None = DB_OPTION,
     no_llm: bool = typer.Option(False, "--no-llm", help="PATTERN only even when an LLM is configured"),
+    discursive_only: bool = typer.Option(False, "--discursive-only", help="the issue-9 discursive extractor alone"),
 ) -> None:
-    """Print the raw assertions (kind, basis, method, relation, spans) and the abstentions with reasons."""
+    """Print, per document, the explicit and discursive assertions with their spans, the claims attributed
+    to a speaker ("alleged by X") and the abstentions with reasons. A folder is read as a dossier
+    (every supported document: text, e-mail, CSV, PDF)."""
     from lexlogic.bridges.llm import LLMClient
+    from lexlogic.engine.kg.extract import extract as full_extract
     from lexlogic.engine.kg.hybrid import confirm
-    from lexlogic.engine.kg.patterns import extract
+    from lexlogic.engine.kg.patterns import ExtractionResult
+    from lexlogic.engine.kg.patterns import extract as discursive_extract
 
     path = Path(text_or_file)
-    if len(text_or_file) < 4096 and path.is_file():
+    documents: list[tuple[str, str]] = []
+    if len(text_or_file) < 4096 and path.is_dir():
+        from lexlogic.engine.documents.ingest import ingest_dossier
+
         try:
-            text = path.read_text(encoding="utf-8")
+            documents = [(d.id, d.text) for d in ingest_dossier(path)]
+        except Exception as exc:  # unreadable dossier: say which and why
+            fail(f"{path}: cannot read the dossier: {exc}".splitlines()[0])
+    elif len(text_or_file) < 4096 and path.is_file():
+        try:
+            documents = [(doc_id or path.name, path.read_text(encoding="utf-8"))]
         except UnicodeDecodeError as exc:
             fail(f"{path}: not a UTF-8 text file (byte {exc.start}); extract text from PDFs first")
-        doc = doc_id or path.name
     else:
-        text, doc = text_or_file, doc_id or "text"
-    result = extract(text, doc)
+        documents = [(doc_id or "text", text_or_file)]
+    extractor = discursive_extract if discursive_only else full_extract
     llm = None if no_llm else LLMClient.from_env()
-    if llm is not None:
-        result = confirm(result, llm)
+    per_doc: list[tuple[str, ExtractionResult]] = []
+    for doc, text in documents:
+        result = extractor(text, doc)
+        if llm is not None:
+            result = confirm(result, llm)
+        per_doc.append((doc, result))
     if case:
         store = _store(db)
-        store.append(case, result.assertions)
-        store.record_abstentions(case, result.abstentions)
+        for _, result in per_doc:
+            store.append(case, result.assertions)
+            store.record_abstentions(case, result.abstentions)
     if fmt is OutputFormat.json:
-        typer.echo(json.dumps(result.model_dump(mode="json"), ensure_ascii=False, indent=2))
+        if len(per_doc) == 1 and not path.is_dir():
+            payload: Any = per_doc[0][1].model_dump(mode="json")
+        else:
+            payload = {"documents": [{"document": d, **r.model_dump(mode="json")} for d, r in per_doc]}
+        typer.echo(json.dumps(payload, ensure_ascii=False, indent=2))
         return
+    totals = [0, 0, 0]
+    for doc, result in per_doc:
+        if len(per_doc) > 1:
+            typer.echo(f"== {doc}")
+        _print_result(result)
+        totals[0] += len(result.assertions)
+        totals[1] += len(result.attributed)
+        totals[2] += len(result.abstentions)
+    typer.echo(
+        f"{totals[0]} assertion(s), {totals[1]} attributed claim(s), {totals[2]} abstention(s)"
+        + (f" in {len(per_doc)} documents" if len(per_doc) > 1 else "")
+        + (f"; journaled in case '{case}'" if case else "")
+    )
+
+
+def _print_result(result: Any) -> None:
     for a in result.assertions:
         typer.echo(
             f"ASSERT  {a.kind.value}/{a.basis.value if a.basis else '-'}  {a.method.value}  "
@@ -98,13 +135,16 @@ def extract_cmd(
             typer.echo(f"        list complete: {a.enumeration_complete}")
         for s in a.bundle.spans:
             typer.echo(f"        ↳ {_span(s)}")
+    for c in result.attributed:
+        typer.echo(
+            f"ALLEGED {c.subject} --{c.relation.value}--> {c.object}  (alleged by {c.speaker}, {c.speech_act.value})"
+        )
+        typer.echo(f"        ↳ {_span(c.content_span)}")
     for x in result.abstentions:
         typer.echo(f"ABSTAIN {x.reason.value}: {x.detail}")
+        if x.candidate:
+            typer.echo(f"        declined: {x.candidate}")
         typer.echo(f"        ↳ {_span(x.span)}")
-    typer.echo(
-        f"{len(result.assertions)} assertion(s), {len(result.abstentions)} abstention(s)"
-        + (f"; journaled in case '{case}'" if case else "")
-    )
 
 
 @kg_app.command("ingest")

@@ -82,7 +82,7 @@ _EN_REPORT = re.compile(
     _I,
 )
 _FR_ACCORDING = re.compile(
-    rf"^(?P<cue>selon|d{_AP}après|aux dires d[eu]|suivant|pour)\s+(?P<speaker>[^,]{{2,120}}?)\s*,\s*", _I
+    rf"^(?P<cue>selon|d{_AP}après|aux dires d[eu]|suivant)\s+(?P<speaker>[^,]{{2,120}}?)\s*,\s*", _I
 )
 _EN_ACCORDING = re.compile(
     r"^(?P<cue>according to|in the (?:view|opinion|words) of|as (?:stated|alleged|claimed) by|per)\s+"
@@ -144,7 +144,7 @@ _EN_HYPOTHESIS = re.compile(
 _FR_INTENTION = re.compile(
     r"\benvisag\w*|\bsouhait(?:e|ent|ait|aient|erait|eraient)\b|\bprojet(?:te|tent|tait|taient|ons|ez)\b|"
     r"\bcompt(?:e|ent|ait|aient|ons)\s+(?:\w+\s+)?\w+(?:er|ir|re)\b|"
-    r"\b(?:veut|veulent|voulait|voulaient|voudrait|désir\w+|esp[èé]r\w+|entend(?:ent)?|s['’]appr[êe]t\w+|"
+    r"\b(?:veut|veulent|voulait|voulaient|voudrait|désir\w+|esp[èé]r\w+|entend(?:ent)?\s+\w+(?:er|ir|re)|s['’]appr[êe]t\w+|"
     r"se propos\w+|menac\w+ de|prévoi(?:t|ent|ait) de|a décidé de|ont décidé de|sur le point de)\b|"
     rf"\b(?:a|ont|avoir)\s+l{_AP}intention\b|"
     r"\b(?:vais|vas|va|allons|allez|vont|allait|allaient)\s+(?:(?:\w+|l['’]\w+|les|la|le|lui|leur)\s+)?\w+(?:er|ir|re)\b",

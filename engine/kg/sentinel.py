@@ -16,6 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field, ValidationError
 
 from lexlogic.engine.kg.aggregate import Aggregator
+from lexlogic.engine.kg.extract import extract
 from lexlogic.engine.kg.model import (
     Abstention,
     DefensibilityTier,
@@ -25,7 +26,6 @@ from lexlogic.engine.kg.model import (
     RelationType,
     canonical_key,
 )
-from lexlogic.engine.kg.extract import extract
 from lexlogic.engine.kg.patterns import ExtractionResult
 from lexlogic.engine.kg.promote import promote
 from lexlogic.logic.errors import LexlogicError

@@ -39,6 +39,13 @@ def test_enums_are_the_closed_sets_of_the_issue():
         "TYPE2_RISK",
         "WHITELIST_VIOLATION",
         "AMBIGUOUS_PREDICATE",
+        # issue 23: speech act and modality
+        "REPORTED_SPEECH",
+        "QUOTATION",
+        "NEGATION",
+        "HYPOTHESIS",
+        "QUESTION",
+        "INTENTION",
     }
     assert {m.value for m in ExtractionMethod} == {"PATTERN", "LLM", "HYBRID", "INFERRED"}
     assert {
