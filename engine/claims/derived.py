@@ -170,11 +170,13 @@ class DossierFacts:
             if any(c in f for c in cues)
         )
         out: list[str] = []
-        for _, ev in named:
-            out.extend(pid for _, pid in sorted(self.events.get(ev, []))[:2])
+        for _, ev in named:  # the earliest sentence stating the act, and the earliest document dated by it
+            dated = self._dated(ev)
+            heads = [pid for _, pid in dated if self._is_header(pid)]
+            out.extend([pid for _, pid in dated if not self._is_header(pid)][:1] + heads[:1])
         if re.search(r"depuis|relation|ensemble|anciennete|durant", f):
-            out.extend(pid for _, pid in sorted(self.events.get("contract_start", []))[:1])
-            out.extend(pid for _, pid in sorted(self.events.get("termination_notice", []))[:1])
+            out.extend(pid for _, pid in self._dated("contract_start")[:1])
+            out.extend(pid for _, pid in self._dated("termination_notice")[:1])
         if re.search(r"repon|repond", f):
             out.extend(pid for _, pid in self.replies)
         if self.table_source and any(c in f for col in self.columns for c in lexicon()[col.kind].get(col.role, [])):
@@ -188,9 +190,25 @@ class DossierFacts:
                 return c
         return None
 
+    def _dated(self, event: str) -> list[tuple[float, str]]:
+        """The dates of an act, stated in a sentence ("le 15 mars, X a annoncé") or as the date of the
+        document that does it ("par courriel du 15 mars"), earliest first; sentences before headers."""
+        said = sorted(self.events.get(event, []) + self.events.get(f"doc:{event}", []))
+        return sorted(
+            said,
+            key=lambda t: (
+                t[0] // 1,
+                self.passages[t[1]].text.lower().startswith("date:") if t[1] in self.passages else False,
+            ),
+        )
+
+    def _is_header(self, pid: str) -> bool:
+        m = self.passages.get(pid)
+        return m is not None and (m.text.lower().startswith("date:") or bool(re.match(r"^[\w' -]+, le \d", m.text)))
+
     def first(self, event: str) -> tuple[float, str] | None:
-        vals = self.events.get(event)
-        return min(vals) if vals else None
+        vals = self._dated(event)
+        return vals[0] if vals else None
 
     def table_value(self, q: Quantity, claim: str) -> Derived | None:
         """A claim's count or amount over the table's years: one year, a sum, an average, a ratio."""

@@ -25,6 +25,7 @@ import numpy as np
 from lexlogic.bridges import embeddings
 from lexlogic.bridges.text_index import TextIndex, reciprocal_rank_fusion, tokens
 from lexlogic.bridges.vector_index import EXACT_BELOW, Backend, VectorIndex
+from lexlogic.engine.claims.judge_reading import INTERPRETIVE
 from lexlogic.engine.claims.models import Candidate, Memory
 from lexlogic.engine.claims.normalise import fold, normalise
 from lexlogic.engine.claims.passages import passages_of
@@ -35,6 +36,17 @@ FORMAT = 2
 POOL = 50  # candidates taken from each ranking before fusion
 RRF_K = 60
 STRUCTURED_WEIGHT = 2.0  # the dated-event / table channel: few passages, each one decisive when present
+# what a passage records (for interpretive claims) and which interpretation asks for it
+ACTS = {
+    "agreement": re.compile(r"d'accord|accord\b|accept|confirm|approuv|consen"),
+    "reason": re.compile(r"fait suite|compte tenu|en raison|suite a|a cause|motiv|parce qu|du fait"),
+    "plan": re.compile(r"envisag|prevoy|intention|projet|sortie progressive|reorganisation"),
+}
+CLAIM_ACTS = {
+    "agreement": re.compile(r"consent|accord|accept|approuv|acquiesc|agree|refus"),
+    "reason": re.compile(r"pretexte|motif|mobile|raison|cause|justifi|servi|punir|sanction|represaille|visai|but|fait"),
+    "plan": re.compile(r"intention|savait|connaiss|volont|cherch|visai|prepar|projet|des (?:fevrier|janvier|le mois)"),
+}
 TREND = re.compile(r"doubl|tripl|augment|hauss|progress|baiss|diminu|recul")
 
 
@@ -85,6 +97,7 @@ class HybridMemory:
         self._query_cache: dict[str, np.ndarray] = {}
         self._facts = None
         self.position = {m.id: i for i, m in enumerate(memories)}
+        self._act_index: dict[str, list[int]] | None = None
         self.by_id = {m.id: m for m in memories}
 
     def __len__(self) -> int:
@@ -164,6 +177,22 @@ class HybridMemory:
         if todo:
             self._query_cache.update(zip(todo, embeddings.embed_queries([normalise(c) for c in todo])))
 
+    def _acts_for(self, claim: str) -> list[int]:
+        """An interpretive claim (consent, motive, intent, knowledge) is judged on the passages that record
+        the act it interprets: an agreement, a stated reason, a plan. They rarely resemble the claim."""
+        f = fold(normalise(claim))
+        if not INTERPRETIVE.search(f):
+            return []
+        if self._act_index is None:
+            self._act_index = {
+                kind: [i for i, m in enumerate(self.memories) if rx.search(fold(m.text))] for kind, rx in ACTS.items()
+            }
+        out: list[int] = []
+        for kind, rx in CLAIM_ACTS.items():
+            if rx.search(f):
+                out.extend(self._act_index.get(kind, []))
+        return list(dict.fromkeys(out))
+
     def search(self, claim: str, k: int = 10, vector: np.ndarray | None = None) -> list[Candidate]:
         """Top-``k`` passages by RRF of the dense and the lexical rankings, best first."""
         if not self.memories or k <= 0:
@@ -180,8 +209,13 @@ class HybridMemory:
         ):
             structured = [self.position[pid] for pid in self.facts.passages_for(claim) if pid in self.position]
             if structured:
-                rankings.append(structured[:3])
+                rankings.append(structured[:4])
                 weights.append(STRUCTURED_WEIGHT)
+        acts = self._acts_for(claim)
+        if acts:
+            sims_all = self.vectors[acts] @ q
+            rankings.append([acts[i] for i in np.argsort(-sims_all)[:4]])
+            weights.append(STRUCTURED_WEIGHT)
         fused = reciprocal_rank_fusion(rankings, k=RRF_K, weights=weights)[:k]
         dense_sim = {int(i): float(s) for i, s in zip(ids[0], sims[0]) if i >= 0}
         lex = {int(i): float(s) for i, s in zip(lex_ids, lex_scores)}
