@@ -384,7 +384,7 @@ def _parameter_problems(pack: RulePack, manifest: Path) -> list[PackError]:
                         f"parameter '{name}': unknown source '{ref}'{did_you_mean(ref, pack.manifest.sources)}",
                     )
                 )
-        if p.date_fact and p.date_fact not in pack.facts:
+        if p.date_fact and p.date_fact not in pack.facts and pack.computation_for(p.date_fact) is None:
             out.append(PackError(p.file, p.line, f"parameter '{name}': unknown date fact '{p.date_fact}'"))
     if (
         pack.parameters
@@ -401,7 +401,7 @@ def _parameter_problems(pack: RulePack, manifest: Path) -> list[PackError]:
                     "dated parameters need the date that selects their period: `date_fact:` at the top of the file",
                 )
             )
-        elif fact is not None and fact not in pack.facts:
+        elif fact is not None and fact not in pack.facts and pack.computation_for(fact) is None:
             out.append(
                 PackError(
                     next(iter(pack.parameters.values())).file,

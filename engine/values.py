@@ -14,10 +14,15 @@ from pydantic import BaseModel, Field
 
 from lexlogic.engine.completions import UNDECIDED, CompletionTable, enumerate_completions, supervalue
 from lexlogic.logic import jsonlogic_policy
+from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.facts import CaseFile, FactValue, check_value
 from lexlogic.logic.grounding import Grounding, SourceKind
 from lexlogic.logic.pack import Computation, FactType, RulePack
 from lexlogic.logic.proof import ProofNode
+
+
+class ComputationError(LexlogicError, ValueError):
+    """A computation failed on known inputs (a pack bug): names the computation and where it is."""
 
 
 class ValueStatus(str, Enum):
@@ -114,8 +119,11 @@ def gather_values(
         else:
             values[name] = ValueInfo(name=name, status=ValueStatus.UNKNOWN, missing=[name])
     values.update(parameter_values(pack, values))
+    dated_by = _computed_dates(pack)
     for comp in pack.computations:
         values[comp.output] = _compute(comp, values)
+        if comp.output in dated_by:  # a parameter selected by a computed date (e.g. a due date)
+            values.update(parameter_values(pack, values))
     _supervaluate(pack, values)
     return values
 
@@ -131,7 +139,8 @@ def parameter_values(pack: RulePack, values: dict[str, ValueInfo]) -> dict[str, 
         day = pack.parameter_date(values, fact)
         period = p.period_at(day)
         if period is None:
-            missing = [fact] if day is None and fact else []
+            known_date = fact in values and values[fact].known
+            missing = [] if known_date or not fact else (values[fact].missing if fact in values else [fact]) or [fact]
             out[name] = ValueInfo(name=name, status=ValueStatus.UNKNOWN if missing else ValueStatus.OPEN, missing=missing)
             continue
         src = pack.source(period.reference or p.reference)
@@ -142,6 +151,15 @@ def parameter_values(pack: RulePack, values: dict[str, ValueInfo]) -> dict[str, 
             name=name, status=ValueStatus.PARAMETER, value=value, grounding=[Grounding(kind=SourceKind.PARAMETER, note=note)]
         )
     return out
+
+
+def _computed_dates(pack: RulePack) -> set[str]:
+    """Computed values that select a parameter's period (parameters are refreshed after them)."""
+    if not pack.parameters:
+        return set()
+    outputs = {c.output for c in pack.computations}
+    facts = {p.date_fact for p in pack.parameters.values() if p.date_fact} | {pack.parameters_date_fact}
+    return {f for f in facts if f in outputs}
 
 
 _USED: dict[int, list[str]] = {}
@@ -217,8 +235,11 @@ def world_values(pack: RulePack, base: dict[str, ValueInfo], assignment: dict[st
         trial[name] = ValueInfo(name=name, status=ValueStatus.GIVEN, value=value)
     if pack.parameters:  # the date that selects a parameter may be a root of this world
         trial.update(parameter_values(pack, trial))
+    dated_by = _computed_dates(pack)
     for comp in pack.computations:
         trial[comp.output] = _compute(comp, trial)
+        if comp.output in dated_by:
+            trial.update(parameter_values(pack, trial))
     return trial
 
 
@@ -238,6 +259,10 @@ def _compute(comp: Computation, values: dict[str, ValueInfo]) -> ValueInfo:
     try:
         result = jsonlogic_policy.evaluate_validated(comp.logic, data)
     except TypeError:  # arithmetic on an unknown optional input
+        result = None
+    except ValueError as exc:  # a date operator given an unknown input: unknown; on known inputs: a pack bug
+        if all(n not in values or values[n].known for n in used):
+            raise ComputationError(f"computation {comp.id} ({comp.file}:{comp.line}): {exc}") from exc
         result = None
     unknown_used = [n for n in used if n in values and not values[n].known]
     if result is None:
