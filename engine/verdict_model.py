@@ -96,6 +96,10 @@ class Question(BaseModel):
     question: str | None = None
     type: str | None = Field(default=None, description="the fact's type in the pack (bool, enum, months…)")
     options: list[Any] = Field(default_factory=list, description="the values an answer may take")
+    choices: list[Any] = Field(
+        default_factory=list, description="every value an answer may take (all enum values, disputed ones first)"
+    )
+    choice_labels: list[str] = Field(default_factory=list, description="each choice as a lawyer reads it")
     cost: float = 1.0
     eig: float | None = Field(default=None, description="expected information gain on P(target), bits")
     utility: float | None = Field(default=None, description="EIG / cost")
@@ -129,6 +133,27 @@ class Slider(BaseModel):
     readings: list[dict[str, Any]] = Field(default_factory=list, description="ambiguity: value, world, confidence")
 
 
+class Passage(BaseModel):
+    """A span of a document that grounds a fact (the page opens the document there)."""
+
+    document: str
+    page: int | None = None
+    char_start: int | None = None
+    char_end: int | None = None
+    quote: str | None = None
+
+
+class FactRow(BaseModel):
+    """One row of the facts table: the fact as a lawyer reads it (the same words in the report and the page)."""
+
+    fact: str
+    label: str
+    value: str = Field(description="formatted (French) value, « inconnu » when unknown")
+    status: str = Field(description="établi par les pièces, présumé, inconnu, réponse donnée, allégué, contesté…")
+    by: str | None = Field(default=None, description="who alleges it (demanderesse / défense), when contested")
+    passages: list[Passage] = Field(default_factory=list)
+
+
 class Verdict(BaseModel):
     """Symbolic analysis + probabilistic verdict + the questions worth asking, for one case."""
 
@@ -142,6 +167,10 @@ class Verdict(BaseModel):
     target_label: str = Field(default="", description="what P(target) is called, from the pack")
     reasons: list[Reason] = Field(default_factory=list, description="the decisive steps, in words, in order")
     missing: list[MissingFact] = Field(default_factory=list, description="facts whose absence leaves it open")
+    outcome_states: dict[str, str] = Field(
+        default_factory=dict, description="outcome → établi / non établi / indéterminé / à apprécier par le juge"
+    )
+    facts: list[FactRow] = Field(default_factory=list, description="the facts table (pack facts, in pack order)")
     remedy_text: str | None = Field(default=None, description="the remedy in words (e.g. damages range)")
     applicable_law: str | None = None
     target: str = Field(description="the pack's main outcome")

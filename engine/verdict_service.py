@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from lexlogic.bridges.clingo_bridge import CompiledProgram
-from lexlogic.engine import wording
+from lexlogic.engine import formatting, wording
 from lexlogic.engine.analysis import analyse, analyse_case_file
 from lexlogic.engine.narratives import (
     ambiguous_facts,
@@ -33,6 +33,8 @@ from lexlogic.engine.verdict import CaseVerdict, build_program, decide
 from lexlogic.engine.verdict_model import (
     CollapsedNarrative,
     Distribution,
+    FactRow,
+    Passage,
     Probability,
     Question,
     Slider,
@@ -173,11 +175,15 @@ def _question(pack: RulePack, case: dict[str, Any], fact: str, q: dict[str, Any]
         options = [True, False]
     else:
         options = []
+    # an answer may take every value of the enum, not only the readings in dispute
+    choices = list(dict.fromkeys([*options, *(spec.values or [])])) if spec.type is FactType.ENUM else options
     return Question(
         fact=fact,
         question=q.get("question") or spec.question,
         type=spec.type.value,
         options=options,
+        choices=choices,
+        choice_labels=[formatting.value(spec, o) for o in choices],
         cost=float(q.get("cost") or spec.cost or 1),
         eig=q.get("eig"),
         utility=q.get("utility"),
@@ -199,6 +205,7 @@ def _sliders(
         readings = [
             {
                 "value": r.get("value"),
+                "text": formatting.value(pack.facts.get(fact), r.get("value")),
                 "world": r.get("world", World.SHARED.value),
                 "confidence": r.get("confidence", 1.0),
                 "note": r.get("note"),
@@ -215,7 +222,7 @@ def _sliders(
                 kind="ambiguity",
                 fact=fact,
                 world=World(readings[0]["world"]),
-                label=f"{label} : {readings[0]['value']}",
+                label=f"{label} : {formatting.value(pack.facts.get(fact), readings[0]['value'])}",
                 value=first,
                 default=first,
                 min=0,
@@ -421,8 +428,89 @@ def build_verdict(
         priors=priors,
         weights=weights,
         sliders=_sliders(pack, cf, prog, priors, weights) if sliders else [],
+        facts=fact_rows(pack, cf, answers, a.values),
     )
     return worded(pack, verdict)
+
+
+VALUE_STATUS_WORDS = {
+    "given": "donné",
+    "defaulted": "présumé (non allégué)",
+    "computed": "calculé",
+    "unknown": "inconnu",
+    "open": "à apprécier par le juge",
+    "dynamic": "interprétation (pas une règle de droit)",
+    "parameter": "paramètre légal en vigueur",
+}
+
+ALLEGATION_WORDS = {"not_alleged": "non allégué", "alleged": "allégué", "proven": "prouvé", "disproven": "réfuté"}
+
+
+def _value_text(spec: Any, value: Any) -> str:
+    """A value per year (``{"2013": 159120.0, …}``) as « 2013 : 159 120 € ; … », otherwise the fact's format."""
+    if isinstance(value, dict):
+        unit = "EUR" if "€" in (spec.label or "") else None
+        return " ; ".join(f"{k} : {formatting.value(None, v, unit)}" for k, v in value.items())
+    return formatting.value(spec, value)
+
+
+def fact_rows(pack: RulePack, case: dict[str, Any], answers: dict[str, Any], values: dict[str, Any]) -> list[FactRow]:
+    """The facts table: one row per reading of each pack fact (value, status, who alleges it, passages)."""
+    rows: list[FactRow] = []
+    facts = case.get("facts") or {}
+    for name, spec in pack.facts.items():
+        info = values.get(name)
+        if name in answers:
+            rows.append(
+                FactRow(
+                    fact=name, label=spec.label, value=formatting.value(spec, answers[name]), status="réponse donnée"
+                )
+            )
+            continue
+        fv = facts.get(name)
+        if fv is None:
+            if info is None:
+                continue
+            status = getattr(info.status, "value", str(info.status))
+            rows.append(
+                FactRow(
+                    fact=name,
+                    label=spec.label,
+                    value=formatting.value(spec, info.value),
+                    status=VALUE_STATUS_WORDS.get(status, status),
+                )
+            )
+            continue
+        readings = [fv, *fv.get("alternatives", [])] if isinstance(fv, dict) else [{"value": fv}]
+        for r in readings:
+            world = str(r.get("world", World.SHARED.value))
+            passages = [
+                Passage(
+                    document=str(g["document_id"]),
+                    page=g.get("page"),
+                    char_start=g.get("char_start"),
+                    char_end=g.get("char_end"),
+                    quote=g.get("quote"),
+                )
+                for g in r.get("grounding") or []
+                if isinstance(g, dict) and g.get("document_id") and g.get("char_start") is not None
+            ]
+            contested = world != World.SHARED.value or len(readings) > 1
+            status = str(
+                ALLEGATION_WORDS.get(str(r.get("allegation")), "")
+                or ("allégué, contesté" if contested else "établi par les pièces" if passages else "donné")
+            )
+            rows.append(
+                FactRow(
+                    fact=name,
+                    label=spec.label,
+                    value=_value_text(spec, r.get("value")),
+                    status=status,
+                    by=wording.NARRATIVE_WORDS.get(world) if contested else None,
+                    passages=passages,
+                )
+            )
+    return rows
 
 
 def worded(pack: RulePack, verdict: Verdict) -> Verdict:
@@ -434,6 +522,7 @@ def worded(pack: RulePack, verdict: Verdict) -> Verdict:
             "target_label": pack.target_label if hasattr(pack, "target_label") else pack.manifest.target,
             "reasons": wording.reasons(pack, verdict),
             "missing": wording.missing(pack, verdict),
+            "outcome_states": {k: wording.state_of(o.status, o.open_reasons) for k, o in verdict.outcomes.items()},
             "remedy_text": wording.remedy_text(pack, verdict),
         }
     )
