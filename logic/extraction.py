@@ -32,6 +32,9 @@ class FactExtraction(BaseModel):
     question: str = ""
     reader: Reader
     cues: list[str] = Field(default_factory=list, description="lemmas or lowercase phrases; one selects a sentence")
+    negative_cues: list[str] = Field(
+        default_factory=list, description="cues that select a sentence when negated (« ne renouvellerons pas »)"
+    )
     exclude: list[str] = Field(default_factory=list, description="a sentence with one of these is not a candidate")
     context: list[str] = Field(default_factory=list, description="bool: a cue counts only with one of these too")
     values: dict[str, list[str]] = Field(default_factory=dict, description="enum value → its own cues, in order")
@@ -55,6 +58,12 @@ class ExtractionSpec(BaseModel):
     negation_words: list[str] = Field(default_factory=list)
     party_words: dict[Party, list[str]] = Field(default_factory=dict)
     termination_cues: list[str] = Field(default_factory=list)
+    event_fact: str | None = Field(
+        default=None, description="the fact whose reading means the triggering event is reported (parties need it)"
+    )
+    prefer: list[str] = Field(
+        default_factory=list, description="facts this reader reads better than the structural readers in prose"
+    )
     facts: dict[str, FactExtraction]
 
 

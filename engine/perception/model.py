@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from lexlogic.engine.ontology import CaseOntology, Distribution, NarrativeNode, NodeType, Outcome, World
+from lexlogic.engine.ontology import CaseOntology, Distribution, NarrativeNode, NodeType, Possibility, World
 from lexlogic.logic.facts import Allegation, DateInterval
 from lexlogic.logic.grounding import Grounding
 
@@ -29,7 +29,7 @@ class Finding(BaseModel):
     grounding: list[Grounding] = Field(default_factory=list)
     note: str | None = None
     ambiguity: str | None = Field(default=None, description="id of the ambiguity node this reading belongs to")
-    source: str = Field(default="offline", description="offline | llm")
+    source: str = Field(default="offline", description="offline (structural readers) | offline:pack (the pack's per-fact reader) | llm")
     allegation: Allegation | None = Field(default=None, description="alleged: only a party's own assertion")
     alleged_by: str | None = None
     interval: DateInterval | None = Field(default=None, description="a date known to the month or year only")
@@ -127,7 +127,7 @@ def build_graph(perception: Perception) -> None:
         )
         evidence_nodes[ev.document_id] = node.id
     for f in perception.findings:
-        dist = Distribution(outcomes=[Outcome(value=f.value, p=1.0)])
+        dist = Distribution(outcomes=[Possibility(value=f.value, p=1.0)])
         node = graph.add(
             NarrativeNode(
                 type=NodeType.FACT,

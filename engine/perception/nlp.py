@@ -168,25 +168,52 @@ def _clause_head(tok: Any) -> Any:
     return t
 
 
-def negated(tok: Any) -> bool:
+def negated(tok: Any, ignore: tuple[int, int] | None = None) -> bool:
     """Is ``tok`` under a negation: its own determiner (« aucun préavis »), « sans X », or a negative adverb
-    on the verb of its clause (« n'a jamais adressé de mise en demeure »)."""
+    on the verb of its clause (« n'a jamais adressé de mise en demeure »). The climb stops at the first verb
+    (a negation in a coordinated or main clause is not this clause's). ``ignore``: the cue's own span."""
+
+    def inside(t: Any) -> bool:
+        return ignore is not None and ignore[0] <= t.idx < max(ignore[1], ignore[0] + 1)
+
     for child in tok.children:
+        if inside(child):
+            continue
         if child.lower_ in ("aucun", "aucune", "sans", "nul", "nulle") or (
             child.lower_ == "pas" and child.dep_ in ("advmod", "det")
         ):
             return True
     for anc in [tok, *list(tok.ancestors)[:3]]:
         for child in anc.children:
-            if child.lower_ in NEG_LEMMAS and child.i != tok.i:
+            if inside(child) or child.i == tok.i:
+                continue
+            if child.lower_ in NEG_LEMMAS:
                 if child.lower_ == "plus" and not any(c.lower_ in ("ne", "n'") for c in anc.children):
                     continue
                 return True
-            if child.lower_ in ("sans",) and child.i < tok.i:
+            if child.lower_ == "sans" and child.i < tok.i:
                 return True
-        if anc.pos_ in ("VERB",) and anc is not tok:
+        if anc.pos_ in ("VERB", "AUX") or anc.dep_ == "conj":
             break
     return False
+
+
+REPORTING = {
+    "informer",
+    "annoncer",
+    "indiquer",
+    "notifier",
+    "écrire",
+    "savoir",
+    "préciser",
+    "confirmer",
+    "prévenir",
+    "aviser",
+    "signifier",
+    "dire",
+    "expliquer",
+    "répondre",
+}
 
 
 def conditional(tok: Any) -> bool:
@@ -194,12 +221,15 @@ def conditional(tok: Any) -> bool:
     verb = _clause_head(tok)
     chain = [verb, *list(verb.ancestors)[:2]]
     for v in chain:
-        if "Cnd" in v.morph.get("Mood"):
+        reported = (
+            v.dep_ in ("ccomp", "xcomp", "obj") and v.head.lemma_ in REPORTING and "Cnd" not in v.head.morph.get("Mood")
+        )
+        if "Cnd" in v.morph.get("Mood") and not reported:
             return True
         for child in v.children:
             if child.lower_ in ("si", "s'") and child.dep_ == "mark":
                 return True
-            if child.dep_.startswith("aux") and "Cnd" in child.morph.get("Mood"):
+            if child.dep_.startswith("aux") and "Cnd" in child.morph.get("Mood") and not reported:
                 return True
         if v.lemma_ in ("envisager", "menacer", "projeter", "songer", "pouvoir", "risquer", "souhaiter", "demander"):
             if v is not verb or v.lemma_ in ("envisager", "menacer", "projeter", "songer"):

@@ -300,7 +300,6 @@ class OfflineExtractor:
             self._clauses,
             self._orders,
             self._amounts,
-            self._relation_start_prose,
             self._termination,
             self._faults,
             self._procedure,
@@ -1206,8 +1205,18 @@ def extract(docs: list[Document], pack: str = DEFAULT_PACK) -> Perception:
     spec, types = _spec(pack)
     if spec is None:
         return perception
+    reader = SpecReader(spec, types)
+    found = reader.read(docs)
+    reader.mark_allegations(perception.findings)
+    mine = {f.fact for f in found if f.fact in spec.prefer}
+    structural = {d.id for d in docs if d.kind in (DocumentKind.CONTRACT, DocumentKind.ORDER_HISTORY)}
+    perception.findings = [
+        f
+        for f in perception.findings
+        if f.fact not in mine or any(g.document_id in structural for g in f.grounding)
+    ]
     have = {f.fact for f in perception.findings}
-    for f in SpecReader(spec, types).read(docs):
+    for f in found:
         if f.fact not in have:
             perception.add(f)
     return perception

@@ -24,17 +24,19 @@ from lexlogic.engine.perception import nlp as fr
 from lexlogic.engine.perception.model import Finding
 from lexlogic.logic.calendar import months_between
 from lexlogic.logic.extraction import ExtractionSpec, FactExtraction
-from lexlogic.logic.facts import World
+from lexlogic.logic.facts import Allegation, World
 
 PARTIES = ("claimant", "defence")
 LEGAL_FORMS = r"(?:SASU|SAS|SARL|SA|SNC|EURL|SCA|SCOP|SELARL|SCEA|GAEC|SCI)"
-NAME_WORD = r"[A-ZÀ-Ý][\w'’&.-]*"
-NAME = NAME_WORD + r"(?:[ \t]+(?:(?:de|des|du|d'|et|&|la|le|les|l')[ \t]*)?" + NAME_WORD + r")*"
+NAME_WORD = r"[A-ZÀ-Ý][\w'’&-]*"
+NAME = NAME_WORD + r"(?:[ \t]+(?:(?:de|des|du|d'|&|la|le|les|l')[ \t]*)?" + NAME_WORD + r")*"
+NAME_NL = NAME_WORD + r"(?:[ \t\n]+(?:(?:de|des|du|d'|&|la|le|les|l')[ \t\n]*)?" + NAME_WORD + r")*"
 COMPANY_RE = re.compile(
+    r"(?:\b[Ll]es\s+)?\b[Ss]ociétés\s+(?P<n3>" + NAME + r")\s+et\s+(?:la\s+société\s+)?(?P<n4>" + NAME + r")|"
     r"(?:\b(?:[Ll]a|[Ll]es|[Ll]eur|[Nn]otre|[Vv]otre|[Ss]a)\s+)?(?:société|sociétés|entreprise|SARL|SAS|SA|EURL|"
     r"groupe|cabinet|établissements|Ets|enseigne|centrale|coopérative|agence|maison|laboratoires?|"
     r"transports|ateliers|menuiseries?|imprimerie|brasserie|fromagerie|boulangerie|distillerie|"
-    r"conserverie|scierie|cartonnerie|laiterie)\s+(?P<n1>" + NAME + r")"
+    r"conserverie|scierie|cartonnerie|laiterie)\s+(?P<n1>" + NAME_NL + r")"
     r"|(?P<n2>" + NAME + r")[ \t]+(?P<form>" + LEGAL_FORMS + r")\b"
 )
 NOT_A_NAME = {
@@ -174,6 +176,7 @@ class DocView:
     sentences: list[Sentence]
     names: dict[str, list[tuple[int, int]]] = field(default_factory=dict)  # party name → spans
     roles: dict[str, str] = field(default_factory=dict)  # claimant|defence → name
+    cache: dict[str, object] = field(default_factory=dict)
 
 
 def _live(doc: Document) -> str:
@@ -218,23 +221,38 @@ def _author(doc: Document, live: str) -> str | None:
     return None
 
 
+def _unwrap(text: str) -> str:
+    """Lines wrapped in running prose joined (a newline after a long line becomes a space; same length, so
+    offsets hold): the sentence splitter must not cut « Pharma\nSud »; short lines (letterheads) stay."""
+    out = list(text)
+    start = 0
+    for i, ch in enumerate(text):
+        if ch == "\n":
+            if i - start >= 50 and i + 1 < len(text) and text[i + 1] != "\n":
+                out[i] = " "
+            start = i + 1
+    return "".join(out)
+
+
 def view(doc: Document) -> DocView:
     live = _live(doc)
-    parsed = fr.parse(live)
+    unwrapped = _unwrap(live)
+    parsed = fr.parse(unwrapped)
     sents = []
     for s in parsed.sents:
         # a blank line also ends a sentence (titles, letterheads, lists)
         pieces = re.split(r"\n\s*\n", s.text)
         pos = s.start_char
         for piece in pieces:
-            i = live.find(piece, pos)
+            i = unwrapped.find(piece, pos)
             if piece.strip():
                 st = i + len(piece) - len(piece.lstrip())
                 en = i + len(piece.rstrip())
                 span = parsed.char_span(st, en, alignment_mode="expand")
                 if span is not None:
                     lem = " ".join(t.lemma_.lower() for t in span)
-                    sents.append(Sentence(st, en, live[st:en], live[st:en].lower(), lem, span))
+                    low = live[st:en].lower().replace("\n", " ")
+                    sents.append(Sentence(st, en, live[st:en], low, lem, span))
             pos = i + len(piece)
     return DocView(doc=doc, live=live, author=_author(doc, live), anchor=_anchor(doc), sentences=sents)
 
@@ -242,6 +260,8 @@ def view(doc: Document) -> DocView:
 # --- parties ---------------------------------------------------------------------------------------------
 def _clean_name(name: str) -> str:
     words = name.replace("’", "'").split()
+    while words and (re.fullmatch(LEGAL_FORMS, words[0]) or words[0].lower() in ("société", "la", "les", "l'")):
+        words.pop(0)
     while words and re.fullmatch(LEGAL_FORMS, words[-1]):
         words.pop()
     while words and (words[-1].lower() in ("de", "du", "des", "et", "la", "le", "les", "l'") or words[-1] in ("SA",)):
@@ -252,35 +272,49 @@ def _clean_name(name: str) -> str:
 def _names(v: DocView) -> None:
     """Company names written in the document: « la société X », « X SAS », spaCy organisations, and the
     parties of « X c/ Y »."""
-    found: dict[str, list[tuple[int, int]]] = {}
+    v.names = {}
 
     def add(name: str, s: int) -> None:
-        name = _clean_name(name)
-        if len(name) < 3 or name.split()[0].lower() in NOT_A_NAME or name.isdigit():
-            return
-        if fr.DATE_SPAN_RE.fullmatch(name) or re.fullmatch(fr.MONTHS, name.lower()):
-            return
-        key = next((k for k in found if fold(k) == fold(name) or fold(name).startswith(fold(k) + " ")), None)
-        if key is None:
-            key = next((k for k in found if fold(k).startswith(fold(name) + " ")), None)
-        i = v.live.find(name, s)
-        span = (i, i + len(name)) if i >= 0 else (s, s + len(name))
-        found.setdefault(key or name, []).append(span)
+        _add_name(v, name, s)
 
     for m in COMPANY_RE.finditer(v.live):
-        g = "n1" if m.group("n1") else "n2"
-        add(m.group(g), m.start(g))
+        for g in ("n1", "n2", "n3", "n4"):
+            if m.group(g):
+                add(m.group(g), m.start(g))
+    if v.doc.kind is DocumentKind.LETTER:  # letterhead and addressee: a line that is only a name
+        for m in re.finditer(r"(?m)^[ \t]*(" + NAME + r")(?:[ \t]+" + LEGAL_FORMS + r")?[ \t]*$", v.live[:500]):
+            if len(m.group(1).split()) >= 2 or m.group(0).strip().isupper():
+                add(m.group(1), m.start(1))
     for m in re.finditer(r"(?P<a>" + NAME + r")\s+(?:c/|contre)\s+(?:la\s+société\s+)?(?P<b>" + NAME + ")", v.live):
         add(m.group("a"), m.start("a"))
         add(m.group("b"), m.start("b"))
-    parsed = fr.parse(v.live)
+    parsed = fr.parse(_unwrap(v.live))
     for ent in parsed.ents:
         if ent.label_ in ("ORG",) or (ent.label_ in ("MISC", "PER") and re.search(LEGAL_FORMS + r"\b", ent.text)):
             text = ent.text.strip()
             if text.lower().startswith(("tribunal", "cour", "cass", "code")):
                 continue
             add(text, ent.start_char)
-    v.names = found
+
+
+def _add_name(v: DocView, name: str, s: int) -> None:
+    """Record a company name (merged with a longer or shorter spelling already seen) and its span."""
+    found = v.names
+    if "\n" in name:  # a name wrapped in running prose, not a letterhead's next line
+        line_start = v.live.rfind("\n", 0, s) + 1
+        if v.live.find("\n", s) - line_start < 60:
+            name = name.split("\n")[0]
+    name = " ".join(_clean_name(name).split())
+    if len(name) < 3 or name.split()[0].lower() in NOT_A_NAME or name.isdigit():
+        return
+    if fr.DATE_SPAN_RE.fullmatch(name) or re.fullmatch(fr.MONTHS, name.lower()):
+        return
+    key = next((k for k in found if fold(k) == fold(name) or fold(name).startswith(fold(k) + " ")), None)
+    if key is None:
+        key = next((k for k in found if fold(k).startswith(fold(name) + " ")), None)
+    m = re.compile(r"\s+".join(re.escape(w) for w in name.split())).search(v.live, max(0, s - 1))
+    span = m.span() if m else (s, s + len(name))
+    found.setdefault(key or name, []).append(span)
 
 
 def _party_of_phrase(v: DocView, text: str) -> str | None:
@@ -323,9 +357,34 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
                     put("claimant", _party_of_phrase(v, " ".join(t.text for t in subj[0].subtree)))
                 if obj:
                     put("defence", _party_of_phrase(v, " ".join(t.text for t in obj[0].subtree)))
-    # « notre cliente, X »: the author's own party
-    if v.author and (m := re.search(r"[Nn]otre\s+client(?:e)?\s*,?\s*(?:la\s+société\s+)?(" + NAME + ")", v.live)):
+    # « notre cliente, X », « notre société, X », « au nom de X »: the author's own party
+    own = (
+        r"(?:[Nn]otre\s+(?:client(?:e)?|société|entreprise)|[Aa]u\s+nom\s+de(?:\s+la\s+société)?)\s*,?\s*(?:la\s+société\s+|l')?("
+        + NAME
+        + ")"
+    )
+    if v.author and (m := re.search(own, v.live)):
+        _add_name(v, m.group(1), m.start(1))
         put(v.author, _party_of_phrase(v, m.group(1)))
+    other = "defence" if v.author == "claimant" else "claimant" if v.author == "defence" else None
+    if other and (
+        m := re.search(
+            r"(?:attention\s+d[e']|gérante?\s+d[e']|directeur\s+d[e']|directrice\s+d[e']|^À\s*:?)\s*(?:la\s+société\s+|l')?("
+            + NAME
+            + ")",
+            v.live,
+            re.MULTILINE,
+        )
+    ):
+        _add_name(v, m.group(1), m.start(1))
+        put(other, _party_of_phrase(v, m.group(1)))
+    if v.author in PARTIES and v.doc.kind in (DocumentKind.EMAIL, DocumentKind.LETTER, DocumentKind.SUBMISSION):
+        lines = [ln for ln in v.live.rstrip().split("\n") if ln.strip()]
+        if lines and len(lines[-1]) < 80:
+            last = lines[-1].split(",")[-1].strip()
+            if re.fullmatch(NAME + r"(?:\s+" + LEGAL_FORMS + ")?", last) and len(last.split()) >= 2:
+                _add_name(v, last, v.live.rfind(last))
+                put(v.author, _party_of_phrase(v, last))
     # apposition of a role word: « la société X (ci-après la demanderesse) », « X, défenderesse »
     for name, spans in v.names.items():
         for _s0, e0 in spans:
@@ -360,6 +419,10 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
             r"(?:attention|destinataire|à\s*:)", head[: first[0]].split("\n")[-1], re.IGNORECASE
         ):
             put(v.author, first[1])
+    names = list(v.names)
+    if len(names) == 2 and not roles and v.author not in PARTIES:
+        put("claimant", names[0])  # a summary introduces the victim first
+        put("defence", names[1])
     if len(names) >= 2 and len(roles) == 1:
         known = next(iter(roles.values()))
         other_party = "defence" if "claimant" in roles else "claimant"
@@ -398,12 +461,32 @@ class SpecReader:
         self.spec = spec
         self.types = types
 
+    def mark_allegations(self, findings: list[Finding]) -> None:
+        """Findings of other readers read from a party's own document, or reported as what a party « soutient »,
+        become allegations by that party (the same rule as this reader's own findings)."""
+        for f in findings:
+            fs = self.spec.facts.get(f.fact)
+            if f.allegation is not None or fs is None or not f.grounding:
+                continue
+            g = f.grounding[0]
+            v = self.views.get(g.document_id or "")
+            if v is None or g.char_start is None:
+                continue
+            s = next((x for x in v.sentences if x.start <= g.char_start < x.end + 1), None)
+            party = allegation_of(v, s, fs, self.spec) if s is not None else None
+            if party is not None:
+                f.allegation = Allegation.ALLEGED
+                f.alleged_by = party
+                f.world = World.of_party(party)
+
     def read(self, docs: list[Document]) -> list[Finding]:
         out: list[Finding] = []
+        self.views: dict[str, DocView] = {}
         for doc in docs:
             if doc.kind in (DocumentKind.CONTRACT, DocumentKind.ORDER_HISTORY) or not doc.text.strip():
                 continue
             v = view(doc)
+            self.views[doc.id] = v
             _names(v)
             _roles(v, self.spec)
             notif: date | None = None
@@ -425,11 +508,12 @@ class SpecReader:
             value=value,
             confidence=kw.pop("confidence", 0.8),
             grounding=[g],
+            source="offline:pack",
             note=kw.pop("note", None),
             **kw,
         )
         if party is not None:
-            f.allegation = "alleged"
+            f.allegation = Allegation.ALLEGED
             f.alleged_by = party
             f.world = World.of_party(party)
         return f
@@ -438,21 +522,34 @@ class SpecReader:
         out = []
         for s in v.sentences:
             hit = s.find(fs.cues) if fs.cues else None
+            if hit is not None and self._scope(s, hit[1], fs, hit[2]) == "neg" and fs.negative_cues:
+                neg = s.find(fs.negative_cues)
+                if neg is not None and fr.negated(s.token_at(neg[1])):
+                    hit = neg
+            elif hit is None and fs.negative_cues:
+                neg = s.find(fs.negative_cues)
+                if neg is not None and fr.negated(s.token_at(neg[1])) and not fr.conditional(s.token_at(neg[1])):
+                    hit = (neg[0], neg[1], neg[2])
+                    if fs.exclude and s.find(fs.exclude):
+                        continue
+                    out.append((s, *hit, True))
+                    continue
             if hit is None:
                 continue
             if fs.exclude and s.find(fs.exclude):
                 continue
             if fs.context and not s.find(fs.context):
                 continue
-            out.append((s, *hit))
+            out.append((s, *hit, False))
         return out
 
-    def _scope(self, s: Sentence, pos: int, fs: FactExtraction) -> str:
-        """'pos' asserted, 'neg' denied, 'cond' hypothetical."""
+    def _scope(self, s: Sentence, pos: int, fs: FactExtraction, end: int | None = None) -> str:
+        """'pos' asserted, 'neg' denied, 'cond' hypothetical (a negation inside the cue itself, « ne plus
+        commander », is the cue's meaning, not a denial of it)."""
         tok = s.token_at(pos)
         if fs.conditional_blocks and (fr.conditional(tok) or _conditional_words(s, self.spec)):
             return "cond"
-        if fs.negatable and fr.negated(tok):
+        if fs.negatable and fr.negated(tok, ignore=(pos, end or pos)):
             return "neg"
         return "pos"
 
@@ -462,8 +559,8 @@ class SpecReader:
 
     # bool ---------------------------------------------------------------------------------------------------
     def _r_bool(self, v: DocView, fact: str, fs: FactExtraction, notif: date | None):  # type: ignore[no-untyped-def]
-        for s, _cue, cs, ce in self._candidates(v, fs):
-            scope = self._scope(s, cs, fs)
+        for s, _cue, cs, ce, flip in self._candidates(v, fs):
+            scope = self._scope(s, cs, fs, ce) if not flip else "pos"
             if scope == "cond":
                 continue
             if fs.values:
@@ -490,8 +587,8 @@ class SpecReader:
         if fs.role:
             yield from self._role_enum(v, fact, fs)
             return
-        for s, _cue, cs, ce in self._candidates(v, fs):
-            if self._scope(s, cs, fs) != "pos":
+        for s, _cue, cs, ce, flip in self._candidates(v, fs):
+            if (self._scope(s, cs, fs, ce) if not flip else "pos") != "pos":
                 continue
             if fs.window:
                 window = v.live[ce : ce + fs.window].lower()
@@ -510,46 +607,58 @@ class SpecReader:
                 return
 
     def _role_enum(self, v: DocView, fact: str, fs: FactExtraction):  # type: ignore[no-untyped-def]
-        """An attribute of one party (its activity): read near that party's name, else near « vous »/« notre
-        cliente » when the document speaks to or for it."""
+        """An attribute of one party (its activity): the value cue nearest that party's name (words or
+        lemmas: « fabriquait »), else near « vous » / « notre cliente » when the document speaks to or for it,
+        else the first in the document."""
+        if not _has_rupture(self, v):
+            return
         name = v.roles.get(fs.role or "")
-        windows: list[tuple[int, int]] = []
+        anchors: list[tuple[int, int]] = []
         if name:
-            for s0, e0 in v.names.get(name, []):
-                windows.append((max(0, s0 - 60), min(len(v.live), e0 + 160)))
+            anchors += v.names.get(name, [])
         if fs.role == "claimant":
-            for m in re.finditer(r"\b(?:vous|votre|notre\s+client(?:e)?)\b", v.live, re.IGNORECASE):
-                if (v.author == "defence" and m.group(0).lower() in ("vous", "votre")) or "client" in m.group(
-                    0
-                ).lower():
-                    windows.append((max(0, m.start() - 40), min(len(v.live), m.end() + 120)))
-        windows.append((0, len(v.live)))
-        for ws, we in windows:
-            text = v.live[ws:we].lower()
-            best = None
-            for value, cues in fs.values.items():
-                for c in cues:
-                    if (m := _rx(c).search(text)) and (best is None or m.start() < best[1]):
-                        best = (value, m.start(), m.end())
-                if best and best[0] == value:
-                    break
-            if best:
-                s = next((x for x in v.sentences if x.start <= ws + best[1] < x.end + 1), v.sentences[0])
-                yield self._finding(
-                    v,
-                    s,
-                    fact,
-                    fs,
-                    _typed(best[0]),
-                    (ws + best[1], ws + best[2]),
-                    confidence=0.7 if we - ws < len(v.live) else 0.55,
-                )
-                return
+            for m in re.finditer(
+                r"\b(?:vous|votre|notre\s+client(?:e)?|notre\s+société|nous)\b", v.live, re.IGNORECASE
+            ):
+                w = m.group(0).lower()
+                if (v.author == "defence" and w in ("vous", "votre")) or (
+                    v.author == "claimant" and not w.startswith(("vous", "votre"))
+                ):
+                    anchors.append(m.span())
+        hits: list[tuple[int, int, int, str]] = []  # (start, end, order, value)
+        low = v.live.lower().replace("\n", " ")
+        for order, (value, cues) in enumerate(fs.values.items()):
+            for c in cues:
+                for m in _rx(c).finditer(low):
+                    hits.append((m.start(), m.end(), order, value))
+            singles = {c.lower() for c in cues if " " not in c}
+            for s in v.sentences:
+                for tok in s.span:
+                    if tok.lemma_.lower() in singles:
+                        hits.append((tok.idx, tok.idx + len(tok.text), order, value))
+        if not hits:
+            return
+        best = None
+        for a0, a1 in anchors:
+            for h0, h1, order, value in hits:
+                dist = h0 - a1 if h0 >= a1 else 1.5 * (a0 - h1)
+                if dist < 0 or dist > 160:
+                    continue
+                key = (dist + 8 * order, h0)
+                if best is None or key < best[0]:
+                    best = (key, h0, h1, value)
+        conf = 0.7
+        if best is None:
+            h0, h1, order, value = min(hits, key=lambda h: (h[0], h[2]))
+            best, conf = ((0, 0), h0, h1, value), 0.55
+        _, h0, h1, value = best
+        s = next((x for x in v.sentences if x.start <= h0 < x.end + 1), v.sentences[0])
+        yield self._finding(v, s, fact, fs, _typed(value), (h0, h1), confidence=conf)
 
     # party --------------------------------------------------------------------------------------------------
     def _r_party(self, v: DocView, fact: str, fs: FactExtraction, notif: date | None):  # type: ignore[no-untyped-def]
         name = v.roles.get(fs.role or "")
-        if not name:
+        if not name or not _has_rupture(self, v):
             return
         s0, e0 = v.names[name][0]
         s = next((x for x in v.sentences if x.start <= s0 < x.end + 1), v.sentences[0])
@@ -558,8 +667,8 @@ class SpecReader:
 
     # dates ----------------------------------------------------------------------------------------------------
     def _r_date(self, v: DocView, fact: str, fs: FactExtraction, notif: date | None):  # type: ignore[no-untyped-def]
-        for s, _cue, cs, ce in self._candidates(v, fs):
-            if self._scope(s, cs, fs) != "pos":
+        for s, _cue, cs, ce, flip in self._candidates(v, fs):
+            if (self._scope(s, cs, fs, ce) if not flip else "pos") != "pos":
                 continue
             found = [d for d in fr.dates_in(v.live, s.start, s.end, v.anchor) if not _ends_notice(v.live, d.start)]
             if fs.relative_years and v.anchor:
@@ -572,6 +681,16 @@ class SpecReader:
                     if n is not None and n == int(n):
                         iv = fr.years_ago(v.anchor, int(n))
                         found.append(fr.DateFound(s.start + m.start(), s.start + m.end(), iv))
+                for m in re.finditer(
+                    r"(?P<n>[\w-]+)\s+(?:ans|années)\s+de\s+(?:collaboration|relations?|partenariat|travail\s+commun)",
+                    v.live[s.start : s.end],
+                    re.IGNORECASE,
+                ):
+                    n = fr.number_word(m.group("n"))
+                    if n is not None and n == int(n):
+                        found.append(
+                            fr.DateFound(s.start + m.start(), s.start + m.end(), fr.years_ago(v.anchor, int(n)))
+                        )
             if not found:
                 continue
             if fs.relative_years:  # the start: « depuis 2011 », the earliest date of the sentence
@@ -582,8 +701,12 @@ class SpecReader:
             return
         if fs.from_document_date and v.anchor and v.doc.kind in (DocumentKind.LETTER, DocumentKind.EMAIL):
             # the author's own letter or e-mail of termination is dated by itself
-            for s, _cue, cs, ce in self._candidates(v, fs):
-                if self._scope(s, cs, fs) == "pos" and re.search(r"\b(nous|je)\b", s.low) and v.author != "claimant":
+            for s, _cue, cs, ce, flip in self._candidates(v, fs):
+                if (
+                    (self._scope(s, cs, fs, ce) if not flip else "pos") == "pos"
+                    and re.search(r"\b(nous|je)\b", s.low)
+                    and v.author != "claimant"
+                ):
                     iv = fr.interval_of(v.anchor, fr.DatePrecision.DAY)
                     f = self._finding(v, s, fact, fs, v.anchor.isoformat(), (cs, ce), note="date de la lettre")
                     f.interval = None if iv.precision is fr.DatePrecision.DAY else iv
@@ -606,8 +729,8 @@ class SpecReader:
                 if self._scope(s, hit[1], fs) != "cond":
                     yield self._finding(v, s, fact, fs, 0.0, (hit[1], hit[2]))
                     return
-        for s, _cue, cs, ce in self._candidates(v, fs):
-            if self._scope(s, cs, fs) != "pos":
+        for s, _cue, cs, ce, flip in self._candidates(v, fs):
+            if (self._scope(s, cs, fs, ce) if not flip else "pos") != "pos":
                 continue
             best = None
             for m in NUM_UNIT_RE.finditer(v.live, s.start, s.end):
@@ -648,16 +771,16 @@ class SpecReader:
                     return
 
     def _r_count(self, v: DocView, fact: str, fs: FactExtraction, notif: date | None):  # type: ignore[no-untyped-def]
-        for s, _cue, cs, _ce in self._candidates(v, fs):
-            if self._scope(s, cs, fs) != "pos":
+        for s, _cue, cs, ce, flip in self._candidates(v, fs):
+            if (self._scope(s, cs, fs, ce) if not flip else "pos") != "pos":
                 continue
             if m := COUNT_RE.search(v.live, s.start, s.end):
                 yield self._finding(v, s, fact, fs, int(re.sub(r"\D", "", m.group("n"))), m.span())
                 return
 
     def _r_percent(self, v: DocView, fact: str, fs: FactExtraction, notif: date | None):  # type: ignore[no-untyped-def]
-        for s, _cue, cs, ce in self._candidates(v, fs):
-            if self._scope(s, cs, fs) != "pos":
+        for s, _cue, cs, ce, flip in self._candidates(v, fs):
+            if (self._scope(s, cs, fs, ce) if not flip else "pos") != "pos":
                 continue
             ms = [m for m in PCT_RE.finditer(v.live, s.start, s.end) if "point" not in m.group(0)]
             if not ms and re.search(r"de\s+moitié|la\s+moitié", s.low):
@@ -676,8 +799,8 @@ class SpecReader:
         years: dict[str, float] = {}
         spans: list[tuple[int, int]] = []
         first: Sentence | None = None
-        for s, _cue, cs, _ce in self._candidates(v, fs):
-            if self._scope(s, cs, fs) == "cond":
+        for s, _cue, cs, _ce, flip in self._candidates(v, fs):
+            if (self._scope(s, cs, fs) if not flip else "pos") == "cond":
                 continue
             for am in AMOUNT_RE.finditer(v.live, s.start, s.end):
                 value = _amount(am)
@@ -720,7 +843,7 @@ def _amount(m: re.Match[str]) -> float | None:
 def _after_since(text: str, pos: int) -> bool:
     return bool(
         re.search(
-            r"(?:depuis|dès|en|entamées?\s+en|nouée?s?\s+en|début|courant)\s+(?:le\s+|l'année\s+|fin\s+|début\s+)?$",
+            r"(?:depuis|dès|en|entamées?\s+en|nouée?s?\s+en|début|courant|remontent\s+à|remonte\s+à|à\s+partir\s+de|saison)\s+(?:le\s+|l'année\s+|fin\s+|début\s+|la\s+saison\s+)?$",
             text[max(0, pos - 25) : pos],
             re.IGNORECASE,
         )
@@ -731,7 +854,7 @@ def _ends_notice(text: str, pos: int) -> bool:
     """« soit le 12 septembre », « effet au 31 janvier »: the end of a notice, not the date of an act."""
     return bool(
         re.search(
-            r"(?:soit\s+(?:le|au|jusqu'au)|effet\s+(?:au|le|à\s+compter\s+du)|jusqu'au|à\s+compter\s+du|au\s+plus\s+tard\s+le|terme\s+le|fin\s+le|expir\w*\s+le)\s+$",
+            r"(?:soit\s+(?:le|au|jusqu'au)|effet\s+(?:au|le|à\s+compter\s+du)|à\s+compter\s+du|échéance\s+le|au\s+plus\s+tard\s+le|terme\s+le|fin\s+le|expir\w*\s+le)\s+$",
             text[max(0, pos - 30) : pos],
             re.IGNORECASE,
         )
@@ -740,3 +863,13 @@ def _ends_notice(text: str, pos: int) -> bool:
 
 def _conditional_words(s: Sentence, spec: ExtractionSpec) -> bool:
     return any(_rx(c.strip()).search(s.low) if c.strip()[-1:].isalnum() else c in s.low for c in spec.conditional_cues)
+
+
+def _has_rupture(reader: SpecReader, v: DocView) -> bool:
+    """Does the document report the pack's triggering event (``event_fact``: asserted, not threatened)?
+    The parties' roles mean nothing otherwise."""
+    if "_event" not in v.cache:
+        name = reader.spec.event_fact
+        fs = reader.spec.facts.get(name or "")
+        v.cache["_event"] = fs is None or bool(reader._read_fact(v, name or "", fs, None))
+    return bool(v.cache["_event"])
