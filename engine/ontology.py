@@ -88,8 +88,8 @@ class NodeType(str, Enum):
     RULE_APP = "RULE_APP"
 
 
-class Outcome(BaseModel):
-    """One possible value of a node and its probability."""
+class Possibility(BaseModel):
+    """One possible value of a node and its probability (not a pack outcome: a value a node may take)."""
 
     value: Any
     p: float = Field(ge=0.0, le=1.0)
@@ -98,11 +98,11 @@ class Outcome(BaseModel):
 class Distribution(BaseModel):
     """A discrete distribution over a node's values (a point mass for certain facts)."""
 
-    outcomes: list[Outcome]
+    outcomes: list[Possibility]
 
     @field_validator("outcomes")
     @classmethod
-    def _sums_to_one(cls, v: list[Outcome]) -> list[Outcome]:
+    def _sums_to_one(cls, v: list[Possibility]) -> list[Possibility]:
         total = sum(o.p for o in v)
         if v and abs(total - 1.0) > 1e-6:
             raise ValueError(f"probabilities sum to {total}, not 1")
@@ -110,7 +110,7 @@ class Distribution(BaseModel):
 
     @classmethod
     def point(cls, value: Any) -> Distribution:
-        return cls(outcomes=[Outcome(value=value, p=1.0)])
+        return cls(outcomes=[Possibility(value=value, p=1.0)])
 
     def mode(self) -> Any:
         return max(self.outcomes, key=lambda o: o.p).value if self.outcomes else None

@@ -9,25 +9,15 @@ task already done. An LLM may propose the DAG; ``validate_proposal`` rejects or 
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, Field
 
 from lexlogic.logic.errors import LexlogicError
+from lexlogic.logic.pack import Check
 
 PROCEDURAL_KINDS = ("defeater", "note")
-
-
-class CheckSpec(BaseModel):
-    id: str
-    label: str = ""
-    outcome: str = ""
-    kind: str = "condition"
-    fatal_if: str | None = None
-    reopened_by: list[str] = Field(default_factory=list, description="facts that re-open this check (pack data)")
 
 
 class Task(BaseModel):
@@ -83,25 +73,16 @@ def topological(tasks: list[Task]) -> list[str]:
     return out
 
 
-def load_checks(pack: str, packs_dir: Path | None = None) -> list[CheckSpec]:
-    """The pack's declared checks (read with yaml: no dependency on the pack loader); cached per mtime.
-    Packs are looked up where every command looks (``LEXLOGIC_RULES_DIR`` / ``--rules``)."""
-    from lexlogic.engine.packs import pack_root
+def load_checks(pack: str, packs_dir: Path | None = None) -> list[Check]:
+    """The pack's declared checks (the pack model's own ``Check``), from where every command looks for packs
+    (``LEXLOGIC_RULES_DIR`` / ``--rules``) unless ``packs_dir`` is given."""
+    from lexlogic.engine.packs import get_pack, pack_root
 
-    path = (packs_dir / pack if packs_dir is not None else pack_root(pack)) / "pack.yaml"
-    return [c.model_copy() for c in _read_checks(path, path.stat().st_mtime_ns)]
-
-
-@lru_cache(maxsize=16)
-def _read_checks(path: Path, _mtime: int) -> tuple[CheckSpec, ...]:
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    checks = data.get("checks") if isinstance(data, dict) else None
-    if not checks:
-        raise ValueError(f"{path}: no `checks:` list")
-    return tuple(CheckSpec(**{k: v for k, v in c.items() if k in CheckSpec.model_fields}) for c in checks)
+    root = packs_dir / pack if packs_dir is not None else pack_root(pack)
+    return [c.model_copy() for c in get_pack(root)[0].manifest.checks]
 
 
-def procedural_prefix(checks: list[CheckSpec]) -> list[str]:
+def procedural_prefix(checks: list[Check]) -> list[str]:
     """The leading block of defeaters (and procedural notes) in declared order."""
     out = []
     for c in checks:
@@ -111,7 +92,7 @@ def procedural_prefix(checks: list[CheckSpec]) -> list[str]:
     return out
 
 
-def declared_plan(checks: list[CheckSpec]) -> Plan:
+def declared_plan(checks: list[Check]) -> Plan:
     """Defeaters independent of each other; the first merits check waits for all of them; the merits
     checks follow in the declared order (each waits for the previous one)."""
     prefix = procedural_prefix(checks)
@@ -129,7 +110,7 @@ def declared_plan(checks: list[CheckSpec]) -> Plan:
     return Plan(tasks=tasks)
 
 
-def major_facts(checks: list[CheckSpec]) -> dict[str, str]:
+def major_facts(checks: list[Check]) -> dict[str, str]:
     """Fact → the check its appearance re-opens (the pack's ``reopened_by``)."""
     return {f: c.id for c in checks for f in c.reopened_by}
 
@@ -196,7 +177,7 @@ class ProposedPlan(BaseModel):
     tasks: list[ProposedTask]
 
 
-def validate_proposal(proposal: ProposedPlan, checks: list[CheckSpec]) -> Plan:
+def validate_proposal(proposal: ProposedPlan, checks: list[Check]) -> Plan:
     """Accept an LLM's DAG only as far as the pack allows: unknown tasks dropped, missing checks added,
     a cyclic proposal rejected (declared plan used), defeaters forced before the merits."""
     known = {c.id: c for c in checks}
@@ -267,7 +248,7 @@ def _ancestors(tasks: list[Task], tid: str) -> set[str]:
     return seen
 
 
-def propose_with_llm(client: Any, checks: list[CheckSpec], case_summary: str) -> Plan:
+def propose_with_llm(client: Any, checks: list[Check], case_summary: str) -> Plan:
     """Ask the LLM for a DAG over the pack's checks, then validate it (never trusted as is)."""
     listing = "\n".join(f"- {c.id} ({c.kind}): {c.label}" for c in checks)
     messages = [
