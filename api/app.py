@@ -39,6 +39,17 @@ class Health(BaseModel):
     broker: dict[str, Any] | None = Field(default=None, description="embedded, or the broker and its workers")
 
 
+def _server_paths(svc: Services) -> list[str]:
+    """Folders whose absolute paths must never reach a client (scrubbed from error bodies and streams)."""
+    import os
+
+    paths = [Path(__file__).resolve().parents[1], svc.data_dir, Path(os.environ.get("LEXLOGIC_HOME", ".lexlogic"))]
+    out = []
+    for p in paths:
+        out += [str(p), str(p.resolve())] if p.is_absolute() else [str(p.resolve())]
+    return out
+
+
 def _database_ok(svc: Services) -> str:
     """One `SELECT 1` on the API's engine (pre-ping pool: a dead connection is replaced first)."""
     from sqlalchemy import text
@@ -115,7 +126,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.services = svc
     problems.install(app)
     _install_unavailable(app)
-    app.add_middleware(BoundaryMiddleware)  # inside the body limit: it buffers at most that much
+    app.add_middleware(  # inside the body limit: it buffers at most that much
+        BoundaryMiddleware, server_paths=_server_paths(svc)
+    )
     app.add_middleware(
         problems.BodyLimitMiddleware, default_limit=settings.max_body_bytes, upload_limit=settings.max_upload_bytes
     )

@@ -13,6 +13,10 @@ and every path, and answers 422 problem+json naming the JSON path of the offendi
   adds months and years to dates: 9999-12-31 cannot be computed with);
 - depth: nesting deeper than `MAX_DEPTH`;
 - path: a segment longer than `MAX_SEGMENT` characters or holding a control character.
+
+On the way out it scrubs server paths (the installation, the data folder, $LEXLOGIC_HOME) from error
+bodies (problem+json) and from event streams, whoever raised the error: an engine message naming
+`/srv/…/rules/pack/file.yaml` reaches the client as `rules/pack/file.yaml`.
 """
 
 from __future__ import annotations
@@ -116,13 +120,57 @@ def _path_problem(path: str) -> str | None:
 class BoundaryMiddleware:
     """422 for poisoned JSON bodies and paths (see the module doc); everything else passes unchanged."""
 
-    def __init__(self, app: ASGIApp, *, max_body: int = 20_000_000) -> None:
-        self.app, self.max_body = app, max_body
+    def __init__(self, app: ASGIApp, *, server_paths: list[str] | None = None) -> None:
+        self.app = app
+        roots = sorted({p.rstrip("/") for p in server_paths or [] if p and p.rstrip("/")}, key=len, reverse=True)
+        self.roots = [r.encode() for r in roots]
+
+    def _scrub(self, data: bytes) -> bytes:
+        for root in self.roots:
+            if root in data:
+                data = data.replace(root + b"/", b"").replace(root, b".")
+        return data
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        if self.roots:
+            send = self._scrubbing(send)
+        await self._inbound(scope, receive, send)
+
+    def _scrubbing(self, send: Send) -> Send:
+        """Error bodies are buffered (small) and scrubbed; event-stream chunks are scrubbed one by one."""
+        state: dict[str, Any] = {"mode": None, "start": None, "body": b""}
+
+        async def wrapped(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                ctype = dict(message.get("headers", [])).get(b"content-type", b"")
+                if ctype.startswith(b"application/problem+json"):
+                    state["mode"], state["start"] = "buffer", message
+                    return
+                state["mode"] = "stream" if ctype.startswith(b"text/event-stream") else None
+                await send(message)
+                return
+            if message["type"] == "http.response.body":
+                if state["mode"] == "buffer":
+                    state["body"] += message.get("body", b"")
+                    if message.get("more_body"):
+                        return
+                    body = self._scrub(state["body"])
+                    start = state["start"]
+                    headers = [(k, v) for k, v in start.get("headers", []) if k != b"content-length"]
+                    headers.append((b"content-length", str(len(body)).encode()))
+                    await send({**start, "headers": headers})
+                    await send({"type": "http.response.body", "body": body, "more_body": False})
+                    return
+                if state["mode"] == "stream":
+                    message = {**message, "body": self._scrub(message.get("body", b""))}
+            await send(message)
+
+        return wrapped
+
+    async def _inbound(self, scope: Scope, receive: Receive, send: Send) -> None:
         why = _path_problem(scope.get("path", ""))
         if why is not None:
             errors = [FieldError(location="path", path="$", message=why)]

@@ -269,3 +269,21 @@ def test_openapi_has_no_broken_reference_and_sse_events_are_objects(api: Api) ->
     assert run["text/event-stream"]["schema"]["items"] == {"$ref": "#/components/schemas/RunEvent"}
     assert "RunResult" in spec["components"]["schemas"]
     assert "429" in spec["paths"]["/v1/dynamic-rules"]["post"]["responses"]
+
+
+def test_server_paths_are_scrubbed_from_any_error_body(api: Api, monkeypatch) -> None:
+    """Whoever raises: an engine message naming a file under the installation reaches the client relative."""
+    from lexlogic.api.problems import ProblemError
+
+    c = api.client
+    svc = c.app.state.services  # type: ignore[attr-defined]
+    root = str(Path(__file__).resolve().parents[2])
+
+    def bad(*_a, **_k):
+        raise ProblemError(422, f"{root}/rules/rupture_brutale/extraction.yaml: invalid; data in {svc.data_dir}")
+
+    monkeypatch.setattr(svc.cases, "list_cases", bad)
+    r = c.get("/v1/cases", headers=api.h())
+    assert r.status_code == 422 and root not in r.text and str(svc.data_dir) not in r.text
+    assert "rules/rupture_brutale/extraction.yaml: invalid" in r.json()["detail"]
+    assert int(r.headers["content-length"]) == len(r.content)
