@@ -11,7 +11,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from rich.console import Console
 from rich.prompt import Prompt
@@ -38,7 +38,7 @@ def analyse_facts(
     html: Path | None,
     dynamic_rules: bool = False,
     evidence: Path | None = None,
-    submissions: list[tuple[str, str]] | None = None,
+    submissions: list[tuple[Literal["claimant", "defence"], str]] | None = None,
     proof: bool = False,
     debug: bool = False,
 ) -> None:
@@ -79,7 +79,7 @@ def analyse_facts(
 
 
 def apply_submissions(
-    pack: RulePack, case: CaseFile, evidence: Path, submissions: list[tuple[str, str]]
+    pack: RulePack, case: CaseFile, evidence: Path, submissions: list[tuple[Literal["claimant", "defence"], str]]
 ) -> tuple[CaseFile, Any]:
     """Verify the parties' claims against the evidence folder and apply what the pieces support."""
     from lexlogic.engine.documents.ingest import ingest_dossier

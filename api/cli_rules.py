@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any, Literal
 
 import typer
 from rich.console import Console
@@ -27,9 +28,21 @@ out = Console(highlight=False, soft_wrap=True)
 
 from lexlogic.api.cli_common import fail, parse_assignments
 
+RULES_HELP = "rules folder (default: LEXLOGIC_RULES_DIR, else the shipped rules/)"
 
-def check(path: Path = typer.Argument(Path("rules"), help="a pack folder or a folder of packs")) -> None:
-    """Validate rule packs: ASP syntax, unknown predicates, JSON-Logic operators, legal sources."""
+
+def _packs_path(path: Path | None) -> Path:
+    """A command's pack path: the argument, else the rules folder (``--rules`` / ``LEXLOGIC_RULES_DIR``)."""
+    from lexlogic.engine.packs import rules_dir
+
+    return path if path is not None else rules_dir()
+
+
+def check(
+    path: Path | None = typer.Argument(None, help="a pack folder or a folder of packs (default: the rules folder)"),
+) -> None:
+    """Validate rule packs: every problem as `file:line: message` (exit 2), with a "did you mean"."""
+    path = _packs_path(path)
     roots = find_packs(path)
     if not roots:
         fail(f"{path}: no pack.yaml found")
@@ -46,13 +59,17 @@ def check(path: Path = typer.Argument(Path("rules"), help="a pack folder or a fo
 
 
 def test(
-    path: Path = typer.Argument(Path("rules"), help="a pack folder or a folder of packs"),
+    path: Path | None = typer.Argument(None, help="a pack folder or a folder of packs (default: the rules folder)"),
     properties: bool = typer.Option(True, help="also check the declared properties with hypothesis"),
     max_examples: int | None = typer.Option(None, help="override each property's example count"),
+    pattern: str | None = typer.Option(
+        None, "-k", help="run only the tests and properties whose name, id, file or pack contains PATTERN"
+    ),
     verbose: bool = typer.Option(False, "--verbose", "-v"),
 ) -> None:
     """Run the packs' YAML rule tests (and properties); ends with `N passed, N failed`."""
     passed = failed = 0
+    path = _packs_path(path)
     roots = find_packs(path)
     if not roots:
         fail(f"{path}: no pack.yaml found")
@@ -63,6 +80,10 @@ def test(
             props = pack_properties(pack) if properties else []
         except PackError as exc:
             fail(str(exc))
+        if pattern:
+            needle = pattern.lower()
+            tests = [t for t in tests if needle in f"{root.name} {Path(t.file).name} {t.name}".lower()]
+            props = [p for p in props if needle in f"{root.name} {p.id} {p.label}".lower()]
         for t in tests:
             outcome = check_test(root, t)
             if outcome.passed:
@@ -154,8 +175,12 @@ def analyze(
             fail(f"--answer {name}: unknown fact (not declared in pack {pack.name})")
     from lexlogic.api.analyze_command import analyse_facts
 
-    submissions: list[tuple[str, str]] = []
-    for party, path in (("claimant", claimant_submission), ("defence", defence_submission)):
+    submissions: list[tuple[Literal["claimant", "defence"], str]] = []
+    parties: tuple[tuple[Literal["claimant", "defence"], Path | None], ...] = (
+        ("claimant", claimant_submission),
+        ("defence", defence_submission),
+    )
+    for party, path in parties:
         if path is None:
             continue
         try:
@@ -181,13 +206,16 @@ def analyze(
 
 
 def docs(
-    path: Path = typer.Argument(..., help="a pack folder"),
+    path: Path = typer.Argument(..., help="a pack folder (or a pack name under the rules folder)"),
     write: bool = typer.Option(False, "--write", help="write PACK/RULES.md instead of printing"),
 ) -> None:
     """The pack's rule table (rule, legal source, validity dates) in Markdown."""
     from lexlogic.engine.pack_docs import pack_table
+    from lexlogic.engine.packs import pack_root
 
     try:
+        if not (path / "pack.yaml").exists() and not path.is_absolute() and len(path.parts) == 1:
+            path = pack_root(path.name)
         text = pack_table(path)
     except PackError as exc:
         fail(str(exc))
@@ -202,10 +230,14 @@ schema_app = typer.Typer(help="JSON Schemas of the inputs.")
 
 
 @schema_app.command("facts")
-def schema_facts(pack: str = typer.Option("rupture_brutale", help="pack name")) -> None:
+def schema_facts(
+    pack: str | None = typer.Option(None, help="pack name (default: the first pack of the rules folder)"),
+) -> None:
     """Print the JSON Schema of a case facts file for a pack."""
+    from lexlogic.engine.packs import default_pack
+
     try:
-        rule_pack, _ = pack_by_name(pack)
+        rule_pack, _ = pack_by_name(pack or default_pack())
     except PackError as exc:
         fail(str(exc))
     out.print_json(json.dumps(facts_json_schema(rule_pack), ensure_ascii=False))
@@ -219,9 +251,107 @@ def schema_verdict() -> None:
     out.print_json(json.dumps(verdict_schema(), ensure_ascii=False))
 
 
+PACK_FILE_KINDS = ("pack", "facts", "computations", "parameters", "tests", "properties", "weights", "extraction")
+
+
+@schema_app.command("pack")
+def schema_pack(
+    file: str | None = typer.Option(None, "--file", help="one kind: " + ", ".join(PACK_FILE_KINDS)),
+    write: Path | None = typer.Option(None, "--write", help="write one NAME.schema.json per kind into this folder"),
+) -> None:
+    """JSON Schemas of every pack file (pack.yaml, facts, computations, parameters, tests, properties, …),
+    for editors that validate YAML as you type."""
+    from lexlogic.engine.pack_schema import pack_schemas
+
+    schemas = pack_schemas()
+    if file is not None:
+        if file not in schemas:
+            fail(f"--file {file!r}: expected one of {', '.join(schemas)}")
+        schemas = {file: schemas[file]}
+    if write is not None:
+        write.mkdir(parents=True, exist_ok=True)
+        for kind, schema in schemas.items():
+            (write / f"{kind}.schema.json").write_text(json.dumps(schema, ensure_ascii=False, indent=2) + "\n")
+            out.print(f"wrote {write / f'{kind}.schema.json'}")
+        return
+    out.print_json(json.dumps(schemas if file is None else schemas[file], ensure_ascii=False))
+
+
+new_app = typer.Typer(help="Scaffolds for legal engineers.")
+
+
+@new_app.command("pack")
+def new_pack(
+    name: str = typer.Argument(..., help="the pack's name (a folder name: lowercase letters, digits, _)"),
+    folder: Path | None = typer.Option(None, "--dir", help="where to create it (default: the rules folder)"),
+    title: str = typer.Option("", help="the pack's title (French)"),
+) -> None:
+    """Create a pack that passes `lexlogic check` and `lexlogic test`: manifest, facts, one parameter, one
+    computation, one annotated rule, tests, a property, RULES.md — then edit it (docs/pack-authoring.md)."""
+    from lexlogic.engine.pack_scaffold import scaffold
+
+    try:
+        root = scaffold(name, _packs_path(folder), title)
+    except (PackError, FileExistsError, ValueError) as exc:
+        fail(str(exc))
+    out.print(f"created {root}: next, `lexlogic check {root}` and `lexlogic test {root}`")
+
+
+def with_rules_option(command: Any) -> Any:
+    """Give a command a `--rules DIR` option: the rules folder packs are looked up in, for this call
+    (it sets LEXLOGIC_RULES_DIR while the command runs, so every layer sees the same folder)."""
+    import functools
+    import inspect
+    import os
+
+    sig = inspect.signature(command)
+    if "rules" in sig.parameters:
+        return command
+    option = inspect.Parameter(
+        "rules",
+        inspect.Parameter.KEYWORD_ONLY,
+        default=typer.Option(None, "--rules", help=RULES_HELP, envvar=None),
+        annotation=Path | None,
+    )
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, rules: Path | None = None, **kwargs: Any) -> Any:
+        if rules is None:
+            return command(*args, **kwargs)
+        if not rules.is_dir():
+            fail(f"--rules {rules}: not a folder")
+        before = os.environ.get("LEXLOGIC_RULES_DIR")
+        os.environ["LEXLOGIC_RULES_DIR"] = str(rules.resolve())
+        try:
+            return command(*args, **kwargs)
+        finally:
+            if before is None:
+                os.environ.pop("LEXLOGIC_RULES_DIR", None)
+            else:
+                os.environ["LEXLOGIC_RULES_DIR"] = before
+
+    params = [
+        p.replace(kind=inspect.Parameter.KEYWORD_ONLY) if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD else p
+        for p in sig.parameters.values()
+    ]
+    wrapper.__signature__ = sig.replace(parameters=[*params, option])  # type: ignore[attr-defined]
+    return wrapper
+
+
+def add_rules_option(app: typer.Typer) -> None:
+    """`--rules DIR` on every command of the app (and of its sub-apps), registered or not by this module."""
+    for info in app.registered_commands:
+        if info.callback is not None:
+            info.callback = with_rules_option(info.callback)
+    for group in app.registered_groups:
+        if group.typer_instance is not None:
+            add_rules_option(group.typer_instance)
+
+
 def register(app: typer.Typer) -> None:
     app.command("check")(check)
     app.command("test")(test)
     app.command("analyze")(analyze)
     app.command("docs")(docs)
     app.add_typer(schema_app, name="schema")
+    app.add_typer(new_app, name="new")

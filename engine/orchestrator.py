@@ -364,9 +364,9 @@ class Orchestrator:
     def _interact(self, state: CaseState) -> CaseState:
         q = state.pending_question
         answer = self.answer_provider(q, state) if (self.answer_provider and q) else None
-        if answer is None:
+        if answer is None or q is None:
             state.status = "awaiting_answer"
-            state.message = f"question: {q['question'] if q else '?'} ({q['fact'] if q else ''})"
+            state.message = f"question : {q['question']}" if q else "question en attente"
             return state
         return self.add_answers(state, {q["fact"]: answer})
 

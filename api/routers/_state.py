@@ -22,8 +22,8 @@ def head(svc: Services, case: ApiCase) -> tuple[int, CaseState]:
     if not seq:
         return 0, CaseState(case_id=case.run_id, pack=case.pack)
     hit = svc.heads.get(case.run_id)
-    if hit is not None and hit[0] == seq:
-        return hit
+    if hit is not None and hit[0] == seq and isinstance(hit[1], CaseState):
+        return hit[0], hit[1]
     state = CaseState.model_validate(svc.runs.get(case.run_id, seq))
     repair_answers(state)  # a case broken by bad stored data recovers (saved with the next state)
     svc.heads[case.run_id] = (seq, state)

@@ -75,7 +75,7 @@ def _verdict_response(
     if weights:
         key["w"] = weights
     body, hit = svc.verdicts.verdict_json(
-        case.id, state.case_file, {**state.answers, **answers}, priors, key=key, weights=weights
+        case.id, state.case_file or {}, {**state.answers, **answers}, priors, key=key, weights=weights
     )
     return Response(body, media_type="application/json", headers={"X-Cache": "hit" if hit else "miss"})
 
@@ -196,6 +196,6 @@ def answer(
 )
 def graph(case: Case, svc: Svc) -> Graph:
     state, cf = case_file_of(svc, case)
-    worlds = svc.verdicts.worlds(cf, dict(state.answers), {})
+    worlds = [(w.value, p, c, a) for w, p, c, a in svc.verdicts.worlds(cf, dict(state.answers), {})]
     main = _verdict(svc, case).main_world  # the most probable narrative under the probabilistic model
-    return build_graph(case.id, worlds, main)
+    return build_graph(case.id, worlds, main.value)
