@@ -146,8 +146,8 @@ def run_id_for(batch_id: str, item: Item) -> str:
 def result_of(key: str, kind: ItemKind, state: CaseState) -> ItemResult:
     """The item's line, read from the run's final state (the evaluation read as plain JSON)."""
     raw = state.model_dump(mode="json")
-    ev = raw.get("evaluation") or {}
-    legacy = ev.get("verdict") if isinstance(ev.get("verdict"), dict) else {}
+    ev: dict[str, Any] = raw.get("evaluation") or {}
+    legacy: dict[str, Any] = ev["verdict"] if isinstance(ev.get("verdict"), dict) else {}
     prob = ev.get("probability")
     p = prob.get("p_target") if isinstance(prob, dict) else legacy.get("probability")
     missing = list(ev.get("missing_facts") or [])

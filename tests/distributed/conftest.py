@@ -69,7 +69,7 @@ class Cluster:
     def start(self, name: str, *, step_delay: float = 0.0, concurrency: int = 1) -> subprocess.Popen:
         log = (self.home / f"{name}.log").open("wb")
         proc = subprocess.Popen(
-            [LEXLOGIC, "worker", "-c", str(concurrency), "-n", f"{name}@%h", "--log-level", "info"],
+            [LEXLOGIC, "worker", "-c", str(concurrency), "-n", f"{name}-{self.prefix}@%h", "--log-level", "info"],
             env=self.env(LEXLOGIC_STEP_DELAY=str(step_delay)),
             cwd=self.home,
             stdout=log,
@@ -82,8 +82,10 @@ class Cluster:
             if b" ready." in (self.home / f"{name}.log").read_bytes():
                 return proc
             if proc.poll() is not None:
+                self.kill9(name)
                 raise AssertionError((self.home / f"{name}.log").read_text(errors="replace")[-3000:])
             time.sleep(0.2)
+        self.kill9(name)
         raise AssertionError(f"worker {name} not ready after 90 s")
 
     def group(self, name: str) -> set[int]:
