@@ -20,7 +20,11 @@ from lexlogic.api.cli_common import FailingGroup
 
 app = typer.Typer(
     name="lexlogic",
-    help="Neuro-symbolic legal reasoning: rule packs, verdicts with proof traces.",
+    help=(
+        "Neuro-symbolic legal reasoning: rule packs, verdicts with proof traces.\n\n"
+        "Rule packs are looked up in LEXLOGIC_RULES_DIR (default: the shipped rules/ folder); "
+        "every command takes --rules DIR to point at another folder for one call."
+    ),
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -31,6 +35,7 @@ for module in (cli_rules, cli_case, cli_fol, cli_dynamic, cli_kg, cli_claims, cl
     module.register(app)
 for module in (cli_worker, cli_batch):  # issue 22: distributed runs and batches
     module.register(app)
+cli_rules.add_rules_option(app)  # issue 16: `--rules DIR` on every command
 
 
 def main() -> None:  # pragma: no cover - console entry point
