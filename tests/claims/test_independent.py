@@ -23,10 +23,10 @@ DEV_FLOORS = [("claims.yaml", 0.89), ("claims2.yaml", 0.78), ("claims3.yaml", 0.
 
 # FROZEN floors, measured in the final run (notes/issue-19.md); raise them when the figures improve
 FROZEN = {
-    "accuracy": 0.0,
-    "dangerous_max": 64,
-    "ambiguous_recall": 0.0,
-    "evidence_recall_at_10": 0.0,
+    "accuracy": 33 / 64 - 1e-9,  # measured 33/64 = 51.6 % (target 80 %: not met)
+    "dangerous_max": 1,  # measured 1 (target 0: not met)
+    "ambiguous_recall": 6 / 16 - 1e-9,  # measured 37.5 % (target 60 %: not met)
+    "evidence_recall_at_10": 0.77,  # measured 0.771 (target 0.95: not met)
 }
 
 

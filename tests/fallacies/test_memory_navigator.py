@@ -17,7 +17,9 @@ from lexlogic.engine.fallacies.navigators.knn import KnnNavigator, KnnThresholds
 from lexlogic.engine.fallacies.taxonomy import DATA_DIR, builtin_taxonomy
 from tests.fallacies import independent as ind
 
-FROZEN = {"clean": 0.0, "detected": 0.0, "right_family": 0.0}
+# measured in the final run: 31/32 clean (target 90 %: met), 23/32 detected (target 85 %: not met),
+# 21/32 right family (target 70 %: not met)
+FROZEN = {"clean": 31 / 32 - 1e-9, "detected": 23 / 32 - 1e-9, "right_family": 21 / 32 - 1e-9}
 DEV = {"clean": 0.92, "detected": 0.96, "right_family": 0.92}  # measured 26/28, 27/28, 26/28
 
 
