@@ -24,6 +24,9 @@ class ExtractOut(BaseModel):
     skipped: list[str] = Field(default_factory=list, description="already journaled")
     assertions: int = Field(description="assertions journaled by this call")
     abstentions: dict[str, int] = Field(default_factory=dict, description="reason → count (this call)")
+    attributed: int = Field(
+        default=0, description="relations reported as a speaker's claim ('alleged by X'): recorded, never asserted"
+    )
     method: Literal["PATTERN", "HYBRID"]
     promoted: int = Field(description="promoted relations after this call's promotion")
     by_tier: dict[str, int] = Field(default_factory=dict)
@@ -51,8 +54,8 @@ def _journaled(svc: Svc, kg_case: str) -> set[str]:
 )
 def extract_case(case: Case, tenant: Tenant, svc: Svc) -> ExtractOut:
     from lexlogic.bridges.llm import LLMClient
+    from lexlogic.engine.kg.extract import extract
     from lexlogic.engine.kg.hybrid import confirm
-    from lexlogic.engine.kg.patterns import extract
 
     docs = svc.cases.list_documents(tenant, case.id)
     if not docs:
@@ -66,6 +69,7 @@ def extract_case(case: Case, tenant: Tenant, svc: Svc) -> ExtractOut:
         extracted: list[str] = []
         skipped: list[str] = []
         n = 0
+        alleged = 0
         reasons: dict[str, int] = {}
         for d in docs:
             if d.doc_id in done:
@@ -76,6 +80,7 @@ def extract_case(case: Case, tenant: Tenant, svc: Svc) -> ExtractOut:
                 result = confirm(result, llm)
             n += svc.kg.append(case.run_id, result.assertions)
             svc.kg.record_abstentions(case.run_id, result.abstentions)
+            alleged += len(result.attributed)
             for x in result.abstentions:
                 reasons[x.reason.value] = reasons.get(x.reason.value, 0) + 1
             extracted.append(d.doc_id)
@@ -87,6 +92,7 @@ def extract_case(case: Case, tenant: Tenant, svc: Svc) -> ExtractOut:
         skipped=skipped,
         assertions=n,
         abstentions=reasons,
+        attributed=alleged,
         method="HYBRID" if llm is not None else "PATTERN",
         promoted=len(promoted.relations),
         by_tier=promoted.by_tier(),

@@ -239,6 +239,8 @@ def _french_frame(text: str, verb: Any, frame: Frame) -> Found | None:
     if not (_usable(text, s) and _usable(text, o)):
         return None
     o_text = text[o[0] : o[1]]
+    if not frame.object_fits(o_text):
+        return None
     o = (o[0] + (len(o_text) - len(re.sub(r"^(?:que|qu['’])\s*", "", o_text, flags=_I))), o[1])
     return Found(frame.relation, s, o, verb.text, (verb.idx, verb.idx + len(verb.text)))
 
@@ -361,7 +363,7 @@ def _english_frame(text: str, w: re.Match[str], frame: Frame, passive: bool) -> 
     else:
         return None
     s, o = pair
-    if not (_usable(text, s) and _usable(text, o)):
+    if not (_usable(text, s) and _usable(text, o)) or not frame.object_fits(text[o[0] : o[1]]):
         return None
     return Found(frame.relation, s, o, w.group(0), w.span())
 

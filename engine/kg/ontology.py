@@ -27,6 +27,14 @@ class Frame:
     reflexive: bool = False
     adjective: bool = False
     object_stop: tuple[str, ...] = ()
+    object_words: tuple[str, ...] = ()
+
+    def object_fits(self, obj: str) -> bool:
+        """The frame's object restriction (data), if any."""
+        if not self.object_words:
+            return True
+        words = {w.strip(".,;:'’").lower() for w in obj.replace("'", " ").replace("’", " ").split()}
+        return bool(words & set(self.object_words))
 
 
 @dataclass(frozen=True)
@@ -68,6 +76,7 @@ def load() -> Ontology:
                         reflexive=bool(entry.get("reflexive", False)),
                         adjective=bool(entry.get("adjective", False)),
                         object_stop=tuple(str(w) for w in entry.get("object_stop") or ()),
+                        object_words=tuple(str(w).lower() for w in entry.get("object_words") or ()),
                     )
                     verbs.setdefault((lang, frame.verb), []).append(frame)
                 for noun in entry.get("nominals") or []:
