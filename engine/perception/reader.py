@@ -234,26 +234,49 @@ def _unwrap(text: str) -> str:
     return "".join(out)
 
 
+SENT_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-ZÀ-Ý«\"(])|\n\s*\n|(?<=:)\s*\n")
+ABBREV_RE = re.compile(r"(?:\b(?:M|MM|Mme|Mlle|Me|art|arts|Cass|com|civ|soc|n°|cf|al|p|ch|réf|St|Ste|etc|av|bd|S\.A|Ets|[A-Z])\.)$")
+
+
+def _sentence_spans(text: str) -> list[tuple[int, int]]:
+    """Sentences by punctuation and blank lines (the parser's own boundaries cut proper names: « Pharma | Sud
+    »); an abbreviation (« M. », « art. ») does not end one; a short line (letterhead, address) is its own."""
+    out: list[tuple[int, int]] = []
+    start = 0
+    for m in SENT_END_RE.finditer(text):
+        if ABBREV_RE.search(text[max(0, m.start() - 6) : m.start()]):
+            continue
+        out.append((start, m.start()))
+        start = m.end()
+    out.append((start, len(text)))
+    final: list[tuple[int, int]] = []
+    for s0, e0 in out:
+        pos = s0
+        for line in re.finditer(r"[^\n]*\n", text[s0:e0]):
+            if len(line.group(0).strip()) < 50 and line.end() + s0 < e0:
+                final.append((pos, s0 + line.end()))
+                pos = s0 + line.end()
+            else:
+                break
+        final.append((pos, e0))
+    return final
+
+
 def view(doc: Document) -> DocView:
     live = _live(doc)
-    unwrapped = _unwrap(live)
-    parsed = fr.parse(unwrapped)
+    parsed = fr.parse(_unwrap(live))
     sents = []
-    for s in parsed.sents:
-        # a blank line also ends a sentence (titles, letterheads, lists)
-        pieces = re.split(r"\n\s*\n", s.text)
-        pos = s.start_char
-        for piece in pieces:
-            i = unwrapped.find(piece, pos)
-            if piece.strip():
-                st = i + len(piece) - len(piece.lstrip())
-                en = i + len(piece.rstrip())
-                span = parsed.char_span(st, en, alignment_mode="expand")
-                if span is not None:
-                    lem = " ".join(t.lemma_.lower() for t in span)
-                    low = live[st:en].lower().replace("\n", " ")
-                    sents.append(Sentence(st, en, live[st:en], low, lem, span))
-            pos = i + len(piece)
+    for s0, e0 in _sentence_spans(live):
+        piece = live[s0:e0]
+        if not piece.strip():
+            continue
+        st = s0 + len(piece) - len(piece.lstrip())
+        en = s0 + len(piece.rstrip())
+        span = parsed.char_span(st, en, alignment_mode="expand")
+        if span is not None and len(span):
+            lem = " ".join(t.lemma_.lower() for t in span)
+            low = live[st:en].lower().replace("\n", " ")
+            sents.append(Sentence(st, en, live[st:en], low, lem, span))
     return DocView(doc=doc, live=live, author=_author(doc, live), anchor=_anchor(doc), sentences=sents)
 
 
@@ -317,12 +340,25 @@ def _add_name(v: DocView, name: str, s: int) -> None:
     found.setdefault(key or name, []).append(span)
 
 
-def _party_of_phrase(v: DocView, text: str) -> str | None:
-    """The party a phrase names: a known company name, or a role word (« la demanderesse »)."""
+def _party_of_phrase(v: DocView, text: str, learn: bool = False) -> str | None:
+    """The party a phrase names: a known company name; with ``learn``, a capitalised name found in a phrase
+    that plays a party's part (subject of a rupture, « X c/ Y »), recorded as a new name."""
     t = fold(text)
     for name in v.names:
         if fold(name) and fold(name) in t:
             return name
+    if learn:
+        for m in re.finditer(NAME + r"(?:\s+" + LEGAL_FORMS + r")?", text):
+            words = m.group(0).split()
+            if words[0].lower() in NOT_A_NAME or words[0] in ("M", "Mme", "Me", "Maître"):
+                continue
+            if re.search(r"(?:\bM\.|Mme|Maître|Me)\s*$", text[: m.start()]):
+                continue
+            before = len(v.names)
+            i = v.live.find(m.group(0))
+            _add_name(v, m.group(0), max(i, 0))
+            if len(v.names) > before or _party_of_phrase(v, m.group(0)):
+                return _party_of_phrase(v, m.group(0))
     return None
 
 
@@ -345,8 +381,8 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
             roles[party] = name
 
     if m := re.search(r"(?P<a>" + NAME + r")\s+(?:c/|contre)\s+(?:la\s+société\s+)?(?P<b>" + NAME + ")", v.live):
-        put("claimant", _party_of_phrase(v, m.group("a")))
-        put("defence", _party_of_phrase(v, m.group("b")))
+        put("claimant", _party_of_phrase(v, m.group("a"), learn=True))
+        put("defence", _party_of_phrase(v, m.group("b"), learn=True))
     for s in v.sentences:
         for tok in s.span:
             lem = tok.lemma_.lower()
@@ -354,9 +390,9 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
                 subj = [c for c in tok.children if c.dep_.startswith("nsubj")]
                 obj = [c for c in tok.children if c.dep_ in ("obj", "obl:arg")]
                 if subj and not any(c.dep_ == "nsubj:pass" for c in subj):
-                    put("claimant", _party_of_phrase(v, " ".join(t.text for t in subj[0].subtree)))
+                    put("claimant", _party_of_phrase(v, " ".join(t.text for t in subj[0].subtree), learn=True))
                 if obj:
-                    put("defence", _party_of_phrase(v, " ".join(t.text for t in obj[0].subtree)))
+                    put("defence", _party_of_phrase(v, " ".join(t.text for t in obj[0].subtree), learn=True))
     # « notre cliente, X », « notre société, X », « au nom de X »: the author's own party
     own = (
         r"(?:[Nn]otre\s+(?:client(?:e)?|société|entreprise)|[Aa]u\s+nom\s+de(?:\s+la\s+société)?)\s*,?\s*(?:la\s+société\s+|l')?("
@@ -400,13 +436,18 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
         tok = s.token_at(hit[1])
         verb = tok if tok.pos_ in ("VERB", "AUX") else tok.head
         for anc in [verb, *list(verb.ancestors)[:2]]:
-            subj = [c for c in anc.children if c.dep_ == "nsubj"]
+            subj = [c for c in anc.children if c.dep_ in ("nsubj", "obl:agent")]
             if subj:
                 text = " ".join(t.text for t in subj[0].subtree)
-                if (name := _party_of_phrase(v, text)) is not None:
-                    put("defence", name)
-                elif subj[0].lower_ in ("nous", "je") and v.author == "defence":
-                    pass
+                if subj[0].lower_ not in ("nous", "je", "elle", "il", "qui"):
+                    put("defence", _party_of_phrase(v, text, learn=True))
+                for c in anc.children:  # « … la liant à X », « ses commandes auprès de X »
+                    if c.dep_ in ("obl:arg", "obl", "iobj", "obl:mod") and any(
+                        k.lower_ in ("à", "auprès", "avec") for k in c.children if k.dep_ == "case"
+                    ):
+                        other = _party_of_phrase(v, " ".join(t.text for t in c.subtree), learn=True)
+                        if other and other != roles.get("defence"):
+                            put("claimant", other)
                 break
     # a letter: letterhead = its writer
     if v.doc.kind in (DocumentKind.LETTER, DocumentKind.EMAIL) and v.author in PARTIES:
@@ -871,5 +912,9 @@ def _has_rupture(reader: SpecReader, v: DocView) -> bool:
     if "_event" not in v.cache:
         name = reader.spec.event_fact
         fs = reader.spec.facts.get(name or "")
-        v.cache["_event"] = fs is None or bool(reader._read_fact(v, name or "", fs, None))
+        if fs is None or reader._read_fact(v, name or "", fs, None):
+            v.cache["_event"] = True
+        else:  # nothing read: only a threat or a question stops the parties (any cue asserted lets them)
+            cues = [(s, reader._scope(s, cs, fs, ce)) for s, _c, cs, ce, _f in reader._candidates(v, fs)]
+            v.cache["_event"] = not cues or any(scope != "cond" for _s, scope in cues)
     return bool(v.cache["_event"])
