@@ -263,6 +263,7 @@ def check_pack(root: Path) -> list[PackError]:
         for field, template, allowed in (
             ("sentence", remedy.sentence, {"low", "high"}),
             ("missing_sentence", remedy.missing_sentence, {"missing"}),
+            ("exact_sentence", remedy.exact_sentence, {"amount"}),
         ):
             for slot in slots(template or ""):
                 if slot not in allowed and slot not in pack.parameters:
@@ -354,7 +355,8 @@ def _parameter_problems(pack: RulePack, manifest: Path) -> list[PackError]:
             referenced |= set(slots(template or ""))
     if pack.manifest.remedy is not None:
         remedy = pack.manifest.remedy
-        referenced |= set(slots(remedy.sentence or "")) | set(slots(remedy.missing_sentence or ""))
+        for template in (remedy.sentence, remedy.missing_sentence, remedy.exact_sentence):
+            referenced |= set(slots(template or ""))
     for file, line, name in pack.parameter_refs:
         referenced.add(name)
         if name not in pack.parameters:

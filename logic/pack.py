@@ -132,6 +132,9 @@ class Remedy(BaseModel):
     missing_sentence: str | None = Field(
         default=None, description="when not computable, e.g. 'Préjudice incalculable : manquent {missing}.'"
     )
+    exact_sentence: str | None = Field(
+        default=None, description="when low = high, e.g. 'Sommes dues : {amount}.' (else `sentence` is used)"
+    )
 
 
 class OutcomeSpec(BaseModel):
@@ -239,14 +242,16 @@ class RulePack(BaseModel):
     def outcome_sentence(self, outcome: str, holds: bool, values: dict[str, Any] | None = None) -> str:
         """The pack's sentence saying that `outcome` holds (or not), placeholders filled from `values`
         (numbers, amounts, dates) and the parameters; falls back to the label (« non : » prefixed)."""
-        from lexlogic.logic.templates import fill
+        from lexlogic.logic.templates import fill, filled
 
         spec = self.manifest.outcomes.get(outcome)
         template = (spec.affirmative if holds else spec.negative) if spec else None
+        label = self.label_of(outcome)
+        fallback = label if holds else f"Non : {label[:1].lower()}{label[1:]}"
         if template is None:
-            label = self.label_of(outcome)
-            template = label if holds else f"Non : {label[:1].lower()}{label[1:]}"
-        return fill(template, values or {}, self.parameters, self.parameter_date(values or {}))
+            return fallback
+        text = fill(template, values or {}, self.parameters, self.parameter_date(values or {}))
+        return text if filled(text) else fallback  # a value the sentence needs is not known (or not given)
 
     def remedy_sentence(self, low: float | None, high: float | None, missing: list[str] | None = None) -> str | None:
         """The remedy's wording: its range when known, what it lacks otherwise (None: nothing to say)."""
@@ -257,6 +262,8 @@ class RulePack(BaseModel):
             return None
         if low is not None and high is not None and remedy.sentence:
             show = money if remedy.unit == "EUR" else (lambda x: f"{x:g} {remedy.unit}")
+            if remedy.exact_sentence and show(low) == show(high):
+                return fill(remedy.exact_sentence, {"amount": show(low)}, self.parameters)
             return fill(remedy.sentence, {"low": show(low), "high": show(high)}, self.parameters)
         if missing and remedy.missing_sentence:
             return fill(remedy.missing_sentence, {"missing": ", ".join(missing)}, self.parameters)
@@ -485,7 +492,7 @@ def _load_parameters(pack: RulePack, raw_manifest: Any, raw_facts: Any) -> None:
     pack.parameter_refs = [r for r in refs if r[2] not in not_params]
 
 
-TEMPLATE_SLOTS = frozenset({"low", "high", "missing", "party", "reason"})
+TEMPLATE_SLOTS = frozenset({"low", "high", "amount", "missing", "party", "reason"})
 
 
 def _refs_in(raw: Any, line: int = 0) -> list[tuple[str, int]]:

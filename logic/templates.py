@@ -44,15 +44,26 @@ def fill(template: str, values: dict[str, Any], parameters: dict[str, Parameter]
 
     def sub(m: re.Match[str]) -> str:
         name = m.group(1)
-        if name in values:
-            v = values[name]
-            if getattr(v, "known", True) is False:
-                return "?"
-            return show(v)
         p = parameters.get(name)
-        if p is not None:
+        v = values.get(name)
+        if v is not None and getattr(v, "known", True) is False:
+            return m.group(0)  # unknown in this case: the caller falls back to the label
+        if p is not None:  # a parameter: its value in force, with its unit
+            if v is not None:
+                raw = getattr(v, "value", v)
+                return p.show(date.fromisoformat(raw) if isinstance(raw, str) and _ISO.fullmatch(raw) else raw)
             period = p.period_at(day) if day is not None else None
             return p.show((period or p.current()).value)
+        if v is not None:
+            return show(v)
         return m.group(0)
 
     return _SLOT.sub(sub, template)
+
+
+_ISO = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def filled(text: str) -> bool:
+    """No slot left: every ``{name}`` was replaced."""
+    return not _SLOT.search(text)
