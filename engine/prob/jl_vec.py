@@ -65,6 +65,9 @@ def evaluate(logic: Any, data: dict[str, Any], n: int) -> Value:
             return jsonlogic_policy.evaluate_validated(logic, scalar)
         except TypeError:
             return None
+    by_rows = _by_distinct_rows(logic, data, n)
+    if by_rows is not None:
+        return by_rows
     ((op, args),) = logic.items()
     if op == "var":
         name = args[0] if isinstance(args, list) else args
@@ -133,6 +136,40 @@ def evaluate(logic: Any, data: dict[str, Any], n: int) -> Value:
     raise Unvectorisable(f"operator {op!r} on per-world values")
 
 
+MAX_DISTINCT = 256
+
+
+def _by_distinct_rows(logic: Any, data: dict[str, Any], n: int) -> np.ndarray | None:
+    """When the per-world variables take few distinct joint values (yes/no roots), evaluate the scalar
+    rule once per distinct row: the scalar semantics exactly (nulls, coercions), at the cost of a few
+    calls. Continuous draws (many distinct values) go through the vectorised operators instead."""
+    names = [v for v in sorted(jsonlogic_policy.variables_used(logic)) if _is_arr(data.get(v))]
+    if not names or "ln" in jsonlogic_policy.operators_used(logic):
+        return None
+    cols = np.stack([data[v] for v in names], axis=1)
+    rows, inverse = np.unique(cols, axis=0, return_inverse=True)
+    if len(rows) > MAX_DISTINCT:
+        return None
+    scalar = {k: v for k, v in data.items() if not _is_arr(v) and v is not None}
+    out = np.empty(len(rows))
+    for i, row in enumerate(rows):
+        d = dict(scalar)
+        for v, x in zip(names, row):
+            if not np.isnan(x):
+                d[v] = bool(x) if data.get(f"__bool__{v}") else float(x)
+        try:
+            r = jsonlogic_policy.evaluate_validated(logic, d)
+        except (TypeError, ValueError):
+            r = None
+        if r is None:
+            out[i] = np.nan
+        elif isinstance(r, (bool, int, float)):
+            out[i] = float(r)
+        else:
+            return None  # a date or a text per world: not representable here
+    return out[np.asarray(inverse).reshape(-1)]
+
+
 def _if(args: list[Any], data: dict[str, Any], n: int) -> Value:
     """``if`` chains [c1, v1, c2, v2, …, else]: values are evaluated only as arrays where needed."""
     if len(args) == 1:
@@ -143,3 +180,22 @@ def _if(args: list[Any], data: dict[str, Any], n: int) -> Value:
     then = _f(evaluate(args[1], data, n), n)
     rest = _f(_if(args[2:], data, n) if len(args) > 2 else None, n)
     return np.where(np.isnan(cond), np.nan, np.where(cond != 0, then, rest))
+
+
+def computation(logic: Any, kind: str, data: dict[str, Any], n: int) -> Value:
+    """A pack computation on ``n`` worlds, coerced as the scalar path does (``engine.values._compute``):
+    yes/no values to 0/1, months, amounts and percents rounded to 4 decimals."""
+    out = evaluate(logic, data, n)
+    if out is None:
+        return None
+    if not _is_arr(out):
+        if kind == "bool":
+            return bool(out)
+        if kind in ("months", "amount", "percent") and isinstance(out, (int, float)):
+            return round(float(out), 4)
+        return out
+    if kind == "bool":
+        return np.where(np.isnan(out), np.nan, (out != 0).astype(np.float64))
+    if kind in ("months", "amount", "percent"):
+        return np.round(out, 4)
+    return out

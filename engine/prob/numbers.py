@@ -158,6 +158,7 @@ def finish_verdict(
         if isinstance(var, BoolVar):
             if var.name == fact:
                 data[fact] = digits[k].astype(np.float64)
+                data[f"__bool__{fact}"] = True
         else:
             vals = [o.value for o in var.options]
             if pack.value_type(fact) in (FactType.BOOL,) or not all(_numeric(v) for v in vals):
@@ -179,7 +180,7 @@ def finish_verdict(
                 data.pop(comp.output, None)
                 continue
             if any(isinstance(data.get(v), np.ndarray) for v in jl_vec.jsonlogic_policy.variables_used(comp.logic)):
-                data[comp.output] = jl_vec.evaluate(comp.logic, data, n)
+                data[comp.output] = jl_vec.computation(comp.logic, comp.type.value, data, n)
         for name, law in weights.numbers.items():  # the pack's latent numbers (not facts)
             if name not in pack.facts:
                 data[name] = draw_law(law, n, gen, data)

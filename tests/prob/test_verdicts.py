@@ -46,12 +46,15 @@ def test_missing_decisive_fact_asks_then_concludes() -> None:
 
 
 def test_eig_equals_entropy_drop_of_the_answer() -> None:
+    """The contraction's EIG (one backward pass) against the enumerated table's answers (another engine)."""
     prog = toy(soft=False)
     v = analyse(prog, answers=KNOWN)
+    assert v.evaluator == "contraction"
     q = next(q for q in v.questions if q.variable == "notice_written")
     expected = v.entropy
     for label, value in (("non", "false"), ("oui", "true")):
-        post = analyse(prog, answers={**KNOWN, "notice_written": value})
+        post = analyse(prog, answers={**KNOWN, "notice_written": value}, method="enumerate")
+        assert post.evaluator != "contraction"
         expected -= q.p_values[label] * entropy(post.p_target)
     assert q.eig == pytest.approx(expected, abs=1e-12)
 
@@ -276,9 +279,9 @@ def test_bool_and_one_option_categorical_do_not_share_a_cache_entry() -> None:
     )
 )
 def test_answers_slice_equals_clamped_priors(ans: dict[str, bool]) -> None:
-    """Answering (computed on the table's slice) = a what-if prior of 1/0 (computed on the full table)."""
+    """Answering (the enumerated table's slice) = a what-if prior of 1/0 (the contraction, another engine)."""
     try:
-        sliced = analyse(toy(), answers={k: str(v) for k, v in ans.items()})
+        sliced = analyse(toy(), answers={k: str(v) for k, v in ans.items()}, method="enumerate")
     except InconsistentEvidence:
         return
     clamped = analyse(toy(), whatif={k: 1.0 if v else 0.0 for k, v in ans.items()})

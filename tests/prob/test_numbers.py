@@ -1,0 +1,105 @@
+"""Numbers as distributions: the vectorised computations against the scalar ones, coherence of the
+damages with liability, the calibration stored in the pack, the damages question."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lexlogic.engine.packs import pack_by_name
+from lexlogic.engine.prob import jl_vec
+from lexlogic.engine.prob.case_model import weights_of
+from lexlogic.engine.values import gather_values, world_values
+from lexlogic.engine.verdict import decide
+from lexlogic.logic.facts import parse_case
+from tests.prob.case_oracle import EXAMPLE
+from tests.prob.test_case_oracle import repro
+
+ROOT = Path(__file__).resolve().parents[2]
+ROOTS = ["notice_written", "economic_dependence_proven", "dedicated_investments", "exclusivity", "private_label"]
+
+
+def _decide(raw: dict[str, Any], answers: dict[str, Any] | None = None, **kw: Any) -> Any:
+    pack, program = pack_by_name("rupture_brutale")
+    return decide(pack, program, parse_case(copy.deepcopy(raw), pack), answers, **kw)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from([0, 3, 10, 18]), st.sampled_from(["2024-03-15", "2018-06-01"]), st.integers(0, 2**5 - 1))
+def test_vectorised_computations_equal_the_scalar_ones(notice: int, notified: str, seed: int) -> None:
+    """Every pack computation on a batch of worlds (jl_vec) = the scalar evaluation of each world."""
+    pack, _ = pack_by_name("rupture_brutale")
+    facts = json.loads(EXAMPLE.read_text())["facts"]
+    facts.update(notice_given_months=notice, notification_date=notified)
+    for r in ROOTS:
+        facts.pop(r, None)
+    case = parse_case({"pack": "rupture_brutale", "facts": facts}, pack)
+    base = gather_values(pack, case)
+    rng = np.random.default_rng(seed)
+    worlds = rng.integers(0, 2, size=(len(ROOTS), 16)).astype(bool)
+    data: dict[str, Any] = {k: v.value for k, v in base.items() if v.known and pack.computation_for(k) is None}
+    for r, col in zip(ROOTS, worlds):
+        data[r] = col.astype(float)
+        data[f"__bool__{r}"] = True
+    for comp in pack.computations:
+        if any(d not in data or data[d] is None for d in comp.inputs):
+            continue
+        data[comp.output] = jl_vec.computation(comp.logic, comp.type.value, data, 16)
+    for j in range(16):
+        ref = world_values(pack, base, {r: bool(worlds[i, j]) for i, r in enumerate(ROOTS)})
+        for comp in pack.computations:
+            got = data.get(comp.output)
+            want = ref[comp.output]
+            if not want.known or got is None:
+                continue
+            value = got[j] if isinstance(got, np.ndarray) else got
+            if isinstance(want.value, bool):
+                assert bool(value) == want.value, (comp.output, j)
+            elif isinstance(want.value, (int, float)):
+                assert float(value) == pytest.approx(float(want.value), abs=1e-6), (comp.output, j)
+
+
+def test_damages_are_coherent_with_liability() -> None:
+    p = _decide(repro()).probability
+    notice, d, dl = p.reasonable_notice_months, p.damages, p.damages_if_liable
+    assert notice is not None and d is not None and dl is not None
+    assert notice.p10 < notice.p50 < notice.p90
+    assert dl.probability == pytest.approx(p.p_target, abs=4 * 0.5 / np.sqrt(dl.n_samples))
+    assert d.mean == pytest.approx(dl.mean * dl.probability, rel=1e-9)  # E[D] = P(L)·E[D | L], same draws
+    assert dl.p10 > 0  # liable ⇒ the judge's notice exceeds the notice given: never a zero award
+    assert d.p10 == 0.0  # not liable in more than 10 % of the worlds
+
+
+def test_dependence_raises_the_notice() -> None:
+    low = _decide(repro(), {"economic_dependence_proven": False}).probability.reasonable_notice_months
+    high = _decide(repro(), {"economic_dependence_proven": True}).probability.reasonable_notice_months
+    assert high.p50 > low.p50 * 1.3  # the law's effect ×1.5 on the median (before the cap)
+
+
+def test_margin_rate_is_the_question_once_liability_is_settled() -> None:
+    facts = json.loads(EXAMPLE.read_text())["facts"]
+    facts.pop("annual_gross_margin")
+    facts["annual_turnover"] = {"2021": 2_100_000, "2022": 2_250_000, "2023": 2_050_000}
+    v = _decide({"pack": "rupture_brutale", "case_id": "t", "facts": facts})
+    assert v.status == "VERDICT" and v.probability.p_target == 1.0
+    assert v.questions and v.questions[0]["fact"] == "margin_rate_pct" and v.questions[0]["about"] == "damages"
+    after = _decide({"pack": "rupture_brutale", "case_id": "t", "facts": {**facts, "margin_rate_pct": 25}})
+    spread = v.probability.damages_if_liable.p90 - v.probability.damages_if_liable.p10
+    assert after.probability.damages_if_liable.p90 - after.probability.damages_if_liable.p10 < spread
+
+
+def test_the_notice_law_is_calibrated_data_of_the_pack() -> None:
+    pack, _ = pack_by_name("rupture_brutale")
+    law = weights_of(pack).numbers["judge_notice_months"]
+    assert law.dist == "lognormal_regression" and law.calibration
+    data = (pack.root / "calibration" / "caselaw_notice.csv").read_text(encoding="utf-8")
+    assert "16-13.464" in data  # the decisions fitted on travel with the pack, with their references
+    for path in (ROOT / "engine" / "prob").glob("*.py"):
+        assert "shared/domain" not in path.read_text(encoding="utf-8"), path
