@@ -24,12 +24,16 @@ class ClaimsRequest(BaseModel):
         max_length=100_000,
         description="a submission's text: its factual claims are extracted and checked",
     )
-    k: int = Field(default=3, ge=1, le=20, description="candidates read by the judge")
+    k: int = Field(default=10, ge=1, le=50, description="passages (sentences) read by the judge")
 
 
 class ClaimsOut(BaseModel):
     results: list[dict[str, Any]] = Field(
         description="claim, status, confidence, evidence (with grounding), contradictory, readings, judge"
+    )
+    sentences: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="with a submission: EVERY sentence, verified or set aside as NOT_A_CLAIM with its kind and reason",
     )
 
 
@@ -49,15 +53,16 @@ def verify_claims(
         }
     ),
 ) -> ClaimsOut:
-    from lexlogic.engine.claims.extract import extract_claims
-    from lexlogic.engine.claims.memory import EvidenceMemory
+    from lexlogic.engine.claims.batch import account_submission, classify, split_submission
+    from lexlogic.engine.claims.retrieval import HybridMemory
     from lexlogic.engine.claims.verify import default_judge, verify_all
     from lexlogic.engine.documents.ingest import ingest_dossier
 
     claims = [c.strip() for c in body.claims if c.strip()]
-    if body.submission:
-        claims += extract_claims(body.submission)
-    if not claims:
+    has_claims = bool(claims) or bool(
+        body.submission and any(classify(x)[0] == "claim" for x in split_submission(body.submission))
+    )
+    if not has_claims:
         raise ProblemError(
             422, "$.claims: give at least one claim (or a submission with factual claims)", slug="validation"
         )
@@ -66,6 +71,12 @@ def verify_claims(
     folder = svc.dossier_dir(case)
     lock = svc.case_lock(f"claims:{case.id}")
     with lock:  # one index build per case at a time
-        memory = EvidenceMemory.open(folder.parent / "evidence", ingest_dossier(folder))
-    results = verify_all(memory, claims, k=body.k, judge=default_judge())
-    return ClaimsOut(results=[r.model_dump(mode="json") for r in results])
+        memory = HybridMemory.open(folder.parent / "evidence", ingest_dossier(folder))
+    judge = default_judge()
+    results = verify_all(memory, claims, k=body.k, judge=judge) if claims else []
+    sentences: list[dict[str, Any]] = []
+    if body.submission:
+        account = account_submission(memory, body.submission, k=body.k, judge=judge)
+        sentences = [row.model_dump(mode="json", exclude={"result"}) for row in account.sentences]
+        results += [row.result for row in account.sentences if row.result is not None]
+    return ClaimsOut(results=[r.model_dump(mode="json") for r in results], sentences=sentences)
