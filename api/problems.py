@@ -1,6 +1,6 @@
 """RFC 9457 problem details for every error the API returns (``application/problem+json``).
 
-Validation errors carry the JSON path of each offending value (``$.facts.notice_written``), the same
+Validation errors carry the JSON path of each offending value (``$.facts.some_fact``), the same
 notation the CLI uses for case files, so a client can point at the field.
 """
 
@@ -25,7 +25,7 @@ log = logging.getLogger("lexlogic.api")
 
 class FieldError(BaseModel):
     location: str = Field(description="body | query | path | header | case")
-    path: str = Field(description="JSON path of the offending value, e.g. $.facts.notice_written")
+    path: str = Field(description="JSON path of the offending value, e.g. $.facts.some_fact")
     message: str
 
 

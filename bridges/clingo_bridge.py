@@ -10,8 +10,8 @@ where I is the rule's index and X1..Xn its variables, so each answer set says wh
 fired and with which binding. Proof trees are built from that (``clingo_walk``, ``engine/explain.py``).
 Legal metadata comes from a one-line annotation right above the rule, in YAML flow style::
 
-    %@ {id: brutal_notice, label: "Préavis effectif insuffisant", sources: [L442_1_II], from: 2019-04-26}
-    brutal :- notice_below_reasonable, not safe_harbour.
+    %@ {id: R_late, label: "Paiement après l'échéance", sources: [ART_1], from: 2019-04-26}
+    late :- paid_after_due_date, not excused.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ _ANNOTATION = re.compile(r"^\s*%@\s*(\{.*\})\s*$")
 _CLINGO_MSG = re.compile(r"^<string>:(\d+):(\d+)(?:-\d+(?::\d+)?)?:\s*(.*)$", re.S)
 
 Assignment = Mapping[str, bool | None]
-"""Input atom (as text: ``notice_written``, ``rupture_kind(total)``) → True, False or None (unknown: free)."""
+"""Input atom (as text: ``flag``, ``kind(value)``) → True, False or None (unknown: free)."""
 
 
 class SolveError(LexlogicError):
@@ -52,7 +52,7 @@ def parse_atom(text: str) -> clingo.Symbol:
 
 @lru_cache(maxsize=1 << 16)
 def atom_signature(text: str) -> tuple[str, int]:
-    """(predicate name, arity) of an atom given as text: ``rupture_kind(total)`` → ``("rupture_kind", 1)``."""
+    """(predicate name, arity) of an atom given as text: ``kind(value)`` → ``("kind", 1)``."""
     sym = parse_atom(text)
     return sym.name, len(sym.arguments)
 
@@ -362,7 +362,7 @@ def compile_pack(pack: RulePack) -> CompiledProgram:
 # --------------------------------------------------------------------------------------- solving
 @dataclass(frozen=True)
 class Solution:
-    """What the solver says about one case, as plain data (atoms as text, e.g. ``rupture_kind(total)``).
+    """What the solver says about one case, as plain data (atoms as text, e.g. ``kind(value)``).
 
     ``reference``: one answer set (unknown facts assumed false where possible), the model proofs read;
     ``brave``/``cautious``: true in some/every answer set (three-valued outcomes); ``applications``: rule

@@ -50,7 +50,7 @@ class Premise:
     """One body literal of a rule, instantiated under a binding when it can be."""
 
     kind: PremiseKind
-    text: str  # as written, e.g. "not safe_harbour", "N >= R"
+    text: str  # as written, e.g. "not excused", "N >= R"
     negated: bool
     atom: str | None = None  # ATOM: the instantiated atom; None when a variable stays unbound
     holds: bool | None = None  # COMPARISON: its truth; None when it cannot be evaluated

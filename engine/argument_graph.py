@@ -20,7 +20,7 @@ Shape = Literal["circle", "diamond", "square"]
 
 
 class GraphNode(BaseModel):
-    id: str = Field(examples=["fact:notice_written"])
+    id: str = Field(examples=["fact:some_fact"])
     kind: Literal["verdict", "rule", "fact", "evidence"]
     shape: Shape
     label: str

@@ -315,12 +315,12 @@ def _create_run(store: CaseStore, bstore: BatchStore, batch_id: str, row: BatchI
     if row.kind == "dossier":
         state = CaseState(case_id=row.run_id, source=row.path)
     else:
-        from lexlogic.engine.packs import pack_by_name
+        from lexlogic.engine.packs import default_pack, pack_by_name
         from lexlogic.logic.facts import parse_case
 
         try:
             raw = json.loads(Path(row.path).read_text(encoding="utf-8"))
-            pack, _ = pack_by_name(str(raw.get("pack") or "rupture_brutale"))
+            pack, _ = pack_by_name(str(raw.get("pack") or default_pack()))
             case_file = parse_case(raw, pack, row.key).model_dump(mode="json")
         except (OSError, ValueError, LexlogicError) as exc:
             bstore.fail(batch_id, row.key, f"{type(exc).__name__}: {exc}"[:500])

@@ -29,7 +29,7 @@ from typing import Any, Generic, TypeVar
 from lexlogic.logic.errors import LexlogicError
 
 Completion = tuple[tuple[str, Any], ...]
-"""One value per root, in the order the roots were given: ``(("notice_written", True), ...)``."""
+"""One value per root, in the order the roots were given: ``(("some_fact", True), ...)``."""
 
 R = TypeVar("R")
 

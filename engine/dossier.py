@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from lexlogic.engine.evaluation import Evaluator
 from lexlogic.engine.orchestrator import AnswerProvider, CaseState, Orchestrator, Phase
+from lexlogic.engine.packs import dossier_pack
 from lexlogic.engine.report import render_report
 from lexlogic.engine.store.cases import CaseStore
 from lexlogic.engine.verdict_model import Verdict
@@ -106,7 +107,7 @@ def run_dossier(
     latest = None if fresh else store.latest(case_id)
     resumed_from = None
     if latest is None:
-        state = orch.start(case_id, str(directory.resolve()))
+        state = orch.start(case_id, str(directory.resolve()), pack=dossier_pack(directory))
     else:
         resumed_from, raw = latest
         state = CaseState.model_validate(raw)

@@ -120,7 +120,7 @@ class Explainer:
     def _leaf(self, atom: str, holds: bool) -> ProofNode:
         name, arity = atom_signature(atom)
         info = self.values[name]
-        if arity:  # enum: claimant_activity(distribution)
+        if arity:  # enum: kind(value)
             return self.value_proof_node(name, holds=holds).model_copy(update={"atom": atom})
         return self.value_proof_node(name, holds=holds if info.known else None)
 

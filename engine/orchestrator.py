@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field
 from lexlogic.engine.documents.ingest import ingest_dossier
 from lexlogic.engine.documents.model import Document
 from lexlogic.engine.evaluation import Evaluator, default_evaluator
+from lexlogic.engine.packs import default_pack
 from lexlogic.engine.perception.model import to_case_file, validate_case_file
 from lexlogic.engine.perception.offline import extract
 from lexlogic.engine.planner import Plan, is_major_fact, load_checks, make_plan, replan_major_fact, replan_missing
@@ -67,7 +68,7 @@ class Budget(BaseModel):
 
 class CaseState(BaseModel):
     case_id: str
-    pack: str = "rupture_brutale"
+    pack: str = Field(default_factory=default_pack)
     source: str = ""
     phase: Phase = Phase.INIT
     status: str = "running"
@@ -168,8 +169,8 @@ class Orchestrator:
         return out
 
     # --- the run loop ---------------------------------------------------------------------------------
-    def start(self, case_id: str, source: str, pack: str = "rupture_brutale") -> CaseState:
-        state = CaseState(case_id=case_id, source=source, pack=pack)
+    def start(self, case_id: str, source: str, pack: str | None = None) -> CaseState:
+        state = CaseState(case_id=case_id, source=source, pack=pack or default_pack())
         self.persist(state, "created")
         return state
 

@@ -192,7 +192,7 @@ def check_pack(root: Path) -> list[PackError]:
                     f"it is not a declared fact or computed boolean{near}",
                 )
             )
-    # enum constants: claimant_activity(comercial_agent) is a dead rule, not a typo clingo sees
+    # enum constants: kind(misspelled_value) is a dead rule, not a typo clingo sees
     enums = {n: f.values or [] for n, f in pack.facts.items() if f.type is FactType.ENUM}
     for rel, text in pack.asp_sources.items():
         for i, line in enumerate(text.splitlines(), start=1):
@@ -489,7 +489,7 @@ def _test_problems(pack: RulePack, outcome_names: set[str]) -> list[PackError]:
                     )
             if test.damages is not None and pack.manifest.remedy is None:
                 out.append(
-                    PackError(path, at("damages"), f"test '{test.name}': `damages` but the pack declares no remedy")
+                    PackError(path, at("damages:"), f"test '{test.name}': `damages` but the pack declares no remedy")
                 )
     return out
 

@@ -43,7 +43,7 @@ sources:
     "facts.yaml": """# The pack's input vocabulary: type, label, the French question asked when missing, its cost.
 facts:
   event_date: {{type: date, label: "Date de l'événement", question: "À quelle date l'événement a-t-il eu lieu ?", cost: 1}}
-  claim_date: {{type: date, label: "Date de la demande", question: "À quelle date la demande a-t-elle été formée ?", cost: 1}}
+  request_date: {{type: date, label: "Date de la demande", question: "À quelle date la demande a-t-elle été formée ?", cost: 1}}
 """,
     "parameters.yaml": """# Dated legal parameters: every number the law fixes, with unit, reference and validity period.
 date_fact: event_date
@@ -61,8 +61,8 @@ computations:
     output: days_elapsed
     type: int
     label: "Jours écoulés entre l'événement et la demande"
-    inputs: [event_date, claim_date]
-    logic: {{days_between: [{{var: event_date}}, {{var: claim_date}}]}}
+    inputs: [event_date, request_date]
+    logic: {{days_between: [{{var: event_date}}, {{var: request_date}}]}}
     sources: [ART_1]
 
   - id: C_within_deadline
@@ -86,25 +86,25 @@ properties:
   - id: P_late_claim_fails
     label: "Une demande formée avant l'événement est toujours dans le délai"
     kind: implies
-    when: {{event_date: {{min: "2024-06-01"}}, claim_date: {{max: "2024-05-31"}}}}
+    when: {{event_date: {{min: "2024-06-01"}}, request_date: {{max: "2024-05-31"}}}}
     then: {{claim_founded: ["yes"]}}
     max_examples: 20
 """,
     "tests/basic.yaml": """# Rule tests: facts in, expected outcomes (yes/no/unknown), values, missing facts, rules in the proof.
 - name: "Dans le délai"
-  facts: {{event_date: "2024-01-10", claim_date: "2024-02-01"}}
+  facts: {{event_date: "2024-01-10", request_date: "2024-02-01"}}
   expect: {{claim_founded: "yes"}}
   values: {{days_elapsed: 22}}
   rule_in_proof: {{claim_founded: R_founded}}
 
 - name: "Hors délai"
-  facts: {{event_date: "2024-01-10", claim_date: "2024-03-01"}}
+  facts: {{event_date: "2024-01-10", request_date: "2024-03-01"}}
   expect: {{claim_founded: "no"}}
 
 - name: "Date de la demande inconnue : elle est demandée"
   facts: {{event_date: "2024-01-10"}}
   expect: {{claim_founded: "unknown"}}
-  missing: {{claim_founded: [claim_date]}}
+  missing: {{claim_founded: [request_date]}}
 """,
 }
 

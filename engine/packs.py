@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import yaml
+
 from lexlogic.bridges.clingo_bridge import CompiledProgram, compile_pack
 from lexlogic.logic.pack import PackError, RulePack, find_packs, load_pack
 from lexlogic.logic.parameters import render
@@ -66,14 +68,32 @@ def pack_names() -> list[str]:
 
 
 def default_pack() -> str:
-    """The pack used when a case names none: ``LEXLOGIC_DEFAULT_PACK``, else the first pack found."""
+    """The pack used when a case names none: ``LEXLOGIC_DEFAULT_PACK``, else the rules folder's
+    ``packs.yaml`` ``default:``, else its only pack (else the first by name)."""
     env = os.environ.get("LEXLOGIC_DEFAULT_PACK")
     if env:
         return env
+    settings = rules_dir() / "packs.yaml"
+    if settings.exists():
+        data = yaml.safe_load(settings.read_text(encoding="utf-8")) or {}
+        if isinstance(data, dict) and data.get("default"):
+            return str(data["default"])
     names = pack_names()
     if not names:
         raise PackError(rules_dir(), None, "no rule pack found")
     return names[0]
+
+
+def dossier_pack(directory: Path | str) -> str:
+    """The pack a dossier folder is analysed with: its ``dossier.yaml`` ``pack:``, else ``default_pack()``."""
+    path = Path(directory) / "dossier.yaml"
+    if path.exists():
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        if isinstance(data, dict) and data.get("pack"):
+            name = str(data["pack"])
+            pack_root(name)  # PackError (with a "did you mean") when it does not exist
+            return name
+    return default_pack()
 
 
 def pack_by_name(name: str) -> tuple[RulePack, CompiledProgram]:

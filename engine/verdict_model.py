@@ -92,7 +92,7 @@ class Probability(BaseModel):
 class Question(BaseModel):
     """A question worth asking: the fact it settles, its expected information gain per cost."""
 
-    fact: str = Field(examples=["fault_serious"])
+    fact: str = Field(examples=["some_fact"])
     question: str | None = None
     type: str | None = Field(default=None, description="the fact's type in the pack (bool, enum, months…)")
     options: list[Any] = Field(default_factory=list, description="the values an answer may take")
@@ -119,7 +119,7 @@ class WorldVerdict(BaseModel):
 class Slider(BaseModel):
     """One what-if knob: ``group`` says which body field of POST …/what-if takes ``name``."""
 
-    name: str = Field(examples=["notice_written"])
+    name: str = Field(examples=["some_fact"])
     group: Literal["priors", "weights"]
     kind: Literal["ambiguity", "prior", "alexy"]
     label: str

@@ -14,7 +14,7 @@ from lexlogic.api.deps import Case, Svc, Tenant
 from lexlogic.api.problems import FieldError, ProblemError, problem_responses
 from lexlogic.api.routers._state import head
 from lexlogic.engine.orchestrator import CaseState, Phase
-from lexlogic.engine.packs import pack_by_name
+from lexlogic.engine.packs import default_pack, pack_by_name
 from lexlogic.logic.facts import CaseFileError, parse_case
 from lexlogic.logic.pack import PackError
 
@@ -31,7 +31,7 @@ class CaseCreate(BaseModel):
         default=None, max_length=200, description="display name (default: the case file's case_id)"
     )
     pack: str | None = Field(
-        default=None, max_length=100, description="rule pack (default: the case file's, else rupture_brutale)"
+        default=None, max_length=100, description="rule pack (default: the case file's, else the rules folder's default pack)"
     )
     case_file: dict[str, Any] | None = Field(
         default=None, description="a facts JSON (`lexlogic analyze` input); omit to build the case from documents"
@@ -98,7 +98,7 @@ def create_case(
     ),
 ) -> CaseDetail:
     pack_name = body.pack or (
-        str(body.case_file.get("pack")) if body.case_file and body.case_file.get("pack") else "rupture_brutale"
+        str(body.case_file.get("pack")) if body.case_file and body.case_file.get("pack") else default_pack()
     )
     try:
         pack, _ = pack_by_name(pack_name)

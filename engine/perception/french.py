@@ -10,7 +10,7 @@ import unicodedata
 from datetime import date
 
 # Distances between two dates read in a letter (« du 31 mars au 1er juillet ») use the one calendar
-# convention (art. 641 CPC, lexlogic.logic.calendar), not days/30.4: the extractor's notice_given_months is
+# convention (art. 641 CPC, lexlogic.logic.calendar), not days/30.4: the extractor's month counts are
 # then the number the pack's own computations would give.
 from lexlogic.logic.calendar import months_between as months_between
 

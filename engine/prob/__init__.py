@@ -48,14 +48,14 @@ variable's French question) — unless no variable has positive EIG, then ``VERD
 
 Entry point::
 
-    analyse(program, answers={"notice_written": "non"}, whatif={"notice_written": 0.8,
+    analyse(program, answers={"some_fact": "non"}, whatif={"other_fact": 0.8,
             "dependance.I1": "s"}, epsilon=0.01, entropy_threshold=0.3, max_exact_worlds=2**21,
             samples=2**18, seed=0, method="auto") -> ProbVerdict
 
 ``answers``: FACT=VALUE (bool: true/false/oui/non; categorical: option atom or its value, e.g. "3")
 condition the posterior (evidence). ``whatif``: NAME=VALUE overrides a prior (a variable) or a soft
 magnitude (``<rule>.I1|W1|R1|I2|W2|R2`` or ``<rule>.claimant.intensity`` …) for that run.
-``parse_pairs(["notice_written=non"], "--answer")`` turns repeated CLI items into that dict.
+``parse_pairs(["some_fact=non"], "--answer")`` turns repeated CLI items into that dict.
 Errors: ``ValueError`` naming the unknown fact / bad value; ``InconsistentEvidence`` when no world is
 consistent; ``NonUniqueWorldError`` for a non-deterministic pack.
 

@@ -8,7 +8,7 @@ deterministic function of those roots, evaluated world by world:
 * a computed yes/no value (JSON-Logic) read by the ASP rules is evaluated on every completion of the
   roots it depends on (its *cone*, found through the variables its formula reads, defaults included)
   and compiled into ASP rules over those roots — so the notice range moves with
-  ``economic_dependence_proven`` exactly as the computation says, and answering a root updates it;
+  ``a yes/no fact`` exactly as the computation says, and answering a root updates it;
 * an appreciation fact whose prior is a computed value (the judge's call inside the notice range) is a
   conditional coin: ``P(judge | roots) = value(roots)``, one coin per distinct level, never a free 0.5;
 * a value the computation leaves open although its roots are all known (the judge's zone, e.g. a
