@@ -45,6 +45,9 @@ class FactExtraction(BaseModel):
     negatable: bool = True
     conditional_blocks: bool = True
     from_document_date: bool = Field(default=False, description="date: the author's own letter dates it")
+    weak_cues: list[str] = Field(
+        default_factory=list, description="date: cues that select a sentence only for « depuis <date> » or a length"
+    )
     relative_years: list[str] = Field(default_factory=list, description="date: « depuis N ans » style cues")
     window: int | None = Field(default=None, description="enum: value cues searched this many characters after the cue")
     min_similarity: float = 0.0

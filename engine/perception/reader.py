@@ -158,6 +158,12 @@ class Sentence:
                 for tok in self.span:
                     if tok.lemma_.lower() == cue.lower():
                         return cue, tok.idx, tok.idx + len(tok.text)
+            elif " " in cue and (m := _rx(cue).search(self.lemmas)):
+                first = self.lemmas[: m.start()].count(" ")  # lemmas are joined by one space per token
+                toks = list(self.span)
+                n = cue.count(" ")
+                if first + n < len(toks):
+                    return cue, toks[first].idx, toks[first + n].idx + len(toks[first + n].text)
         return None
 
     def token_at(self, pos: int) -> Any:
@@ -253,7 +259,8 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
     for s0, e0 in out:
         pos = s0
         for line in re.finditer(r"[^\n]*\n", text[s0:e0]):
-            if len(line.group(0).strip()) < 50 and line.end() + s0 < e0:
+            full = text[text.rfind("\n", 0, s0 + line.start()) + 1 : s0 + line.end()]
+            if len(full.strip()) < 50 and line.end() + s0 < e0:
                 final.append((pos, s0 + line.end()))
                 pos = s0 + line.end()
             else:
@@ -428,6 +435,9 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
             if role := _role_word(re.split(r"[.;]", after)[0][:40], spec):
                 if re.search(r"^\W{0,4}(?:\(|,|ci-après|soit)", after):
                     put(role, name)
+    for m in re.finditer(r"(?:[Ll]'|[Ll]a\s+|[Ll]e\s+)(\w+)\s*,\s*(?:la\s+société\s+)?(" + NAME + r")\s*,", v.live):
+        if role := _role_word(m.group(1), spec):
+            put(role, _party_of_phrase(v, m.group(2), learn=True))
     # the subject of a termination verb is its author
     for s in v.sentences:
         hit = s.find(spec.termination_cues)
@@ -489,6 +499,8 @@ def allegation_of(v: DocView, s: Sentence, fs: FactExtraction, spec: ExtractionS
                     party = "defence" if v.author == "claimant" else "claimant"
                 if party in PARTIES:
                     return party
+                if len(fs.alleged_in) == 1 and lem not in ("contester", "reprocher"):
+                    return fs.alleged_in[0]
     if v.author in PARTIES and v.author in fs.alleged_in:
         return v.author
     return None
@@ -679,6 +691,10 @@ class SpecReader:
                         hits.append((tok.idx, tok.idx + len(tok.text), order, value))
         if not hits:
             return
+        others = [sp for n, sps in v.names.items() if n != name for sp in sps]
+        hits = [h for h in hits if not any(o0 <= h[0] < o1 for o0, o1 in others)]
+        if not hits:
+            return
         best = None
         for a0, a1 in anchors:
             for h0, h1, order, value in hits:
@@ -723,17 +739,22 @@ class SpecReader:
                         iv = fr.years_ago(v.anchor, int(n))
                         found.append(fr.DateFound(s.start + m.start(), s.start + m.end(), iv))
                 for m in re.finditer(
-                    r"(?P<n>[\w-]+)\s+(?:ans|années)\s+de\s+(?:collaboration|relations?|partenariat|travail\s+commun)",
+                    r"(?P<n>[\w-]+)\s+(?:ans|années)\s+de\s+(?:collaboration|relations?|partenariat|travail\s+commun)"
+                    r"|(?:relation|collaboration|partenariat)\s+(?:\w+\s+)?de\s+(?:plus\s+de\s+)?(?P<n2>[\w-]+)\s+(?:ans|années)",
                     v.live[s.start : s.end],
                     re.IGNORECASE,
                 ):
-                    n = fr.number_word(m.group("n"))
+                    n = fr.number_word(m.group("n") or m.group("n2"))
                     if n is not None and n == int(n):
                         found.append(
                             fr.DateFound(s.start + m.start(), s.start + m.end(), fr.years_ago(v.anchor, int(n)))
                         )
             if not found:
                 continue
+            if _cue in fs.weak_cues:  # a weak cue (« relation ») needs « depuis 2011 » or a relative length
+                found = [d for d in found if _after_since(v.live, d.start) or v.live[d.start : d.end][:1].isalpha()]
+                if not found:
+                    continue
             if fs.relative_years:  # the start: « depuis 2011 », the earliest date of the sentence
                 best = min(found, key=lambda d: (not _after_since(v.live, d.start), d.interval.start))
             else:
