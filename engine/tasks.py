@@ -146,6 +146,12 @@ def advance(
         if latest is None:
             return Advance(outcome="missing")
         state = CaseState.model_validate(latest[1])
+        lease = store.lease(run_id)
+        if state.status == "running" and lease and lease["attempts"] > max_attempts():
+            # taken over again and again (a document that kills its worker?): stop instead of looping
+            state = _fail(orch, run_id, f"interrupted {lease['attempts'] - 1} times: given up")
+            finish(store, job, run_id, state)
+            return Advance(outcome="done", status=state.status)
         try:
             if state.status == "running":
                 if stage == "ingest" and state.phase is Phase.INIT:
@@ -166,6 +172,11 @@ def advance(
         return Advance(outcome="done", status=state.status)
     finally:
         orch.let_go(run_id)
+
+
+def max_attempts() -> int:
+    """Takeovers of one run (each after its process died) before it is stopped with status ``error``."""
+    return int(_env_float("LEXLOGIC_RESUME_MAX_ATTEMPTS", 5))
 
 
 def _is_time_limit(exc: BaseException) -> bool:
@@ -313,7 +324,7 @@ class Resumer:
     def __init__(self, store: CaseStore | None = None, *, interval: float | None = None) -> None:
         self.store = store or store_for()
         self.interval = interval if interval is not None else _env_float("LEXLOGIC_RESUME_INTERVAL", 10)
-        self.max_attempts = int(_env_float("LEXLOGIC_RESUME_MAX_ATTEMPTS", 5))
+        self.max_attempts = max_attempts()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 

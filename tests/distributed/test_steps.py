@@ -107,3 +107,15 @@ def test_a_local_batch_resumes_and_reruns_only_what_changed(tmp_path: Path, stor
     assert [r.key for r in BatchStore(store.engine).items(third.batch_id) if r.status == "done"] == sorted(
         r.key for r in third.results
     )
+
+
+def test_a_redelivered_step_gives_up_after_repeated_interruptions(store: CaseStore) -> None:
+    _facts_run(store, "poison")
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    assert store.claim("poison", f"{socket.gethostname()}:{p.pid}:x")
+    with store.Session.begin() as s:
+        s.get(CaseLease, "poison").attempts = 5
+    res = advance("poison", Job(), store=store)  # the broker's redelivery, not the resumer
+    final = store.latest("poison")[1]
+    assert res.status == "error" and "given up" in final["message"] and store.lease("poison") is None
