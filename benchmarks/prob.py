@@ -1,17 +1,23 @@
-"""Benchmark: engine.prob vs ProbLog on the same programs (5, 10, 15, 20, 30 uncertain facts).
+"""Benchmark: engine.prob vs ProbLog, exact, at 20, 30 and 40 uncertain facts (issue 15).
 
 Run: .venv/bin/python benchmarks/prob.py [--quick]
-For each size: time to all marginals and to the full EIG ranking, ours (cold = ground + world table,
-warm = table cached, as after an answer or a what-if) vs ProbLog (compile = ground + knowledge
-compilation, then evaluation; EIG with ProbLog = one compilation + 2 evaluations per fact with the
-fact's weight forced to 1 / 0, the fastest fair way to condition in ProbLog). Accuracy = max |ours −
-ProbLog| over all marginals. Beyond the exact range (30 facts) ours samples 1e6 worlds.
-Medians over repeats; the machine is shared, so figures are noisy.
+Two families, the same programs given to both engines:
+* pack-like sparse programs: a target that is the conjunction of a few conditions, each the disjunction
+  of small conjunctions of facts, a defeater and an exoneration under negation, one constraint — the
+  shape of a rule pack;
+* the real pack (rules/rupture_brutale): its ASP rules with N of its input atoms uncertain (random
+  priors), the others given as in the example case.
+Cold = everything from the program text (ours: ground + circuit + contraction plan + inference;
+ProbLog: ground + knowledge compilation + evaluation). Warm = the same program with other priors
+(ours: cached plan; ProbLog: evaluation of the compiled circuit with new weights). Accuracy = |ours −
+ProbLog| on P(target). Then the sampler's throughput (worlds/s) at 40 facts.
+The machine is shared (2 cores): medians of a few repeats, figures are noisy.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import sys
@@ -20,138 +26,162 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lexlogic.engine.prob import (
-    analyse,
-    clear_cache,
-    infer,
-)
-from tests.prob.gen import Spec
+from lexlogic.engine.packs import pack_by_name
+from lexlogic.engine.prob import BoolVar, ProbProgram, analyse, clear_cache, infer
+from lexlogic.engine.prob.case_model import build_case_model
+from lexlogic.logic.facts import parse_case
+from tests.prob.case_oracle import to_problog
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "rupture_brutale" / "facts.json"
 
 
-def make_spec(n: int, seed: int = 0) -> Spec:
-    """A pack-like random stratified program: n facts, n//2 derived atoms on 3 levels, 1 constraint."""
-    rnd = random.Random(seed * 1000 + n)
-    probs = [round(rnd.uniform(0.1, 0.9), 4) for _ in range(n)]
-    m = max(3, n // 2)
-    levels = sorted(rnd.randint(0, 2) for _ in range(m))
-    levels[0] = 2  # the target sits on top
-    levels.sort(reverse=True)
+def sparse_program(n: int, seed: int = 0) -> ProbProgram:
+    """Pack-like: n facts in groups of 3–4; conditions c_i = OR of 2 small ANDs of their group."""
+    rnd = random.Random(seed * 7919 + n)
     facts = [f"f{i}" for i in range(n)]
-    rules = []
-    for h in range(m):
-        lower = [f"d{j}" for j in range(m) if levels[j] < levels[h]]
-        for _ in range(2):
-            pool = facts + lower
-            pos = rnd.sample(pool, 2)
-            neg = [a for a in rnd.sample(pool, 1) if a not in pos] if rnd.random() < 0.5 else []
-            rules.append((h, pos, neg))
-    used = {a for _, p, ng in rules for a in (*p, *ng)}
-    for f in facts:  # every fact matters: attach unused ones to the target
-        if f not in used:
-            rules.append((0, [f, rnd.choice(facts)], []))
-    cons = [f"d{m - 1}"] if m > 2 else []
-    return Spec(probs, [], levels, rules, cons, target="d0")
+    groups: list[list[str]] = []
+    i = 0
+    while i < n:
+        k = min(rnd.choice([3, 4]), n - i)
+        groups.append(facts[i : i + k])
+        i += k
+    lines = []
+    conds = []
+    for g, group in enumerate(groups):
+        head = f"c{g}"
+        conds.append(head)
+        a = rnd.sample(group, min(2, len(group)))
+        lines.append(f"{head} :- {', '.join(a)}.")
+        rest = [x for x in group if x not in a] or group[:1]
+        neg = [x for x in a if x not in rest][:1]
+        lines.append(f"{head} :- {', '.join(rest)}{''.join(f', not {x}' for x in neg)}.")
+    defeater, exon = conds[0], conds[-1]
+    body = ", ".join(c for c in conds[1:-1])
+    lines.append(f"target :- not {defeater}, {body}, not {exon}." if body else f"target :- not {defeater}.")
+    lines.append(f":- {conds[1]}, {conds[-1]}, {groups[0][0]}." if len(conds) > 2 else "")
+    variables = [BoolVar(name=f, atom=f, prior=round(rnd.uniform(0.1, 0.9), 4)) for f in facts]
+    return ProbProgram(program="\n".join(x for x in lines if x), variables=variables, target="target")
 
 
-def problog_times(spec: Spec, eig: bool, max_evals: int | None = None) -> tuple[float, dict[str, float], bool]:
-    """(seconds, marginals, extrapolated). With ``max_evals``, only that many conditioned evaluations
-    run and the EIG time is extrapolated linearly to the 2·n needed (flagged)."""
+def pack_program(n: int, seed: int = 0) -> ProbProgram:
+    """The real pack's rules with n of its input atoms uncertain, the others as in the example."""
+    pack, _ = pack_by_name("rupture_brutale")
+    raw = json.loads(EXAMPLE.read_text())
+    model = build_case_model(pack, parse_case(raw, pack))
+    given = [line for line in model.program.program.splitlines() if _is_given(line)]
+    inputs = [f for f, s in pack.facts.items() if s.type.value == "bool"]
+    inputs += [c.output for c in pack.computations if c.type.value == "bool"]
+    inputs += [f"{f}({v})" for f, s in pack.facts.items() if s.type.value == "enum" for v in s.values or []]
+    rnd = random.Random(seed + n)
+    rnd.shuffle(inputs)
+    chosen = inputs[:n]
+    if len(chosen) < n:
+        raise SystemExit(f"the pack has {len(inputs)} input atoms, fewer than {n}")
+    heads = {line.split(":-")[0].strip().rstrip(".") for line in given}
+    rules = [text for text in pack.asp_sources.values()]
+    facts = [
+        line for line in given if line.strip().rstrip(".") not in chosen and line.split(":-")[0].strip() not in chosen
+    ]
+    variables = [BoolVar(name=f"u{i}", atom=a, prior=round(rnd.uniform(0.1, 0.9), 4)) for i, a in enumerate(chosen)]
+    del heads
+    return ProbProgram(program="\n".join([*rules, *facts]), variables=variables, target=pack.manifest.target)
+
+
+def _is_given(line: str) -> bool:
+    s = line.strip()
+    return bool(s) and not s.startswith("%") and ":-" not in s and s.endswith(".")
+
+
+def reprioritise(prog: ProbProgram, seed: int) -> ProbProgram:
+    rnd = random.Random(seed)
+    p = prog.model_copy(deep=True)
+    p.variables = [v.model_copy(update={"prior": round(rnd.uniform(0.1, 0.9), 4)}) for v in p.variables]
+    return p
+
+
+def ours(prog: ProbProgram) -> tuple[float, float, object]:
+    t0 = time.perf_counter()
+    v = analyse(prog)
+    return time.perf_counter() - t0, v.p_target, v
+
+
+def problog_cold_warm(prog: ProbProgram, other: ProbProgram) -> tuple[float, float, float]:
     from problog import get_evaluatable
     from problog.program import PrologString
 
     t0 = time.perf_counter()
-    f = get_evaluatable().create_from(PrologString(spec.problog()))
+    f = get_evaluatable().create_from(PrologString(to_problog(prog)))
     res = f.evaluate()
-    t_marg = time.perf_counter() - t0
-    extrapolated = False
-    if eig:
-        base = dict(f.get_weights())
-        nodes = {str(name): node for name, node, _ in f.labeled()}
-        todo = [(i, val) for i in range(len(spec.probs)) for val in (1.0, 0.0)]
-        if max_evals is not None and max_evals < len(todo):
-            todo, extrapolated = todo[:max_evals], True
-        t1 = time.perf_counter()
-        for i, val in todo:
-            w = dict(base)
-            w[nodes[f"f{i}"]] = val
-            f.evaluate(weights=w)
-        per = (time.perf_counter() - t1) / len(todo)
-        return t_marg + per * 2 * len(spec.probs), {str(k): float(v) for k, v in res.items()}, extrapolated
-    return t_marg, {str(k): float(v) for k, v in res.items()}, False
-
-
-def ours(spec: Spec, **kw: object) -> tuple[float, dict[str, float], object]:
-    """All marginals: derived atoms as query atoms, facts from the posterior of the variables."""
-    prog = spec.asp()
-    prog.queries = [a for a in spec.derived if a != spec.target]
-    t0, c0 = time.perf_counter(), time.process_time()
-    v = analyse(prog, **kw)
-    dt = time.perf_counter() - t0
-    CPU.append(time.process_time() - c0)
-    facts = {name: p["oui"] for name, p in v.p_variables.items()}
-    return dt, {spec.target: v.p_target, **v.p_queries, **facts}, v
-
-
-CPU: list[float] = []  # process CPU time of the last ours() calls (less sensitive to a loaded machine)
+    cold = time.perf_counter() - t0
+    p = float(next(iter(res.values()))) if res else 0.0
+    weights = dict(f.get_weights())
+    names = {str(name): node for name, node, _ in f.labeled()} if hasattr(f, "labeled") else {}
+    new = {v.atom: v.p for v in other.variables}
+    w2 = dict(weights)
+    for key in list(w2):
+        name = str(getattr(f.get_node(abs(key)), "name", "")) if isinstance(key, int) else ""
+        if name in new:
+            w2[key] = new[name]
+    del names
+    t1 = time.perf_counter()
+    f.evaluate(weights=w2)
+    warm = time.perf_counter() - t1
+    return cold, warm, p
 
 
 def med(xs: list[float]) -> float:
     return statistics.median(xs)
 
 
+def run(family: str, make: object, sizes: tuple[int, ...], reps: int) -> None:
+    print(f"\n{family}")
+    print(
+        f"{'facts':>5} {'method':>7} {'eff. worlds':>14} {'ours cold':>10} {'ours warm':>10} {'PL cold':>9} "
+        f"{'PL warm':>9} {'cold ×':>7} {'warm ×':>7} {'|Δ|':>8}"
+    )
+    for n in sizes:
+        colds, warms, pl_c, pl_w, deltas = [], [], [], [], []
+        v = None
+        for r in range(reps):
+            prog = make(n, r)  # type: ignore[operator]
+            other = reprioritise(prog, 100 + r)
+            clear_cache()
+            tc, p, v = ours(prog)
+            tw, _, _ = ours(other)
+            colds.append(tc)
+            warms.append(tw)
+            c, w, pref = problog_cold_warm(prog, other)
+            pl_c.append(c)
+            pl_w.append(w)
+            deltas.append(abs(p - pref))
+        assert v is not None
+        print(
+            f"{n:>5} {v.method:>7} {v.effective_worlds:>14,} {med(colds) * 1e3:>8.1f}ms {med(warms) * 1e3:>8.1f}ms "  # type: ignore[attr-defined]
+            f"{med(pl_c) * 1e3:>7.0f}ms {med(pl_w) * 1e3:>7.1f}ms {med(pl_c) / med(colds):>6.1f}x "
+            f"{med(pl_w) / med(warms):>6.2f}x {max(deltas):>8.1e}"
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--quick", action="store_true", help="fewer repeats, skip ProbLog at 30 facts")
+    ap.add_argument("--quick", action="store_true", help="one repeat per size")
     args = ap.parse_args()
-    reps_warm = 5 if args.quick else 15
-    reps_pl = 1 if args.quick else 3
-    print(
-        f"{'facts':>5} {'worlds':>10} {'method':>12} {'ours cold':>10} {'ours warm':>10} "
-        f"{'PL marg':>9} {'PL marg+EIG':>12} {'speedup warm':>12} {'speedup cold':>12} {'max|Δ|':>9} {'se':>8} {'warm CPU':>10}"
-    )
-    for n in (5, 10, 15, 20, 30):
-        spec = make_spec(n)
-        clear_cache()
-        exact = 2**n <= (1 << 21)
-        kw: dict[str, object] = {"samples": 1_000_000} if not exact else {}
-        cold, got, v = ours(spec, **kw)
-        CPU.clear()
-        warm = med([ours(spec, **kw)[0] for _ in range(reps_warm)])
-        warm_cpu = med(CPU)
-        if n == 30 and args.quick:
-            pl_m = pl_e = float("nan")
-            ref: dict[str, float] = {}
-            est = False
-        else:
-            reps = reps_pl if n <= 15 else 1
-            cap = 4 if (n >= 20 and (args.quick or n >= 30)) else None
-            pl_m = med([problog_times(spec, eig=False)[0] for _ in range(reps)])
-            pl_e_runs = [problog_times(spec, eig=True, max_evals=cap) for _ in range(reps)]
-            pl_e = med([t for t, _, _ in pl_e_runs])
-            ref = pl_e_runs[0][1]
-            est = pl_e_runs[0][2]
-        delta = max((abs(got[a] - p) for a, p in ref.items() if a in got), default=float("nan"))
-        print(
-            f"{n:>5} {2**n:>10} {v.method:>12} {cold * 1e3:>8.1f}ms {warm * 1e3:>8.1f}ms "
-            f"{pl_m * 1e3:>7.0f}ms {pl_e * 1e3:>9.0f}ms{'*' if est else ' '} {pl_e / warm:>11.1f}x {pl_e / cold:>11.1f}x "
-            f"{delta:>9.1e} {v.error:>8.1e} {warm_cpu * 1e3:>8.1f}ms"
-        )
-    print("* ProbLog EIG time extrapolated from 4 conditioned evaluations (compile measured).")
-    # sampling throughput beyond the exact range
-    spec = make_spec(30)
-    prog = spec.asp()
+    reps = 1 if args.quick else 3
+    ours(sparse_program(8))  # warm-up: imports, first einsum, first clingo grounding (not counted)
+    problog_cold_warm(sparse_program(8), sparse_program(8, 1))
+    run("pack-like sparse programs (random priors; ProbLog on the same text)", sparse_program, (20, 30, 40), reps)
+    run("the real pack (rupture_brutale rules, N input atoms uncertain)", pack_program, (20, 30, 40), reps)
+    prog = pack_program(40)
     c = infer.compiled(prog)
     priors = infer.prior_vectors(prog.variables)
-    runs, cpu = [], []
     infer.sampled(c, prog, priors, [], {}, 100_000, seed=99)  # warm-up
-    for _ in range(3 if args.quick else 5):
-        t0, c0 = time.perf_counter(), time.process_time()
-        infer.sampled(c, prog, priors, [], {}, 1_000_000, seed=len(runs))
+    runs = []
+    for s in range(3 if args.quick else 5):
+        t0 = time.perf_counter()
+        infer.sampled(c, prog, priors, [], {}, 1_000_000, seed=s)
         runs.append(time.perf_counter() - t0)
-        cpu.append(time.process_time() - c0)
     print(
-        f"sampling, 30 facts: {1e6 / med(runs):,.0f} worlds/s wall, {1e6 / med(cpu):,.0f} worlds/s per CPU "
-        f"second (median of {len(runs)} runs of 1e6 worlds: sample + evaluate + all marginals + EIG sums)"
+        f"\nsampler, real pack with 40 uncertain facts: {1e6 / med(runs):,.0f} worlds/s (median of {len(runs)} × 1e6)"
     )
     print(f"load average during the run: {Path('/proc/loadavg').read_text().split()[:3]} on 2 cores")
 

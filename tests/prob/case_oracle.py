@@ -158,14 +158,19 @@ def to_problog(prog: ProbProgram) -> str:
         if not line:
             continue
         if line.startswith(":-"):
-            lines.append(f"__violated{k} :- {_NOT.sub(chr(92) + '+', line[2:].strip())}")
-            lines.append(f"evidence(__violated{k}, false).")
+            lines.append(f"violated_constraint_{k} :- {_NOT.sub(chr(92) + '+', line[2:].strip())}")
+            lines.append(f"evidence(violated_constraint_{k}, false).")
             k += 1
             continue
         lines.append(_NOT.sub("\\\\+", line))
     defined = {m.group(1) for line in lines for m in [_HEAD.match(line)] if m}
-    used = {m.group(1) for line in lines for m in _ATOM.finditer(line.split(":-", 1)[-1])}
-    for name in sorted(used - defined - {"evidence", "query"}):
+    used = {
+        m.group(1)
+        for line in lines
+        if not line.startswith("evidence(")
+        for m in _ATOM.finditer(line.split(":-", 1)[-1])
+    }
+    for name in sorted(used - defined - {"evidence", "query", "true", "false"}):
         lines.append(f"0.0::{name}.")  # never derived nor given: false (clingo drops it the same way)
     lines.append(f"query({prog.target}).")
     return "\n".join(lines)
