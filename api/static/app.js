@@ -1,13 +1,32 @@
 // The glass-box page: plain JS + SVG, no build, no CDN. Talks to /v1 with the key kept in localStorage.
+// One render function (render) is fed by the verdict JSON: the header, the summary, every node's state,
+// the explanation, the facts table, the question and the sliders are redrawn from it after every slider
+// move or answer. The words come from the verdict (headline, status_text, reasons, outcome_states, facts,
+// choice_labels, slider labels); the page only formats numbers (fr-FR) and never names an internal id.
 "use strict";
 const $ = (s) => document.querySelector(s);
 const NS = "http://www.w3.org/2000/svg";
-const state = { key: "", caseId: "", verdict: null, graph: null, priors: {}, weights: {}, timer: null };
+const state = {
+  key: "", caseId: "", verdict: null, graph: null, priors: {}, weights: {}, timer: null, renders: 0,
+  collapsed: new Set(), view: { k: 1, x: 0, y: 0 }, box: { w: 1, h: 1 }, pos: {}, sens: {}, rankToken: 0,
+  criticalOn: false,
+};
+// the narratives as the verdict's words name them (engine.wording.NARRATIVE_WORDS)
+const NARRATIVE = { SHARED: "faits communs", NARRATIVE_A: "récit de la demanderesse", NARRATIVE_B: "récit de la défense" };
+const NODE_NARRATIVE = { A: "récit de la demanderesse", B: "récit de la défense" };
 
 function el(tag, attrs = {}, parent = null) {
   const e = document.createElementNS(NS, tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
   if (parent) parent.appendChild(e);
+  return e;
+}
+function h(tag, props = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (k === "class") e.className = v; else if (k === "data") Object.assign(e.dataset, v); else e[k] = v;
+  }
+  e.append(...children.filter((c) => c != null));
   return e;
 }
 
@@ -20,144 +39,161 @@ async function api(path, opts = {}) {
 
 function setStatus(msg) { $("#status").textContent = msg; }
 
-// ---------------------------------------------------------------- verdict, probability, charts
-const pct = (p) => (p == null ? "—" : `${(p * 100).toFixed(1)} %`);
-const WORLD = { SHARED: "commun", NARRATIVE_A: "récit A", NARRATIVE_B: "récit B" };
+// ---------------------------------------------------------------- numbers (fr-FR, as engine.formatting)
+const PCT = new Intl.NumberFormat("fr-FR", { style: "percent", maximumFractionDigits: 1 });
+const pct = (p) => (p == null ? "—" : PCT.format(p));
+const num = (x, d = 1) => new Intl.NumberFormat("fr-FR", { maximumFractionDigits: d }).format(x);
+const money = (x) => new Intl.NumberFormat("fr-FR", { style: "currency", currency: "EUR", maximumFractionDigits: 0 }).format(x);
+const amount = (x, unit) => (unit === "EUR" ? money(x) : unit === "mois" ? `${num(x)} mois` : `${num(x)}${unit ? " " + unit : ""}`);
+const sentence = (s) => { s = (s || "").trim(); return s && !/[.!?…]$/.test(s) ? s + "." : s; };
 
-function showVerdict(v) {
+// ---------------------------------------------------------------- the one render
+function render(v) {
   state.verdict = v;
+  renderHeader(v);
+  renderSummary(v);
+  renderNodeStates(v);
+  renderExplain(v);
+  renderFacts(v);
+  renderQuestion(v);
+  renderSliders(v);
+  renderCharts(v);
+  state.renders += 1;
+  document.body.dataset.renders = String(state.renders);
+}
+
+function renderHeader(v) {
   const btn = $("#verdict");
-  btn.className = v.label + (btn.classList.contains("active") ? " active" : "");
-  $("#verdict-label").textContent = v.label;
-  const pr = v.probability, p = pr.p_target;
+  btn.className = `v-${v.label}${state.criticalOn ? " active" : ""}`;
+  $("#verdict-label").textContent = v.status_text;
+  $("#headline").textContent = v.headline;
+  const p = v.probability.p_target;
   $("#prob").dataset.p = p == null ? "" : String(p);
-  $("#prob").textContent = p == null ? "P(responsabilité) indisponible" : `P(responsabilité) = ${pct(p)}`;
-  $("#summary").textContent = v.summary;
-  const by = Object.entries(pr.p_by_world || {}).map(([w, x]) => `${WORLD[w] || w} : ${pct(x)}`).join(" · ");
-  $("#prob-detail").textContent = `${v.status === "VERDICT" ? "verdict" : "information requise"} · ` +
-    `entropie ${pr.entropy == null ? "—" : pr.entropy.toFixed(3)} bit (seuil ${pr.entropy_threshold ?? "—"})` +
-    (by ? ` · P(resp. | récit) ${by}` : "");
-  $("#prob-detail").dataset.entropy = pr.entropy == null ? "" : String(pr.entropy);
-  $("#prob-method").textContent = pr.method;
-  $("#prob-note").textContent = `Modèle probabiliste (engine.verdict) : ${pr.method === "exact" ? "inférence exacte" : pr.method}` +
-    ` sur ${pr.n_worlds ?? "?"} mondes (${pr.evaluator || "—"})${pr.error ? ` ± ${pr.error.toFixed(3)}` : ""}. ` +
-    "Les faits incertains sont des variables (a priori du pack), chaque ambiguïté oppose le récit A au récit B, " +
-    "et les règles souples d'Alexy pondèrent l'appréciation du juge ; probabilités et preuve viennent des mêmes règles.";
-  drawPosterior(v);
-  drawEig(v);
-  showQuestion(v);
-  buildSliders(v);
+  $("#prob").textContent = p == null ? `P(${v.target_label}) indisponible` : `P(${v.target_label}) = ${pct(p)}`;
 }
 
-function drawPosterior(v) {
-  const svg = $("#posterior-chart"); svg.innerHTML = "";
+function renderSummary(v) {
+  const pr = v.probability, p = pr.p_target;
+  const parts = [sentence(v.headline)];
+  if (p != null) {
+    const by = Object.entries(pr.p_target_by_narrative || {}).map(([w, x]) =>
+      `${NARRATIVE[w] || w} (poids ${pct(pr.p_narrative?.[w])}) : ${x == null ? "écarté" : pct(x)}`);
+    parts.push(`Probabilité (${v.target_label}) : ${pct(p)}${by.length ? " — " + by.join(" ; ") : ""}.`);
+  }
+  const n = pr.reasonable_notice_months, d = pr.damages_if_liable;
+  if (n && n.p50 != null) parts.push(`Préavis raisonnable : ${amount(n.p50, n.unit)} (${amount(n.p10, n.unit)} à ${amount(n.p90, n.unit)}).`);
+  if (d && d.p50 != null) parts.push(`Dommages-intérêts si ${v.target_label} : ${amount(d.p50, d.unit)} (${amount(d.p10, d.unit)} à ${amount(d.p90, d.unit)}).`);
+  else if (v.remedy_text) parts.push(sentence(v.remedy_text));
+  if (v.missing.length) parts.push(`Reste à établir : ${v.missing.map((m) => m.label).join(", ")}.`);
+  $("#summary").textContent = parts.join(" ");
+  $("#summary").dataset.p = p == null ? "" : String(p);
+}
+
+// ---------------------------------------------------------------- what a node says, from the verdict
+const baseAtom = (atom) => (atom || "").split("(")[0].trim();
+const FLIP = { "établi": "non établi", "non établi": "établi" };
+
+function factRows(v, fact) { return (v.facts || []).filter((r) => r.fact === fact); }
+
+function nodeInfo(n, v) {
   const pr = v.probability;
-  el("text", { x: 0, y: 10, class: "chart-label" }, svg).textContent = "P(responsabilité) — globale et par récit (barre fine : P(récit))";
-  const rows = [{ world: "TOTAL", p: pr.p_target, weight: null, verdict: v.label }]
-    .concat(v.worlds.filter((w) => v.worlds.length > 1).map((w) => ({ world: w.world, p: w.p_liable, weight: w.weight, verdict: w.verdict })));
-  rows.forEach((r, i) => {
-    const y = 18 + i * 28, cls = r.world === "NARRATIVE_A" ? "bar-a" : r.world === "NARRATIVE_B" ? "bar-b" : "bar-s";
-    el("text", { x: 0, y: y + 10, class: "chart-label" }, svg).textContent = r.world === "TOTAL" ? "global" : (WORLD[r.world] || r.world);
-    el("rect", { x: 70, y, width: Math.max(1, 200 * (r.p ?? 0)), height: 11, class: cls, "data-world": r.world }, svg);
-    el("text", { x: 275, y: y + 10, class: "chart-label" }, svg).textContent = r.p == null ? "écarté" : r.p.toFixed(3);
-    if (r.weight != null) {
-      el("rect", { x: 70, y: y + 13, width: Math.max(1, 200 * r.weight), height: 5, class: cls, opacity: .45 }, svg);
-      el("text", { x: 275, y: y + 20, class: "chart-label" }, svg).textContent = `P(récit) ${r.weight.toFixed(2)}`;
-    }
-    el("text", { x: 345, y: y + 10, class: "chart-label" }, svg).textContent = r.verdict;
-  });
+  if (n.kind === "verdict") return { state: v.outcome_states[v.target], p: pr.p_target, outcome: v.target };
+  const atom = baseAtom(n.atom), negated = atom.startsWith("not "), name = atom.replace(/^not /, "");
+  if (n.kind !== "evidence" && name in (v.outcome_states || {})) {
+    let st = v.outcome_states[name], p = pr.p_outcomes?.[name];
+    if (negated) { st = FLIP[st] || st; p = p == null ? p : 1 - p; }
+    if (st === "établi" && !n.holds) return {}; // this rule is not the one that establishes it
+    return { state: st, p, outcome: negated ? null : name };
+  }
+  if (n.kind === "fact") {
+    const rows = factRows(v, name);
+    if (!rows.length) return {};
+    const mine = rows.filter((r) => !r.by || r.by === NODE_NARRATIVE[n.narrative]);
+    const use = mine.length ? mine : rows;
+    return { value: use.map((r) => r.value).join(" / "), status: use[0].status, row: use[0] };
+  }
+  return {};
 }
 
-function drawEig(v) {
-  const svg = $("#eig-chart"); svg.innerHTML = "";
-  el("text", { x: 0, y: 10, class: "chart-label" }, svg).textContent = "EIG (bits) des questions, classées par EIG / coût";
-  const qs = v.questions.filter((q) => q.eig != null).slice(0, 5);
-  if (!qs.length) { el("text", { x: 0, y: 28, class: "chart-label" }, svg).textContent = "aucune question informative"; return; }
-  const max = Math.max(...qs.map((q) => q.eig), 1e-9);
-  qs.forEach((q, i) => {
-    const y = 18 + i * 21;
-    el("text", { x: 0, y: y + 10, class: "chart-label" }, svg).textContent = q.fact.slice(0, 22);
-    el("rect", { x: 130, y, width: Math.max(1, 150 * q.eig / max), height: 12, class: "bar-eig", "data-fact": q.fact }, svg);
-    el("text", { x: 285, y: y + 10, class: "chart-label" }, svg).textContent = `${q.eig.toFixed(3)} · coût ${q.cost} · ${q.score == null ? "" : q.score.toFixed(3)}`;
-  });
-}
+const stateClass = (st) => ({ "établi": "s-yes", "non établi": "s-no", "indéterminé": "s-unknown", "à apprécier par le juge": "s-judge" }[st] || "");
 
-// ---------------------------------------------------------------- what-if sliders
-// A prior slider moves a probability (0–100 %); an Alexy slider moves a magnitude on a log2 scale
-// (½ … 8 for intensity/weight, ⅛ … 1 for reliability; Alexy's levels are 1, 2, 4 and 1, ½, ¼).
-const sliderId = (name) => `slider-${name.replace(/[^A-Za-z0-9_-]/g, "_")}`;
-const toInput = (s, x) => (s.scale === "log2" ? Math.round(Math.log2(x) * 10) : Math.round(x * 100));
-const fromInput = (s, n) => (s.scale === "log2" ? Math.round(2 ** (n / 10) * 1000) / 1000 : n / 100);
-const shown = (s, x) => (s.scale === "log2" ? x.toFixed(2) : `${Math.round(x * 100)} %`);
-
-function buildSliders(v) {
-  const box = $("#sliders"), wbox = $("#weights");
-  const existing = new Set([...document.querySelectorAll("#sliders-box input[type=range]")].map((i) => i.dataset.name));
-  const wanted = v.sliders.map((s) => s.name);
-  if (wanted.length === existing.size && wanted.every((f) => existing.has(f))) return; // keep focus while dragging
-  box.innerHTML = ""; wbox.innerHTML = "";
-  const priors = v.sliders.filter((s) => s.group === "priors"), weights = v.sliders.filter((s) => s.group === "weights");
-  if (!priors.length) box.textContent = "Aucun fait incertain dans cette affaire.";
-  if (!weights.length) wbox.textContent = "Aucune règle souple dans ce pack.";
-  for (const s of v.sliders) {
-    const div = document.createElement("div"); div.className = `slider ${s.kind}`;
-    const label = document.createElement("label");
-    const val = document.createElement("output");
-    const input = document.createElement("input");
-    const bounds = { min: toInput(s, s.min), max: toInput(s, s.max) };
-    Object.assign(input, { type: "range", min: bounds.min, max: bounds.max, step: 1, value: toInput(s, s.value) });
-    input.dataset.name = s.name; input.dataset.group = s.group; input.id = sliderId(s.name);
-    if (s.kind === "ambiguity") input.dataset.fact = s.fact;
-    val.textContent = shown(s, s.value);
-    label.append(s.kind === "prior" ? `P(${s.name}) — ${s.label} ` : `${s.label} `, val);
-    div.append(label, input);
-    if (s.kind === "ambiguity") {
-      const readings = document.createElement("div"); readings.className = "readings";
-      readings.textContent = s.readings.map((r) => `${r.value} [${r.world}]${r.note ? " — " + r.note : ""}`).join(" | ");
-      div.append(readings);
+function renderNodeStates(v) {
+  for (const g of document.querySelectorAll("#graph .node")) {
+    const n = state.byId[g.dataset.id]; if (!n) continue;
+    const info = nodeInfo(n, v);
+    const line = g.querySelector("text.state");
+    if (info.outcome) g.dataset.outcome = info.outcome; else delete g.dataset.outcome;
+    g.classList.remove("s-yes", "s-no", "s-unknown", "s-judge", "f-unknown");
+    if (info.state) {
+      g.classList.add(stateClass(info.state));
+      g.dataset.state = info.state;
+      g.dataset.p = info.p == null ? "" : String(info.p);
+      if (line) line.textContent = info.state + (info.p == null ? "" : ` · P = ${pct(info.p)}`);
+    } else if (info.value != null) {
+      if (info.status === "inconnu") g.classList.add("f-unknown");
+      g.dataset.state = info.status;
+      if (line) line.textContent = `= ${info.value}`;
+    } else if (line) {
+      line.textContent = n.kind === "evidence" ? `${n.document_id}${n.page != null ? ", p. " + n.page : ""}` : "";
     }
-    input.addEventListener("input", () => {
-      const x = fromInput(s, Number(input.value));
-      val.textContent = shown(s, x);
-      state[s.group][s.name] = x;
-      clearTimeout(state.timer);
-      state.timer = setTimeout(whatIf, 120);
-    });
-    (s.group === "weights" ? wbox : box).append(div);
   }
 }
 
-async function whatIf() {
-  try {
-    setStatus("recalcul…");
-    const v = await api(`/v1/cases/${state.caseId}/what-if`, { method: "POST",
-      body: JSON.stringify({ priors: state.priors, weights: state.weights }) });
-    showVerdict(v);
-    setStatus("");
-  } catch (e) { setStatus(`erreur : ${e.message}`); }
+// ---------------------------------------------------------------- explain, facts, question
+function renderExplain(v) {
+  const ol = $("#explain"); ol.innerHTML = "";
+  for (const r of v.reasons) {
+    const facts = h("ul", { class: "reason-facts" });
+    for (const f of r.facts) {
+      const docs = f.evidence.map((e) => e.document ? `${e.document}${e.pages.length ? " p. " + e.pages.join(", ") : ""}${e.passages > 1 ? ` (${e.passages} passages)` : ""}` : e.origin).join(" ; ");
+      const li = h("li", { class: "fact-link", title: "voir les pièces", data: { fact: f.fact } }, `${f.label} : ${f.value}`,
+        docs ? h("span", { class: "docs" }, ` — ${docs}`) : null);
+      li.addEventListener("click", () => openFact(f.fact));
+      facts.append(li);
+    }
+    ol.append(h("li", { class: `reason ${stateClass(r.state)}${r.decisive ? " decisive" : ""}`, data: { state: r.state } },
+      h("span", { class: "badge" }, r.state), " ", sentence(r.sentence),
+      r.sources.length ? h("span", { class: "sources" }, ` (${r.sources.join(" ; ")})`) : null, r.facts.length ? facts : null));
+  }
 }
 
-// ---------------------------------------------------------------- question / answer
-function showQuestion(v) {
+function renderFacts(v) {
+  const body = $("#facts-table tbody"); body.innerHTML = "";
+  for (const r of v.facts || []) {
+    const pass = h("td", { class: "passages" });
+    if (r.passages.length) {
+      const a = h("button", { type: "button", class: "link", textContent: `${r.passages.length} passage${r.passages.length > 1 ? "s" : ""}` });
+      a.addEventListener("click", () => openFact(r.fact, r));
+      pass.append(a);
+    } else pass.textContent = "—";
+    body.append(h("tr", { class: r.status === "inconnu" ? "unknown" : "", data: { fact: r.fact } },
+      h("td", {}, r.label), h("td", {}, r.value), h("td", {}, r.status), h("td", {}, r.by || "—"), pass));
+  }
+}
+
+function renderQuestion(v) {
   const q = v.best_question || v.questions[0];
-  const input = $("#answer-input"); input.innerHTML = "";
+  const text = $("#question-text"), input = $("#answer-input");
   $("#answer-btn").disabled = !q;
-  if (!q) { $("#question-text").textContent = "Aucune question en attente."; delete $("#question-text").dataset.fact; return; }
-  $("#question-text").textContent = q.question || q.fact;
-  $("#question-text").dataset.fact = q.fact;
-  if (!q.options.length && q.type && q.type !== "bool") {
-    const box = document.createElement("input"); box.id = "answer-value";
-    box.type = q.type === "date" ? "date" : q.type === "str" ? "text" : "number";
-    box.dataset.type = q.type; input.append(box); return;
+  if (!q) { text.textContent = "Aucune question en attente."; delete text.dataset.fact; input.innerHTML = ""; return; }
+  const choices = q.choices?.length ? q.choices : q.options;
+  const key = JSON.stringify([q.fact, choices]);
+  if (input.dataset.key === key) return; // the same question: keep the lawyer's selection
+  input.dataset.key = key; input.innerHTML = "";
+  text.textContent = q.question || (factRows(v, q.fact)[0] || {}).label || "";
+  text.dataset.fact = q.fact;
+  if (q.eig != null) text.append(h("span", { class: "note" }, ` (gain d'information attendu : ${num(q.eig, 2)} bit)`));
+  if (choices.length || q.type === "bool") {
+    const labels = q.choices?.length ? q.choice_labels : choices.map((o) => (o === true ? "oui" : o === false ? "non" : String(o)));
+    const list = choices.length ? choices : [true, false];
+    const sel = h("select", { id: "answer-value", data: { type: q.type || "" } });
+    list.forEach((o, i) => sel.append(h("option", { value: JSON.stringify(o), textContent: labels[i] ?? (o === true ? "oui" : o === false ? "non" : String(o)) })));
+    input.append(sel);
+    return;
   }
-  const sel = document.createElement("select"); sel.id = "answer-value";
-  const opts = q.options && q.options.length ? q.options : [true, false];
-  for (const o of opts) {
-    const opt = document.createElement("option");
-    opt.value = JSON.stringify(o); opt.textContent = o === true ? "oui" : o === false ? "non" : String(o);
-    sel.append(opt);
-  }
-  input.append(sel);
+  const box = h("input", { id: "answer-value", type: q.type === "date" ? "date" : q.type === "str" ? "text" : "number", data: { type: q.type || "" } });
+  if (box.type === "number") box.step = "any";
+  input.append(box);
 }
 
 function answerValue() {
@@ -165,122 +201,431 @@ function answerValue() {
   if (box.tagName === "SELECT") return JSON.parse(box.value);
   return box.type === "number" ? Number(box.value) : box.value;
 }
+function answerText() {
+  const box = $("#answer-value");
+  return box.tagName === "SELECT" ? box.options[box.selectedIndex].textContent : box.value;
+}
 
 $("#answer-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const fact = $("#question-text").dataset.fact;
-  const value = answerValue();
+  if (!fact) return;
+  const value = answerValue(), text = answerText();
+  const label = (factRows(state.verdict, fact)[0] || {}).label || $("#question-text").textContent;
   try {
     setStatus("réponse enregistrée, analyse…");
     await api(`/v1/cases/${state.caseId}/answers`, { method: "POST", body: JSON.stringify({ answers: { [fact]: value } }) });
     state.priors = {}; state.weights = {};
-    $("#sliders").innerHTML = ""; $("#weights").innerHTML = "";  // rebuilt from the saved case
     await loadCase(state.caseId);
-    setStatus(`réponse : ${fact} = ${value}`);
+    setStatus(`Réponse enregistrée — ${label} : ${text}`);
   } catch (e) { setStatus(`erreur : ${e.message}`); }
 });
 
-// ---------------------------------------------------------------- argument graph
-function layout(g) {
-  const parents = {}; // node -> conclusions it supports
-  for (const e of g.edges) if (e.kind !== "contradiction") (parents[e.source] ||= []).push(e.target);
-  const children = {};
-  for (const e of g.edges) if (e.kind !== "contradiction") (children[e.target] ||= []).push(e.source);
-  const depth = { [g.verdict_node]: 0 }; const queue = [g.verdict_node];
+// ---------------------------------------------------------------- charts
+function renderCharts(v) {
+  const pr = v.probability;
+  $("#prob-detail").textContent = `${v.status_text} · incertitude ${pr.entropy == null ? "—" : num(pr.entropy, 3)} bit (seuil ${pr.entropy_threshold == null ? "—" : num(pr.entropy_threshold, 2)})`;
+  $("#prob-detail").dataset.entropy = pr.entropy == null ? "" : String(pr.entropy);
+  $("#prob-method").textContent = pr.method;
+  $("#prob-note").textContent = `Modèle probabiliste : ${pr.n_worlds ?? "?"} mondes${pr.error ? `, erreur ± ${num(pr.error, 3)}` : ""}. ` +
+    "Les faits incertains sont des variables (a priori du pack), chaque ambiguïté oppose le récit de la demanderesse à celui de la défense ; probabilités et preuve viennent des mêmes règles.";
+  const svg = $("#posterior-chart"); svg.innerHTML = "";
+  const rows = [{ name: "ensemble", p: pr.p_target, w: null, cls: "bar-s" }].concat(
+    Object.entries(pr.p_target_by_narrative || {}).map(([w, x]) => ({ name: NARRATIVE[w] || w, p: x, w: pr.p_narrative?.[w], cls: w === "NARRATIVE_A" ? "bar-a" : "bar-b" })));
+  rows.forEach((r, i) => {
+    const y = 4 + i * 30;
+    el("text", { x: 0, y: y + 9, class: "chart-label" }, svg).textContent = r.name;
+    el("rect", { x: 150, y, width: Math.max(1, 180 * (r.p ?? 0)), height: 10, class: r.cls }, svg);
+    el("text", { x: 335, y: y + 9, class: "chart-label" }, svg).textContent = r.p == null ? "écarté" : pct(r.p);
+    if (r.w != null) {
+      el("rect", { x: 150, y: y + 13, width: Math.max(1, 180 * r.w), height: 4, class: r.cls, opacity: 0.45 }, svg);
+      el("text", { x: 335, y: y + 20, class: "chart-label" }, svg).textContent = `poids ${pct(r.w)}`;
+    }
+  });
+  const eig = $("#eig-chart"); eig.innerHTML = "";
+  el("text", { x: 0, y: 10, class: "chart-label" }, eig).textContent = "Gain d'information attendu (bits) des questions";
+  const qs = v.questions.filter((q) => q.eig != null).slice(0, 5);
+  const max = Math.max(...qs.map((q) => q.eig), 1e-9);
+  qs.forEach((q, i) => {
+    const y = 18 + i * 22, label = (factRows(v, q.fact)[0] || {}).label || q.question || "";
+    el("text", { x: 0, y: y + 8, class: "chart-label" }, eig).textContent = label.length > 48 ? label.slice(0, 47) + "…" : label;
+    el("rect", { x: 0, y: y + 11, width: Math.max(1, 300 * q.eig / max), height: 7, class: "bar-eig" }, eig);
+    el("text", { x: 305, y: y + 18, class: "chart-label" }, eig).textContent = num(q.eig, 3);
+  });
+}
+
+// ---------------------------------------------------------------- what-if sliders, ranked by sensitivity
+// A prior slider moves a probability (0–100 %); an Alexy slider moves a magnitude on a log2 scale.
+// Sensitivity = |P(target) with the slider at its maximum − P(target) at its minimum|, the other
+// hypotheses as they are: two what-if calls per slider, made in the background after the case loads.
+const sliderId = (name) => `slider-${name.replace(/[^A-Za-z0-9_-]/g, "_")}`;
+const toInput = (s, x) => (s.scale === "log2" ? Math.round(Math.log2(x) * 10) : Math.round(x * 100));
+const fromInput = (s, n) => (s.scale === "log2" ? Math.round(2 ** (n / 10) * 1000) / 1000 : n / 100);
+const shown = (s, x) => (s.scale === "log2" ? num(x, 2) : pct(x));
+const TOP = 5;
+
+function renderSliders(v) {
+  const have = [...document.querySelectorAll("#sliders-box .slider")].map((d) => d.dataset.name).sort();
+  const want = v.sliders.map((s) => s.name).sort();
+  if (JSON.stringify(have) !== JSON.stringify(want)) buildSliders(v);
+  for (const s of v.sliders) { // the values the verdict was computed with
+    const row = document.querySelector(`#sliders-box .slider[data-name="${CSS.escape(s.name)}"]`);
+    const input = row.querySelector("input");
+    if (document.activeElement !== input) input.value = toInput(s, s.value);
+    row.querySelector("output").textContent = shown(s, fromInput(s, Number(input.value)));
+  }
+}
+
+function buildSliders(v) {
+  $("#sliders").innerHTML = ""; $("#sliders-rest").innerHTML = "";
+  if (!v.sliders.length) $("#sliders").textContent = "Aucune hypothèse incertaine dans cette affaire.";
+  for (const s of v.sliders) {
+    const out = h("output");
+    const input = h("input", { type: "range", min: toInput(s, s.min), max: toInput(s, s.max), step: 1, value: toInput(s, s.value), id: sliderId(s.name),
+      data: { name: s.name, group: s.group, ...(s.fact ? { fact: s.fact } : {}) } });
+    input.setAttribute("aria-label", s.label);
+    const row = h("div", { class: `slider ${s.kind}`, data: { name: s.name } },
+      h("label", { htmlFor: input.id }, h("span", { class: "sens" }, ""), s.label, " ", out), input);
+    if (s.kind === "ambiguity") {
+      row.append(h("div", { class: "readings" }, s.readings.map((r) =>
+        `${r.text ?? r.value} (${NARRATIVE[r.world] || r.world})${r.note ? " — " + r.note : ""}`).join(" | ")));
+    }
+    input.addEventListener("input", () => {
+      const x = fromInput(s, Number(input.value));
+      out.textContent = shown(s, x);
+      state[s.group][s.name] = x;
+      clearTimeout(state.timer);
+      state.timer = setTimeout(whatIf, 120);
+    });
+    $("#sliders").append(row);
+  }
+  placeSliders(v);
+}
+
+function placeSliders(v) {
+  const order = v.sliders.map((s, i) => ({ s, i, d: state.sens[s.name] })).sort((a, b) => (b.d ?? -1) - (a.d ?? -1) || a.i - b.i);
+  order.forEach(({ s, d }, rank) => {
+    const row = document.querySelector(`#sliders-box .slider[data-name="${CSS.escape(s.name)}"]`);
+    if (!row) return;
+    row.dataset.sensitivity = d == null ? "" : String(d);
+    row.querySelector(".sens").textContent = d == null ? "" : `±${num(d * 100, 0)} pts `;
+    row.querySelector(".sens").title = "variation de la probabilité quand l'hypothèse va de son minimum à son maximum";
+    (rank < TOP ? $("#sliders") : $("#sliders-rest")).append(row);
+  });
+  $("#more-count").textContent = String(Math.max(0, order.length - TOP));
+  $("#sliders-more").hidden = order.length <= TOP;
+}
+
+async function rankSliders(v) {
+  const token = ++state.rankToken, id = state.caseId;
+  state.sens = {}; delete document.body.dataset.ranked;
+  $("#sens-note").textContent = "classement en cours…";
+  const base = { priors: { ...state.priors }, weights: { ...state.weights } };
+  try {
+    for (const s of v.sliders) {
+      const ps = [];
+      for (const x of [s.min, s.max]) {
+        const body = { priors: { ...base.priors }, weights: { ...base.weights } };
+        body[s.group][s.name] = x;
+        const r = await api(`/v1/cases/${id}/what-if`, { method: "POST", body: JSON.stringify(body) });
+        if (token !== state.rankToken) return;
+        ps.push(r.probability.p_target ?? 0);
+      }
+      state.sens[s.name] = Math.abs(ps[1] - ps[0]);
+    }
+  } catch (e) { if (token === state.rankToken) $("#sens-note").textContent = `classement indisponible (${e.message})`; return; }
+  placeSliders(state.verdict);
+  $("#sens-note").textContent = `Classées par influence : variation de P(${v.target_label}) entre le minimum et le maximum de chaque hypothèse ; les ${TOP} premières sont affichées.`;
+  document.body.dataset.ranked = "1";
+}
+
+async function whatIf() {
+  try {
+    setStatus("recalcul…");
+    const v = await api(`/v1/cases/${state.caseId}/what-if`, { method: "POST",
+      body: JSON.stringify({ priors: state.priors, weights: state.weights }) });
+    render(v);
+    setStatus("");
+  } catch (e) { setStatus(`erreur : ${e.message}`); }
+}
+
+// ---------------------------------------------------------------- argument graph: layered layout (left → right)
+const NODE_W = 190, GAP_X = 70, GAP_Y = 10, LINE = 13, PAD = 6, FONT = "11px system-ui, sans-serif";
+const ctx = document.createElement("canvas").getContext("2d");
+
+function wrap(text, width) {
+  ctx.font = FONT;
+  const lines = []; let cur = "";
+  for (const word of String(text).split(/\s+/).filter(Boolean)) {
+    const next = cur ? cur + " " + word : word;
+    if (ctx.measureText(next).width <= width || !cur) cur = next; else { lines.push(cur); cur = word; }
+  }
+  if (cur) lines.push(cur);
+  return lines.length ? lines : [""];
+}
+
+function structure(g) {
+  const premises = {}, conclusions = {};
+  for (const e of g.edges) if (e.kind !== "contradiction") {
+    (premises[e.target] ||= []).push(e.source); (conclusions[e.source] ||= []).push(e.target);
+  }
+  return { premises, conclusions };
+}
+
+function visibleNodes(g, premises) {
+  const seen = new Set([g.verdict_node]), queue = [g.verdict_node];
   while (queue.length) {
     const n = queue.shift();
-    for (const c of children[n] || []) if (!(c in depth)) { depth[c] = depth[n] + 1; queue.push(c); }
+    if (state.collapsed.has(n)) continue;
+    for (const c of premises[n] || []) if (!seen.has(c)) { seen.add(c); queue.push(c); }
   }
-  const layers = {};
-  for (const n of g.nodes) { const d = depth[n.id] ?? 0; (layers[d] ||= []).push(n); }
+  return seen;
+}
+
+function hiddenBelow(id, premises, visible) {
+  const seen = new Set(), stack = [...(premises[id] || [])];
+  while (stack.length) { const n = stack.pop(); if (seen.has(n) || visible.has(n)) continue; seen.add(n); stack.push(...(premises[n] || [])); }
+  return seen.size;
+}
+
+function layout(g) {
+  const { premises, conclusions } = structure(g);
+  const visible = visibleNodes(g, premises);
+  const depth = { [g.verdict_node]: 0 };
+  for (let pass = 0, changed = true; changed && pass < 60; pass++) { // longest path from the verdict
+    changed = false;
+    for (const t of Object.keys(depth)) {
+      if (state.collapsed.has(t)) continue;
+      for (const s of premises[t] || []) if (visible.has(s) && (depth[s] ?? -1) < depth[t] + 1) { depth[s] = depth[t] + 1; changed = true; }
+    }
+  }
+  const cols = [];
+  const order = {}; let k = 0;
+  (function dfs(n) { if (n in order) return; order[n] = k++; if (!state.collapsed.has(n)) (premises[n] || []).forEach(dfs); })(g.verdict_node);
+  for (const id of visible) (cols[depth[id]] ||= []).push(id);
+  for (const col of cols) col.sort((a, b) => order[a] - order[b]);
+  const size = {};
+  for (const id of visible) {
+    const n = state.byId[id];
+    const lines = wrap(n.kind === "evidence" ? `« ${(n.quote || n.label).replace(/\s+/g, " ")} »` : nodeLabel(n), NODE_W - 28);
+    size[id] = { lines, h: PAD * 2 + LINE * (lines.length + 1) };
+  }
+  // barycentre sweeps: a node goes next to its neighbours of the previous column
+  const idx = {};
+  const index = () => cols.forEach((c) => c.forEach((id, i) => { idx[id] = i / Math.max(1, c.length - 1); }));
+  index();
+  for (let sweep = 0; sweep < 4; sweep++) {
+    const down = sweep % 2 === 0;
+    const range = down ? cols.map((_, i) => i).slice(1) : cols.map((_, i) => i).reverse().slice(1);
+    for (const d of range) {
+      const nb = (id) => (down ? conclusions[id] : premises[id]) || [];
+      const key = (id) => { const xs = nb(id).filter((x) => x in idx && visible.has(x)).map((x) => idx[x]); return xs.length ? xs.reduce((a, b) => a + b) / xs.length : idx[id]; };
+      const keys = Object.fromEntries(cols[d].map((id) => [id, key(id)]));
+      cols[d].sort((a, b) => keys[a] - keys[b]);
+      index();
+    }
+  }
+  const heights = cols.map((c) => c.reduce((s, id) => s + size[id].h + GAP_Y, -GAP_Y));
+  const H = Math.max(...heights);
   const pos = {};
-  let maxRows = 0;
-  for (const [d, nodes] of Object.entries(layers)) {
-    nodes.forEach((n, i) => { pos[n.id] = { x: 40 + Number(d) * 190, y: 40 + i * 34 }; });
-    maxRows = Math.max(maxRows, nodes.length);
+  cols.forEach((c, d) => {
+    let y = (H - heights[d]) / 2;
+    for (const id of c) { pos[id] = { x: d * (NODE_W + GAP_X), y, w: NODE_W, h: size[id].h, lines: size[id].lines }; y += size[id].h + GAP_Y; }
+  });
+  return { pos, width: cols.length * (NODE_W + GAP_X) - GAP_X + 24, height: H, visible, premises };
+}
+
+// a node's words: its label; a bare rule name (an intermediate conclusion the pack does not label) is said
+// through the verdict's labels of the outcome or fact it names, or through the rules it gathers
+const IDENT = /^(not )?[a-z][a-z0-9_]*$/;
+const lc = (s) => s.charAt(0).toLowerCase() + s.slice(1);
+function nodeLabel(n) {
+  const v = state.verdict, lab = n.label || n.atom || "";
+  const known = (x) => v?.outcomes?.[x]?.label || (v ? factRows(v, x)[0]?.label : null);
+  const m = lab.match(/^absence de : (.*)$/);
+  if (m) {
+    if (!IDENT.test(m[1])) return `Aucun élément n'établit : ${lc(m[1])}`;
+    const k = known(m[1]);
+    return k ? `Aucun élément n'établit : ${lc(k)}` : "Aucune des règles ci-contre ne s'applique";
   }
-  return { pos, width: 40 + Object.keys(layers).length * 190 + 120, height: 60 + maxRows * 34 };
+  if (n.kind !== "evidence" && IDENT.test(lab)) {
+    const neg = lab.startsWith("not "), k = known(lab.replace(/^not /, ""));
+    if (k) return neg ? `Aucun élément n'établit : ${lc(k)}` : k;
+    return neg ? "Aucune des règles ci-contre ne s'applique" : "L'une des règles ci-contre s'applique";
+  }
+  return lab;
 }
 
 function drawGraph(g) {
-  const svg = $("#graph"); svg.innerHTML = "";
-  const { pos, width, height } = layout(g);
-  svg.setAttribute("width", width); svg.setAttribute("height", height);
-  const edges = el("g", {}, svg), nodes = el("g", {}, svg);
+  state.graph = g;
+  state.byId = Object.fromEntries(g.nodes.map((n) => [n.id, n]));
+  const L = layout(g);
+  state.pos = L.pos; state.extent = { w: L.width, h: L.height };
+  const edges = $("#edges"), nodes = $("#nodes"); edges.innerHTML = ""; nodes.innerHTML = "";
   for (const e of g.edges) {
-    const a = pos[e.source], b = pos[e.target]; if (!a || !b) continue;
-    const mid = (a.x + b.x) / 2;
-    el("path", { d: `M${a.x},${a.y} C${mid},${a.y} ${mid},${b.y} ${b.x},${b.y}`,
-      class: `edge ${e.kind}${e.critical ? " critical" : ""}`, "data-id": e.id }, edges);
+    const a = L.pos[e.source], b = L.pos[e.target]; if (!a || !b) continue;
+    let d;
+    if (e.kind === "contradiction") {
+      const x1 = a.x + a.w, x2 = b.x + b.w, y1 = a.y + a.h / 2, y2 = b.y + b.h / 2, bend = Math.max(x1, x2) + 40;
+      d = `M${x1},${y1} C${bend},${y1} ${bend},${y2} ${x2},${y2}`;
+    } else { // premise (right) → conclusion (left)
+      const x1 = a.x, y1 = a.y + a.h / 2, x2 = b.x + b.w + 12, y2 = b.y + b.h / 2, mid = (x1 + x2) / 2;
+      d = `M${x1},${y1} C${mid},${y1} ${mid},${y2} ${x2},${y2}`;
+    }
+    el("path", { d, class: `edge ${e.kind}${e.critical ? " critical" : ""}`, "data-id": e.id }, edges);
   }
   for (const n of g.nodes) {
-    const p = pos[n.id];
-    const cls = `node ${n.kind} ${n.narrative}${n.critical ? " critical" : ""}${n.holds ? "" : " fails"}`;
-    const grp = el("g", { class: cls, transform: `translate(${p.x},${p.y})`, "data-id": n.id, "data-kind": n.kind,
-      opacity: (0.25 + 0.75 * n.certainty).toFixed(2) }, nodes);
-    const r = n.kind === "verdict" ? 14 : 9;
-    if (n.shape === "circle") el("circle", { r, class: "shape" }, grp);
-    else if (n.shape === "square") el("rect", { x: -r, y: -r, width: 2 * r, height: 2 * r, class: "shape" }, grp);
-    else el("polygon", { points: `0,${-r - 2} ${r + 2},0 0,${r + 2} ${-r - 2},0`, class: "shape" }, grp);
-    const t = el("text", { x: r + 4, y: 4 }, grp);
-    const label = n.kind === "fact" && n.value != null ? `${n.atom} = ${n.value}` : (n.label || n.atom || "");
-    t.textContent = label.length > 30 ? label.slice(0, 29) + "…" : label;
-    el("title", {}, grp).textContent = `${n.label}\n${n.worlds.join(", ")} · certitude ${n.certainty}` +
-      (n.sources.length ? `\n§ ${n.sources.join("; ")}` : "");
+    const p = L.pos[n.id]; if (!p) continue;
+    const cls = `node ${n.kind} ${n.narrative}${n.critical ? " critical" : ""}`;
+    const grp = el("g", { class: cls, transform: `translate(${p.x},${p.y})`, "data-id": n.id, "data-kind": n.kind }, nodes);
+    el("rect", { class: "box", x: 0, y: 0, width: p.w, height: p.h, rx: 5 }, grp);
+    const cy = PAD + 7, r = n.kind === "verdict" ? 7 : 5.5;
+    if (n.shape === "circle") el("circle", { class: "shape", cx: 11, cy, r }, grp);
+    else if (n.shape === "square") el("rect", { class: "shape", x: 11 - r, y: cy - r, width: 2 * r, height: 2 * r }, grp);
+    else el("polygon", { class: "shape", points: `11,${cy - r - 1} ${12 + r},${cy} 11,${cy + r + 1} ${10 - r},${cy}` }, grp);
+    const t = el("text", { class: "label", x: 22, y: PAD + 10 }, grp);
+    p.lines.forEach((line, i) => { el("tspan", { x: 22, dy: i ? LINE : 0 }, t).textContent = line; });
+    el("text", { class: "state", x: 22, y: PAD + 10 + LINE * p.lines.length }, grp);
+    if (n.sources?.length) el("title", {}, grp).textContent = n.sources.join(" ; ");
+    if ((L.premises[n.id] || []).length) { // collapse / expand the subtree of premises
+      const hidden = state.collapsed.has(n.id) ? hiddenBelow(n.id, L.premises, L.visible) : 0;
+      const tg = el("g", { class: "toggle", transform: `translate(${p.w + 6},${p.h / 2})`, "data-id": n.id }, grp);
+      el("circle", { r: 6 }, tg);
+      el("text", { x: 0, y: 3.5, "text-anchor": "middle" }, tg).textContent = state.collapsed.has(n.id) ? "+" : "−";
+      el("title", {}, tg).textContent = state.collapsed.has(n.id) ? `déplier (${hidden} nœuds)` : "replier ce sous-arbre";
+      tg.addEventListener("click", (ev) => { ev.stopPropagation(); toggleCollapse(n.id); });
+    }
     grp.addEventListener("click", () => onNode(n));
   }
+  if (state.verdict) renderNodeStates(state.verdict);
+  $("#graph").classList.toggle("critical-on", state.criticalOn);
 }
+
+function toggleCollapse(id) {
+  if (state.collapsed.has(id)) state.collapsed.delete(id); else state.collapsed.add(id);
+  drawGraph(state.graph);
+  if (state.autoFit) fit(); else applyView();
+}
+
+// ---------------------------------------------------------------- zoom, pan, fit
+function applyView() {
+  const { k, x, y } = state.view;
+  $("#viewport").setAttribute("transform", `translate(${x},${y}) scale(${k})`);
+  $("#graph").dataset.zoom = String(k);
+}
+
+function fit() {
+  const r = $("#graph").getBoundingClientRect(), m = 12;
+  const { w, h } = state.extent || { w: 1, h: 1 };
+  const k = Math.min((r.width - 2 * m) / w, (r.height - 2 * m) / h, 1.4);
+  state.view = { k, x: (r.width - w * k) / 2, y: (r.height - h * k) / 2 };
+  state.autoFit = true; // stays fitted when the panel changes size, until the lawyer zooms or pans
+  applyView();
+}
+
+function zoomAt(factor, cx, cy) {
+  const v = state.view, k = Math.min(4, Math.max(0.05, v.k * factor));
+  state.view = { k, x: cx - (cx - v.x) * (k / v.k), y: cy - (cy - v.y) * (k / v.k) };
+  state.autoFit = false;
+  applyView();
+}
+
+(function interactions() {
+  const svg = $("#graph");
+  svg.addEventListener("wheel", (ev) => {
+    ev.preventDefault();
+    const r = svg.getBoundingClientRect();
+    zoomAt(ev.deltaY < 0 ? 1.15 : 1 / 1.15, ev.clientX - r.left, ev.clientY - r.top);
+  }, { passive: false });
+  let drag = null;
+  svg.addEventListener("pointerdown", (ev) => {
+    if (ev.target.closest(".node")) return;
+    drag = { x: ev.clientX, y: ev.clientY, vx: state.view.x, vy: state.view.y };
+    svg.setPointerCapture(ev.pointerId); svg.classList.add("panning");
+  });
+  svg.addEventListener("pointermove", (ev) => {
+    if (!drag) return;
+    state.view.x = drag.vx + ev.clientX - drag.x; state.view.y = drag.vy + ev.clientY - drag.y;
+    state.autoFit = false; applyView();
+  });
+  const end = () => { drag = null; svg.classList.remove("panning"); };
+  svg.addEventListener("pointerup", end); svg.addEventListener("pointercancel", end);
+  $("#fit").addEventListener("click", fit);
+  const center = () => { const r = svg.getBoundingClientRect(); return [r.width / 2, r.height / 2]; };
+  $("#zoom-in").addEventListener("click", () => zoomAt(1.25, ...center()));
+  $("#zoom-out").addEventListener("click", () => zoomAt(1 / 1.25, ...center()));
+  $("#critical").addEventListener("click", () => toggleCritical());
+  $("#expand-all").addEventListener("click", () => { state.collapsed.clear(); drawGraph(state.graph); fit(); });
+  new ResizeObserver(() => { if (state.graph && state.autoFit) fit(); }).observe(svg);
+})();
 
 function toggleCritical(force) {
-  const svg = $("#graph");
-  const on = force ?? !svg.classList.contains("critical-on");
-  svg.classList.toggle("critical-on", on);
-  $("#verdict").classList.toggle("active", on);
-  if (on) {
-    const first = svg.querySelector(".node.verdict");
-    if (first) first.scrollIntoView({ block: "center", inline: "start" });
-  }
+  state.criticalOn = force ?? !state.criticalOn;
+  $("#graph").classList.toggle("critical-on", state.criticalOn);
+  $("#verdict").classList.toggle("active", state.criticalOn);
+  $("#critical").classList.toggle("active", state.criticalOn);
 }
-
 $("#verdict").addEventListener("click", () => toggleCritical());
 
+// ---------------------------------------------------------------- side panel: the fact and its passages
 function evidenceOf(n) {
   const ids = state.graph.edges.filter((e) => e.kind === "grounds" && e.target === n.id).map((e) => e.source);
-  return state.graph.nodes.filter((x) => ids.includes(x.id));
+  return state.graph.nodes.filter((x) => ids.includes(x.id)).map((x) => ({ document: x.document_id, page: x.page, char_start: x.char_start, char_end: x.char_end, quote: x.quote }));
+}
+
+function openSide(title, detail, passages, empty) {
+  const side = $("#side"); side.hidden = false;
+  $("#fact-title").textContent = title;
+  $("#fact-detail").textContent = detail;
+  const list = $("#fact-evidence"); list.innerHTML = "";
+  passages.forEach((ev, i) => {
+    const li = h("li", { class: i === 0 ? "current" : "" }, `${ev.document}${ev.page != null ? ", p. " + ev.page : ""} — « ${(ev.quote || "").replace(/\s+/g, " ")} »`);
+    li.addEventListener("click", () => { list.querySelectorAll("li").forEach((x) => x.classList.remove("current")); li.classList.add("current"); openDocument(ev); });
+    list.append(li);
+  });
+  $("#doc-title").textContent = ""; $("#doc-text").textContent = passages.length ? "" : empty;
+  side.scrollTop = 0; // opens at the fact's title
+  return passages.length ? openDocument(passages[0]) : Promise.resolve();
 }
 
 async function onNode(n) {
   document.querySelectorAll("#graph .node.selected").forEach((x) => x.classList.remove("selected"));
   const g = document.querySelector(`#graph .node[data-id="${CSS.escape(n.id)}"]`); if (g) g.classList.add("selected");
   if (n.kind === "verdict") { toggleCritical(); return; }
-  const side = $("#side"); side.hidden = false;
-  $("#fact-title").textContent = n.label || n.atom;
-  $("#fact-detail").textContent = `${n.kind === "fact" ? "fait" : n.kind === "evidence" ? "preuve" : "règle"} · ` +
-    `${n.holds ? "établi" : "non établi"}${n.value != null ? " · valeur " + JSON.stringify(n.value) : ""} · ` +
-    `certitude ${n.certainty} · ${n.worlds.join(", ")}${n.sources.length ? " · § " + n.sources.join("; ") : ""}`;
-  const list = $("#fact-evidence"); list.innerHTML = "";
-  const evs = n.kind === "evidence" ? [n] : evidenceOf(n);
-  for (const ev of evs) {
-    const li = document.createElement("li");
-    li.textContent = `${ev.document_id} p.${ev.page ?? "?"} [${ev.char_start}:${ev.char_end}] « ${ev.quote} »`;
-    li.addEventListener("click", () => openDocument(ev));
-    list.append(li);
-  }
-  $("#doc-title").textContent = ""; $("#doc-text").textContent = evs.length ? "" : "Aucun document ne fonde ce nœud.";
-  if (evs.length) await openDocument(evs[0]);
+  const v = state.verdict, info = nodeInfo(n, v);
+  let passages = n.kind === "evidence" ? [{ document: n.document_id, page: n.page, char_start: n.char_start, char_end: n.char_end, quote: n.quote }] : evidenceOf(n);
+  if (!passages.length && info.row) passages = info.row.passages;
+  const what = n.kind === "fact" ? "Fait" : n.kind === "evidence" ? "Pièce" : "Règle";
+  const words = [what];
+  if (info.state) words.push(info.state + (info.p == null ? "" : ` (P = ${pct(info.p)})`));
+  if (info.value != null) words.push(`valeur : ${info.value}`, info.status);
+  if (info.row?.by) words.push(`allégué par : ${info.row.by}`);
+  if (n.sources?.length) words.push(`source : ${n.sources.join(" ; ")}`);
+  await openSide(n.kind === "evidence" ? `Passage de ${n.document_id}` : nodeLabel(n), words.join(" · "), passages, "Aucune pièce ne fonde ce nœud.");
+}
+
+async function openFact(fact, row = null) {
+  const v = state.verdict, rows = row ? [row] : factRows(v, fact);
+  if (!rows.length) return;
+  const r = rows[0];
+  const passages = rows.flatMap((x) => x.passages);
+  const words = [`Fait`, `valeur : ${rows.map((x) => x.value).join(" / ")}`, r.status];
+  if (r.by) words.push(`allégué par : ${rows.map((x) => x.by).join(" / ")}`);
+  await openSide(r.label, words.join(" · "), passages, "Aucune pièce ne fonde ce fait.");
 }
 
 async function openDocument(ev) {
   try {
-    const doc = await api(`/v1/cases/${state.caseId}/documents/${encodeURIComponent(ev.document_id)}/text`);
-    $("#doc-title").textContent = `${doc.id} — caractères ${ev.char_start}–${ev.char_end}`;
+    const doc = await api(`/v1/cases/${state.caseId}/documents/${encodeURIComponent(ev.document)}/text`);
+    $("#doc-title").textContent = `${doc.id}${ev.page != null ? ", page " + ev.page : ""} — caractères ${ev.char_start} à ${ev.char_end}`;
     const pre = $("#doc-text"); pre.innerHTML = "";
-    const mark = document.createElement("mark"); mark.id = "span";
-    mark.textContent = doc.text.slice(ev.char_start, ev.char_end);
+    const mark = h("mark", { id: "span" }, doc.text.slice(ev.char_start, ev.char_end));
     pre.append(doc.text.slice(0, ev.char_start), mark, doc.text.slice(ev.char_end));
-    mark.scrollIntoView({ block: "center" });
+    // scroll the document only (not the panel): the passage in the middle, the title still in view
+    pre.scrollTop = Math.max(0, mark.offsetTop - pre.offsetTop - pre.clientHeight / 3);
+    $("#side").scrollTop = 0;
   } catch (e) {
-    $("#doc-title").textContent = `${ev.document_id} : document indisponible (${e.message})`;
+    $("#doc-title").textContent = `${ev.document} : document indisponible (${e.message})`;
     $("#doc-text").textContent = ev.quote || "";
   }
 }
@@ -289,24 +634,24 @@ $("#side-close").addEventListener("click", () => { $("#side").hidden = true; });
 
 // ---------------------------------------------------------------- loading
 async function loadCase(id) {
-  if (id !== state.caseId) { state.priors = {}; state.weights = {}; }
+  if (id !== state.caseId) { state.priors = {}; state.weights = {}; state.collapsed.clear(); }
   state.caseId = id;
   setStatus("chargement…");
   const [v, g] = await Promise.all([api(`/v1/cases/${id}/verdict`), api(`/v1/cases/${id}/graph`)]);
-  state.graph = g;
+  state.verdict = v;
   drawGraph(g);
-  showVerdict(v);
+  render(v);
+  fit();
   setStatus("");
   document.body.dataset.loaded = id;
+  rankSliders(v);
 }
 
 async function listCases() {
   const data = await api("/v1/cases?limit=200");
   const sel = $("#case-select");
   sel.innerHTML = '<option value="">—</option>';
-  for (const c of data.items) {
-    const o = document.createElement("option"); o.value = c.id; o.textContent = `${c.name} (${c.status})`; sel.append(o);
-  }
+  for (const c of data.items) sel.append(h("option", { value: c.id, textContent: c.name || c.id }));
   return data.items;
 }
 
