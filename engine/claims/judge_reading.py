@@ -36,7 +36,9 @@ INTERPRETIVE = re.compile(
     r"a la demande|demande expresse|exige\w*|impose\w*|contrain\w*|pression|savait|connaissai\w*|ignorai\w*|"
     r"en connaissance|pour se debarrasser|de mauvaise foi|abusiv\w*|represaille\w*|sanction\w*|"
     r"n'ont servi|servi de|justifi\w*|parce qu\w*|en raison|a cause|du fait|pour (?:le|la|les|l') ?(?:punir|sanctionner|"
-    r"evincer|remplacer|contraindre)|visai\w*|avait pour (?:but|objet)|destine\w* a|en represailles?)\b"
+    r"evincer|remplacer|contraindre)|visai\w*|avait pour (?:but|objet)|destine\w* a|en represailles?|implicite\w*|"
+    r"tacitement accept\w*|strategi\w*|manoeuvr\w*|dissimul\w*|feint\w*|pretendu\w*|soi-disant|a dessein|"
+    r"de propos delibere|bonne foi|deloya\w*|volontairement|deliberement)\b"
 )
 ANTONYMS = [
     ({"ecrit", "recommand", "lettr"}, {"oral", "verbal", "telephon"}),
