@@ -41,13 +41,19 @@ INTERPRETIVE = re.compile(
     r"de propos delibere|bonne foi|deloya\w*|volontairement|deliberement)\b"
 )
 ANTONYMS = [
-    ({"ecrit", "recommand", "lettr"}, {"oral", "verbal", "telephon"}),
     ({"exclusif", "exclusiv"}, {"non exclusif", "libre de commercialis", "absence d'exclusivit"}),
     ({"hauss", "augment"}, {"baiss", "diminu", "reduc"}),
     ({"indetermin"}, {"duree d'un an", "duree d'1 an", "duree determinee", "pour une duree de", "pour 1 duree de"}),
     ({"pas le droit de", "interdit de", "interdisait", "ne pouvait pas"}, {"libre de", "reste libre"}),
     ({"accept"}, {"refus"}),
     ({"paye", "regle", "acquitte"}, {"impaye", "non paye", "non regle", "restee impayee"}),
+    (
+        {"ne travailler qu", "exclusivement avec", "uniquement avec", "qu'avec"},
+        {"libre de", "n'est pas exclusif", "aupres de tiers"},
+    ),
+    ({"ecrit", "courriel", "e-mail", "lettre", "recommande"}, {"telephon", "oral", "verbal"}),
+    ({"arbitr"}, {"tribunal de commerce", "juridiction etatique"}),
+    ({"marque propre", "sa propre marque", "sous sa marque"}, {"marque de distributeur"}),
     ({"determinee"}, {"indeterminee"}),
 ]
 _DIFF = re.compile(r"(depass\w*|exced\w*|superieur\w*|inferieur\w*|plus long\w*|plus court\w*)( de)?\s*$")
@@ -303,9 +309,10 @@ class ReadingJudge:
                 return "antonyme"
             if any(w in fa for w in right) and any(w in fb for w in left) and not any(w in fb for w in right):
                 return "antonyme"
-        shared = a.content & b.content
+        ca, cb = {w[:5] for w in a.content}, {w[:5] for w in b.content}  # "engagé" meets "engagement"
+        shared = ca & cb
         if a.sentence_negated != b.sentence_negated and shared:
-            neg = a.negated if a.sentence_negated else b.negated
+            neg = {w[:5] for w in (a.negated if a.sentence_negated else b.negated)}
             if neg & shared or not neg:
                 return "négation"
         return ""

@@ -29,7 +29,7 @@ DEV = Path(__file__).parent / "data" / "dev"
 def dev_sets() -> list[tuple[str, list[tuple[HybridMemory, str, str]]]]:
     shipped = HybridMemory.build(ingest_dossier(DOSSIER))
     out = []
-    for name in ("claims.yaml", "claims2.yaml", "claims3.yaml"):
+    for name in ("claims.yaml", "claims2.yaml", "claims3.yaml", "claims4.yaml"):
         items = yaml.safe_load((DEV / name).read_text(encoding="utf-8"))
         out.append((name, [(shipped, it["claim"], it["status"]) for it in items]))
     mems = {n: HybridMemory.build(d) for n, d in load_dossiers().items()}
