@@ -234,7 +234,8 @@ def _sliders(
         if not isinstance(var, BoolVar) or var.name in in_pair:
             continue
         spec = pack.facts.get(var.name)
-        label = (spec.label or spec.question if spec else None) or var.name.replace("_", " ")
+        base = var.name.split("__")[0]  # a model variable of a fact or computation (``x__open``, ``x__p0``)
+        label = (spec.label or spec.question if spec else None) or pack.label_of(base)
         out.append(
             Slider(
                 name=var.name,
