@@ -90,19 +90,29 @@ class CaseLease(Base):
     job: Mapped[dict[str, Any]] = mapped_column(JSONType)
 
 
+def host_id() -> str:
+    """This host as far as pids mean anything: its name and its pid namespace (containers sharing a host
+    name, e.g. with host networking, must not judge each other's pids)."""
+    try:
+        ns = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        ns = 0
+    return f"{socket.gethostname()}~{ns}"
+
+
 def new_owner(prefix: str | None = None) -> str:
     """A lease owner id: ``host:pid:token`` for a process (its death is visible on the same host), or
     ``queued:token`` for a run waiting in the broker (only its time limit frees it)."""
     token = uuid.uuid4().hex[:12]
     if prefix:
         return f"{prefix}:{token}"
-    return f"{socket.gethostname()}:{os.getpid()}:{token}"
+    return f"{host_id()}:{os.getpid()}:{token}"
 
 
 def owner_dead(owner: str) -> bool:
     """True when the owner is a process of this host that no longer runs (killed -9, or a zombie)."""
     parts = owner.rsplit(":", 2)
-    if len(parts) != 3 or parts[0] != socket.gethostname() or not parts[1].isdigit():
+    if len(parts) != 3 or parts[0] != host_id() or not parts[1].isdigit():
         return False
     pid = int(parts[1])
     try:

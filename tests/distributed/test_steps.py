@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +12,7 @@ import pytest
 
 from lexlogic.engine.batch import BatchStore, discover, run_batch
 from lexlogic.engine.orchestrator import Orchestrator
-from lexlogic.engine.store.cases import CaseLease, CaseStore
+from lexlogic.engine.store.cases import CaseLease, CaseStore, host_id
 from lexlogic.engine.tasks import Job, Resumer, advance
 from tests.distributed.make_cases import write_cases
 from tests.distributed.test_distributed import _facts_run
@@ -61,7 +60,7 @@ def test_the_resumer_gives_up_after_repeated_interruptions(store: CaseStore) -> 
     _facts_run(store, "cursed")
     p = subprocess.Popen([sys.executable, "-c", "pass"])
     p.wait()
-    assert store.claim("cursed", f"{socket.gethostname()}:{p.pid}:x")
+    assert store.claim("cursed", f"{host_id()}:{p.pid}:x")
     with store.Session.begin() as s:
         s.get(CaseLease, "cursed").attempts = 5
     assert Resumer(store).pass_once() == ["cursed"]
@@ -113,7 +112,7 @@ def test_a_redelivered_step_gives_up_after_repeated_interruptions(store: CaseSto
     _facts_run(store, "poison")
     p = subprocess.Popen([sys.executable, "-c", "pass"])
     p.wait()
-    assert store.claim("poison", f"{socket.gethostname()}:{p.pid}:x")
+    assert store.claim("poison", f"{host_id()}:{p.pid}:x")
     with store.Session.begin() as s:
         s.get(CaseLease, "poison").attempts = 5
     res = advance("poison", Job(), store=store)  # the broker's redelivery, not the resumer

@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from lexlogic.engine.orchestrator import CaseState, Orchestrator, Phase
-from lexlogic.engine.store.cases import CaseStore, LeaseLostError, RunBusyError
+from lexlogic.engine.store.cases import CaseStore, LeaseLostError, RunBusyError, host_id
 from lexlogic.engine.tasks import Resumer
 from tests.api.conftest import EXAMPLE, make_api
 
@@ -183,7 +183,7 @@ def test_an_orphaned_run_resumes_and_ends_as_an_uninterrupted_one(db_url) -> Non
     cut = _facts_state("cut")
     _create(store, cut)
     orch = Orchestrator(store, job={"kind": "run"})
-    orch.claim("cut", owner=f"{socket.gethostname()}:{_dead_pid()}:gone")
+    orch.claim("cut", owner=f"{host_id()}:{_dead_pid()}:gone")
     orch.run(cut, until=lambda s: s.phase is Phase.EXECUTING and s.budget.steps >= 4)  # then "killed"
     orch.let_go("cut", release=False)
     assert store.orphans()[0]["case_id"] == "cut"
