@@ -9,13 +9,15 @@ back for a bounded number of retries. Nothing ungrounded enters the case.
 from __future__ import annotations
 
 import re
-from typing import Any
+from datetime import date
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from lexlogic.engine.documents.model import Document
 from lexlogic.engine.ontology import World
 from lexlogic.engine.perception.model import Ambiguity, Finding, Perception, build_graph
+from lexlogic.logic.facts import DateInterval, DatePrecision
 
 MAX_CHARS_PER_DOC = 6000
 
@@ -31,6 +33,12 @@ class LLMReading(BaseModel):
     world: World = World.SHARED
     evidence: list[LLMEvidence] = Field(min_length=1)
     note: str | None = None
+    alleged_by: Literal["claimant", "defence"] | None = Field(
+        default=None, description="set when only that party's own document asserts it (never proven by itself)"
+    )
+    precision: Literal["day", "month", "year"] | None = Field(
+        default=None, description="a date known to the month (value YYYY-MM) or the year (value YYYY)"
+    )
 
 
 class LLMFact(BaseModel):
@@ -89,8 +97,14 @@ def ground_extraction(extraction: LLMExtraction, docs: list[Document]) -> tuple[
         amb_id = f"llm-{f.fact}" if len(f.readings) > 1 else None
         readings = []
         for j, r in enumerate(f.readings):
+            interval = None
+            if r.precision in ("month", "year") and isinstance(r.value, str):
+                interval = _interval(r.value, r.precision)
+                if interval is None:
+                    problems.append(f"facts[{i}].readings[{j}].value: a {r.precision} is YYYY-MM or YYYY")
+                    continue
             try:
-                value = _check_value(specs[f.fact], r.value)
+                value = _check_value(specs[f.fact], interval_value(interval) if interval else r.value)
             except ValueError as exc:
                 problems.append(f"facts[{i}].readings[{j}].value: {exc}")
                 continue
@@ -112,7 +126,12 @@ def ground_extraction(extraction: LLMExtraction, docs: list[Document]) -> tuple[
                     note=r.note,
                     ambiguity=amb_id,
                     source="llm",
+                    allegation="alleged" if r.alleged_by else None,
+                    alleged_by=r.alleged_by,
+                    interval=interval,
                 )
+                if r.alleged_by:
+                    finding.world = World.of_party(r.alleged_by)
                 readings.append(finding)
                 p.add(finding)
         if amb_id and len(readings) > 1:
@@ -130,7 +149,11 @@ def ground_extraction(extraction: LLMExtraction, docs: list[Document]) -> tuple[
 def perceive_with_llm(client: Any, docs: list[Document], max_rounds: int = 3) -> Perception:
     """Ask, validate (schema by ``complete_json``, grounding and types here), retry with the reasons."""
     specs = _fact_specs()
-    vocab = "\n".join(f"- {name} ({_describe(s)})" for name, s in specs.items())
+    questions = _questions()
+    vocab = "\n".join(
+        f"- {name} ({_describe(s)})" + (f" — {questions[name]}" if name in questions else "")
+        for name, s in specs.items()
+    )
     corpus = "\n\n".join(f"=== document_id: {d.id} ===\n{d.text[:MAX_CHARS_PER_DOC]}" for d in docs)
     messages: list[dict[str, Any]] = [
         {
@@ -138,7 +161,11 @@ def perceive_with_llm(client: Any, docs: list[Document], max_rounds: int = 3) ->
             "content": "Tu extrais des faits d'un dossier de rupture brutale (droit français). "
             "Réponds en JSON seulement, selon le schéma. Chaque lecture cite au moins une preuve : "
             "document_id et citation VERBATIM. Une déclaration ambiguë donne plusieurs lectures, "
-            "chacune dans un monde (NARRATIVE_A demanderesse, NARRATIVE_B défense).",
+            "chacune dans un monde (NARRATIVE_A demanderesse, NARRATIVE_B défense). Ce qu'une partie affirme "
+            "dans son propre document (note, conclusions, courriel) ou ce qu'une décision rapporte qu'elle soutient "
+            "porte alleged_by (claimant|defence) : c'est une allégation, jamais un fait établi. Une négation ou "
+            "une hypothèse ne donne jamais le fait positif. Une date connue au mois ou à l'année porte precision "
+            "(month|year) et la valeur YYYY-MM ou YYYY, jamais le 1er.",
         },
         {"role": "user", "content": f"Vocabulaire des faits :\n{vocab}\n\nDossier :\n{corpus}"},
     ]
@@ -172,3 +199,43 @@ def _describe(spec: Any) -> str:
     if isinstance(spec, dict):
         return f"{spec.get('type')}: {spec.get('label')}"
     return f"{spec.type.value}: {spec.label}" + (f" {spec.values}" if spec.values else "")
+
+
+def _questions() -> dict[str, str]:
+    """The pack's extraction questions (the same ``extraction.yaml`` the offline reader uses)."""
+    try:
+        from lexlogic.engine.perception.model import DEFAULT_PACK, PACKS_DIR
+        from lexlogic.logic.extraction import load_extraction
+
+        spec = load_extraction(PACKS_DIR / DEFAULT_PACK)
+    except Exception:  # no spec: the facts' labels alone
+        return {}
+    return {name: fs.question for name, fs in (spec.facts.items() if spec else []) if fs.question}
+
+
+def _interval(value: str, precision: str) -> DateInterval | None:
+    from lexlogic.engine.perception.nlp import interval_of
+
+    m = re.fullmatch(r"(\d{4})(?:-(\d{2}))?", value.strip())
+    if m is None or (precision == "month") != bool(m.group(2)):
+        return None
+    try:
+        day = date(int(m.group(1)), int(m.group(2) or 1), 1)
+    except ValueError:
+        return None
+    return interval_of(day, DatePrecision(precision))
+
+
+def interval_value(interval: DateInterval) -> str:
+    """The ISO value the logic reads for an interval: its middle (the interval itself travels beside it)."""
+    return (interval.start + (interval.end - interval.start) / 2).isoformat()
+
+
+def extract(docs: list[Document]) -> Perception:
+    """The LLM path behind the same entry point as the offline one (endpoint from the environment)."""
+    from lexlogic.bridges.llm import LLMClient, LLMError
+
+    client = LLMClient.from_env()
+    if client is None:
+        raise LLMError("no LLM endpoint configured (LEXLOGIC_LLM_BASE_URL)")
+    return perceive_with_llm(client, docs)

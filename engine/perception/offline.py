@@ -23,6 +23,7 @@ from lexlogic.engine.ontology import (
     PersonKind,
     World,
 )
+from lexlogic.engine.perception import nlp
 from lexlogic.engine.perception.french import (
     AMOUNT_RE,
     DATE_RE,
@@ -165,6 +166,8 @@ EXIT_RE = re.compile(
     r"(?:nos|notre)\s+(?:relations?|collaboration)|déréférencement)[^.]*\.",
     re.IGNORECASE,
 )
+
+nlp.warm_up()  # the main job imports this module before ingesting: the model loads while documents are read
 
 EVIDENCE_OF = {
     DocumentKind.CONTRACT: EvidenceKind.CONTRACT,
@@ -1211,9 +1214,7 @@ def extract(docs: list[Document], pack: str = DEFAULT_PACK) -> Perception:
     mine = {f.fact for f in found if f.fact in spec.prefer}
     structural = {d.id for d in docs if d.kind in (DocumentKind.CONTRACT, DocumentKind.ORDER_HISTORY)}
     perception.findings = [
-        f
-        for f in perception.findings
-        if f.fact not in mine or any(g.document_id in structural for g in f.grounding)
+        f for f in perception.findings if f.fact not in mine or any(g.document_id in structural for g in f.grounding)
     ]
     have = {f.fact for f in perception.findings}
     for f in found:

@@ -241,7 +241,9 @@ def _unwrap(text: str) -> str:
 
 
 SENT_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-ZÀ-Ý«\"(])|\n\s*\n|(?<=:)\s*\n")
-ABBREV_RE = re.compile(r"(?:\b(?:M|MM|Mme|Mlle|Me|art|arts|Cass|com|civ|soc|n°|cf|al|p|ch|réf|St|Ste|etc|av|bd|S\.A|Ets|[A-Z])\.)$")
+ABBREV_RE = re.compile(
+    r"(?:\b(?:M|MM|Mme|Mlle|Me|art|arts|Cass|com|civ|soc|n°|cf|al|p|ch|réf|St|Ste|etc|av|bd|S\.A|Ets|[A-Z])\.)$"
+)
 
 
 def _sentence_spans(text: str) -> list[tuple[int, int]]:
@@ -612,6 +614,7 @@ class SpecReader:
 
     # bool ---------------------------------------------------------------------------------------------------
     def _r_bool(self, v: DocView, fact: str, fs: FactExtraction, notif: date | None):  # type: ignore[no-untyped-def]
+        readings: list[Finding] = []
         for s, _cue, cs, ce, flip in self._candidates(v, fs):
             scope = self._scope(s, cs, fs, ce) if not flip else "pos"
             if scope == "cond":
@@ -620,11 +623,16 @@ class SpecReader:
                 for val in ("false", "true"):
                     hit = s.find(fs.values.get(val, []))
                     if hit:
-                        yield self._finding(v, s, fact, fs, val == "true", (hit[1], hit[2]))
-                        return
+                        readings.append(self._finding(v, s, fact, fs, val == "true", (hit[1], hit[2])))
+                        break
                 continue
             value = scope == "pos"
-            yield self._finding(v, s, fact, fs, value, (s.start, s.end) if not value else (cs, ce))
+            readings.append(self._finding(v, s, fact, fs, value, (s.start, s.end) if not value else (cs, ce)))
+        if readings:
+            # what the document itself establishes (the court's finding, usually last) outranks what a party
+            # merely alleges; among allegations, the first
+            evidenced = [f for f in readings if f.allegation is None]
+            yield evidenced[-1] if evidenced else readings[0]
             return
         if fs.values and fs.values.get("true") and v.doc.kind in (DocumentKind.LETTER, DocumentKind.EMAIL):
             # the author's own letter or e-mail of termination is itself the written notice
