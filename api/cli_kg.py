@@ -43,7 +43,7 @@ def _store(db: str | None):  # type: ignore[no-untyped-def]
 
 def _span(s: Any) -> str:
     where = f"{s.doc_id}" + (f" § {s.section}" if s.section else "") + f" [{s.char_start}:{s.char_end}]"
-    return f"{where} «{s.text}»"
+    return f"{where} «{' '.join(s.text.split())}»"  # wrapped lines shown on one line; the span is exact
 
 
 DB_OPTION = typer.Option(None, "--db", help="database URL (default: LEXLOGIC_DATABASE_URL or .lexlogic/lexlogic.db)")
@@ -78,6 +78,14 @@ def extract_cmd(
             documents = [(d.id, d.text) for d in ingest_dossier(path)]
         except Exception as exc:  # unreadable dossier: say which and why
             fail(f"{path}: cannot read the dossier: {exc}".splitlines()[0])
+    elif len(text_or_file) < 4096 and path.is_file() and path.suffix.lower() in (".pdf", ".eml", ".csv", ".docx"):
+        from lexlogic.engine.documents.ingest import ingest_file
+
+        try:
+            d = ingest_file(path)
+        except Exception as exc:  # unreadable document: say which and why
+            fail(f"{path}: cannot read the document: {exc}".splitlines()[0])
+        documents = [(doc_id or d.id, d.text)]
     elif len(text_or_file) < 4096 and path.is_file():
         try:
             documents = [(doc_id or path.name, path.read_text(encoding="utf-8"))]

@@ -53,6 +53,18 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+_AGENT_START = re.compile(
+    r"^(?:le|la|les|l['’]|un|une|des|son|sa|ses|leur|leurs|ce|cet|cette|the|a|an|its|their|this|each|either|"
+    r"both|[A-ZÀ-Ý0-9])",
+)
+
+
+def _agentive(agent: str) -> bool:
+    """An agent names a party ("par la société X", "by Acme"); a bare noun is a means ("par courriel",
+    "by cheque", "par lettre recommandée") and states no one's act."""
+    return _AGENT_START.match(agent.strip()) is not None
+
+
 def _usable(text: str, span: tuple[int, int]) -> bool:
     words = text[span[0] : span[1]].split()
     return bool(words) and not (len(words) == 1 and _PRONOUN.match(words[0])) and len(words) <= 25
@@ -75,16 +87,16 @@ def _nominals(text: str, lang: str) -> list[Found]:
     body = "|".join(sorted(map(re.escape, nouns), key=len, reverse=True))
     if lang == "fr":
         pattern = re.compile(
-            rf"\b(?P<n>{body})s?\s+(?P<de>du|des|de la|de l['’]|de|d['’])\s*(?P<o>.+?)\s+par\s+(?P<s>.+?){_NOMINAL_STOP}",
+            rf"\b(?P<n>{body})s?\s+(?P<de>du|des|de la|de l['’]|de|d['’])\s*(?P<o>[^,;]+?)\s+par\s+(?P<s>[^,;]+?){_NOMINAL_STOP}",
             _I,
         )
     else:
-        pattern = re.compile(rf"\b(?P<n>{body})s?\s+of\s+(?P<o>.+?)\s+by\s+(?P<s>.+?){_NOMINAL_STOP}", _I)
+        pattern = re.compile(rf"\b(?P<n>{body})s?\s+of\s+(?P<o>[^,;]+?)\s+by\s+(?P<s>[^,;]+?){_NOMINAL_STOP}", _I)
     out = []
     for m in pattern.finditer(text):
         relation = onto.nominals[(lang, m["n"].lower())]
         s, o = _trim(text, *m.span("s")), _trim(text, *m.span("o"))
-        if _usable(text, s) and _usable(text, o):
+        if _usable(text, s) and _usable(text, o) and _agentive(text[s[0] : s[1]]):
             out.append(Found(relation, s, o, m["n"], m.span("n")))
     return out
 
@@ -147,6 +159,8 @@ def _phrase(tok: Any, *, drop_case: bool = True) -> tuple[int, int] | None:
         lo += 1
     while hi >= lo and doc[hi].is_punct:
         hi -= 1
+    while hi + 1 < len(doc) and doc[hi + 1].pos_ == "PROPN" and doc[hi + 1].head.i in (tok.i, tok.head.i):
+        hi += 1  # "La société Cora" parsed as two subjects: the name belongs to the phrase
     if lo > hi:
         return None
     return doc[lo].idx, doc[hi].idx + len(doc[hi].text)
@@ -208,9 +222,14 @@ def _french_frame(text: str, verb: Any, frame: Frame) -> Found | None:
     if passive and frame.passive == "agent":
         agent = _child(verb, "obl:agent")
         patient = _child(verb, "nsubj:pass", "nsubj")
+        if patient is not None and patient.pos_ == "PRON" and "Rel" in patient.morph.get("PronType"):
+            patient = verb.head if verb.dep_ == "acl:relcl" else None  # "X, qui a été notifié par Y" → X
         if patient is None and verb.dep_ == "acl":
             patient = verb.head
         if agent is None or patient is None:
+            return None
+        agent_span = _phrase(agent)
+        if agent_span is None or not (frame.inverse or _agentive(text[agent_span[0] : agent_span[1]])):
             return None
         pair = (patient, agent) if frame.inverse else (agent, patient)
     elif frame.passive and frame.passive != "agent" and (passive or verb.pos_ == "ADJ"):
@@ -219,6 +238,16 @@ def _french_frame(text: str, verb: Any, frame: Frame) -> Found | None:
         if subj is None or comp is None:
             return None
         pair = (subj, comp)
+    elif not passive and frame.with_object:  # light verb: "mettre fin au contrat"
+        agent = _subject(verb)
+        fixed = _child(verb, "obj")
+        if agent is None or fixed is None or fixed.lemma_.lower() not in frame.with_object:
+            return None
+        preps = _FR_PREP.get(frame.arg, {frame.arg})
+        patient = _prep_child(verb, preps) or _prep_child(fixed, preps)
+        if patient is None:
+            return None
+        pair = (agent, patient)
     elif not passive:
         agent = _subject(verb)
         if frame.arg == "obj":
@@ -336,6 +365,8 @@ def _english_frame(text: str, w: re.Match[str], frame: Frame, passive: bool) -> 
             m = re.match(r"and\s+\w+(?:\s+\w+){0,3}?\s+(?:with|by|under)\s+", text[agent_start:], _I)
             agent_start += m.end() if m else 0
         agent = _np_after(text, agent_start, keep_to=False)
+        if not (frame.inverse or _agentive(text[agent[0] : agent[1]])):
+            return None
         cut = _EN_BE.search(text[: w.start()])
         patient = _subject_before(text, cut.start() if cut else w.start())
         if patient is None:

@@ -37,7 +37,7 @@ def _french() -> Any | None:
     try:
         import spacy
 
-        return spacy.load(FR_MODEL, disable=["ner"])
+        return spacy.load(FR_MODEL, exclude=["ner", "senter"])
     except (ImportError, OSError):
         return None
 

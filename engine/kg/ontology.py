@@ -28,6 +28,7 @@ class Frame:
     adjective: bool = False
     object_stop: tuple[str, ...] = ()
     object_words: tuple[str, ...] = ()
+    with_object: tuple[str, ...] = ()
 
     def object_fits(self, obj: str) -> bool:
         """The frame's object restriction (data), if any."""
@@ -77,6 +78,7 @@ def load() -> Ontology:
                         adjective=bool(entry.get("adjective", False)),
                         object_stop=tuple(str(w) for w in entry.get("object_stop") or ()),
                         object_words=tuple(str(w).lower() for w in entry.get("object_words") or ()),
+                        with_object=tuple(str(w).lower() for w in entry.get("with_object") or ()),
                     )
                     verbs.setdefault((lang, frame.verb), []).append(frame)
                 for noun in entry.get("nominals") or []:

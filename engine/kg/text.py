@@ -67,22 +67,48 @@ def _is_heading(line: str) -> bool:
     return bool(line) and len(line) <= 100 and HEADING.match(line) is not None and not _VERBISH.search(line)
 
 
+_CONTINUES = re.compile(r"[a-zà-öø-ÿ]")
+
+
 def segment(text: str) -> tuple[list[Sentence], list[Heading]]:
-    """Sentences (with their section) and the headings of a document."""
+    """Sentences (with their section) and the headings of a document.
+
+    A line that does not end a sentence and is followed by a line starting in lower case is the same
+    sentence wrapped (text drawn from PDFs): the two are analysed together, offsets kept exact (the
+    sentence text is the document's slice, line break included)."""
     sentences: list[Sentence] = []
     headings: list[Heading] = []
     current: Heading | None = None
+    lines: list[tuple[str, int]] = []
     offset = 0
     for raw_line in text.splitlines(keepends=True):
-        line = raw_line.rstrip("\r\n")
+        lines.append((raw_line.rstrip("\r\n"), offset))
+        offset += len(raw_line)
+    i = 0
+    while i < len(lines):
+        line, start = lines[i]
         stripped = line.strip()
         if _is_heading(stripped):
             title = stripped.lstrip("# ").strip()
-            start = offset + line.index(title)
-            current = Heading(title=title, start=start, end=start + len(title))
+            h_start = start + line.index(title)
+            current = Heading(title=title, start=h_start, end=h_start + len(title))
             headings.append(current)
-        elif stripped:
-            for sent, s, e in _split_line(line, offset):
-                sentences.append(Sentence(text=sent, start=s, end=e, section=current, index=len(sentences)))
-        offset += len(raw_line)
+            i += 1
+            continue
+        if not stripped:
+            i += 1
+            continue
+        end = start + len(line)
+        while (
+            i + 1 < len(lines)
+            and not line.rstrip().endswith((".", "!", "?", ":", ";"))
+            and _CONTINUES.match(lines[i + 1][0].lstrip())
+            and not _is_heading(lines[i + 1][0].strip())
+        ):
+            i += 1
+            line, _ = lines[i]
+            end = lines[i][1] + len(line)
+        for sent, s, e in _split_line(text[start:end], start):
+            sentences.append(Sentence(text=sent, start=s, end=e, section=current, index=len(sentences)))
+        i += 1
     return sentences, headings

@@ -137,3 +137,21 @@ def test_cli_extract_dossier_lists_relations_with_spans() -> None:
     assert "== 01-contrat-cadre" in out.output
     assert "Le présent contrat --GOVERNED_BY--> droit français" in out.output
     assert "↳ 01-contrat-cadre" in out.output
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Les factures ont été réglées par virement en avril.",
+        "The invoice was paid by cheque.",
+        "La résiliation a été notifiée par courriel du 15 mars.",
+    ],
+)
+def test_a_means_is_not_an_agent(text: str) -> None:
+    """'par virement', 'by cheque': a bare noun is a means, not a party; nothing is asserted."""
+    assert extract(text, "d").assertions == []
+
+
+def test_light_verb_mettre_fin() -> None:
+    (a,) = extract("La société Cora a mis fin au contrat de prestation le 3 mars 2021.", "d").assertions
+    assert (a.subject, a.relation, a.object) == ("La société Cora", RelationType.TERMINATES, "contrat de prestation")
