@@ -17,10 +17,10 @@ from lexlogic.engine.fallacies.navigators.knn import KnnNavigator, KnnThresholds
 from lexlogic.engine.fallacies.taxonomy import DATA_DIR, builtin_taxonomy
 from tests.fallacies import independent as ind
 
-# measured in the final run: 31/32 clean (target 90 %: met), 23/32 detected (target 85 %: not met),
-# 21/32 right family (target 70 %: not met)
-FROZEN = {"clean": 31 / 32 - 1e-9, "detected": 23 / 32 - 1e-9, "right_family": 21 / 32 - 1e-9}
-DEV = {"clean": 0.92, "detected": 0.96, "right_family": 0.92}  # measured 26/28, 27/28, 26/28
+# measured in the final run: 31/32 clean (target 90 %: met), 24/32 detected (target 85 %: not met),
+# 23/32 right family (target 70 %: met)
+FROZEN = {"clean": 31 / 32 - 1e-9, "detected": 24 / 32 - 1e-9, "right_family": 23 / 32 - 1e-9}
+DEV = {"clean": 0.92, "detected": 0.96, "right_family": 0.92}  # measured 26/28, 28/28, 27/28
 
 
 @pytest.mark.parametrize(
