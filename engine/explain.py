@@ -69,12 +69,15 @@ class Explainer:
             note = None
             if info.missing and info.missing != [name]:
                 note = "inconnu faute de : " + ", ".join(info.missing)
+            elif info.allegation is not None:  # alleged and contested, or disproven: say which
+                note = next((g.note for g in info.grounding if g.note), info.allegation)
             return ProofNode(
                 atom=name,
                 label=label,
                 kind=NodeKind.MISSING,
                 holds=False,
                 note=note,
+                grounding=info.grounding,
                 rule_id=comp.id if comp else None,
                 sources=sources,
             )

@@ -46,6 +46,11 @@ class ValueInfo(BaseModel):
     confidence: float = 1.0
     proof: ProofNode | None = Field(default=None, description="for DYNAMIC: the rule's interpretation node")
     readings: list[Any] = Field(default_factory=list, description="for an ambiguity: the values its readings give")
+    allegation: str | None = Field(
+        default=None,
+        description="not_alleged (burden default) | alleged (contested: unknown, asked, weighed by its prior) | "
+        "proven | disproven; None: a plain given value",
+    )
 
     @property
     def known(self) -> bool:
@@ -85,13 +90,27 @@ def gather_values(
                     grounding=list(d.proof.grounding),
                 )
                 continue
-        if name in answers:
+        answer = answers.get(name)
+        if isinstance(answer, dict) and "allegation" in answer:  # {"value": .., "allegation": ..} as an answer
+            values[name] = _alleged(
+                pack,
+                name,
+                answer.get("value"),
+                str(answer["allegation"]),
+                answer.get("alleged_by"),
+                [Grounding(kind=SourceKind.USER_ANSWER, note=f"{name} : {answer['allegation']}")],
+                1.0,
+            )
+        elif name in answers:
             values[name] = ValueInfo(
                 name=name,
                 status=ValueStatus.GIVEN,
                 value=answers[name],
                 grounding=[Grounding(kind=SourceKind.USER_ANSWER, note=f"{name} = {answers[name]}")],
             )
+        elif fv is not None and fv.allegation is not None:
+            grounding = fv.grounding or [Grounding(kind=SourceKind.CASE_FILE, json_path=f"$.facts.{name}")]
+            values[name] = _alleged(pack, name, fv.value, fv.allegation.value, fv.alleged_by, grounding, fv.confidence)
         elif fv is not None and fv.value is not None and any(r.value != fv.value for r in fv.alternatives):
             # an ambiguity: the readings disagree, so the fact is unknown for the logic; the
             # probabilistic layer weighs the readings (one world per narrative)
@@ -128,6 +147,62 @@ def gather_values(
     return values
 
 
+ALLEGATION_NOTES = {
+    "alleged": "allégué{by}, contesté : à établir",
+    "proven": "prouvé",
+    "disproven": "réfuté",
+}
+
+
+def _alleged(
+    pack: RulePack,
+    name: str,
+    value: Any,
+    allegation: str,
+    alleged_by: str | None,
+    grounding: list[Grounding],
+    confidence: float,
+) -> ValueInfo:
+    """A fact with an allegation state. not_alleged: the burden-of-proof default (or unknown); alleged and
+    contested: unknown for the logic (asked, weighed by its prior), its reading kept; proven: given;
+    disproven: a yes/no fact is the contrary of what was alleged, any other fact is unknown."""
+    spec = pack.facts[name]
+    by = f" par {pack.party_name(alleged_by)}" if alleged_by else ""
+    note = ALLEGATION_NOTES.get(allegation, allegation).replace("{by}", by)
+    marked = [g.model_copy(update={"note": f"{g.note} — {note}" if g.note else note}) for g in grounding]
+    if allegation == "not_alleged":
+        if spec.default is not None:
+            return ValueInfo(
+                name=name,
+                status=ValueStatus.DEFAULTED,
+                value=spec.default,
+                allegation=allegation,
+                grounding=[Grounding(kind=SourceKind.PRIOR, note=pack.burden_note(spec.burden))],
+            )
+        return ValueInfo(name=name, status=ValueStatus.UNKNOWN, missing=[name], allegation=allegation)
+    if allegation == "alleged":
+        return ValueInfo(
+            name=name,
+            status=ValueStatus.UNKNOWN,
+            missing=[name],
+            allegation=allegation,
+            readings=[value] if value is not None and spec.type is not FactType.BOOL else [],
+            grounding=marked,
+            confidence=confidence,
+        )
+    if allegation == "disproven":
+        if spec.type is FactType.BOOL and isinstance(value, bool):
+            return ValueInfo(
+                name=name, status=ValueStatus.GIVEN, value=not value, allegation=allegation, grounding=marked
+            )
+        return ValueInfo(name=name, status=ValueStatus.UNKNOWN, missing=[name], allegation=allegation, grounding=marked)
+    if value is None:  # proven, but nothing says what
+        return ValueInfo(name=name, status=ValueStatus.UNKNOWN, missing=[name], allegation=allegation, grounding=marked)
+    return ValueInfo(
+        name=name, status=ValueStatus.GIVEN, value=value, allegation=allegation, grounding=marked, confidence=confidence
+    )
+
+
 def parameter_values(pack: RulePack, values: dict[str, ValueInfo]) -> dict[str, ValueInfo]:
     """Each dated parameter at the case's relevant date: its value, period and reference in the grounding;
     unknown (naming the date) when the date is unknown and the value depends on it."""
@@ -135,20 +210,29 @@ def parameter_values(pack: RulePack, values: dict[str, ValueInfo]) -> dict[str, 
     if not pack.parameters:
         return out
     for name, p in pack.parameters.items():
-        fact = p.date_fact or pack.parameters_date_fact or (pack.manifest.versions.date_fact if pack.manifest.versions else None)
+        fact = (
+            p.date_fact
+            or pack.parameters_date_fact
+            or (pack.manifest.versions.date_fact if pack.manifest.versions else None)
+        )
         day = pack.parameter_date(values, fact)
         period = p.period_at(day)
         if period is None:
             known_date = fact in values and values[fact].known
             missing = [] if known_date or not fact else (values[fact].missing if fact in values else [fact]) or [fact]
-            out[name] = ValueInfo(name=name, status=ValueStatus.UNKNOWN if missing else ValueStatus.OPEN, missing=missing)
+            out[name] = ValueInfo(
+                name=name, status=ValueStatus.UNKNOWN if missing else ValueStatus.OPEN, missing=missing
+            )
             continue
         src = pack.source(period.reference or p.reference)
         span = "" if p.constant else f"en vigueur du {period.valid_from or '…'} au {period.valid_to or '…'}, "
         note = f"paramètre {name} = {p.show(period.value)} ({span}{src.reference if src else p.reference})"
         value = period.value.isoformat() if hasattr(period.value, "isoformat") else period.value
         out[name] = ValueInfo(
-            name=name, status=ValueStatus.PARAMETER, value=value, grounding=[Grounding(kind=SourceKind.PARAMETER, note=note)]
+            name=name,
+            status=ValueStatus.PARAMETER,
+            value=value,
+            grounding=[Grounding(kind=SourceKind.PARAMETER, note=note)],
         )
     return out
 

@@ -164,11 +164,14 @@ class BurdenWording(BaseModel):
     """How a fact nobody alleged is explained (the pack's burden-of-proof rule, e.g. art. 1353 C. civ.)."""
 
     note: str = Field(
-        default="non allégué : charge de la preuve sur la {party}",
+        default="non allégué : charge de la preuve sur {party}",
         description="proof-tree note for a defaulted fact; {party} is replaced by the party's name",
     )
     title: str = Field(default="Faits présumés quand personne ne les allègue", description="RULES.md heading")
-    parties: dict[str, str] = Field(default_factory=lambda: {"claimant": "demanderesse", "defence": "défense"})
+    parties: dict[str, str] = Field(
+        default_factory=lambda: {"claimant": "la demande", "defence": "la défense"},
+        description="how the pack names the parties (with their article): proofs say 'allégué par …'",
+    )
     source: str | None = Field(default=None, description="source id of the burden rule (optional)")
 
 
@@ -272,9 +275,11 @@ class RulePack(BaseModel):
     def burden_note(self, party: str | None) -> str:
         """Proof-tree note of a fact nobody alleged (the pack's burden-of-proof wording)."""
         b = self.manifest.burden
-        note = b.note.replace("{party}", b.parties.get(party or "", party or "?"))
-        src = self.source(b.source) if b.source else None
-        return f"{note} ({src.reference})" if src and src.reference not in note else note
+        return b.note.replace("{party}", self.party_name(party))
+
+    def party_name(self, party: str | None) -> str:
+        """The pack's name for a party (``claimant`` → « la demanderesse », « le créancier »…)."""
+        return self.manifest.burden.parties.get(party or "", party or "?")
 
     def parameter_date(self, values: dict[str, Any], fact: str | None = None) -> date | None:
         """The case's relevant date for parameters (from `values`: plain values or ValueInfo-like)."""
