@@ -63,6 +63,20 @@ def _what_if(server: tuple[str, str], cid: str, body: dict[str, Any]) -> Any:  #
     return httpx.post(f"{base}/v1/cases/{cid}/what-if", json=body, headers={"X-API-Key": key}, timeout=60).json()
 
 
+def _shot(page: Any, name: str) -> None:
+    """A screenshot under artifacts/, reduced to a 256-colour palette (small enough to commit)."""
+    OUT.mkdir(exist_ok=True)
+    path = OUT / name
+    page.screenshot(path=str(path))
+    try:
+        from PIL import Image
+
+        with Image.open(path) as im:
+            im.convert("RGB").quantize(colors=256).save(path, optimize=True)
+    except ImportError:
+        pass
+
+
 def _inside(box: dict[str, float], outer: dict[str, float]) -> bool:
     return (
         box["x"] >= outer["x"] - 0.5
@@ -139,8 +153,7 @@ def test_fit_to_screen_whole_labels_zoom_pan_collapse(page: Any, server: tuple[s
     graph_text = " ".join(page.eval_on_selector_all("#graph text", "ts => ts.map(t => t.textContent)"))
     leaks = sorted({m.group(0) for m in INTERNAL.finditer(text + " " + graph_text)})
     assert not leaks, leaks
-    OUT.mkdir(exist_ok=True)
-    page.screenshot(path=str(OUT / "page-fit-1440x900.png"))
+    _shot(page, "page-fit-1440x900.png")
     assert time.monotonic() - t0 < 30
 
 
@@ -186,8 +199,7 @@ def test_slider_moves_header_summary_and_node_states_together(
     page.wait_for_function("document.querySelector('#status').textContent === ''", timeout=20_000)
     page.locator("#slider-rupture_kind").fill("100")
     page.wait_for_function(f"Math.abs(Number(document.querySelector('#prob').dataset.p) - {p}) < 1e-9", timeout=20_000)
-    OUT.mkdir(exist_ok=True)
-    page.screenshot(path=str(OUT / "page-after-slider.png"))
+    _shot(page, "page-after-slider.png")
     assert time.monotonic() - t0 < 30
 
 
@@ -260,8 +272,7 @@ def test_facts_table_and_side_panel_open_at_the_title(page: Any, server: tuple[s
     assert _inside(title, side) and page.evaluate("document.querySelector('#side').scrollTop") == 0
     box = mark.bounding_box()
     assert _inside(box, pre) and _inside(box, {"x": 0, "y": 0, "width": W, "height": H})
-    OUT.mkdir(exist_ok=True)
-    page.screenshot(path=str(OUT / "page-facts-side.png"))
+    _shot(page, "page-facts-side.png")
     # a graph node's label (not only its shape) is the click target; no edge covers it
     page.click("#side-close")
     page.click("#fit")
