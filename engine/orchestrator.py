@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field
 from lexlogic.engine.documents.ingest import ingest_dossier
 from lexlogic.engine.documents.model import Document
 from lexlogic.engine.evaluation import Evaluator, default_evaluator
-from lexlogic.engine.packs import default_pack
+from lexlogic.engine.packs import default_pack, pack_by_name
 from lexlogic.engine.perception.model import to_case_file, validate_case_file
 from lexlogic.engine.perception.offline import extract
 from lexlogic.engine.planner import Plan, is_major_fact, load_checks, make_plan, replan_major_fact, replan_missing
@@ -64,6 +64,13 @@ class Budget(BaseModel):
         if self.cost > self.max_cost:
             return f"cost {self.cost:.2f}/{self.max_cost:.2f}"
         return None
+
+
+def _own_facts(perception: Any, pack: str) -> Any:
+    """Keep the findings of the case's pack only (the structural readers still name one pack's facts)."""
+    facts = pack_by_name(pack)[0].facts
+    perception.findings = [f for f in perception.findings if f.fact in facts]
+    return perception
 
 
 class CaseState(BaseModel):
@@ -248,7 +255,7 @@ class Orchestrator:
                 {"id": d.id, "sha256": d.sha256, "kind": d.kind.value, "title": d.title, "path": d.path, "key": key}
             )
         t = time.perf_counter()
-        perception = self._perceive(docs)
+        perception = self._perceive(docs, state.pack)
         state.case_file = to_case_file(perception, state.case_id, state.pack)
         validate_case_file(state.case_file)
         state.ambiguities = [a.model_dump(mode="json") for a in perception.ambiguities]
@@ -260,17 +267,17 @@ class Orchestrator:
         state.phase = Phase.PLANNING
         return state
 
-    def _perceive(self, docs: list[Document]):  # type: ignore[no-untyped-def]
+    def _perceive(self, docs: list[Document], pack: str):  # type: ignore[no-untyped-def]
         if self.llm is not None:
             from lexlogic.engine.perception.llm import perceive_with_llm
 
             try:
                 return perceive_with_llm(self.llm, docs)
             except Exception as exc:  # the offline extractor is the floor, never a crash
-                p = extract(docs)
+                p = _own_facts(extract(docs, pack), pack)
                 p.conflicts.append(f"LLM perception failed ({exc}); offline extractor used")
                 return p
-        return extract(docs)
+        return _own_facts(extract(docs, pack), pack)
 
     def _plan(self, state: CaseState) -> CaseState:
         t = time.perf_counter()
