@@ -140,6 +140,22 @@ function renderNodeStates(v) {
 }
 
 // ---------------------------------------------------------------- explain, facts, question
+// where a lawyer reads a source (as engine.report.source_url): Judilibre for decisions, Légifrance otherwise
+function sourceUrl(ref) {
+  const q = encodeURIComponent(ref.split(" [")[0].replace(/ \((ord|loi|décret)[^)]*\)/g, "")).replace(/%20/g, "+");
+  return /^(cass|ca |cour)/i.test(ref) ? `https://www.courdecassation.fr/recherche-judilibre?search_api_fulltext=${q}`
+    : `https://www.legifrance.gouv.fr/search/all?query=${q}`;
+}
+function sourceLinks(refs) {
+  const span = h("span", { class: "sources" }, " (");
+  refs.forEach((ref, i) => {
+    if (i) span.append(" ; ");
+    span.append(h("a", { href: sourceUrl(ref), target: "_blank", rel: "noopener", textContent: ref }));
+  });
+  span.append(")");
+  return span;
+}
+
 function renderExplain(v) {
   const ol = $("#explain"); ol.innerHTML = "";
   for (const r of v.reasons) {
@@ -153,7 +169,7 @@ function renderExplain(v) {
     }
     ol.append(h("li", { class: `reason ${stateClass(r.state)}${r.decisive ? " decisive" : ""}`, data: { state: r.state } },
       h("span", { class: "badge" }, r.state), " ", sentence(r.sentence),
-      r.sources.length ? h("span", { class: "sources" }, ` (${r.sources.join(" ; ")})`) : null, r.facts.length ? facts : null));
+      r.sources.length ? sourceLinks(r.sources) : null, r.facts.length ? facts : null));
   }
 }
 
@@ -600,8 +616,23 @@ async function onNode(n) {
   if (info.state) words.push(info.state + (info.p == null ? "" : ` (P = ${pct(info.p)})`));
   if (info.value != null) words.push(`valeur : ${info.value}`, info.status);
   if (info.row?.by) words.push(`allégué par : ${info.row.by}`);
-  if (n.sources?.length) words.push(`source : ${n.sources.join(" ; ")}`);
-  await openSide(n.kind === "evidence" ? `Passage de ${n.document_id}` : nodeLabel(n), words.join(" · "), passages, "Aucune pièce ne fonde ce nœud.");
+  const premises = state.graph.edges.filter((e) => e.kind === "inference" && e.target === n.id).map((e) => state.byId[e.source]).filter(Boolean);
+  const empty = premises.length ? "" : "Aucune pièce ne fonde ce nœud.";
+  const done = openSide(n.kind === "evidence" ? `Passage de ${n.document_id}` : nodeLabel(n), words.join(" · "), passages, empty);
+  if (n.sources?.length) $("#fact-detail").append(" · source", sourceLinks(n.sources));
+  if (!passages.length && premises.length) { // a rule: its premises, each opens in turn
+    $("#doc-title").textContent = "Prémisses";
+    const ul = h("ul", { class: "premises" });
+    for (const m of premises) {
+      const i = nodeInfo(m, v);
+      const li = h("li", { class: `fact-link ${stateClass(i.state)}` }, nodeLabel(m), h("span", { class: "note" },
+        i.state ? ` — ${i.state}${i.p == null ? "" : ` (P = ${pct(i.p)})`}` : i.value != null ? ` — ${i.value}` : ""));
+      li.addEventListener("click", () => onNode(m));
+      ul.append(li);
+    }
+    $("#doc-text").replaceChildren(ul);
+  }
+  await done;
 }
 
 async function openFact(fact, row = null) {
