@@ -356,13 +356,15 @@ async function rankSliders(v) {
 }
 
 async function whatIf() {
+  const seq = (state.whatIfSeq = (state.whatIfSeq || 0) + 1), id = state.caseId;
   try {
     setStatus("recalcul…");
-    const v = await api(`/v1/cases/${state.caseId}/what-if`, { method: "POST",
+    const v = await api(`/v1/cases/${id}/what-if`, { method: "POST",
       body: JSON.stringify({ priors: state.priors, weights: state.weights }) });
+    if (seq !== state.whatIfSeq || id !== state.caseId) return; // a later move (or another case) wins
     render(v);
     setStatus("");
-  } catch (e) { setStatus(`erreur : ${e.message}`); }
+  } catch (e) { if (seq === state.whatIfSeq) setStatus(`erreur : ${e.message}`); }
 }
 
 // ---------------------------------------------------------------- argument graph: layered layout (left → right)
