@@ -49,6 +49,7 @@ const sentence = (s) => { s = (s || "").trim(); return s && !/[.!?…]$/.test(s)
 
 // ---------------------------------------------------------------- the one render
 function render(v) {
+  v.outcome_states ||= {}; v.facts ||= []; // a verdict saved before these fields existed
   state.verdict = v;
   renderHeader(v);
   renderSummary(v);
@@ -129,12 +130,13 @@ function renderNodeStates(v) {
       g.dataset.state = info.state;
       g.dataset.p = info.p == null ? "" : String(info.p);
       if (line) line.textContent = info.state + (info.p == null ? "" : ` · P = ${pct(info.p)}`);
+      if (line) clip(line, NODE_W - 28);
     } else if (info.value != null) {
       if (info.status === "inconnu") g.classList.add("f-unknown");
       g.dataset.state = info.status;
-      if (line) line.textContent = `= ${info.value}`;
+      if (line) { line.textContent = `= ${info.value}`; clip(line, NODE_W - 28); } // the whole value: side panel
     } else if (line) {
-      line.textContent = n.kind === "evidence" ? `${n.document_id}${n.page != null ? ", p. " + n.page : ""}` : "";
+      line.textContent = "";
     }
   }
 }
@@ -368,7 +370,7 @@ async function whatIf() {
 }
 
 // ---------------------------------------------------------------- argument graph: layered layout (left → right)
-const NODE_W = 190, GAP_X = 70, GAP_Y = 10, LINE = 13, PAD = 6, FONT = "11px system-ui, sans-serif";
+const NODE_W = 190, GAP_X = 56, GAP_Y = 10, LINE = 13, PAD = 6, FONT = "11px system-ui, sans-serif";
 const ctx = document.createElement("canvas").getContext("2d");
 
 function wrap(text, width) {
@@ -380,6 +382,14 @@ function wrap(text, width) {
   }
   if (cur) lines.push(cur);
   return lines.length ? lines : [""];
+}
+
+function clip(text, width) { // a state line longer than the box ends with « … »
+  ctx.font = "600 " + FONT;
+  let t = text.textContent;
+  if (ctx.measureText(t).width <= width) return;
+  while (t.length > 1 && ctx.measureText(t + "…").width > width) t = t.slice(0, -1);
+  text.textContent = t + "…";
 }
 
 function structure(g) {
@@ -425,7 +435,10 @@ function layout(g) {
   const size = {};
   for (const id of visible) {
     const n = state.byId[id];
-    const lines = wrap(n.kind === "evidence" ? `« ${(n.quote || n.label).replace(/\s+/g, " ")} »` : nodeLabel(n), NODE_W - 28);
+    const text = n.kind === "evidence"
+      ? `« ${(n.quote || n.label).replace(/\s+/g, " ")} » — ${n.document_id}${n.page != null ? ", p. " + n.page : ""}`
+      : nodeLabel(n);
+    const lines = wrap(text, NODE_W - 28);
     size[id] = { lines, h: PAD * 2 + LINE * (lines.length + 1) };
   }
   // barycentre sweeps: a node goes next to its neighbours of the previous column

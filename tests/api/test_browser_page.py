@@ -117,6 +117,11 @@ def test_fit_to_screen_whole_labels_zoom_pan_collapse(page: Any, server: tuple[s
                  .map(t => t.textContent)""",
     )
     assert not too_long, too_long
+    wide = page.eval_on_selector_all(
+        "#graph .node text.state",
+        "ts => ts.filter(t => t.getComputedTextLength() > 190 - 22 + 1).map(t => t.textContent)",
+    )
+    assert not wide, wide
     labels = page.eval_on_selector_all("#graph .node:not(.evidence) text.label", "ts => ts.map(t => t.textContent)")
     originals = {n["label"] for n in graph["nodes"] if n["kind"] != "evidence"}
     assert not [x for x in labels if x.endswith("…") and x not in originals]
