@@ -1,0 +1,86 @@
+"""Authoring comfort: `new pack`, `--rules DIR` on every command, LEXLOGIC_RULES_DIR in --help,
+`test -k` / `--no-properties`, `schema pack`, and the planner reading packs where every command does."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from lexlogic.api.cli import app
+from lexlogic.engine.planner import is_major_fact, load_checks, make_plan, replan_major_fact
+
+ROOT = Path(__file__).resolve().parents[2]
+runner = CliRunner()
+
+
+def test_help_documents_the_rules_folder() -> None:
+    result = runner.invoke(app, ["--help"])
+    assert "LEXLOGIC_RULES_DIR" in result.output and "--rules" in result.output
+
+
+def _commands(group: typer.Typer, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    out = [(*prefix, c.name or c.callback.__name__) for c in group.registered_commands if c.callback]
+    for g in group.registered_groups:
+        if g.typer_instance is not None:
+            out += _commands(g.typer_instance, (*prefix, g.name or ""))
+    return out
+
+
+def test_every_command_takes_rules() -> None:
+    commands = _commands(app)
+    assert len(commands) > 20
+    missing = [c for c in commands if "--rules" not in runner.invoke(app, [*c, "--help"]).output]
+    assert not missing, missing
+
+
+def test_new_pack_passes_check_and_test_and_is_found_with_rules(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["new", "pack", "delai_demo", "--dir", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert runner.invoke(app, ["check", "--rules", str(tmp_path)]).exit_code == 0
+    tested = runner.invoke(app, ["test", "--rules", str(tmp_path)])
+    assert tested.exit_code == 0 and "0 failed" in tested.output, tested.output
+    schema = runner.invoke(app, ["schema", "facts", "--rules", str(tmp_path), "--pack", "delai_demo"])
+    assert schema.exit_code == 0 and "delai_demo" in schema.output
+    again = runner.invoke(app, ["new", "pack", "delai_demo", "--dir", str(tmp_path)])
+    assert again.exit_code == 2
+
+
+def test_test_filter_and_no_properties() -> None:
+    result = runner.invoke(
+        app, ["test", str(ROOT / "rules" / "late_payment"), "-k", "prescription", "--no-properties", "-v"]
+    )
+    assert result.exit_code == 0, result.output
+    passed = [line for line in result.output.splitlines() if line.startswith("PASS")]
+    assert passed and all("rescription" in line for line in passed)
+    assert "property" not in result.output
+
+
+def test_schema_pack_covers_every_file(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["schema", "pack", "--write", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    kinds = {p.name.split(".")[0] for p in tmp_path.glob("*.schema.json")}
+    assert {"pack", "facts", "computations", "parameters", "tests", "properties", "weights", "extraction"} <= kinds
+    params = json.loads((tmp_path / "parameters.schema.json").read_text())
+    assert "Parameter" in params["$defs"]
+
+
+def test_planner_reads_packs_under_the_rules_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    shutil.copytree(ROOT / "rules" / "late_payment", tmp_path / "retards")
+    text = (
+        (tmp_path / "retards" / "pack.yaml").read_text(encoding="utf-8").replace("name: late_payment", "name: retards")
+    )
+    (tmp_path / "retards" / "pack.yaml").write_text(text, encoding="utf-8")
+    monkeypatch.setenv("LEXLOGIC_RULES_DIR", str(tmp_path))
+    checks = load_checks("retards")
+    assert [c.id for c in checks][:2] == ["scope", "prescription"]
+    plan = make_plan("retards")
+    for task in plan.tasks:
+        task.status = "done"
+    assert is_major_fact(plan, "public_buyer") and not is_major_fact(plan, "paid")
+    replanned = replan_major_fact(plan, "public_buyer")
+    assert replanned.get("scope").status == "pending"
