@@ -50,6 +50,7 @@ class DossierFacts:
     parties: frozenset[str] = frozenset()  # names the documents use as parties (for the acting party)
     passages: dict[str, Memory] = field(default_factory=dict)
     statements: dict[str, str] = field(default_factory=dict)  # date passage id -> passage stating the event
+    _dated_cache: dict[str, list[tuple[float, str]]] = field(default_factory=dict, repr=False)
 
     # --- construction ------------------------------------------------------------------------------
     @classmethod
@@ -193,6 +194,12 @@ class DossierFacts:
     def _dated(self, event: str) -> list[tuple[float, str]]:
         """The dates of an act, stated in a sentence ("le 15 mars, X a annoncé") or as the date of the
         document that does it ("par courriel du 15 mars"), earliest first; sentences before headers."""
+        hit = self._dated_cache.get(event)
+        if hit is None:
+            hit = self._dated_cache[event] = self._sort_dated(event)
+        return hit
+
+    def _sort_dated(self, event: str) -> list[tuple[float, str]]:
         said = sorted(self.events.get(event, []) + self.events.get(f"doc:{event}", []))
         return sorted(
             said,

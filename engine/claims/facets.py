@@ -449,7 +449,8 @@ def _read(text: str, known_parties: frozenset[str]) -> Facets:
     out.verbs = {
         stem(tokens[i + 1])
         for i, t in enumerate(tokens[:-1])
-        if t in ("a", "ont", "avait", "avaient", "est", "sont", "ete", "fut", "etait", "etaient", "sera", "seront") and tokens[i + 1] not in STOPWORDS
+        if t in ("a", "ont", "avait", "avaient", "est", "sont", "ete", "fut", "etait", "etaient", "sera", "seront")
+        and tokens[i + 1] not in STOPWORDS
     }
     return out
 

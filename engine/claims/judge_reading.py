@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from lexlogic.bridges.text_index import tokens
 from lexlogic.engine.claims import facets as fx
@@ -109,6 +110,7 @@ def coverage(claim: str, passage: str, idf: dict[str, float] | None = None, defa
     return sum(v for t, v in w.items() if t in p) / total if total else 0.0
 
 
+MAX_DATES = 12
 _LIGHT = {"fait", "eu", "ete", "pris", "mis", "donn", "rend", "dit", "vu"}
 
 
@@ -201,7 +203,7 @@ class ReadingJudge:
                 read.append((dq.value, i, c.memory.document_id, match, c.memory.text, []))
         if facts is not None and q.kind == "date" and event:
             dated = facts.events.get(event) or (facts.events.get(event[4:], []) if event.startswith("doc:") else [])
-            for value, pid in dated:
+            for value, pid in sorted(dated)[:MAX_DATES]:  # a dossier dates an act a handful of times
                 said = facts.passages.get(facts.statements.get(pid, pid))
                 if said is not None and self._other_verb(claim, said.text):
                     continue  # the date of another act ("passées au plus tard le" is not "livrées le")
@@ -270,6 +272,7 @@ class ReadingJudge:
         return ""
 
     @staticmethod
+    @lru_cache(maxsize=65536)
     def _other_verb(claim: str, passage: str) -> bool:
         """The claim's main verbs (past participles, light verbs aside) are all absent from the passage."""
         verbs = {v for v in fx.read(claim).verbs if v[:4] not in _LIGHT}

@@ -84,6 +84,7 @@ def normalise(text: str) -> str:
     return t
 
 
+@lru_cache(maxsize=65536)
 def fold(text: str) -> str:
     """Lower case without accents (for lexicon look-ups)."""
     t = unicodedata.normalize("NFKD", text.lower())
