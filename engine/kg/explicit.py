@@ -166,6 +166,16 @@ def _phrase(tok: Any, *, drop_case: bool = True) -> tuple[int, int] | None:
     return doc[lo].idx, doc[hi].idx + len(doc[hi].text)
 
 
+def _named(tok: Any) -> Any:
+    """'Notre cliente, la société Biscuiterie X SAS, …': the apposition that names the party."""
+    if tok.pos_ != "NOUN":
+        return tok
+    for child in tok.children:
+        if child.dep_ == "appos" and child.pos_ in ("NOUN", "PROPN") and any(t.pos_ == "PROPN" for t in child.subtree):
+            return child
+    return tok
+
+
 def _child(tok: Any, *deps: str) -> Any | None:
     return next((c for c in tok.children if c.dep_ in deps), None)
 
@@ -261,7 +271,7 @@ def _french_frame(text: str, verb: Any, frame: Frame) -> Found | None:
         pair = (patient, agent) if frame.inverse else (agent, patient)
     else:
         return None
-    s, o = _phrase(pair[0]), _phrase(pair[1])
+    s, o = _phrase(_named(pair[0])), _phrase(_named(pair[1]))
     if s is None or o is None:
         return None
     s, o = _trim(text, *s), _trim(text, *o)

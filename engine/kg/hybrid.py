@@ -43,7 +43,7 @@ def _prompt(a: RawAssertion) -> list[dict[str, str]]:
 
 def confirm(result: ExtractionResult, llm: LLMClient) -> ExtractionResult:
     """Submit every pattern candidate to the LLM; only confirmed ones stay, as HYBRID."""
-    out = ExtractionResult(abstentions=list(result.abstentions))
+    out = ExtractionResult(abstentions=list(result.abstentions), attributed=list(result.attributed))
     for a in result.assertions:
         try:
             answer = llm.complete_json(_prompt(a), Confirmation)
