@@ -57,6 +57,8 @@ ANTONYMS = [
     ({"marque propre", "sa propre marque", "sous sa marque"}, {"marque de distributeur"}),
     ({"determinee"}, {"indeterminee"}),
 ]
+_NEGATED = re.compile(r"\bn(?:e\b|')\s*(?:\S+\s+){0,4}?(?:pas|jamais|plus|guere|nullement)\b")
+_RESTRICTIVE = re.compile(r"\bne\b[^,;]*\bque\b|\bn'[^,;]*\bqu'|pas moins|pas plus de|plus que|ne \w+ plus de")
 _DIFF = re.compile(r"(depass\w*|exced\w*|superieur\w*|inferieur\w*|plus long\w*|plus court\w*)( de)?\s*$")
 
 
@@ -165,12 +167,14 @@ class ReadingJudge:
         out = []
         f = fold(normalise(claim))
         for q in quantities(claim):
-            if True:
-                if q.kind in ("duration", "amount", "percent", "count") and q.cmp == "=" or q.cmp == ">":
-                    before = f[max(0, q.start - 30) : q.start]
-                    if _DIFF.search(before) and (f[q.start : q.start + 2] == "d'" or before.rstrip().endswith(" de")):
-                        q = Quantity(q.kind, q.value, q.role, "diff", q.precision, q.noun, q.year, q.start)
-                out.append(q)
+            if q.kind in ("duration", "amount", "percent", "count") and q.cmp == "=" or q.cmp == ">":
+                before = f[max(0, q.start - 30) : q.start]
+                if _DIFF.search(before) and (f[q.start : q.start + 2] == "d'" or before.rstrip().endswith(" de")):
+                    q = Quantity(q.kind, q.value, q.role, "diff", q.precision, q.noun, q.year, q.start)
+            clause = re.split(r"[,;:]|\bet\b|\bmais\b", f[: q.start])[-1]
+            if q.cmp != "diff" and _NEGATED.search(clause) and not _RESTRICTIVE.search(f[q.start - 40 : q.start + 5]):
+                q = Quantity(q.kind, q.value, q.role, "!" + q.cmp.strip("="), q.precision, q.noun, q.year, q.start)
+            out.append(q)
         return out
 
     def _read_quantity(
@@ -304,7 +308,7 @@ class ReadingJudge:
 
     # --- polarity -------------------------------------------------------------------------------------
     @staticmethod
-    def _polarity_clash(claim: str, passage: str) -> str:
+    def _polarity_clash(claim: str, passage: str, negation: bool = True) -> str:
         a, b = fx.read(claim), fx.read(passage)
         fa, fb = fold(normalise(claim)), fold(normalise(passage))
         for left, right in ANTONYMS:
@@ -314,7 +318,7 @@ class ReadingJudge:
                 return "antonyme"
         ca, cb = {w[:5] for w in a.content}, {w[:5] for w in b.content}  # "engagé" meets "engagement"
         shared = ca & cb
-        if a.sentence_negated != b.sentence_negated and shared:
+        if negation and a.sentence_negated != b.sentence_negated and shared:
             neg = {w[:5] for w in (a.negated if a.sentence_negated else b.negated)}
             if neg & shared or not neg:
                 return "négation"
@@ -416,8 +420,9 @@ class ReadingJudge:
                             if said is not None and self.other_agent(claim, said.text, facts):
                                 return done(Status.CONTRADICTED, self.other_agent(claim, said.text, facts), [pid])
             if pred:
-                if pred[0] >= 0:
-                    clash = self._polarity_clash(claim, candidates[pred[0]].memory.text)
+                if pred[0] >= 0:  # a negation already read into a quantity ("n'était pas de") is not a clash
+                    negated = any(r.q.cmp.startswith("!") for r in qs)
+                    clash = self._polarity_clash(claim, candidates[pred[0]].memory.text, negation=not negated)
                     if clash:
                         return done(Status.CONTRADICTED, clash)
                 why = "; ".join(r.why for r in qs) or (trend[1] if trend else "")

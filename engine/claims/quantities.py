@@ -8,7 +8,7 @@ notice. The comparator ("plus de", "moins de", "environ") travels with the claim
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from functools import lru_cache
 from pathlib import Path
@@ -256,7 +256,10 @@ def quantities(text: str) -> tuple[Quantity, ...]:
 
 
 def agrees(claim: Quantity, doc_value: float, kind: str) -> bool:
-    """Does a document's exact value satisfy the claim's (value, comparator)?"""
+    """Does a document's exact value satisfy the claim's (value, comparator)? A comparator prefixed with
+    "!" is the claim's own under a negation (« n'était pas de trois mois », « n'a jamais dépassé 52 »)."""
+    if claim.cmp.startswith("!"):
+        return not agrees(replace(claim, cmp=claim.cmp[1:] or "="), doc_value, kind)
     c = claim.value
     if claim.cmp == ">":
         return doc_value > c * (1 - 1e-9)

@@ -127,3 +127,16 @@ def test_vectors_are_reused_when_the_dossier_is_unchanged(tmp_path, dossier_docu
     a = HybridMemory.open(tmp_path / "idx", dossier_documents)
     b = HybridMemory.open(tmp_path / "idx", dossier_documents)
     assert np.allclose(a.vectors, b.vectors) and (tmp_path / "idx" / "passages.json").exists()
+
+
+@pytest.mark.parametrize(
+    "claim,status",
+    [
+        ("Le préavis accordé par Distrimarché n'était pas de six mois.", Status.VERIFIED),
+        ("Le préavis accordé par Distrimarché n'était pas de trois mois.", Status.CONTRADICTED),
+        ("En 2018, l'enseigne n'a pas passé plus de cinquante commandes.", Status.CONTRADICTED),
+    ],
+)
+def test_a_negated_quantity_flips_its_comparison(shipped, claim, status):
+    """« n'était pas de trois mois » against a notice of three months is a contradiction, not a support."""
+    assert find_evidence(shipped, claim, judge=ReadingJudge()).status is status
