@@ -22,7 +22,9 @@ answer, so ``--whatif X=1`` and ``--answer X=true`` build the same model.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass, field
+from statistics import NormalDist
 from typing import Any
 
 from lexlogic.engine.prob.analyse import apply_whatif
@@ -32,7 +34,7 @@ from lexlogic.engine.values import ValueInfo, ValueStatus, computation_reads, ga
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.facts import CaseFile
 from lexlogic.logic.pack import FactType, RulePack
-from lexlogic.logic.weights import Beta, WeightsFile, load_weights
+from lexlogic.logic.weights import Beta, NumberLaw, WeightsFile, load_weights
 
 NOT_ASKABLE_COST = 1e6  # appreciation and open zones: they have an EIG but no one to ask
 MAX_CONE = 12  # completions evaluated per computed value: 2^12 at most
@@ -253,6 +255,36 @@ def build_case_model(
         add_bool(name, prior=_bool_prior(prior_v), root=name)
         domains[name] = [True, False]
 
+    # Numbers nobody gave, with a law in weights.yaml: equal-probability strata (cell midpoints), so the
+    # yes/no values computed from them are exact functions of a discrete root (volume drop ≥ 30 %…).
+    strata: dict[str, list[tuple[Any, float, str]]] = {}
+    for name, law in weights.numbers.items() if weights else []:
+        spec = pack.facts.get(name)
+        if spec is None or name in answers or values[name].known or law.dist == "lognormal_regression":
+            continue
+        cells = number_strata(law)
+        strata[name] = [(v, p, f"{name}__s{i}") for i, (v, p) in enumerate(cells)]
+        domains[name] = [v for v, _ in cells]
+    atom_of = {(name, v): atom for name, cells_ in strata.items() for v, _, atom in cells_}
+
+    def literal(name: str, value: Any) -> str:
+        return atom_of[(name, value)] if name in strata else _literal(pack, name, value)
+
+    def ensure_number(name: str) -> None:
+        if name in roots_of:
+            return
+        spec = pack.facts[name]
+        variables.append(
+            CategoricalVar(
+                name=name,
+                options=[Option(atom=a, prob=p, value=_fmt(v)) for v, p, a in strata[name]],
+                cost=spec.cost,
+                question=spec.question or "",
+            )
+        )
+        asks[name] = name
+        roots_of[name] = name
+
     root_set = set(domains)
     memo: dict[str, set[str]] = {}
     cache: dict[tuple[tuple[str, Any], ...], dict[str, ValueInfo]] = {}
@@ -276,6 +308,9 @@ def build_case_model(
             continue
         name = comp.output
         roots = sorted(cone(pack, name, root_set, memo) - set(appreciation_coins))
+        for r in roots:
+            if r in strata:
+                ensure_number(r)
         if not roots:
             info = values[name]
             if info.known:
@@ -287,7 +322,7 @@ def build_case_model(
         open_bodies: list[tuple[str, ValueInfo]] = []
         for c in completions(roots):
             res = world(c)[name]
-            body = ", ".join(_literal(pack, r, v) for r, v in c)
+            body = ", ".join(literal(r, v) for r, v in c)
             if res.known:
                 if res.value:
                     lines.append(f"{name} :- {body}.")
@@ -301,13 +336,16 @@ def build_case_model(
         assert isinstance(spec.prior, str)
         source = spec.prior
         roots = sorted(cone(pack, source, root_set, memo) - set(appreciation_coins))
+        for r in roots:
+            if r in strata:
+                ensure_number(r)
         levels: dict[float, str] = {}
         for c in completions(roots) if roots else [()]:
             info = world(c)[source] if c else values[source]
             p = max(0.0, min(1.0, float(info.value) / 100.0)) if info.known else 0.5
             if not info.known:
                 unmodelled.setdefault(f"{name}__p", info.missing)
-            body = ", ".join(_literal(pack, r, v) for r, v in c)
+            body = ", ".join(literal(r, v) for r, v in c)
             if p == 0.0:
                 continue
             if p == 1.0:
@@ -384,6 +422,28 @@ def _open_coin(
         coins.add(coin)
         add_bool(coin, prior=0.5, ask=ask)
     lines.append(f"{name} :- {body}, {coin}." if body else f"{name} :- {coin}.")
+
+
+def number_strata(law: NumberLaw) -> list[tuple[float, float]]:
+    """(value, probability) cells of a law: its own values when discrete, else ``strata`` cells of equal
+    probability represented by their median (quantile (i + ½)/K), clipped to [min, max]."""
+    if law.dist == "discrete":
+        return [(float(v), float(p)) for v, p in zip(law.values, law.probs)]
+    k = law.strata
+    us = [(i + 0.5) / k for i in range(k)]
+    if law.dist == "uniform":
+        assert law.low is not None and law.high is not None
+        xs = [law.low + (law.high - law.low) * u for u in us]
+    else:
+        assert law.mu is not None and law.sigma is not None
+        xs = [law.mu + law.sigma * NormalDist().inv_cdf(u) for u in us]
+    lo = law.min if law.min is not None else -math.inf
+    hi = law.max if law.max is not None else math.inf
+    return [(round(min(max(x, lo), hi), 4), 1.0 / k) for x in xs]
+
+
+def _fmt(v: float) -> str:
+    return f"{v:g}"
 
 
 def _as_prob(value: Any) -> float | None:

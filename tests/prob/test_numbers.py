@@ -103,3 +103,16 @@ def test_the_notice_law_is_calibrated_data_of_the_pack() -> None:
     assert "16-13.464" in data  # the decisions fitted on travel with the pack, with their references
     for path in (ROOT / "engine" / "prob").glob("*.py"):
         assert "shared/domain" not in path.read_text(encoding="utf-8"), path
+
+
+def test_a_number_with_a_law_is_a_discrete_root_of_the_yes_no_values() -> None:
+    """Volume drop unknown, uniform on 0–100 % in 10 cells: ≥ 30 % (7 cells) yes, < 10 % (1 cell) no,
+    between (2 cells) the judge's open zone (½) → P(liable) = 0.7 + 0.2·½; the answer settles it."""
+    facts = json.loads(EXAMPLE.read_text())["facts"]
+    facts["rupture_kind"] = "partial_volume"
+    raw = {"pack": "rupture_brutale", "case_id": "t", "facts": facts}
+    v = _decide(raw)
+    assert v.probability.p_target == pytest.approx(0.8, abs=1e-12) and not v.probability.unmodelled
+    assert v.questions[0]["fact"] == "volume_drop_pct"
+    assert _decide(raw, {"volume_drop_pct": 40}).probability.p_target == 1.0
+    assert _decide(raw, {"volume_drop_pct": 5}).probability.p_target == 0.0
