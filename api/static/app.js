@@ -533,9 +533,15 @@ function drawGraph(g) {
 }
 
 function toggleCollapse(id) {
+  const before = state.pos[id];
   if (state.collapsed.has(id)) state.collapsed.delete(id); else state.collapsed.add(id);
   drawGraph(state.graph);
-  if (state.autoFit) fit(); else applyView();
+  const after = state.pos[id], k = state.view.k;
+  if (before && after) { // the node folded or unfolded stays where the lawyer clicked it
+    state.view.x += (before.x - after.x) * k; state.view.y += (before.y - after.y) * k;
+  }
+  state.autoFit = false;
+  applyView();
 }
 
 // ---------------------------------------------------------------- zoom, pan, fit
