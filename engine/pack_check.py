@@ -194,9 +194,9 @@ def check_pack(root: Path) -> list[PackError]:
             )
     # enum constants: kind(misspelled_value) is a dead rule, not a typo clingo sees
     enums = {n: f.values or [] for n, f in pack.facts.items() if f.type is FactType.ENUM}
-    for rel, text in pack.asp_sources.items():
-        for i, line in enumerate(text.splitlines(), start=1):
-            code = line.split("%")[0]
+    for rel, asp_text in pack.asp_sources.items():
+        for i, asp_line in enumerate(asp_text.splitlines(), start=1):
+            code = asp_line.split("%")[0]
             for fact, const in _ASP_ATOM.findall(code):
                 if fact in enums and const not in enums[fact]:
                     problems.append(
@@ -284,12 +284,12 @@ def check_pack(root: Path) -> list[PackError]:
                     f"versions: unknown date fact '{v.date_fact}'{did_you_mean(v.date_fact, pack.facts)}",
                 )
             )
-        for text in v.texts:
-            if text.source not in pack.manifest.sources:
-                problems.append(PackError(manifest, mline(text.outcome), f"versions: unknown source '{text.source}'"))
-            if (text.outcome, 0) not in known:
+        for vtext in v.texts:
+            if vtext.source not in pack.manifest.sources:
+                problems.append(PackError(manifest, mline(vtext.outcome), f"versions: unknown source '{vtext.source}'"))
+            if (vtext.outcome, 0) not in known:
                 problems.append(
-                    PackError(manifest, mline(text.outcome), f"versions: nothing concludes '{text.outcome}'")
+                    PackError(manifest, mline(vtext.outcome), f"versions: nothing concludes '{vtext.outcome}'")
                 )
     remedy_outcome = remedy.outcome if remedy else None
     if pack.manifest.target not in outcome_names:
@@ -319,13 +319,13 @@ def check_pack(root: Path) -> list[PackError]:
                     )
                 )
     template_values = value_names | {"reason"}
-    for atom, spec in pack.manifest.outcomes.items():
+    for atom, ospec in pack.manifest.outcomes.items():
         line = mline(f"{atom}:")
         if atom != remedy_outcome and (atom, 0) not in known:
             problems.append(
                 PackError(manifest, line, f"outcome '{atom}': nothing concludes it{did_you_mean(atom, outcome_names)}")
             )
-        for template in (spec.affirmative, spec.negative, spec.question):
+        for template in (ospec.affirmative, ospec.negative, ospec.question):
             for slot in slots(template or ""):
                 if slot not in template_values:
                     problems.append(

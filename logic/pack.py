@@ -487,11 +487,11 @@ def _load_parameters(pack: RulePack, raw_manifest: Any, raw_facts: Any) -> None:
             f.question = render(f.question, params)
     for c in pack.manifest.checks:
         c.label = render(c.label, params)
-    for spec in pack.manifest.outcomes.values():
-        spec.label = render(spec.label, params)
+    for ospec in pack.manifest.outcomes.values():
+        ospec.label = render(ospec.label, params)
     if pack.manifest.versions is not None:
-        for text in pack.manifest.versions.texts:
-            text.reason = render(text.reason, params)
+        for vtext in pack.manifest.versions.texts:
+            vtext.reason = render(vtext.reason, params)
     # template slots that are case values (or the remedy's/burden's own slots) are not parameter references
     not_params = set(pack.facts) | {c.output for c in pack.computations} | TEMPLATE_SLOTS
     pack.parameter_refs = [r for r in refs if r[2] not in not_params]
