@@ -61,6 +61,9 @@ class ExtractionSpec(BaseModel):
     negation_words: list[str] = Field(default_factory=list)
     party_words: dict[Party, list[str]] = Field(default_factory=dict)
     termination_cues: list[str] = Field(default_factory=list)
+    supply_verbs: list[str] = Field(
+        default_factory=list, description="lemmas whose subject supplies its object (the victim's usual side)"
+    )
     event_fact: str | None = Field(
         default=None, description="the fact whose reading means the triggering event is reported (parties need it)"
     )

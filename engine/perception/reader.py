@@ -39,6 +39,39 @@ COMPANY_RE = re.compile(
     r"conserverie|scierie|cartonnerie|laiterie)\s+(?P<n1>" + NAME_NL + r")"
     r"|(?P<n2>" + NAME + r")[ \t]+(?P<form>" + LEGAL_FORMS + r")\b"
 )
+ROLE_NOUNS = (
+    "fournisseur",
+    "distributeur",
+    "grossiste",
+    "fabricant",
+    "client",
+    "cliente",
+    "transporteur",
+    "prestataire",
+    "sous-traitant",
+    "enseigne",
+    "centrale",
+    "franchiseur",
+    "partenaire",
+    "producteur",
+    "façonnier",
+    "imprimeur",
+    "éditeur",
+    "négociant",
+    "revendeur",
+    "détaillant",
+    "concessionnaire",
+    "importateur",
+    "donneur d'ordre",
+    "constructeur",
+    "équipementier",
+    "industriel",
+    "groupe",
+    "chaîne",
+    "plateforme",
+    "coopérative",
+    "laboratoire",
+)
 NOT_A_NAME = {
     "monsieur",
     "madame",
@@ -313,6 +346,16 @@ def _names(v: DocView) -> None:
         for g in ("n1", "n2", "n3", "n4"):
             if m.group(g):
                 add(m.group(g), m.start(g))
+    for m in re.finditer(
+        r"\b(?:"
+        + "|".join(re.escape(w) for w in ROLE_NOUNS)
+        + r")s?(?:\s+(?:de|d'|des|du|en)\s+[a-zéèêàç' -]+?)?\s*,?\s+("
+        + NAME
+        + r")",
+        v.live,
+    ):
+        if not re.match(r"(?:M|Mme|Me|Maître)\b", m.group(1)):
+            add(m.group(1), m.start(1))
     if v.doc.kind is DocumentKind.LETTER:  # letterhead and addressee: a line that is only a name
         for m in re.finditer(r"(?m)^[ \t]*(" + NAME + r")(?:[ \t]+" + LEGAL_FORMS + r")?[ \t]*$", v.live[:500]):
             if len(m.group(1).split()) >= 2 or m.group(0).strip().isupper():
@@ -339,11 +382,15 @@ def _add_name(v: DocView, name: str, s: int) -> None:
     name = " ".join(_clean_name(name).split())
     if len(name) < 3 or name.split()[0].lower() in NOT_A_NAME or name.isdigit():
         return
+    if name.split()[0].lower() in ROLE_NOUNS or name.lower() in ROLE_NOUNS:
+        return
     if fr.DATE_SPAN_RE.fullmatch(name) or re.fullmatch(fr.MONTHS, name.lower()):
         return
     key = next((k for k in found if fold(k) == fold(name) or fold(name).startswith(fold(k) + " ")), None)
     if key is None:
-        key = next((k for k in found if fold(k).startswith(fold(name) + " ")), None)
+        key = next(
+            (k for k in found if fold(k).startswith(fold(name) + " ") or fold(k).endswith(" " + fold(name))), None
+        )
     m = re.compile(r"\s+".join(re.escape(w) for w in name.split())).search(v.live, max(0, s - 1))
     span = m.span() if m else (s, s + len(name))
     found.setdefault(key or name, []).append(span)
@@ -461,6 +508,26 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
                         if other and other != roles.get("defence"):
                             put("claimant", other)
                 break
+    # the subject of a supply verb is the supplier, its object the customer: with the author known, the
+    # supplier is the victim, and the other way round
+    for s in v.sentences:
+        for tok in s.span:
+            if tok.lemma_.lower() not in spec.supply_verbs or tok.pos_ != "VERB":
+                continue
+            subj = [c for c in tok.children if c.dep_ == "nsubj"]
+            objs = [c for c in tok.children if c.dep_ in ("obj", "obl:arg", "iobj", "obl")]
+            sname = _party_of_phrase(v, " ".join(t.text for t in subj[0].subtree), learn=True) if subj else None
+            onames = [_party_of_phrase(v, " ".join(t.text for t in o.subtree), learn=True) for o in objs]
+            oname = next((n for n in onames if n and n != sname), None)
+            if sname and oname:
+                if roles.get("defence") == oname or roles.get("claimant") == sname:
+                    put("claimant", sname)
+                    put("defence", oname)
+                elif roles.get("defence") == sname or roles.get("claimant") == oname:
+                    put("claimant", oname)
+                    put("defence", sname)
+                else:
+                    v.cache.setdefault("supply", (sname, oname))
     # a letter: letterhead = its writer
     if v.doc.kind in (DocumentKind.LETTER, DocumentKind.EMAIL) and v.author in PARTIES:
         head = v.live[:250]
@@ -473,6 +540,10 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
         ):
             put(v.author, first[1])
     names = list(v.names)
+    if not roles and "supply" in v.cache:  # no author named: the supplier is the usual victim
+        sname, oname = v.cache["supply"]  # type: ignore[misc]
+        put("claimant", sname)
+        put("defence", oname)
     if len(names) == 2 and not roles and v.author not in PARTIES:
         put("claimant", names[0])  # a summary introduces the victim first
         put("defence", names[1])
