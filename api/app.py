@@ -211,7 +211,9 @@ def _event_stream_schemas(schema: dict[str, Any], comps: dict[str, Any]) -> None
         for name, d in sub.pop("$defs", {}).items():
             comps.setdefault(name, d)
         comps.setdefault(model.__name__, sub)
-    for path in schema.get("paths", {}).values():
+    for where, path in schema.get("paths", {}).items():
+        if not where.endswith("/run"):
+            continue
         for op in path.values():
             for resp in op.get("responses", {}).values():
                 content = resp.get("content", {}) if isinstance(resp, dict) else {}

@@ -26,6 +26,7 @@ class Settings(BaseModel):
     )
     max_body_bytes: int = 1_000_000
     max_upload_bytes: int = 20_000_000
+    sync_upload_bytes: int = Field(default=5_000_000, description="larger uploads are read in the background (202)")
     verdict_cache_size: int = 256
     quota_limits: Any = Field(default=None, description="sandbox.quota.QuotaLimits; None → from the environment")
 
@@ -66,6 +67,13 @@ class Services:
         from lexlogic.engine.dynamic_rules import DynamicRuleStore
 
         return DynamicRuleStore(self.engine)
+
+    @cached_property
+    def upload_jobs(self):  # type: ignore[no-untyped-def]
+        """Background uploads of this process (api.routers.documents.UploadJobs)."""
+        from lexlogic.api.routers.documents import UploadJobs
+
+        return UploadJobs()
 
     @cached_property
     def quotas(self):  # type: ignore[no-untyped-def]

@@ -5,6 +5,7 @@ Coordinates are PDF points with the origin top-left, as ``logic.grounding.BBox``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,13 +35,15 @@ class PdfPage:
     words: list[PdfWord] = field(default_factory=list)
 
 
-def extract_pages(path: str | Path) -> list[PdfPage]:
-    """Every page with its words (empty ``words`` for a scanned page without a text layer)."""
+def extract_pages(path: str | Path, progress: Callable[[int, int], None] | None = None) -> list[PdfPage]:
+    """Every page with its words (empty ``words`` for a scanned page without a text layer);
+    `progress(done, total)` after each page (background uploads report it)."""
     import pdfplumber
 
     try:
         with pdfplumber.open(str(path)) as pdf:
             pages = []
+            total = len(pdf.pages)
             for i, page in enumerate(pdf.pages, start=1):
                 words = page.extract_words(keep_blank_chars=False, use_text_flow=True, x_tolerance=1.5)
                 pages.append(
@@ -54,6 +57,8 @@ def extract_pages(path: str | Path) -> list[PdfPage]:
                         ],
                     )
                 )
+                if progress is not None:
+                    progress(i, total)
             return pages
     except Exception as exc:  # pdfminer raises many types
         raise PDFError(f"cannot read PDF {path}: {exc}") from exc

@@ -1,14 +1,23 @@
-"""Documents of a case: upload (ingested at once), list, metadata, text with page offsets."""
+"""Documents of a case: upload (read at once, or in the background when large), list, metadata, text with
+page offsets. Every upload is read by a separate, limited process (engine.documents.isolated)."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
+import threading
+import time
 import unicodedata
+import uuid
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
+from typing import Any, Literal
 
-from fastapi import APIRouter, File, UploadFile
+from fastapi import APIRouter, File, Query, UploadFile
+from fastapi import Path as PathParam
+from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import BaseModel, Field
 
 from lexlogic.api.deps import Case, Svc, Tenant
@@ -66,38 +75,75 @@ def _safe_name(name: str | None) -> str:
     return stem.strip()[:MAX_STEM].strip() + ext
 
 
-@router.post(
-    "",
-    status_code=201,
-    response_model=DocumentOut,
-    summary="Upload a document",
-    responses=problem_responses(401, 404, 409, 413, 415, 422),
-)
-def upload_document(
-    case: Case, tenant: Tenant, svc: Svc, file: UploadFile = File(description="txt, md, csv, eml, pdf or image")
-) -> DocumentOut:
-    name = _safe_name(file.filename)
-    doc_id = document_id(Path(name))
-    if svc.cases.has_document(tenant, case.id, doc_id):
-        raise ProblemError(409, f"document {doc_id!r} already exists in this case", slug="duplicate-document")
-    data = file.file.read(svc.settings.max_upload_bytes + 1)
-    if len(data) > svc.settings.max_upload_bytes:
-        raise ProblemError(413, f"file exceeds {svc.settings.max_upload_bytes} bytes", slug="too-large")
-    if not data:
-        raise ProblemError(422, "the uploaded file is empty", slug="empty-file")
+class DocumentJob(BaseModel):
+    """A large upload read in the background: poll it, or follow its event stream."""
+
+    id: str
+    status: Literal["queued", "reading", "done", "failed"]
+    filename: str
+    pages_done: int = 0
+    pages_total: int | None = None
+    document: DocumentOut | None = None
+    error: str | None = None
+    events: str = Field(description="server-sent events: `progress` {pages_done, pages_total}, then `done` or `error`")
+
+
+class UploadJobs:
+    """Background uploads of this API process (in memory: a job is followed on the replica that took it)."""
+
+    def __init__(self) -> None:
+        self.jobs: dict[str, DocumentJob] = {}
+        self.owner: dict[str, tuple[str, str]] = {}  # job id → (tenant, case)
+        self.cond = threading.Condition()
+
+    def add(self, job: DocumentJob, tenant: str, case_id: str) -> None:
+        with self.cond:
+            if len(self.jobs) > 1000:  # forget finished jobs first
+                for jid in [j for j, v in self.jobs.items() if v.status in ("done", "failed")][:500]:
+                    self.jobs.pop(jid, None)
+                    self.owner.pop(jid, None)
+            self.jobs[job.id] = job
+            self.owner[job.id] = (tenant, case_id)
+
+    def update(self, job_id: str, **fields: object) -> None:
+        with self.cond:
+            job = self.jobs[job_id]
+            self.jobs[job_id] = job.model_copy(update=fields)
+            self.cond.notify_all()
+
+    def get(self, tenant: str, case_id: str, job_id: str) -> DocumentJob | None:
+        with self.cond:
+            return self.jobs.get(job_id) if self.owner.get(job_id) == (tenant, case_id) else None
+
+    def pending(self, tenant: str, case_id: str, doc_id: str) -> bool:
+        with self.cond:
+            return any(
+                self.owner.get(j) == (tenant, case_id)
+                and v.status in ("queued", "reading")
+                and v.id.split("-", 1)[1] == doc_id
+                for j, v in self.jobs.items()
+            )
+
+
+def _ingest_and_store(
+    svc: Svc, tenant: str, case: Case, name: str, doc_id: str, staged: Path, data: bytes, progress=None
+) -> DocumentOut:  # type: ignore[no-untyped-def]
+    """Read the staged file in the limited child process, then move it into the dossier and record it.
+    Any refusal removes the file: nothing unread ever sits in the dossier for a run to trip on."""
+    try:
+        # a separate, limited process: time, memory, pages, decompressed size (engine.documents.isolated)
+        doc = ingest_isolated(staged, progress=progress)
+    except IngestError as exc:
+        staged.unlink(missing_ok=True)
+        message = _no_paths(str(exc).replace(staged.name, name), staged.parent)
+        raise ProblemError(422, f"cannot read {message}", slug="ingest-failed") from None
+    except Exception as exc:
+        staged.unlink(missing_ok=True)
+        raise ProblemError(422, f"cannot read {name}: {type(exc).__name__}", slug="ingest-failed") from None
     folder = svc.dossier_dir(case)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
-    path.write_bytes(data)
-    try:
-        # a separate, limited process: time, memory, pages, decompressed size (engine.documents.isolated)
-        doc = ingest_isolated(path)
-    except IngestError as exc:
-        path.unlink(missing_ok=True)  # never left behind for the next run to trip on
-        raise ProblemError(422, f"cannot read {_no_paths(str(exc), folder)}", slug="ingest-failed") from None
-    except Exception as exc:
-        path.unlink(missing_ok=True)
-        raise ProblemError(422, f"cannot read {name}: {type(exc).__name__}", slug="ingest-failed") from None
+    staged.replace(path)
     try:
         row = svc.cases.add_document(
             tenant,
@@ -115,6 +161,132 @@ def upload_document(
         path.unlink(missing_ok=True)  # the database refused it (or is down): no orphan file
         raise
     return DocumentOut(**row.as_dict())
+
+
+@router.post(
+    "",
+    status_code=201,
+    response_model=DocumentOut,
+    summary="Upload a document",
+    responses={
+        202: {"model": DocumentJob, "description": "a large upload (or background=true): read in the background"},
+        **problem_responses(401, 404, 409, 413, 415, 422),
+    },
+)
+def upload_document(
+    case: Case,
+    tenant: Tenant,
+    svc: Svc,
+    file: UploadFile = File(description="txt, md, csv, eml, pdf or image"),
+    background: bool = Query(False, description="read in the background (always, above the synchronous size)"),
+) -> Any:
+    """Read at once (201) or, for a file over `sync_upload_bytes` or with background=true, in the background
+    (202 with a job to poll or follow). Either way in a separate, limited process."""
+    name = _safe_name(file.filename)
+    doc_id = document_id(Path(name))
+    if svc.cases.has_document(tenant, case.id, doc_id) or svc.upload_jobs.pending(tenant, case.id, doc_id):
+        raise ProblemError(409, f"document {doc_id!r} already exists in this case", slug="duplicate-document")
+    data = file.file.read(svc.settings.max_upload_bytes + 1)
+    if len(data) > svc.settings.max_upload_bytes:
+        raise ProblemError(413, f"file exceeds {svc.settings.max_upload_bytes} bytes", slug="too-large")
+    if not data:
+        raise ProblemError(422, "the uploaded file is empty", slug="empty-file")
+    staging = svc.dossier_dir(case).parent / "staging"
+    staging.mkdir(parents=True, exist_ok=True)
+    staged = staging / f"{uuid.uuid4().hex[:8]}-{name}"
+    staged.write_bytes(data)
+    if not background and len(data) <= svc.settings.sync_upload_bytes:
+        return _ingest_and_store(svc, tenant, case, name, doc_id, staged, data)
+    job_id = f"{uuid.uuid4().hex[:12]}-{doc_id}"
+    events = f"/v1/cases/{case.id}/documents/jobs/{job_id}/events"
+    jobs = svc.upload_jobs
+    jobs.add(DocumentJob(id=job_id, status="queued", filename=name, events=events), tenant, case.id)
+
+    def work() -> None:
+        jobs.update(job_id, status="reading")
+        try:
+            out = _ingest_and_store(
+                svc,
+                tenant,
+                case,
+                name,
+                doc_id,
+                staged,
+                data,
+                progress=lambda done, total: jobs.update(job_id, pages_done=done, pages_total=total),
+            )
+            jobs.update(job_id, status="done", document=out)
+        except ProblemError as exc:
+            jobs.update(job_id, status="failed", error=exc.detail)
+        except Exception as exc:
+            staged.unlink(missing_ok=True)
+            jobs.update(job_id, status="failed", error=f"internal error ({type(exc).__name__})")
+
+    threading.Thread(target=work, daemon=True, name=f"upload-{job_id}").start()
+    return JSONResponse(jobs.get(tenant, case.id, job_id).model_dump(mode="json"), status_code=202)  # type: ignore[union-attr]
+
+
+@router.get(
+    "/jobs/{job_id}",
+    response_model=DocumentJob,
+    summary="A background upload's state",
+    responses=problem_responses(401, 404, 422),
+)
+def get_job(case: Case, tenant: Tenant, svc: Svc, job_id: str = PathParam(max_length=120)) -> DocumentJob:
+    job = svc.upload_jobs.get(tenant, case.id, job_id)
+    if job is None:
+        raise ProblemError(404, f"no upload job {job_id!r} in this case", slug="not-found")
+    return job
+
+
+@router.get(
+    "/jobs/{job_id}/events",
+    summary="A background upload's progress (server-sent events)",
+    responses={
+        200: {
+            "description": "`progress` events {pages_done, pages_total}, then one `done` (DocumentOut) or `error`",
+            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+        },
+        **problem_responses(401, 404, 422),
+    },
+)
+def job_events(case: Case, tenant: Tenant, svc: Svc, job_id: str = PathParam(max_length=120)) -> StreamingResponse:
+    jobs = svc.upload_jobs
+    if jobs.get(tenant, case.id, job_id) is None:
+        raise ProblemError(404, f"no upload job {job_id!r} in this case", slug="not-found")
+
+    def gen() -> Iterator[str]:
+        last: tuple[int, int | None] | None = None
+        deadline = time.monotonic() + 3600
+        while time.monotonic() < deadline:
+            with jobs.cond:
+                job = jobs.get(tenant, case.id, job_id)
+                if (
+                    job is not None
+                    and job.status in ("queued", "reading")
+                    and (job.pages_done, job.pages_total) == last
+                ):
+                    jobs.cond.wait(timeout=5)
+                    job = jobs.get(tenant, case.id, job_id)
+            if job is None:
+                return
+            if (job.pages_done, job.pages_total) != last:
+                last = (job.pages_done, job.pages_total)
+                yield _sse(
+                    "progress", {"status": job.status, "pages_done": job.pages_done, "pages_total": job.pages_total}
+                )
+            if job.status == "done":
+                yield _sse("done", job.document.model_dump(mode="json") if job.document else {})
+                return
+            if job.status == "failed":
+                yield _sse("error", {"status": 422, "detail": job.error})
+                return
+
+    return StreamingResponse(gen(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+
+
+def _sse(name: str, data: dict[str, Any]) -> str:
+    return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
 
 
 def _no_paths(message: str, folder: Path) -> str:

@@ -14,6 +14,7 @@ import email.policy
 import hashlib
 import os
 import re
+from collections.abc import Callable
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 
@@ -63,7 +64,9 @@ def _cache_dir() -> Path | None:
     return Path(os.environ.get("LEXLOGIC_HOME", ".lexlogic")) / "cache" / "documents"
 
 
-def ingest_file(path: str | Path, *, use_cache: bool = True) -> Document:
+def ingest_file(
+    path: str | Path, *, use_cache: bool = True, progress: Callable[[int, int], None] | None = None
+) -> Document:
     path = Path(path)
     ext = path.suffix.lower()
     if ext not in SUPPORTED:
@@ -87,7 +90,7 @@ def ingest_file(path: str | Path, *, use_cache: bool = True) -> Document:
     elif ext == ".eml":
         doc = _from_eml(path, data)
     elif ext == ".pdf":
-        doc = _from_pdf(path)
+        doc = _from_pdf(path, progress)
     else:
         doc = _from_image(path)
     doc.sha256 = sha
@@ -285,9 +288,9 @@ def _paged_document(path: Path, media: str, per_page: list[tuple[int, float, flo
     )
 
 
-def _from_pdf(path: Path) -> Document:
+def _from_pdf(path: Path, progress: Callable[[int, int], None] | None = None) -> Document:
     per_page = []
-    for page in pdf_bridge.extract_pages(path):
+    for page in pdf_bridge.extract_pages(path, progress):
         if page.words:
             per_page.append((page.number, page.width, page.height, _pdf_text_words(page), False))
         else:

@@ -22,7 +22,9 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -62,8 +64,15 @@ class IngestLimits:
         )
 
 
-def ingest_isolated(path: str | Path, limits: IngestLimits | None = None, *, use_cache: bool = True) -> Document:
-    """`ingest_file(path)` in a limited child process; IngestRefused/IngestError naming the file only."""
+def ingest_isolated(
+    path: str | Path,
+    limits: IngestLimits | None = None,
+    *,
+    use_cache: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+) -> Document:
+    """`ingest_file(path)` in a limited child process; IngestRefused/IngestError naming the file only.
+    `progress(pages_done, pages_total)` is called from a reader thread as the child reports pages."""
     path = Path(path)
     limits = limits or IngestLimits.from_env()
     cfg = {**asdict(limits), "use_cache": use_cache}
@@ -72,12 +81,16 @@ def ingest_isolated(path: str | Path, limits: IngestLimits | None = None, *, use
             [sys.executable, "-I", "-B", "-c", _BOOT, str(path), json.dumps(cfg)],
             stdin=subprocess.DEVNULL,
             stdout=out,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.PIPE if progress is not None else subprocess.DEVNULL,
             close_fds=True,
             start_new_session=True,
             env={k: v for k, v in os.environ.items() if k.startswith(("LEXLOGIC_", "PATH", "LANG", "LC_", "HOME"))},
         )
         started = time.monotonic()
+        reader = None
+        if progress is not None:
+            reader = threading.Thread(target=_progress_lines, args=(proc, progress), daemon=True)
+            reader.start()
         try:
             proc.wait(timeout=limits.seconds)
         except subprocess.TimeoutExpired:
@@ -106,6 +119,18 @@ def ingest_isolated(path: str | Path, limits: IngestLimits | None = None, *, use
         raise IngestError(f"{path.name}: invalid document from the ingestion process: {exc}") from None
     doc.path = str(path)
     return doc
+
+
+def _progress_lines(proc: subprocess.Popen, progress: Callable[[int, int], None]) -> None:  # type: ignore[type-arg]
+    """The child's stderr carries `P <done> <total>` lines (and nothing else we trust)."""
+    assert proc.stderr is not None
+    for raw in proc.stderr:
+        parts = raw.split()
+        if len(parts) == 3 and parts[0] == b"P" and parts[1].isdigit() and parts[2].isdigit():
+            try:
+                progress(int(parts[1]), int(parts[2]))
+            except Exception:  # a callback failure must not kill the reading
+                pass
 
 
 def _kill(proc: subprocess.Popen) -> None:  # type: ignore[type-arg]
@@ -150,7 +175,12 @@ def _child(path_text: str, cfg_text: str) -> None:
             except pdf_bridge.PDFError as exc:
                 answer({"ok": False, "limit": True, "error": _strip(str(exc), path)})
                 return
-        doc = ingest_file(path, use_cache=bool(cfg["use_cache"]))
+
+        def progress(done: int, total: int) -> None:
+            sys.stderr.write(f"P {done} {total}\n")
+            sys.stderr.flush()
+
+        doc = ingest_file(path, use_cache=bool(cfg["use_cache"]), progress=progress)
         if len(doc.pages) > int(cfg["max_pages"]):
             answer({"ok": False, "limit": True, "error": f"{len(doc.pages)} pages (limit {cfg['max_pages']})"})
             return

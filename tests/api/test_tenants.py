@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 
 from lexlogic.api.app import create_app
 from lexlogic.api.deps import Settings
@@ -33,6 +34,18 @@ def test_other_tenant_gets_404_on_every_id_endpoint(api: Api) -> None:
     )
     assert up.status_code == 201, up.text
     doc = up.json()["id"]
+    bg = c.post(
+        f"/v1/cases/{case}/documents",
+        params={"background": "true"},
+        files={"file": ("01-bg.md", NOTE, "text/markdown")},
+        headers=api.h("a"),
+    )
+    assert bg.status_code == 202, bg.text
+    job = bg.json()["id"]
+    for _ in range(300):
+        if c.get(f"/v1/cases/{case}/documents/jobs/{job}", headers=api.h("a")).json()["status"] in ("done", "failed"):
+            break
+        time.sleep(0.1)
     run = c.post(f"/v1/cases/{case}/run?stream=false", headers=api.h("a"))
     assert run.status_code == 200 and run.json()["status"] == "verdict", run.text
     rule = c.post("/v1/dynamic-rules", json={"text": RULE, "author": "gpt-4o", "case_id": case}, headers=api.h("a"))
@@ -49,6 +62,12 @@ def test_other_tenant_gets_404_on_every_id_endpoint(api: Api) -> None:
         ),
         ("GET", "/v1/cases/{case_id}/documents/{doc_id}/text"): lambda: c.get(
             f"/v1/cases/{case}/documents/{doc}/text", headers=api.h("b")
+        ),
+        ("GET", "/v1/cases/{case_id}/documents/jobs/{job_id}"): lambda: c.get(
+            f"/v1/cases/{case}/documents/jobs/{job}", headers=api.h("b")
+        ),
+        ("GET", "/v1/cases/{case_id}/documents/jobs/{job_id}/events"): lambda: c.get(
+            f"/v1/cases/{case}/documents/jobs/{job}/events", headers=api.h("b")
         ),
         ("POST", "/v1/cases/{case_id}/run"): lambda: c.post(f"/v1/cases/{case}/run?stream=false", headers=api.h("b")),
         ("GET", "/v1/cases/{case_id}/states"): lambda: c.get(f"/v1/cases/{case}/states", headers=api.h("b")),
@@ -102,7 +121,7 @@ def test_other_tenant_gets_404_on_every_id_endpoint(api: Api) -> None:
         assert rid not in (body.get("detail") or "") or "no dynamic rule" in body["detail"]
     # nothing leaked or changed: A still sees its case, unchanged, and B lists nothing
     assert c.get(f"/v1/cases/{case}/states", headers=api.h("a")).json() == before
-    assert [d["id"] for d in c.get(f"/v1/cases/{case}/documents", headers=api.h("a")).json()] == [doc]
+    assert [d["id"] for d in c.get(f"/v1/cases/{case}/documents", headers=api.h("a")).json()] == [doc, "01-bg"]
     assert c.get("/v1/cases", headers=api.h("b")).json()["items"] == []
     assert c.get("/v1/dynamic-rules", headers=api.h("b")).json() == []
     mine = c.get(f"/v1/dynamic-rules/{rid}", headers=api.h("a")).json()
