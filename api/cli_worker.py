@@ -23,6 +23,9 @@ def worker(
     log_level: str = typer.Option("info", "--log-level"),
 ) -> None:
     """Consume runs from the broker at LEXLOGIC_BROKER_URL (PostgreSQL at LEXLOGIC_DATABASE_URL holds state)."""
+    # The pool forks this process: no background model loading here (perception's spaCy warm-up thread
+    # would be mid-load, holding its lock, at fork time, and every pool process would wait on it forever).
+    os.environ.setdefault("LEXLOGIC_NLP_WARMUP", "0")
     from lexlogic.engine import tasks
 
     url = tasks.broker_url()

@@ -195,3 +195,27 @@ def test_the_api_enqueues_runs_and_answers_as_a_local_run(as_client: Cluster, tm
     assert remote["status"] == local.status and remote["log"] == local.log[-20:]
     assert states[-1]["status"] == "verdict" and [s["note"] for s in states].count("restart") == 1
     store.close()
+
+
+def test_a_dossier_goes_through_the_ingest_queue_then_analysis(as_client: Cluster, tmp_path: Path) -> None:
+    import shutil
+
+    from tests.distributed.make_cases import write_cases
+
+    c = as_client
+    if not c.workers:
+        c.start("other")
+    write_cases(tmp_path / "mixed", 1)
+    d = tmp_path / "mixed" / "lemoine"
+    d.mkdir()
+    for name in ("00-note-avocat.md", "05-courriel-dereferencement.eml"):
+        shutil.copy(Path(__file__).resolve().parents[2] / "examples/rupture_brutale/dossier" / name, d)
+    report = run_batch(tmp_path / "mixed", db_url=c.db_url, batch_id="mixed", timeout=240)
+    assert report.mode == "celery" and [r.kind for r in report.results] == ["case", "dossier"]
+    assert all(r.status not in ("invalid", "error") for r in report.results), report.results
+    store = CaseStore(c.db_url)
+    rows = {r.key: r for r in BatchStore(store.engine).items("mixed")}
+    assert rows["lemoine"].attempts == 2 and rows["case-0000.json"].attempts == 1  # ingest, then analysis
+    phases = [s["phase"] for s in store.states(rows["lemoine"].run_id)]
+    assert phases[0] == "INIT" and phases.count("INIT") == 1 and "PLANNING" in phases
+    store.close()
