@@ -155,3 +155,18 @@ def test_a_means_is_not_an_agent(text: str) -> None:
 def test_light_verb_mettre_fin() -> None:
     (a,) = extract("La société Cora a mis fin au contrat de prestation le 3 mars 2021.", "d").assertions
     assert (a.subject, a.relation, a.object) == ("La société Cora", RelationType.TERMINATES, "contrat de prestation")
+
+
+def test_dossier_spans_are_exact_document_slices() -> None:
+    from lexlogic.engine.documents.ingest import ingest_dossier
+    from lexlogic.engine.kg.from_case import extract_documents
+
+    docs = ingest_dossier(ROOT / "examples" / "rupture_brutale" / "dossier")
+    texts = {d.id: d.text for d in docs}
+    evidence = extract_documents(docs)
+    assert {e.document_id for e in evidence} == set(texts)
+    spans = [s for e in evidence for a in e.assertions for s in a.bundle.spans]
+    spans += [x.span for e in evidence for x in e.abstentions]
+    assert spans
+    for s in spans:
+        assert texts[s.doc_id][s.char_start : s.char_end] == s.text
