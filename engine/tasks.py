@@ -26,6 +26,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel
+from sqlalchemy.exc import SQLAlchemyError
 
 from lexlogic.engine.orchestrator import CaseState, Orchestrator, Phase
 from lexlogic.engine.store.cases import QUEUED_LEASE_SECONDS, CaseStore, RunBusyError, new_owner
@@ -165,9 +166,15 @@ def advance(
                 else:
                     state = orch.run(state)
         except Exception as exc:
-            if not _is_time_limit(exc):
+            if _is_time_limit(exc):
+                state = _fail(orch, run_id, f"time limit exceeded ({type(exc).__name__})")
+            elif isinstance(exc, SQLAlchemyError | UnavailableError | OSError):
+                # the database or a service is down: keep the lease (it expires, the resumer retries later)
+                orch.let_go(run_id, release=False)
                 raise
-            state = _fail(orch, run_id, f"time limit exceeded ({type(exc).__name__})")
+            else:  # the case itself fails (bad rule file, a bug): stop it with the reason, do not hang a batch
+                log.exception("run %s failed", run_id)
+                state = _fail(orch, run_id, f"{type(exc).__name__}: {exc}"[:500])
         finish(store, job, run_id, state)
         return Advance(outcome="done", status=state.status)
     finally:

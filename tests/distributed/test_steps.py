@@ -118,3 +118,16 @@ def test_a_redelivered_step_gives_up_after_repeated_interruptions(store: CaseSto
     res = advance("poison", Job(), store=store)  # the broker's redelivery, not the resumer
     final = store.latest("poison")[1]
     assert res.status == "error" and "given up" in final["message"] and store.lease("poison") is None
+
+
+def test_a_failing_case_stops_with_its_reason_instead_of_hanging(store: CaseStore, monkeypatch) -> None:
+    _facts_run(store, "broken")
+
+    def step(self, state):  # type: ignore[no-untyped-def]
+        raise RuntimeError("rule file unreadable")
+
+    monkeypatch.setattr(Orchestrator, "step", step)
+    res = advance("broken", Job(), store=store)
+    final = store.latest("broken")[1]
+    assert res.status == "error" and final["message"] == "RuntimeError: rule file unreadable"
+    assert store.lease("broken") is None
