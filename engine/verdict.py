@@ -68,6 +68,7 @@ def decide(
     inference: str | None = None,
     seed: int = 0,
     samples: int = 1 << 18,
+    numbers: bool = True,
 ) -> CaseVerdict:
     """Symbolic analysis, then the probabilistic verdict over what is still uncertain."""
     inference = inference or INFERENCE.get()
@@ -98,7 +99,10 @@ def decide(
         samples=samples,
         seed=seed,
     )
-    verdict = finish_verdict(pack, model, verdict, rest, seed=seed)
+    if numbers:
+        verdict = finish_verdict(pack, model, verdict, rest, seed=seed)
+    else:
+        verdict = verdict.model_copy(update={"soft_factors": {**model.folded, **verdict.soft_factors}})
     questions: list[dict[str, Any]] = []
     seen: set[str] = set()
     for q in verdict.questions:

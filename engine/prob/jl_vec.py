@@ -32,11 +32,15 @@ def _is_arr(x: Any) -> bool:
 
 def _f(x: Any, n: int) -> np.ndarray:
     if _is_arr(x):
+        if x.dtype == object:
+            raise Unvectorisable("a per-world value that is not a number (a date, a text)")
         return x.astype(np.float64)
     if x is None:
         return np.full(n, np.nan)
     if isinstance(x, bool):
         return np.full(n, 1.0 if x else 0.0)
+    if not isinstance(x, (int, float)):
+        raise Unvectorisable(f"{type(x).__name__} value {x!r} where a number is expected per world")
     return np.full(n, float(x))
 
 
@@ -76,6 +80,10 @@ def evaluate(logic: Any, data: dict[str, Any], n: int) -> Value:
         if v is None:
             return default
         if _is_arr(v) and default is not None:
+            if v.dtype == object:
+                filled = np.empty(n, dtype=object)
+                filled[:] = [default if x is None else x for x in v]
+                return filled
             return np.where(np.isnan(v), float(default), v)
         return v
     if not isinstance(args, list):
@@ -140,34 +148,49 @@ MAX_DISTINCT = 256
 
 
 def _by_distinct_rows(logic: Any, data: dict[str, Any], n: int) -> np.ndarray | None:
-    """When the per-world variables take few distinct joint values (yes/no roots), evaluate the scalar
-    rule once per distinct row: the scalar semantics exactly (nulls, coercions), at the cost of a few
-    calls. Continuous draws (many distinct values) go through the vectorised operators instead."""
+    """When the per-world variables take few distinct joint values (yes/no roots, a date chosen by a
+    root), evaluate the scalar rule once per distinct row: the scalar semantics exactly (nulls,
+    coercions, dates), at the cost of a few calls. Continuous draws (many distinct values) go through the
+    vectorised operators instead. A result that is not a number per world comes back as an object array."""
     names = [v for v in sorted(jsonlogic_policy.variables_used(logic)) if _is_arr(data.get(v))]
     if not names or "ln" in jsonlogic_policy.operators_used(logic):
         return None
-    cols = np.stack([data[v] for v in names], axis=1)
-    rows, inverse = np.unique(cols, axis=0, return_inverse=True)
-    if len(rows) > MAX_DISTINCT:
-        return None
+    cols = [data[v] for v in names]
+    if all(c.dtype != object for c in cols):
+        stacked = np.stack(cols, axis=1)
+        rows_arr, inverse = np.unique(stacked, axis=0, return_inverse=True)
+        if len(rows_arr) > MAX_DISTINCT:
+            return None
+        rows = [tuple(r) for r in rows_arr]
+        inverse = np.asarray(inverse).reshape(-1)
+    else:
+        index: dict[tuple[Any, ...], int] = {}
+        inv = np.empty(n, dtype=np.int64)
+        for j, row in enumerate(zip(*cols)):
+            key = tuple(None if (isinstance(x, float) and np.isnan(x)) else x for x in row)
+            inv[j] = index.setdefault(key, len(index))
+            if len(index) > MAX_DISTINCT:
+                return None
+        rows = list(index)
+        inverse = inv
     scalar = {k: v for k, v in data.items() if not _is_arr(v) and v is not None}
-    out = np.empty(len(rows))
-    for i, row in enumerate(rows):
+    results: list[Any] = []
+    for row in rows:
         d = dict(scalar)
         for v, x in zip(names, row):
-            if not np.isnan(x):
-                d[v] = bool(x) if data.get(f"__bool__{v}") else float(x)
+            if x is None or (isinstance(x, float) and np.isnan(x)):
+                continue
+            d[v] = bool(x) if data.get(f"__bool__{v}") else (float(x) if isinstance(x, (int, float, np.number)) else x)
         try:
-            r = jsonlogic_policy.evaluate_validated(logic, d)
+            results.append(jsonlogic_policy.evaluate_validated(logic, d))
         except (TypeError, ValueError):
-            r = None
-        if r is None:
-            out[i] = np.nan
-        elif isinstance(r, (bool, int, float)):
-            out[i] = float(r)
-        else:
-            return None  # a date or a text per world: not representable here
-    return out[np.asarray(inverse).reshape(-1)]
+            results.append(None)
+    if all(r is None or isinstance(r, (bool, int, float)) for r in results):
+        out = np.array([np.nan if r is None else float(r) for r in results])
+    else:
+        out = np.empty(len(results), dtype=object)
+        out[:] = results
+    return out[inverse]
 
 
 def _if(args: list[Any], data: dict[str, Any], n: int) -> Value:
@@ -188,6 +211,8 @@ def computation(logic: Any, kind: str, data: dict[str, Any], n: int) -> Value:
     out = evaluate(logic, data, n)
     if out is None:
         return None
+    if _is_arr(out) and out.dtype == object:
+        return out
     if not _is_arr(out):
         if kind == "bool":
             return bool(out)

@@ -180,7 +180,10 @@ def finish_verdict(
                 data.pop(comp.output, None)
                 continue
             if any(isinstance(data.get(v), np.ndarray) for v in jl_vec.jsonlogic_policy.variables_used(comp.logic)):
-                data[comp.output] = jl_vec.computation(comp.logic, comp.type.value, data, n)
+                try:
+                    data[comp.output] = jl_vec.computation(comp.logic, comp.type.value, data, n)
+                except jl_vec.Unvectorisable:  # e.g. a date chosen per world: unknown for the numbers
+                    data.pop(comp.output, None)
         for name, law in weights.numbers.items():  # the pack's latent numbers (not facts)
             if name not in pack.facts:
                 data[name] = draw_law(law, n, gen, data)

@@ -20,7 +20,7 @@ from lexlogic.logic.facts import parse_case
 from tests.prob.case_oracle import EXAMPLE, brute_force, cases, to_problog
 from tests.prob.gen import problog_marginals
 
-SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _pack() -> Any:
@@ -28,7 +28,9 @@ def _pack() -> Any:
 
 
 def _decide(raw: dict[str, Any], answers: dict[str, Any] | None = None, **kw: Any) -> Any:
+    """The verdict on liability (the numbers' sampling is not what these oracles check)."""
     pack, program = _pack()
+    kw.setdefault("numbers", False)
     return decide(pack, program, parse_case(copy.deepcopy(raw), pack), answers, **kw)
 
 
@@ -99,8 +101,8 @@ def test_answers_mix_back_to_the_verdict_on_the_issue_case() -> None:
     _check_total_probability(repro())
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(cases(max_unknown=4))
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases(max_unknown=3))
 def test_law_of_total_probability_and_whatif_equals_answer(raw: dict[str, Any]) -> None:
     _check_total_probability(raw)
 
@@ -115,7 +117,7 @@ def test_problog_equals_the_model_on_the_discrete_part(raw: dict[str, Any]) -> N
     assert _decide(raw).probability.p_target == pytest.approx(ref[m.program.target], abs=1e-9)
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_sampling_and_pyro_agree_with_exact(raw: dict[str, Any]) -> None:
     exact = _decide(raw).probability.p_target
