@@ -5,6 +5,9 @@ the reasonable-notice range [reasonable_notice_low, reasonable_notice_high] wher
 prints: how many ranges, the median and p90 width (months), how many reach the 36-month ceiling, and the
 same on the cases whose factors (dependence, investments, exclusivity, private label, contractual and sector
 notice) are all KNOWN (then the width is the pack's own uncertainty, not that of missing facts).
+The three aggravating factors are drawn by a separate generator, the same for every version of the pack
+(known 80 %, true 25 %): `analyse.py`'s generator makes facts with a default rarer, which would otherwise
+flatter a version that gives them one.
 
     .venv/bin/python benchmarks/notice_range.py [--cases 100] [--seed 7] [--pack rules/rupture_brutale]
 
@@ -35,9 +38,14 @@ FACTORS = ("economic_dependence_proven", "dedicated_investments", "exclusivity",
 def ranges(pack_dir: Path, cases: int, seed: int) -> list[tuple[float, float, bool]]:
     pack, program = get_pack(pack_dir)
     rng = random.Random(seed)
+    frng = random.Random(seed + 1)  # the factors, drawn alike whatever the pack's defaults
     out: list[tuple[float, float, bool]] = []
     for i in range(cases):
         facts = random_facts(pack, rng)
+        for f in FACTORS[:3]:  # dependence, investments, exclusivity: known 80 %, true 1 time in 4
+            facts.pop(f, None)
+            if frng.random() < 0.8:
+                facts[f] = frng.random() < 0.25
         case = parse_case({"pack": pack.name, "case_id": f"n{i}", "facts": facts}, pack)
         values = analyse(pack, program, case).values
         lo, hi = values.get("reasonable_notice_low"), values.get("reasonable_notice_high")
