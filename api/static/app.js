@@ -219,9 +219,17 @@ function answerValue() {
   if (box.tagName === "SELECT") return JSON.parse(box.value);
   return box.type === "number" ? Number(box.value) : box.value;
 }
-function answerText() {
-  const box = $("#answer-value");
-  return box.tagName === "SELECT" ? box.options[box.selectedIndex].textContent : box.value;
+function answerText() { // the answer as the lawyer reads it (the select's label, a date or a quantity in words)
+  const box = $("#answer-value"), type = box.dataset.type;
+  if (box.tagName === "SELECT") return box.options[box.selectedIndex].textContent;
+  if (box.type === "date" && box.value) {
+    return new Date(box.value + "T00:00:00").toLocaleDateString("fr-FR", { day: "numeric", month: "long", year: "numeric" });
+  }
+  if (box.type === "number" && box.value !== "") {
+    const x = Number(box.value);
+    return type === "months" ? `${num(x)} mois` : type === "amount" ? money(x) : type === "percent" ? `${num(x)} %` : num(x, 3);
+  }
+  return box.value;
 }
 
 $("#answer-form").addEventListener("submit", async (ev) => {
@@ -230,6 +238,7 @@ $("#answer-form").addEventListener("submit", async (ev) => {
   if (!fact) return;
   const value = answerValue(), text = answerText();
   const label = (factRows(state.verdict, fact)[0] || {}).label || $("#question-text").textContent;
+  state.rankToken += 1; // the ranking of the old hypotheses stops: the answer's analysis goes first
   try {
     setStatus("réponse enregistrée, analyse…");
     await api(`/v1/cases/${state.caseId}/answers`, { method: "POST", body: JSON.stringify({ answers: { [fact]: value } }) });
@@ -696,7 +705,10 @@ async function loadCase(id) {
   fit();
   setStatus("");
   document.body.dataset.loaded = id;
-  rankSliders(v);
+  // the ranking starts once the page is idle (an answer or another case in the meantime cancels it)
+  const token = state.rankToken;
+  delete document.body.dataset.ranked;
+  setTimeout(() => { if (token === state.rankToken && id === state.caseId) rankSliders(v); }, 1200);
 }
 
 async function listCases() {

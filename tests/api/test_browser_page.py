@@ -5,6 +5,7 @@ sliders ranked by sensitivity, an answer control offering every enum value, the 
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -322,3 +323,47 @@ def test_never_established_wording_for_an_unknown_outcome(
         timeout=20_000,
     )
     check(ref)
+
+
+@pytest.fixture(scope="module")
+def no_notice_case(server: tuple[str, str]) -> str:  # noqa: F811
+    """The example facts without the notification date nor the notice given: the page must ask for them."""
+    base, key = server
+    case = json.loads((ROOT / "examples/rupture_brutale/facts.json").read_text())
+    for name in ("notice_given_months", "notification_date"):
+        case["facts"].pop(name, None)
+    r = httpx.post(
+        f"{base}/v1/cases", json={"case_file": case, "name": "sans préavis"}, headers={"X-API-Key": key}, timeout=120
+    )
+    cid = r.json()["id"]
+    httpx.get(f"{base}/v1/cases/{cid}/verdict", headers={"X-API-Key": key}, timeout=120)  # computed once, cached
+    return str(cid)
+
+
+def test_answer_controls_for_a_date_and_a_number(browser: Any, server: tuple[str, str], no_notice_case: str) -> None:  # noqa: F811
+    """A date input for the notification date, typed and answered in the page; then a number input for the
+    months of notice (inputs generated from the question's type)."""
+    from playwright.sync_api import expect
+
+    t0 = time.monotonic()
+    base, key = server
+    cid = no_notice_case
+    p = browser.new_page(viewport={"width": W, "height": H})
+    p.goto(f"{base}/?case={cid}#key={key}")
+    expect(p.locator("body")).to_have_attribute("data-loaded", cid, timeout=30_000)
+    assert p.locator("#question-text").get_attribute("data-fact") == "notification_date"
+    assert p.locator("#answer-value").evaluate("e => e.tagName + ':' + e.type") == "INPUT:date"
+    p.fill("#answer-value", "2024-03-15")
+    p.click("#answer-btn")
+    expect(p.locator("#question-text")).to_have_attribute("data-fact", "notice_given_months", timeout=30_000)
+    assert p.locator("#answer-value").evaluate("e => e.tagName + ':' + e.type + ':' + e.dataset.type") == (
+        "INPUT:number:months"
+    )
+    expect(p.locator("#status")).to_contain_text("15 mars 2024")  # the answer in words, not « 2024-03-15 »
+    saved = httpx.get(f"{base}/v1/cases/{cid}", headers={"X-API-Key": key}).json()["answers"]
+    assert saved == {"notification_date": "2024-03-15"}
+    row = p.locator('#facts-table tr[data-fact="notification_date"]')
+    assert row.locator("td").nth(1).text_content() == "15 mars 2024"
+    assert row.locator("td").nth(2).text_content() == "réponse donnée"
+    p.close()
+    assert time.monotonic() - t0 < 30
