@@ -33,6 +33,7 @@ from lexlogic.engine.planner import Plan, is_major_fact, load_checks, make_plan,
 from lexlogic.engine.store.cases import LEASE_SECONDS, CaseStore, Hold
 from lexlogic.engine.verdict_model import Verdict, VerdictStatus
 from lexlogic.logic.canonical import canonical_hash
+from lexlogic.logic.errors import LexlogicError
 
 
 class Phase(str, Enum):
@@ -264,8 +265,23 @@ class Orchestrator:
         state.log.append(
             f"{len(docs)} documents, {len(state.case_file['facts'])} facts, {len(perception.ambiguities)} ambiguities"
         )
+        self._journal_evidence(state, docs)
         state.phase = Phase.PLANNING
         return state
+
+    def _journal_evidence(self, state: CaseState, docs: list[Document]) -> None:
+        """What the documents state explicitly goes into the evidence graph's journal (same database, same
+        spans), so the verdict, the report and the graph share one evidence store. Idempotent per document."""
+        from lexlogic.engine.kg.from_case import record_documents
+
+        t = time.perf_counter()
+        url = self.store.engine.url.render_as_string(hide_password=False)
+        try:
+            added = record_documents(state.case_id, docs, db_url=url)
+            state.log.append(f"graphe de preuves : {added} assertions explicites journalisées")
+        except LexlogicError as exc:  # the verdict does not depend on the graph: say so and go on
+            state.log.append(f"graphe de preuves non alimenté : {exc}")
+        self._time(state, "evidence_graph", t)
 
     def _perceive(self, docs: list[Document], pack: str):  # type: ignore[no-untyped-def]
         if self.llm is not None:

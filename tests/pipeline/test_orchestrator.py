@@ -119,3 +119,17 @@ def test_budget_stops_with_a_clear_status(db_url):
     state = orch.run(state)
     assert state.status == "stopped_budget" and state.message == "budget exceeded: steps 4/4"
     assert store.latest("c2")[1]["status"] == "stopped_budget"
+
+
+def test_documents_feed_the_evidence_graph_once(db_url):
+    """Perception's documents become explicit assertions of the evidence graph, in the case's database;
+    a replay adds nothing."""
+    from lexlogic.engine.kg.store import KGStore
+
+    store, _, state = _run(db_url)
+    kg = KGStore(db_url)
+    n = len(kg.assertions("c1"))
+    assert n > 0 and any("graphe de preuves" in line for line in state.log)
+    assert any(s.doc_id == "01-contrat-cadre" for a in kg.assertions("c1") for s in a.bundle.spans)
+    replay(store, "c1", 1, CaseEvaluator(), replay_id="c1")  # the same case read again from INIT
+    assert len(kg.assertions("c1")) == n
