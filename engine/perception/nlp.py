@@ -224,6 +224,19 @@ REPORTING = {
 }
 
 
+CONDITIONAL_FORM_RE = re.compile(
+    r"\b(?:\w+(?:erions|eriez|eraient|erait|erais)|aurai[ts]|auraient|aurions|serai[ts]|seraient|serions|"
+    r"pourrai[ts]|pourraient|pourrions|devrai[ts]|devraient|devrions|faudrait|voudrai[ts]|voudrions|ferai[ts]|"
+    r"ferions|ferait|irai[ts]|viendrait|tiendrait|accorderions|accorderait)\b",
+    re.IGNORECASE,
+)
+
+
+def conditional_form(text: str) -> bool:
+    """A verb in the conditional mood written in the sentence (the tagger misses some: « accorderions »)."""
+    return bool(CONDITIONAL_FORM_RE.search(text))
+
+
 def conditional(tok: Any) -> bool:
     """Is ``tok`` in a hypothetical: a conditional mood, a « si » clause, or a verb of intention or threat."""
     verb = _clause_head(tok)

@@ -528,8 +528,17 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
                     put("defence", sname)
                 else:
                     v.cache.setdefault("supply", (sname, oname))
+    # a letter whose writer terminates in the first person (« nous résilions »): its letterhead is the author
+    writer = v.author
+    if writer is None and v.doc.kind in (DocumentKind.LETTER, DocumentKind.EMAIL, DocumentKind.OTHER):
+        for s in v.sentences:
+            hit = s.find(spec.termination_cues)
+            if hit and re.search(r"\b(?:nous|je)\b", s.low) and not fr.conditional(s.token_at(hit[1])):
+                if not re.search(r"\bvous\s+(?:avez|aviez)\b", s.low):
+                    writer = "defence"
+                    break
     # a letter: letterhead = its writer
-    if v.doc.kind in (DocumentKind.LETTER, DocumentKind.EMAIL) and v.author in PARTIES:
+    if v.doc.kind in (DocumentKind.LETTER, DocumentKind.EMAIL, DocumentKind.OTHER) and writer in PARTIES:
         head = v.live[:250]
         first = min(
             ((sp[0], n) for n, sps in v.names.items() for sp in sps if sp[0] < 250 and sp[0] >= 0),
@@ -538,13 +547,13 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
         if first and not re.search(
             r"(?:attention|destinataire|à\s*:)", head[: first[0]].split("\n")[-1], re.IGNORECASE
         ):
-            put(v.author, first[1])
+            put(writer, first[1])
     names = list(v.names)
     if not roles and "supply" in v.cache:  # no author named: the supplier is the usual victim
         sname, oname = v.cache["supply"]  # type: ignore[misc]
         put("claimant", sname)
         put("defence", oname)
-    if len(names) == 2 and not roles and v.author not in PARTIES:
+    if len(names) == 2 and not roles and v.author not in PARTIES and v.doc.kind is DocumentKind.OTHER:
         put("claimant", names[0])  # a summary introduces the victim first
         put("defence", names[1])
     if len(names) >= 2 and len(roles) == 1:
@@ -673,7 +682,9 @@ class SpecReader:
         """'pos' asserted, 'neg' denied, 'cond' hypothetical (a negation inside the cue itself, « ne plus
         commander », is the cue's meaning, not a denial of it)."""
         tok = s.token_at(pos)
-        if fs.conditional_blocks and (fr.conditional(tok) or _conditional_words(s, self.spec)):
+        if fs.conditional_blocks and (
+            fr.conditional(tok) or _conditional_words(s, self.spec) or _conditional_clause(s, pos)
+        ):
             return "cond"
         if fs.negatable and fr.negated(tok, ignore=(pos, end or pos)):
             return "neg"
@@ -1018,3 +1029,17 @@ def _has_rupture(reader: SpecReader, v: DocView) -> bool:
             cues = [(s, reader._scope(s, cs, fs, ce)) for s, _c, cs, ce, _f in reader._candidates(v, fs)]
             v.cache["_event"] = not cues or any(scope != "cond" for _s, scope in cues)
     return bool(v.cache["_event"])
+
+
+def _conditional_clause(s: Sentence, pos: int) -> bool:
+    """The cue's own clause (between commas) has a verb in the conditional mood the tagger missed
+    (« nous vous accorderions alors un préavis »), unless it is reported speech (« a annoncé qu'elle
+    cesserait »)."""
+    i = pos - s.start
+    start = max(s.low.rfind(c, 0, i) for c in (",", ";", ":", "(")) + 1
+    ends = [j for j in (s.low.find(c, i) for c in (",", ";", ":", ")")) if j >= 0]
+    clause = s.low[start : min(ends) if ends else len(s.low)]
+    said = re.search(r"\b(?:inform|annon|indiqu|écri|notifi|précis|fait savoir|prévenu|avisé|confirm)\w*\b.*?\bqu", s.low)
+    if said and said.end() <= start + len(clause):  # the conditional is the reported future (« qu'elle cesserait »)
+        clause = s.low[start : min(start + len(clause), said.start())] if said.start() > start else ""
+    return fr.conditional_form(clause)
