@@ -57,6 +57,7 @@ class Distribution(BaseModel):
     p90: float | None = None
     unit: str = ""
     condition: str | None = Field(default=None, description="e.g. 'given liability'")
+    label: str | None = Field(default=None, description="what the number is, from the pack (its output's label)")
 
 
 class CollapsedNarrative(BaseModel):

@@ -525,8 +525,27 @@ def worded(pack: RulePack, verdict: Verdict) -> Verdict:
             "missing": wording.missing(pack, verdict),
             "outcome_states": {k: wording.state_of(o.status, o.open_reasons) for k, o in verdict.outcomes.items()},
             "remedy_text": wording.remedy_text(pack, verdict),
+            "probability": _labelled(pack, verdict.probability),
         }
     )
+
+
+def _labelled(pack: RulePack, prob: Probability) -> Probability:
+    """The distributions named by the pack's outputs (weights.yaml), so no face words them itself."""
+    from lexlogic.engine.prob.case_model import weights_of
+
+    w = weights_of(pack)
+    outputs = w.outputs if w is not None else {}
+    update: dict[str, Distribution] = {}
+    for name, key in (
+        ("reasonable_notice_months", "reasonable_notice_months"),
+        ("damages", "damages"),
+        ("damages_if_liable", "damages"),
+    ):
+        d = getattr(prob, name)
+        if d is not None and key in outputs and outputs[key].label:
+            update[name] = d.model_copy(update={"label": outputs[key].label})
+    return prob.model_copy(update=update) if update else prob
 
 
 class _LRU:

@@ -81,10 +81,13 @@ function renderSummary(v) {
       `${NARRATIVE[w] || w} (poids ${pct(pr.p_narrative?.[w])}) : ${x == null ? "écarté" : pct(x)}`);
     parts.push(`Probabilité (${v.target_label}) : ${pct(p)}${by.length ? " — " + by.join(" ; ") : ""}.`);
   }
-  const n = pr.reasonable_notice_months, d = pr.damages_if_liable;
-  if (n && n.p50 != null) parts.push(`Préavis raisonnable : ${amount(n.p50, n.unit)} (${amount(n.p10, n.unit)} à ${amount(n.p90, n.unit)}).`);
-  if (d && d.p50 != null) parts.push(`Dommages-intérêts si ${v.target_label} : ${amount(d.p50, d.unit)} (${amount(d.p10, d.unit)} à ${amount(d.p90, d.unit)}).`);
-  else if (v.remedy_text) parts.push(sentence(v.remedy_text));
+  // the distributions under the pack's labels (its outputs): median, and 8 chances in 10 between p10 and p90
+  const dists = [pr.reasonable_notice_months, pr.damages_if_liable].filter((d) => d && d.p50 != null && d.label);
+  for (const d of dists) {
+    const cond = d.condition ? ` (si ${v.target_label})` : "";
+    parts.push(`${d.label}${cond} : ${amount(d.p50, d.unit)} (${amount(d.p10, d.unit)} à ${amount(d.p90, d.unit)}).`);
+  }
+  if (!pr.damages_if_liable?.label && v.remedy_text) parts.push(sentence(v.remedy_text));
   if (v.missing.length) parts.push(`Reste à établir : ${v.missing.map((m) => m.label).join(", ")}.`);
   $("#summary").textContent = parts.join(" ");
   $("#summary").dataset.p = p == null ? "" : String(p);
