@@ -133,6 +133,16 @@ def check_pack(root: Path) -> list[PackError]:
             known.add((name, 0))
         elif spec.type is FactType.ENUM:
             known.add((name, 1))
+        for value in spec.value_labels or {}:
+            if value not in (spec.values or []):
+                problems.append(
+                    PackError(
+                        facts_file,
+                        _find_line(facts_file, 1, f"{name}:"),
+                        f"fact '{name}': value_labels names '{value}', not one of its values"
+                        f"{did_you_mean(value, spec.values or [])}",
+                    )
+                )
         if spec.default is not None and spec.burden is None:
             problems.append(
                 PackError(

@@ -281,6 +281,11 @@ class RulePack(BaseModel):
         """The pack's name for a party (``claimant`` → « la demanderesse », « le créancier »…)."""
         return self.manifest.burden.parties.get(party or "", party or "?")
 
+    def value_label(self, name: str, value: Any) -> str:
+        """How an enum value of fact `name` is written (its `value_labels`), else the value itself."""
+        spec = self.facts.get(name)
+        return (spec.value_labels or {}).get(str(value), str(value)) if spec else str(value)
+
     def parameter_date(self, values: dict[str, Any], fact: str | None = None) -> date | None:
         """The case's relevant date for parameters (from `values`: plain values or ValueInfo-like)."""
         name = (
