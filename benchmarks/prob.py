@@ -64,27 +64,30 @@ def sparse_program(n: int, seed: int = 0) -> ProbProgram:
 
 
 def pack_program(n: int, seed: int = 0) -> ProbProgram:
-    """The real pack's rules with n of its input atoms uncertain, the others as in the example."""
+    """The real pack's rules with n of its input atoms uncertain: the example's own uncertain facts,
+    then input atoms drawn at random (random priors); everything else as in the example."""
     pack, _ = pack_by_name("rupture_brutale")
     raw = json.loads(EXAMPLE.read_text())
     model = build_case_model(pack, parse_case(raw, pack))
-    given = [line for line in model.program.program.splitlines() if _is_given(line)]
+    own = list(model.program.variables)
+    taken = {v.atom for v in own if isinstance(v, BoolVar)}
     inputs = [f for f, s in pack.facts.items() if s.type.value == "bool"]
     inputs += [c.output for c in pack.computations if c.type.value == "bool"]
     inputs += [f"{f}({v})" for f, s in pack.facts.items() if s.type.value == "enum" for v in s.values or []]
     rnd = random.Random(seed + n)
     rnd.shuffle(inputs)
-    chosen = inputs[:n]
-    if len(chosen) < n:
+    chosen = [a for a in inputs if a not in taken][: max(0, n - len(own))]
+    if len(own) + len(chosen) < n:
         raise SystemExit(f"the pack has {len(inputs)} input atoms, fewer than {n}")
-    heads = {line.split(":-")[0].strip().rstrip(".") for line in given}
-    rules = [text for text in pack.asp_sources.values()]
-    facts = [
-        line for line in given if line.strip().rstrip(".") not in chosen and line.split(":-")[0].strip() not in chosen
+    lines = [
+        line
+        for line in model.program.program.splitlines()
+        if not (_is_given(line) and line.strip().rstrip(".") in chosen)
     ]
-    variables = [BoolVar(name=f"u{i}", atom=a, prior=round(rnd.uniform(0.1, 0.9), 4)) for i, a in enumerate(chosen)]
-    del heads
-    return ProbProgram(program="\n".join([*rules, *facts]), variables=variables, target=pack.manifest.target)
+    variables = own + [
+        BoolVar(name=f"u{i}", atom=a, prior=round(rnd.uniform(0.1, 0.9), 4)) for i, a in enumerate(chosen)
+    ]
+    return ProbProgram(program="\n".join(lines), variables=variables, target=pack.manifest.target)
 
 
 def _is_given(line: str) -> bool:
