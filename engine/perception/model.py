@@ -106,7 +106,7 @@ def merge_findings(perception: Perception) -> dict[str, dict[str, Any]]:
                     "value": not best.value,
                     "confidence": round(1 - best.confidence, 4),
                     "world": other_world.value,
-                    "grounding": [],
+                    "grounding": value["grounding"],  # what is contested is that very statement
                     "note": f"contestation de l'allégation ({best.alleged_by or 'une partie'})",
                 }
             ]

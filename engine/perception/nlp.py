@@ -201,9 +201,17 @@ def negated(tok: Any, ignore: tuple[int, int] | None = None) -> bool:
                 return True
             if child.lower_ == "sans" and child.i < tok.i:
                 return True
+            if child.lower_ in ("ne", "n'") and not _restrictive(child):  # « aucun manquement ne … »
+                return True
         if anc.pos_ in ("VERB", "AUX") or anc.dep_ == "conj":
             break
     return False
+
+
+def _restrictive(ne: Any) -> bool:
+    """« ne … que » restricts, it does not deny (« n'a commencé qu'en 2014 »)."""
+    following = [t.lower_ for t in ne.doc[ne.i + 1 : ne.i + 6]]
+    return any(w in ("que", "qu'", "qu’") for w in following)
 
 
 REPORTING = {

@@ -1039,7 +1039,9 @@ def _conditional_clause(s: Sentence, pos: int) -> bool:
     start = max(s.low.rfind(c, 0, i) for c in (",", ";", ":", "(")) + 1
     ends = [j for j in (s.low.find(c, i) for c in (",", ";", ":", ")")) if j >= 0]
     clause = s.low[start : min(ends) if ends else len(s.low)]
-    said = re.search(r"\b(?:inform|annon|indiqu|écri|notifi|précis|fait savoir|prévenu|avisé|confirm)\w*\b.*?\bqu", s.low)
+    said = re.search(
+        r"\b(?:inform|annon|indiqu|écri|notifi|précis|fait savoir|prévenu|avisé|confirm)\w*\b.*?\bqu", s.low
+    )
     if said and said.end() <= start + len(clause):  # the conditional is the reported future (« qu'elle cesserait »)
         clause = s.low[start : min(start + len(clause), said.start())] if said.start() > start else ""
     return fr.conditional_form(clause)
