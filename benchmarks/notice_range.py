@@ -14,6 +14,8 @@ flatter a version that gives them one.
 To measure another version of the pack (before/after): export it to a folder and pass --pack, e.g.
     git archive <commit> rules/rupture_brutale | tar -x -C /tmp/before
     .venv/bin/python benchmarks/notice_range.py --pack /tmp/before/rules/rupture_brutale
+    .venv/bin/python benchmarks/notice_range.py --generator-pack /tmp/before/rules/rupture_brutale
+(the second draws the very same cases from the older pack's fact list: facts added since stay unknown).
 """
 
 from __future__ import annotations
@@ -35,13 +37,14 @@ from lexlogic.logic.facts import parse_case  # noqa: E402
 FACTORS = ("economic_dependence_proven", "dedicated_investments", "exclusivity", "private_label")
 
 
-def ranges(pack_dir: Path, cases: int, seed: int) -> list[tuple[float, float, bool]]:
+def ranges(pack_dir: Path, cases: int, seed: int, generator: Path | None = None) -> list[tuple[float, float, bool]]:
     pack, program = get_pack(pack_dir)
+    gen = get_pack(generator)[0] if generator else pack  # whose fact list drives the generator
     rng = random.Random(seed)
     frng = random.Random(seed + 1)  # the factors, drawn alike whatever the pack's defaults
     out: list[tuple[float, float, bool]] = []
     for i in range(cases):
-        facts = random_facts(pack, rng)
+        facts = {k: v for k, v in random_facts(gen, rng).items() if k in pack.facts}
         for f in FACTORS[:3]:  # dependence, investments, exclusivity: known 80 %, true 1 time in 4
             facts.pop(f, None)
             if frng.random() < 0.8:
@@ -76,9 +79,15 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--pack", default=str(Path(__file__).resolve().parent.parent / "rules" / "rupture_brutale"))
     ap.add_argument("--ceiling", type=float, default=36)
+    ap.add_argument(
+        "--generator-pack",
+        default=None,
+        help="draw the cases from this pack's fact list (the same cases for two versions: pass the older one)",
+    )
     a = ap.parse_args()
-    rs = ranges(Path(a.pack), a.cases, a.seed)
-    print(f"pack {a.pack}, {a.cases} generated cases, seed {a.seed}")
+    gen = Path(a.generator_pack) if a.generator_pack else None
+    rs = ranges(Path(a.pack), a.cases, a.seed, gen)
+    print(f"pack {a.pack}, {a.cases} generated cases (facts of {a.generator_pack or a.pack}), seed {a.seed}")
     report("all known ranges", rs, a.ceiling)
     report("ranges with every factor known", [r for r in rs if r[2]], a.ceiling)
 
