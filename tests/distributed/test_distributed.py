@@ -23,7 +23,7 @@ from lexlogic.engine.store.cases import CaseStore
 from lexlogic.engine.tasks import Job, submit
 from tests.distributed.conftest import Cluster
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = pytest.mark.timeout(600)
 EXAMPLE = json.loads((Path(__file__).resolve().parents[2] / "examples/rupture_brutale/facts.json").read_text())
 
 
