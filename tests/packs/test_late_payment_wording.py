@@ -64,11 +64,6 @@ def test_report_speaks_late_payment() -> None:
     assert "pénalités de retard" in unescape(html).lower()
 
 
-@pytest.mark.xfail(
-    reason="issue 17 (renderers, in progress): api/static/app.js words the rupture pack's numbers "
-    "('Préavis raisonnable', 'Dommages-intérêts si …'); remove this mark once the page takes them from the pack",
-    strict=False,
-)
 def test_page_assets_name_no_pack() -> None:
     for asset in sorted((ROOT / "api" / "static").glob("*")):
         if asset.suffix in {".js", ".html", ".css"}:

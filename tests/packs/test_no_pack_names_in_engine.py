@@ -36,7 +36,10 @@ ALLOWED: dict[str, tuple[int, str]] = {
     "engine/prob/model.py": (1, "ProbProgram.target default 'liable' (issue 15: the pack's target)"),
     "engine/prob/numbers.py": (1, "the rupture pack's number outputs by name (issue 15: weights.yaml outputs)"),
     "engine/verdict.py": (1, "question 'about: damages' (issue 15: the pack's remedy outcome)"),
-    "engine/verdict_service.py": (1, "Probability.damages attribute (issue 17: the pack's remedy)"),
+    "engine/verdict_service.py": (
+        3,
+        "Probability.damages attributes mapped to weights.yaml outputs by name (issue 17: from the pack's outputs)",
+    ),
     "engine/report.py": (1, "CSS class 'established' of the verdict banner (issue 17; a class name, not the outcome)"),
     "api/routers/verdicts.py": (4, "OpenAPI examples of the shipped example case (issue 17)"),
     "api/routers/packs.py": (2, "OpenAPI examples naming the shipped pack (issue 17)"),
