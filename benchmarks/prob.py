@@ -98,7 +98,10 @@ def _is_given(line: str) -> bool:
 def reprioritise(prog: ProbProgram, seed: int) -> ProbProgram:
     rnd = random.Random(seed)
     p = prog.model_copy(deep=True)
-    p.variables = [v.model_copy(update={"prior": round(rnd.uniform(0.1, 0.9), 4)}) for v in p.variables]
+    p.variables = [
+        v.model_copy(update={"prior": round(rnd.uniform(0.1, 0.9), 4)}) if isinstance(v, BoolVar) else v
+        for v in p.variables
+    ]
     return p
 
 
@@ -119,7 +122,7 @@ def problog_cold_warm(prog: ProbProgram, other: ProbProgram) -> tuple[float, flo
     p = float(next(iter(res.values()))) if res else 0.0
     weights = dict(f.get_weights())
     names = {str(name): node for name, node, _ in f.labeled()} if hasattr(f, "labeled") else {}
-    new = {v.atom: v.p for v in other.variables}
+    new = {v.atom: v.p for v in other.variables if isinstance(v, BoolVar)}
     w2 = dict(weights)
     for key in list(w2):
         name = str(getattr(f.get_node(abs(key)), "name", "")) if isinstance(key, int) else ""
