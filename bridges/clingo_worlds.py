@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import clingo
 import numpy as np
@@ -117,7 +118,7 @@ def ground_circuit(text: str, inputs: Sequence[Sequence[str]], observed: Sequenc
     """Ground ``text`` (which opens every input atom with a choice rule) and read the circuit back."""
     ctl = clingo.Control(["--warn=none"])
     obs = _Observer()
-    ctl.register_observer(obs)
+    ctl.register_observer(cast(clingo.Observer, obs))  # duck-typed: clingo calls the methods it needs
     try:
         ctl.add("base", [], text)
         ctl.ground([("base", [])])
