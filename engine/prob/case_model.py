@@ -217,6 +217,7 @@ def build_case_model(
                 if fact:
                     lines.append(fact)
                 continue
+            assert fv is not None  # uncertain implies a value in the case file
             readings_ = [fv, *fv.alternatives]
             claimant = next((r for r in readings_ if r.world.value == "NARRATIVE_A"), None)
             defence = next((r for r in readings_ if r.world.value == "NARRATIVE_B"), None)
@@ -259,8 +260,7 @@ def build_case_model(
     # yes/no values computed from them are exact functions of a discrete root (volume drop ≥ 30 %…).
     strata: dict[str, list[tuple[Any, float, str]]] = {}
     for name, law in weights.numbers.items() if weights else []:
-        spec = pack.facts.get(name)
-        if spec is None or name in answers or values[name].known or law.dist == "lognormal_regression":
+        if name not in pack.facts or name in answers or values[name].known or law.dist == "lognormal_regression":
             continue
         cells = number_strata(law)
         strata[name] = [(v, p, f"{name}__s{i}") for i, (v, p) in enumerate(cells)]
@@ -291,7 +291,7 @@ def build_case_model(
     n_eval = 0
     coins: set[str] = set()
 
-    def world(completion: tuple[tuple[str, Any], ...]) -> dict[str, ValueInfo]:
+    def world_of(completion: tuple[tuple[str, Any], ...]) -> dict[str, ValueInfo]:
         nonlocal n_eval
         if completion not in cache:
             n_eval += 1
@@ -321,7 +321,7 @@ def build_case_model(
             continue
         open_bodies: list[tuple[str, ValueInfo]] = []
         for c in completions(roots):
-            res = world(c)[name]
+            res = world_of(c)[name]
             body = ", ".join(literal(r, v) for r, v in c)
             if res.known:
                 if res.value:
@@ -341,7 +341,7 @@ def build_case_model(
                 ensure_number(r)
         levels: dict[float, str] = {}
         for c in completions(roots) if roots else [()]:
-            info = world(c)[source] if c else values[source]
+            info = world_of(c)[source] if c else values[source]
             p = max(0.0, min(1.0, float(info.value) / 100.0)) if info.known else 0.5
             if not info.known:
                 unmodelled.setdefault(f"{name}__p", info.missing)
@@ -494,7 +494,7 @@ def _add_ambiguity(
                 name=var,
                 atom=var,
                 prior=prior,
-                world=WorldTag(f"NARRATIVE_{tag}"),
+                world=WorldTag[f"NARRATIVE_{tag}"],
                 asserted=True,
                 cost=spec.cost,
                 question=spec.question or "",

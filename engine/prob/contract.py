@@ -77,11 +77,11 @@ def _and_or(fg: FactorGraph, rules: list[list[tuple[int, int, bool]]], head_or: 
         pos = {n: i for i, n in enumerate(support)}
         out = np.zeros(grids.shape[1], dtype=bool)
         for body in rules:
-            acc = np.ones(grids.shape[1], dtype=bool)
+            conj = np.ones(grids.shape[1], dtype=bool)
             for n, val, positive in body:
                 hit = grids[pos[n]] == val
-                acc &= hit if positive else ~hit
-            out |= acc
+                conj &= hit if positive else ~hit
+            out |= conj
         h = fg.new_node()
         table = np.zeros((*shape, 2))
         flat = table.reshape(-1, 2)
@@ -213,7 +213,7 @@ class Plan:
     used_vars: list[int]  # program variables with a factor (the cone of influence)
     effective_worlds: int
     components: list[tuple[list[int], list[int]]]  # (factor indices, nodes) per connected component
-    exprs: dict[tuple[int, tuple[int, ...]], object] = field(default_factory=dict)
+    exprs: dict[tuple[object, ...], object] = field(default_factory=dict)
 
 
 def plan(fg: FactorGraph, n_vars: int, unary_nodes: list[int]) -> Plan:

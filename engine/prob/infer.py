@@ -203,7 +203,8 @@ def prior_vectors(variables: list[Variable]) -> list[np.ndarray]:
     out: list[np.ndarray | None] = [None] * len(variables)
     bools = [k for k, v in enumerate(variables) if isinstance(v, BoolVar)]
     if bools:
-        d = dist.Bernoulli(probs=torch.tensor([variables[k].p for k in bools], dtype=torch.float64))
+        ps = [v.p for v in variables if isinstance(v, BoolVar)]
+        d = dist.Bernoulli(probs=torch.tensor(ps, dtype=torch.float64))
         pr = torch.stack([1.0 - d.probs, d.probs], dim=1).numpy()
         for i, k in enumerate(bools):
             out[k] = pr[i].copy()

@@ -13,6 +13,7 @@ default (exact) inference within max(0.01, 3 SE) — the tests check it.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pyro
@@ -78,9 +79,11 @@ def importance(
         log_w = torch.zeros(m, dtype=torch.float64)
         for site in tr.nodes.values():  # the factor sites: the proposal (prior) cancels in the weight
             if site["type"] == "sample" and site["is_observed"] and site["name"] not in ("observed", "target"):
-                log_w = log_w + site["fn"].log_prob(site["value"])
+                fn: Any = site["fn"]
+                log_w = log_w + fn.log_prob(site["value"])
         w = torch.exp(log_w).numpy()
-        obs = tr.nodes["observed"]["value"].numpy()
+        nodes: Any = tr.nodes
+        obs = nodes["observed"]["value"].numpy()
         t = obs[0] if n_obs else np.zeros(m, dtype=bool)
         wt = np.where(t, w, 0.0)
         consistent += int((w > 0).sum())
@@ -89,7 +92,7 @@ def importance(
         sw2 += float(w @ w)
         sw2t += float(w @ wt)
         p_obs += obs.astype(np.float64) @ w
-        digits = np.stack([tr.nodes[name]["value"].numpy().astype(np.int64) for name in names]) if names else None
+        digits = np.stack([nodes[name]["value"].numpy().astype(np.int64) for name in names]) if names else None
         for k in range(len(names)):
             assert digits is not None
             d = per_var[k].shape[1]
