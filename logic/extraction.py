@@ -58,6 +58,7 @@ class ExtractionSpec(BaseModel):
     version: int = 1
     speech_verbs: list[str] = Field(default_factory=list, description="« X soutient que »: an allegation by X")
     conditional_cues: list[str] = Field(default_factory=list)
+    denial_verbs: list[str] = Field(default_factory=list, description="lemmas that deny what their sentence says")
     negation_words: list[str] = Field(default_factory=list)
     party_words: dict[Party, list[str]] = Field(default_factory=dict)
     termination_cues: list[str] = Field(default_factory=list)

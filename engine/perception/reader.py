@@ -534,8 +534,9 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
         for s in v.sentences:
             hit = s.find(spec.termination_cues)
             if hit and re.search(r"\b(?:nous|je)\b", s.low) and not fr.conditional(s.token_at(hit[1])):
-                if not re.search(r"\bvous\s+(?:avez|aviez)\b", s.low):
+                if not re.search(r"\bvous\s+(?:nous\s+|m'|me\s+)?(?:avez|aviez)\b", s.low):
                     writer = "defence"
+                    v.author = writer  # its grounds (fault, force majeure) are then only alleged
                     break
     # a letter: letterhead = its writer
     if v.doc.kind in (DocumentKind.LETTER, DocumentKind.EMAIL, DocumentKind.OTHER) and writer in PARTIES:
@@ -549,11 +550,12 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
         ):
             put(writer, first[1])
     names = list(v.names)
-    if not roles and "supply" in v.cache:  # no author named: the supplier is the usual victim
+    told = any(s.find(spec.termination_cues) for s in v.sentences)  # a guess only where a rupture is told
+    if not roles and "supply" in v.cache and told:  # no author named: the supplier is the usual victim
         sname, oname = v.cache["supply"]  # type: ignore[misc]
         put("claimant", sname)
         put("defence", oname)
-    if len(names) == 2 and not roles and v.author not in PARTIES and v.doc.kind is DocumentKind.OTHER:
+    if len(names) == 2 and not roles and v.author not in PARTIES and v.doc.kind is DocumentKind.OTHER and told:
         put("claimant", names[0])  # a summary introduces the victim first
         put("defence", names[1])
     if len(names) >= 2 and len(roles) == 1:
@@ -688,6 +690,8 @@ class SpecReader:
             return "cond"
         if fs.negatable and fr.negated(tok, ignore=(pos, end or pos)):
             return "neg"
+        if any(t.lemma_.lower() in self.spec.denial_verbs for t in s.span):  # « nous contestons toute rupture »
+            return "neg"
         return "pos"
 
     def _read_fact(self, v: DocView, fact: str, fs: FactExtraction, notif: date | None) -> list[Finding]:
@@ -795,9 +799,8 @@ class SpecReader:
                 if best is None or key < best[0]:
                     best = (key, h0, h1, value)
         conf = 0.7
-        if best is None:
-            h0, h1, order, value = min(hits, key=lambda h: (h[0], h[2]))
-            best, conf = ((0, 0), h0, h1, value), 0.55
+        if best is None:  # never the first activity word of the document: it may be the author's or a lawyer's
+            return
         _, h0, h1, value = best
         s = next((x for x in v.sentences if x.start <= h0 < x.end + 1), v.sentences[0])
         yield self._finding(v, s, fact, fs, _typed(value), (h0, h1), confidence=conf)
@@ -809,7 +812,8 @@ class SpecReader:
             return
         s0, e0 = v.names[name][0]
         s = next((x for x in v.sentences if x.start <= s0 < x.end + 1), v.sentences[0])
-        f = self._finding(v, s, fact, fs, name, (s0, e0), confidence=0.75)
+        value = name.title() if name.isupper() else name  # a letterhead in capitals: the name as spelt
+        f = self._finding(v, s, fact, fs, value, (s0, e0), confidence=0.75)
         yield f
 
     # dates ----------------------------------------------------------------------------------------------------
@@ -1006,7 +1010,7 @@ def _ends_notice(text: str, pos: int) -> bool:
     """« soit le 12 septembre », « effet au 31 janvier »: the end of a notice, not the date of an act."""
     return bool(
         re.search(
-            r"(?:soit\s+(?:le|au|jusqu'au)|effet\s+(?:au|le|à\s+compter\s+du)|à\s+compter\s+du|échéance\s+le|au\s+plus\s+tard\s+le|terme\s+le|fin\s+le|expir\w*\s+le)\s+$",
+            r"(?:soit\s+(?:le|au|jusqu'au)|dès\s+le|effet\s+(?:au|le|à\s+compter\s+du)|à\s+compter\s+du|échéance\s+le|au\s+plus\s+tard\s+le|terme\s+le|fin\s+le|expir\w*\s+le)\s+$",
             text[max(0, pos - 30) : pos],
             re.IGNORECASE,
         )
