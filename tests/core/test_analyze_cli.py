@@ -20,9 +20,11 @@ runner = CliRunner()
 def test_example_text_output_has_verdict_and_proof() -> None:
     result = runner.invoke(app, ["analyze", str(EXAMPLE), "--no-input"])
     assert result.exit_code == 0, result.output
-    assert "VERDICT : LIABLE" in result.output
-    assert "[rule L_liable]" in result.output
+    assert "VERDICT : Responsabilité" in result.output and "engagée" in result.output
     assert "art. L.442-1 II C. com." in result.output
+    debug = runner.invoke(app, ["analyze", str(EXAMPLE), "--no-input", "--proof", "--debug"])
+    assert "[L_liable]" in debug.output  # the deciding rule, named with --debug
+    assert "art. L.442-1 II C. com." in debug.output.split("Sources :", 1)[1]
 
 
 def test_example_json_output() -> None:
