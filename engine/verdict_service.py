@@ -48,7 +48,7 @@ from lexlogic.logic.canonical import canonical_hash
 from lexlogic.logic.errors import FieldIssue, InvalidInput
 from lexlogic.logic.facts import CaseFile, CaseFileError, World, check_value, parse_case
 from lexlogic.logic.pack import FactType, PackError, RulePack
-from lexlogic.logic.weights import ALEXY_LEVELS, Beta, Fixed, Scale
+from lexlogic.logic.weights import ALEXY_LEVELS, Beta, Fixed, Scale, load_weights
 
 MAGNITUDES = ("I1", "W1", "R1", "I2", "W2", "R2")
 MAGNITUDE_NAMES = {"I": "intensité", "W": "poids abstrait", "R": "fiabilité"}
@@ -92,6 +92,14 @@ def _mean(m: Fixed | Beta | Scale) -> float:
 def model_of(pack: RulePack, case: dict[str, Any], answers: dict[str, Any]) -> ProbProgram:
     """The probabilistic program of the case (its variables name what the what-if may move)."""
     return build_program(pack, parse(case, pack), answers)[0]
+
+
+def soft_rules(pack: RulePack) -> list[Any]:
+    """The pack's Alexy soft rules (weights.yaml): what-if magnitudes, whether the model keeps a rule as a
+    factor or folds it into the judge's call."""
+    if not pack.manifest.files.weights:
+        return []
+    return list(load_weights(pack.root / pack.manifest.files.weights).soft_rules)
 
 
 def split_priors(
@@ -146,7 +154,7 @@ def validate_inputs(
                 )
             elif not 0.0 <= float(p) <= 1.0:
                 issues.append(FieldIssue("body", f"$.priors.{name}", "must be within [0, 1]"))
-        allowed = {f"{r.id}.{k}" for r in prog.soft_rules for k in MAGNITUDES}
+        allowed = {f"{r.id}.{k}" for r in soft_rules(pack) for k in MAGNITUDES}
         for name, m in (weights or {}).items():
             if name not in allowed:
                 issues.append(
@@ -250,7 +258,7 @@ def _sliders(
                 max=1,
             )
         )
-    for rule in prog.soft_rules:
+    for rule in soft_rules(pack):
         for key in MAGNITUDES:
             side = rule.principle_claimant if key[1] == "1" else rule.principle_defence
             m = getattr(side, {"I": "intensity", "W": "weight", "R": "reliability"}[key[0]])
