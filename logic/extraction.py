@@ -38,6 +38,9 @@ class FactExtraction(BaseModel):
     exclude: list[str] = Field(default_factory=list, description="a sentence with one of these is not a candidate")
     context: list[str] = Field(default_factory=list, description="bool: a cue counts only with one of these too")
     values: dict[str, list[str]] = Field(default_factory=dict, description="enum value → its own cues, in order")
+    guess_from: str | None = Field(
+        default=None, description="enum: first value a guess far from the party's name may give (later ones too)"
+    )
     default_value: str | None = Field(default=None, description="enum value when a cue is met but no value cue")
     zero: list[str] = Field(default_factory=list, description="months: phrases that mean none (0)")
     role: Party | None = None

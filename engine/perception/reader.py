@@ -799,8 +799,14 @@ class SpecReader:
                 if best is None or key < best[0]:
                     best = (key, h0, h1, value)
         conf = 0.7
-        if best is None:  # never the first activity word of the document: it may be the author's or a lawyer's
-            return
+        if best is None:  # far from the victim: the first ordinary activity word, weakly; never one that would
+            # take the case out of the law's scope (a lawyer's letterhead is not the victim's profession)
+            plain = [h for h in hits if h[2] >= fs_priority_floor(fs)]
+            neutral = v.doc.kind is DocumentKind.OTHER and v.author not in PARTIES  # a summary, a decision
+            if not plain or not neutral or not _has_rupture(self, v):
+                return
+            h0, h1, order, value = min(plain, key=lambda h: (h[0], h[2]))
+            best, conf = ((0, 0), h0, h1, value), 0.55
         _, h0, h1, value = best
         s = next((x for x in v.sentences if x.start <= h0 < x.end + 1), v.sentences[0])
         yield self._finding(v, s, fact, fs, _typed(value), (h0, h1), confidence=conf)
@@ -1049,3 +1055,10 @@ def _conditional_clause(s: Sentence, pos: int) -> bool:
     if said and said.end() <= start + len(clause):  # the conditional is the reported future (« qu'elle cesserait »)
         clause = s.low[start : min(start + len(clause), said.start())] if said.start() > start else ""
     return fr.conditional_form(clause)
+
+
+def fs_priority_floor(fs: FactExtraction) -> int:
+    """Index of the first enum value a distant guess may give: the values listed before ``guess_from`` (the
+    pack puts scope-changing ones first) need the party's own words."""
+    names = list(fs.values)
+    return names.index(fs.guess_from) if fs.guess_from in names else 0
