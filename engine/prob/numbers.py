@@ -48,8 +48,11 @@ def draw_law(law: NumberLaw, n: int, gen: torch.Generator, data: dict[str, Any] 
         idx = torch.multinomial(torch.tensor(law.probs, dtype=dt), n, replacement=True, generator=gen)
         x = torch.tensor(law.values, dtype=dt)[idx]
     else:
-        mvn = torch.distributions.MultivariateNormal(torch.tensor(law.mean, dtype=dt), torch.tensor(law.cov, dtype=dt))
-        z = mvn.sample((n,))  # parameter uncertainty (posterior of the calibration)
+        # parameter uncertainty (posterior of the calibration), drawn from the seeded generator so that two
+        # runs of one case give the same distributions (a resumed run ends identical to an uninterrupted one)
+        mean, cov = torch.tensor(law.mean, dtype=dt), torch.tensor(law.cov, dtype=dt)
+        chol = torch.linalg.cholesky(cov)
+        z = mean + torch.randn(n, mean.shape[0], generator=gen, dtype=dt) @ chol.T
         loc = z[:, 0] + z[:, 1] * torch.from_numpy(_ln_covariate(law, n, data or {}))
         for fact, effect in law.effects.items():
             loc = loc + effect * torch.from_numpy(_as_float(data.get(fact) if data else None, n))
