@@ -101,8 +101,9 @@ def test_problem_details(sqlite_api: Api) -> None:
 
 def test_packs(sqlite_api: Api) -> None:
     api, c = sqlite_api, sqlite_api.client
-    assert [p["name"] for p in c.get("/v1/packs", headers=api.h()).json()] == ["rupture_brutale"]
-    assert c.post("/v1/packs/rupture_brutale/check", headers=api.h()).json()["ok"] is True
+    assert [p["name"] for p in c.get("/v1/packs", headers=api.h()).json()] == ["late_payment", "rupture_brutale"]
+    for name in ("late_payment", "rupture_brutale"):
+        assert c.post(f"/v1/packs/{name}/check", headers=api.h()).json()["ok"] is True
     rep = c.post("/v1/packs/rupture_brutale/test?only=prescription", headers=api.h()).json()
     assert rep["passed"] >= 1 and rep["failed"] == 0
     assert c.get("/v1/packs/nope", headers=api.h()).status_code == 404
