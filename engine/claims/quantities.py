@@ -92,7 +92,7 @@ def role_of(kind: str, f: str, start: int, end: int, window: int = 70, right_wei
 
 
 def _role_near(kind: str, f: str, start: int, end: int, window: int, right_weight: float) -> str:
-    best, dist = "", 10**9
+    best, dist = "", float(10**9)
     left, right = f[max(0, start - window) : start], f[end : end + window // 2]
     for role, cues in lexicon().get(kind, {}).items():
         for cue in cues:

@@ -19,6 +19,7 @@ import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -48,6 +49,9 @@ CLAIM_ACTS = {
     "plan": re.compile(r"intention|savait|connaiss|volont|cherch|visai|prepar|projet|des (?:fevrier|janvier|le mois)"),
 }
 TREND = re.compile(r"doubl|tripl|augment|hauss|progress|baiss|diminu|recul")
+
+if TYPE_CHECKING:  # imported lazily at run time (a heavy module)
+    from lexlogic.engine.claims.derived import DossierFacts
 
 
 def _h(text: str) -> str:
@@ -95,7 +99,7 @@ class HybridMemory:
         self.index = index or VectorIndex(self.vectors, backend=backend, exact_below=exact_below)
         self.lexical = TextIndex([lexical_text(m) for m in memories])
         self._query_cache: dict[str, np.ndarray] = {}
-        self._facts = None
+        self._facts: DossierFacts | None = None
         self.position = {m.id: i for i, m in enumerate(memories)}
         self._act_index: dict[str, list[int]] | None = None
         self.by_id = {m.id: m for m in memories}

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from pydantic import BaseModel, Field
@@ -25,6 +26,9 @@ from lexlogic.engine.fallacies.memory import FallacyMemory, builtin_memory
 from lexlogic.engine.fallacies.taxonomy import DATA_DIR, FallacyNode, Taxonomy, builtin_taxonomy
 
 KNN_THRESHOLDS = DATA_DIR / "knn_thresholds.json"
+
+if TYPE_CHECKING:  # imported lazily at run time (a heavy module)
+    from lexlogic.engine.fallacies.navigators.offline import OfflineNavigator
 
 
 class KnnThresholds(BaseModel):
@@ -65,7 +69,7 @@ class KnnNavigator:
         self.th = thresholds or load_knn_thresholds()
         self._memory = memory
         self._cache: dict[str, Reading] = {}
-        self._fallback = None
+        self._fallback: OfflineNavigator | None = None
 
     @property
     def memory(self) -> FallacyMemory:
