@@ -23,18 +23,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DOSSIER = ROOT / "examples" / "rupture_brutale" / "dossier"
-STAGES = ("ingest", "perceive", "plan", "evaluate", "execute", "persist", "report")
+STAGES = ("ingest", "perceive", "evidence_graph", "plan", "analyse", "evaluate", "execute", "persist", "report")
 COLD = (
     "import sys, json; from lexlogic.engine.dossier import run_dossier; "
     "r = run_dossier(sys.argv[1], db_url=sys.argv[2], out_dir=sys.argv[3]); "
-    "print(json.dumps({'seconds': r['seconds'], 'timings': r['timings'], 'status': r['status']}))"
+    "print(json.dumps({'seconds': r.seconds, 'timings': r.timings, 'status': r.status}))"
 )
 
 
 def shares(timings: list[dict[str, float]]) -> dict[str, float]:
     med = {s: statistics.median(t.get(s, 0.0) for t in timings) for s in STAGES}
-    # "execute" includes the evaluator call; report it net of it
-    med["execute"] = max(0.0, med["execute"] - med["evaluate"])
     total = sum(med.values()) or 1.0
     return {s: round(100 * v / total, 1) for s, v in med.items()}
 
@@ -71,10 +69,10 @@ def main() -> None:
             t = time.perf_counter()
             r = run_dossier(DOSSIER, db_url=db, case_id=f"warm-{i}", out_dir=tmp)
             warm.append(time.perf_counter() - t)
-            warm_t.append(r["timings"])
+            warm_t.append(r.timings)
     print(
-        f"example dossier: {len(list(DOSSIER.iterdir()))} files, ends at {first['status']} "
-        f"(question: {(first['question'] or {}).get('fact')}), {first['states']} persisted states"
+        f"example dossier: {len(list(DOSSIER.iterdir()))} files, ends at {first.status} "
+        f"(question: {(first.question or {}).get('fact')}), {first.states} persisted states"
     )
     print(
         f"cold  (fresh process, empty OCR cache): median wall {statistics.median(cold_wall):.3f} s, "
