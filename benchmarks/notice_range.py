@@ -28,11 +28,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from analyse import random_facts  # noqa: E402  (the generator of the analysis benchmark)
+from analyse import random_facts  # the generator of the analysis benchmark
 
-from lexlogic.engine.analysis import analyse  # noqa: E402
-from lexlogic.engine.packs import get_pack  # noqa: E402
-from lexlogic.logic.facts import parse_case  # noqa: E402
+from lexlogic.engine.analysis import analyse
+from lexlogic.engine.packs import get_pack
+from lexlogic.logic.facts import parse_case
 
 FACTORS = ("economic_dependence_proven", "dedicated_investments", "exclusivity", "private_label")
 
@@ -54,7 +54,10 @@ def ranges(pack_dir: Path, cases: int, seed: int, generator: Path | None = None)
         lo, hi = values.get("reasonable_notice_low"), values.get("reasonable_notice_high")
         if lo is None or hi is None or not (lo.known and hi.known):
             continue
-        factors = [*FACTORS, *(["private_label_author_distributes"] if "private_label_author_distributes" in pack.facts else [])]
+        factors = [
+            *FACTORS,
+            *(["private_label_author_distributes"] if "private_label_author_distributes" in pack.facts else []),
+        ]
         factors_known = all(f in facts for f in factors)
         out.append((float(lo.value), float(hi.value), factors_known))
     return out

@@ -244,7 +244,11 @@ def _summary(
     if verdict == "NOT_LIABLE":
         s = pack.outcome_sentence(target, False, values).rstrip(".")
         check = next((c for c in checks if c.id == decisive), None)
-        return f"{s} : {check.label[:1].lower()}{check.label[1:]} ({check.outcome} = {check.status})." if check else s + "."
+        return (
+            f"{s} : {check.label[:1].lower()}{check.label[1:]} ({check.outcome} = {check.status})."
+            if check
+            else s + "."
+        )
     reasons = []
     if main.missing:
         reasons.append("faits manquants : " + ", ".join(main.missing))

@@ -31,7 +31,9 @@ class CaseCreate(BaseModel):
         default=None, max_length=200, description="display name (default: the case file's case_id)"
     )
     pack: str | None = Field(
-        default=None, max_length=100, description="rule pack (default: the case file's, else the rules folder's default pack)"
+        default=None,
+        max_length=100,
+        description="rule pack (default: the case file's, else the rules folder's default pack)",
     )
     case_file: dict[str, Any] | None = Field(
         default=None, description="a facts JSON (`lexlogic analyze` input); omit to build the case from documents"

@@ -655,7 +655,7 @@ class SpecReader:
             f.world = World.of_party(party)
         return f
 
-    def _candidates(self, v: DocView, fs: FactExtraction) -> list[tuple[Sentence, str, int, int]]:
+    def _candidates(self, v: DocView, fs: FactExtraction) -> list[tuple[Sentence, str, int, int, bool]]:
         out = []
         for s in v.sentences:
             hit = s.find(fs.cues) if fs.cues else None

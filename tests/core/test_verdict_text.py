@@ -74,7 +74,9 @@ def test_unknown_outcome_is_never_worded_as_established(tmp_path: Path) -> None:
     # CLI text and JSON say the same
     text = runner.invoke(app, ["analyze", str(_write(tmp_path, case)), "--no-input"]).output
     assert "✔ " + v.reasons[-1].sentence not in text or v.reasons[-1].state == "établi"
-    data = json.loads(runner.invoke(app, ["analyze", str(_write(tmp_path, case)), "--no-input", "--format", "json"]).output)
+    data = json.loads(
+        runner.invoke(app, ["analyze", str(_write(tmp_path, case)), "--no-input", "--format", "json"]).output
+    )
     assert data["headline"] == v.headline and data["label"] == "UNDETERMINED"
     # the report shows no green proof of the target
     state = {"case_id": "x", "status": "verdict", "evaluation": v.model_dump(mode="json"), "case_file": case}
