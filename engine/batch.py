@@ -30,7 +30,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from lexlogic.engine.orchestrator import CaseState, Phase
 from lexlogic.engine.store.cases import CaseStore
-from lexlogic.engine.store.db import Base, JSONType, session_factory
+from lexlogic.engine.store.db import Base, JSONType, create_tables, session_factory
 from lexlogic.logic.errors import LexlogicError
 
 ItemKind = Literal["case", "dossier"]
@@ -214,7 +214,7 @@ class BatchStore:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        Base.metadata.create_all(engine, tables=[BatchRow.__table__, BatchItemRow.__table__])
+        create_tables(engine, [BatchRow.__table__, BatchItemRow.__table__])
         self.Session = session_factory(engine)
 
     def open(self, batch_id: str, root: str, items: list[Item]) -> None:

@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy import DateTime, Engine, Float, ForeignKey, Integer, String, Text, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from lexlogic.engine.store.db import Base, JSONType, make_engine, session_factory
+from lexlogic.engine.store.db import Base, JSONType, create_tables, make_engine, session_factory
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.grounding import Grounding, SourceKind
 from lexlogic.logic.proof import NodeKind, ProofNode
@@ -176,7 +176,7 @@ class DynamicRuleStore:
 
     def __init__(self, engine: Engine | str | None = None, policy: DeploymentPolicy | None = None) -> None:
         self.engine = engine if isinstance(engine, Engine) else make_engine(engine)
-        Base.metadata.create_all(self.engine, tables=_TABLES)
+        create_tables(self.engine, _TABLES)
         self._session = session_factory(self.engine)
         self.policy = policy or DeploymentPolicy.from_env()
 

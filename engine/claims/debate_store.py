@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy import DateTime, ForeignKey, Integer, String, UniqueConstraint, select
 from sqlalchemy.orm import Mapped, mapped_column, sessionmaker
 
-from lexlogic.engine.store.db import Base, JSONType, make_engine, session_factory
+from lexlogic.engine.store.db import Base, JSONType, create_tables, make_engine, session_factory
 
 
 def _now() -> datetime:
@@ -42,7 +42,7 @@ class DebateStepRow(Base):
 class DebateStore:
     def __init__(self, url: str | None = None) -> None:
         self.engine = make_engine(url)
-        Base.metadata.create_all(self.engine, tables=[DebateRunRow.__table__, DebateStepRow.__table__])
+        create_tables(self.engine, [DebateRunRow.__table__, DebateStepRow.__table__])
         self.sessions: sessionmaker = session_factory(self.engine)
 
     def new_run(self, case_id: str) -> str:

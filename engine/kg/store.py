@@ -31,7 +31,7 @@ from lexlogic.engine.kg.model import (
 )
 from lexlogic.engine.kg.promote import DEFAULT_POLICY, PromotionPolicy, PromotionResult, promote
 from lexlogic.engine.kg.traverse import GradeViolation, Graph, check_grade
-from lexlogic.engine.store.db import Base, JSONType, make_engine
+from lexlogic.engine.store.db import Base, JSONType, create_tables, make_engine
 from lexlogic.logic.errors import LexlogicError
 
 APPEND_ONLY_TABLES = ("kg_raw_assertion", "kg_abstention", "kg_promotion_log")
@@ -162,7 +162,7 @@ class KGStore:
 
     def __init__(self, url: str | None = None, engine: Engine | None = None) -> None:
         self.engine = engine or make_engine(url)
-        Base.metadata.create_all(self.engine, tables=KG_TABLES)
+        create_tables(self.engine, KG_TABLES)
 
     # journal ----------------------------------------------------------------------------------------
     def append(self, case_id: str, assertions: Iterable[RawAssertion]) -> int:

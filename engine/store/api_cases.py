@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import DateTime, ForeignKey, Integer, String, Text, UniqueConstraint, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from lexlogic.engine.store.db import Base, JSONType, make_engine, session_factory
+from lexlogic.engine.store.db import Base, JSONType, create_tables, make_engine, session_factory
 from lexlogic.engine.store.tenants import Tenant
 
 
@@ -111,9 +111,9 @@ class ApiRulePrincipal(Base):
 class ApiCaseStore:
     def __init__(self, url: str | None = None, engine=None) -> None:  # type: ignore[no-untyped-def]
         self.engine = engine or make_engine(url)
-        Base.metadata.create_all(
+        create_tables(
             self.engine,
-            tables=[
+            [
                 Tenant.__table__,
                 ApiCase.__table__,
                 ApiDocument.__table__,

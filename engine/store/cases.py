@@ -29,7 +29,7 @@ from sqlalchemy import DateTime, Float, Integer, String, Text, UniqueConstraint,
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
-from lexlogic.engine.store.db import Base, JSONType, make_engine, session_factory
+from lexlogic.engine.store.db import Base, JSONType, create_tables, make_engine, session_factory
 from lexlogic.logic.errors import LexlogicError
 
 # Notes that open a new epoch of a case's history: the loop detector counts states from the last one.
@@ -154,9 +154,9 @@ class CaseStore:
 
             Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
         self.engine = make_engine(url)
-        Base.metadata.create_all(
+        create_tables(
             self.engine,
-            tables=[CaseRun.__table__, CaseStateRow.__table__, DocumentRow.__table__, CaseLease.__table__],
+            [CaseRun.__table__, CaseStateRow.__table__, DocumentRow.__table__, CaseLease.__table__],
         )
         self.Session = session_factory(self.engine)
 

@@ -7,11 +7,13 @@ unset, the file ``./.lexlogic/lexlogic.db`` is used. JSON columns become JSONB o
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import ClassVar
 
 from sqlalchemy import JSON, Engine, Table, create_engine, event
 from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 from sqlalchemy.orm import DeclarativeBase, sessionmaker
 
 # JSON everywhere, JSONB on PostgreSQL.
@@ -53,3 +55,17 @@ def make_engine(url: str | None = None) -> Engine:
 
 def session_factory(engine: Engine) -> sessionmaker:
     return sessionmaker(bind=engine, expire_on_commit=False)
+
+
+def create_tables(engine: Engine, tables: list[Table]) -> None:
+    """Create the tables that do not exist yet, tolerating another process doing the same at the same moment
+    (two workers starting together on PostgreSQL: the loser's CREATE TABLE fails with DuplicateTable or a
+    unique violation on the type catalogue; the table exists then, which is all we wanted)."""
+    for attempt in range(3):
+        try:
+            Base.metadata.create_all(engine, tables=tables)
+            return
+        except (ProgrammingError, IntegrityError, OperationalError) as exc:
+            if attempt == 2 or "already exists" not in str(exc) and "duplicate key" not in str(exc):
+                raise
+            time.sleep(0.05 * (attempt + 1))

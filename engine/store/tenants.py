@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from sqlalchemy import DateTime, ForeignKey, String, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from lexlogic.engine.store.db import Base, make_engine, session_factory
+from lexlogic.engine.store.db import Base, create_tables, make_engine, session_factory
 
 KEY_PREFIX = "llx"
 
@@ -71,7 +71,7 @@ class TenantStore:
 
             Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
         self.engine = engine or make_engine(url)
-        Base.metadata.create_all(self.engine, tables=[Tenant.__table__, ApiKey.__table__, KeyScope.__table__])
+        create_tables(self.engine, [Tenant.__table__, ApiKey.__table__, KeyScope.__table__])
         self.Session = session_factory(self.engine)
 
     def close(self) -> None:
