@@ -5,7 +5,7 @@ Identifiers (rule ids, fact names) appear only with ``--debug``."""
 from __future__ import annotations
 
 from lexlogic.engine import formatting
-from lexlogic.engine.verdict_model import Verdict, VerdictStatus
+from lexlogic.engine.verdict_model import Verdict
 from lexlogic.engine.wording import Reason, evidence_of
 from lexlogic.logic.pack import RulePack
 from lexlogic.logic.proof import NodeKind, ProofNode
@@ -26,14 +26,18 @@ def _probability_line(v: Verdict) -> str | None:
 
 
 def _distribution_lines(v: Verdict) -> list[str]:
+    """The number distributions, named by the pack's outputs (their label and unit)."""
     out = []
-    p = v.probability
-    for label, d, fmt in (
-        ("Préavis raisonnable", p.reasonable_notice_months, formatting.months),
-        ("Dommages-intérêts si responsabilité", p.damages_if_liable, formatting.money),
-    ):
-        if d is not None and d.p10 is not None and d.p50 is not None and d.p90 is not None:
-            out.append(f"  {label} : médiane {fmt(d.p50)} (8 chances sur 10 entre {fmt(d.p10)} et {fmt(d.p90)})")
+    for d in (v.probability.reasonable_notice_months, v.probability.damages_if_liable):
+        if d is None or d.p10 is None or d.p50 is None or d.p90 is None:
+            continue
+
+        def fmt(x: float, unit: str = d.unit) -> str:
+            return formatting.money(x) if unit == "EUR" else formatting.value(None, x, unit)
+
+        out.append(
+            f"  {d.label or 'Distribution'} : médiane {fmt(d.p50)} (8 chances sur 10 entre {fmt(d.p10)} et {fmt(d.p90)})"
+        )
     return out
 
 
@@ -145,7 +149,3 @@ def render_proof(tree: ProofNode, pack: RulePack | None = None, *, debug: bool =
     if sources:
         lines += ["", "Sources :"] + [f"  [{i}] {cite}" for cite, i in sources.items()]
     return lines
-
-
-def status_word(v: Verdict) -> str:
-    return v.status_text or {VerdictStatus.VERDICT: "Verdict"}.get(v.status, v.status.value)

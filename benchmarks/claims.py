@@ -23,6 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from lexlogic.logic.french_words import MONTH_NAMES
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 PARTIES = [
@@ -39,20 +41,7 @@ PARTIES = [
     "Lambda Textile",
     "Mu Bois",
 ]
-MONTHS = [
-    "janvier",
-    "février",
-    "mars",
-    "avril",
-    "mai",
-    "juin",
-    "juillet",
-    "août",
-    "septembre",
-    "octobre",
-    "novembre",
-    "décembre",
-]
+MONTHS = list(MONTH_NAMES)
 NUMS = ["un", "deux", "trois", "quatre", "cinq", "six", "sept", "huit", "neuf", "dix", "onze", "douze"]
 TEMPLATES = [
     "Par lettre recommandée du {d}, la société {p} a notifié à {q} la rupture de la relation commerciale avec un préavis de {n} mois.",

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from lexlogic.bridges.clingo_bridge import CompiledProgram, Solution
+from lexlogic.engine import formatting
 from lexlogic.engine.explain import Explainer
 from lexlogic.engine.packs import pack_by_name
 from lexlogic.engine.values import ValueInfo, gather_values
@@ -218,7 +219,7 @@ def _applicable_law(pack: RulePack, outcomes: dict[str, Outcome], values: dict[s
     for text in versions.texts:
         if text.outcome in outcomes and outcomes[text.outcome].status == "yes":
             src = pack.source(text.source)
-            when = date.value if date is not None and date.known else "?"
+            when = formatting.date(date.value) if date is not None and date.known else "?"
             return f"{src.cite() if src else text.source} — {pack.label_of(versions.date_fact).lower()} : {when} ({text.reason})"
     return f"indéterminé : {pack.label_of(versions.date_fact).lower()} inconnue"
 
@@ -235,26 +236,30 @@ def _summary(
     """One sentence in the pack's own words (its outcome templates and remedy wording)."""
     target = pack.manifest.target
     if verdict == "LIABLE":
-        s = pack.outcome_sentence(target, True, values)
+        s = pack.outcome_sentence(target, True, values, render=formatting.prose)
         if damages is not None and damages.value:
-            extra = pack.remedy_sentence(damages.value[0], damages.value[1])
+            extra = pack.remedy_sentence(damages.value[0], damages.value[1], money=formatting.money)
         else:
-            extra = pack.remedy_sentence(None, None, damages.missing if damages is not None else None)
+            missing = [pack.label_of(m) for m in damages.missing] if damages is not None else None
+            extra = pack.remedy_sentence(None, None, missing)
         return f"{s} {extra}" if extra else s
     if verdict == "NOT_LIABLE":
-        s = pack.outcome_sentence(target, False, values).rstrip(".")
+        s = pack.outcome_sentence(target, False, values, render=formatting.prose).rstrip(".")
         check = next((c for c in checks if c.id == decisive), None)
         return (
-            f"{s} : {check.label[:1].lower()}{check.label[1:]} ({check.outcome} = {check.status})."
+            f"{s} : {check.label[:1].lower()}{check.label[1:]} ({STATE_WORDS.get(check.status, check.status)})."
             if check
             else s + "."
         )
     reasons = []
     if main.missing:
-        reasons.append("faits manquants : " + ", ".join(main.missing))
+        reasons.append("faits manquants : " + ", ".join(pack.label_of(m) for m in main.missing))
     if main.open_reasons:
         reasons.append("appréciation : " + "; ".join(main.open_reasons))
     return "Indéterminé — " + ("; ".join(reasons) if reasons else "plusieurs issues possibles") + "."
+
+
+STATE_WORDS = {"yes": "établi", "no": "non établi", "unknown": "indéterminé"}
 
 
 def analyse_case_file(case_dict: dict[str, Any], answers: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -90,3 +90,8 @@ def value(spec: FactSpec | None, v: Any, unit: str | None = None) -> str:
             return months(v)
         return number(v)
     return str(v)
+
+
+def prose(v: Any) -> str:
+    """A value inside a sentence of the pack's templates, written like the rest of the verdict."""
+    return value(None, v)

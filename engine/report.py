@@ -209,66 +209,34 @@ def _highlight(doc: Document, spans: _Spans) -> str:
     return "".join(out)
 
 
-def _fact_rows(state: dict[str, Any], spans: _Spans, docs: dict[str, Document], pack: Any) -> list[dict[str, Any]]:
-    """One row per reading of a fact: its value as a lawyer reads it, its status, who alleges it, passages."""
+def _fact_rows(ev: dict[str, Any], spans: _Spans, docs: dict[str, Document]) -> list[dict[str, Any]]:
+    """The verdict's facts table (``Verdict.facts``: the same rows as the page), with span anchors."""
     rows = []
-    answers = state.get("answers") or {}
-    for name, fv in ((state.get("case_file") or {}).get("facts") or {}).items():
-        spec = pack.facts.get(name) if pack is not None else None
-        readings = [fv, *fv.get("alternatives", [])] if isinstance(fv, dict) else [{"value": fv}]
-        for r in readings:
-            links: list[dict[str, Any]] = []
-            other: list[str] = []
-            for g in r.get("grounding", []):
-                link = _link(spans, g, docs)
-                if link:
-                    links.append(link)
-                elif g.get("note"):
-                    other.append(str(g.get("note")))
-            world = str(r.get("world", "SHARED"))
-            contested = world != "SHARED" or float(r.get("confidence", 1.0)) < 1.0
-            status = str(r.get("allegation") or ("allégué, contesté" if contested else "établi par les pièces"))
-            if name in answers:
-                status = "remplacé par la réponse donnée"
-            rows.append(
-                {
-                    "name": name,
-                    "label": spec.label if spec is not None else name,
-                    "value": formatting.value(spec, r.get("value")),
-                    "status": status,
-                    "by": WORLD_WORDS.get(world, world),
-                    "links": links,
-                    "other": other,
-                }
-            )
-    for name, value in answers.items():
-        spec = pack.facts.get(name) if pack is not None else None
-        rows.append(
-            {
-                "name": name,
-                "label": spec.label if spec is not None else name,
-                "value": formatting.value(spec, value),
-                "status": "réponse donnée",
-                "by": "—",
-                "links": [],
-                "other": [],
-            }
-        )
+    for row in ev.get("facts") or []:
+        links = [
+            link
+            for p in row.get("passages") or []
+            if (link := _link(spans, {"kind": "document", "document_id": p.get("document"), **p}, docs))
+        ]
+        rows.append({**row, "name": row.get("fact"), "by": row.get("by") or "—", "links": links, "other": []})
     return rows
 
 
 def _distribution_svg(prob: dict[str, Any]) -> tuple[str, list[str]]:
+    """The number distributions the verdict carries (labels and units are the pack's outputs)."""
     items, lines = [], []
-    for key, label, fmt in (
-        ("reasonable_notice_months", "Préavis raisonnable (mois)", formatting.months),
-        ("damages_if_liable", "Dommages-intérêts si responsabilité (€)", formatting.money),
-    ):
+    for key in ("reasonable_notice_months", "damages_if_liable"):
         d = prob.get(key) or {}
-        if d.get("p10") is not None and d.get("p50") is not None and d.get("p90") is not None:
-            items.append((label, float(d["p10"]), float(d["p50"]), float(d["p90"])))
-            lines.append(
-                f"{label} : médiane {fmt(d['p50'])}, 8 chances sur 10 entre {fmt(d['p10'])} et {fmt(d['p90'])}"
-            )
+        if d.get("p10") is None or d.get("p50") is None or d.get("p90") is None:
+            continue
+        label = str(d.get("label") or key)
+        fmt = (
+            formatting.money
+            if d.get("unit") == "EUR"
+            else (lambda x, u=d.get("unit") or "": formatting.value(None, x, u))
+        )
+        items.append((label, float(d["p10"]), float(d["p50"]), float(d["p90"])))
+        lines.append(f"{label} : médiane {fmt(d['p50'])}, 8 chances sur 10 entre {fmt(d['p10'])} et {fmt(d['p90'])}")
     if not items:
         return "", lines
     rows, w, lw = [], 560, 250
@@ -309,7 +277,7 @@ def render_report(state: dict[str, Any], documents: list[Document]) -> str:
     )
     prover = _Proof(spans, docs, pack)
     proof_html = prover.html(proof)
-    facts = _fact_rows(state, spans, docs, pack)
+    facts = _fact_rows(ev, spans, docs)
     posterior = [("P(conclusion principale)", float(prob["p_target"]))] if prob.get("p_target") is not None else []
     posterior += [(f"P({WORLD_WORDS.get(w, w)})", float(p)) for w, p in (prob.get("p_narrative") or {}).items()]
     posterior += [

@@ -98,7 +98,7 @@ def sentence(pack: RulePack, outcome: str, state: State, values: dict[str, Any] 
     """The pack's sentence for an outcome in that state (templates; the label with its state otherwise)."""
     if state in ("établi", "non établi"):
         try:
-            return pack.outcome_sentence(outcome, state == "établi", values or {})
+            return pack.outcome_sentence(outcome, state == "établi", values or {}, render=formatting.prose)
         except Exception:
             pass
     label = pack.label_of(outcome) if hasattr(pack, "label_of") else outcome

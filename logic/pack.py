@@ -8,6 +8,7 @@ Loading never runs an engine: it only reads and validates files (engine checks a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from enum import Enum
 from pathlib import Path
@@ -242,9 +243,17 @@ class RulePack(BaseModel):
         """What the target's probability is called ('P(responsabilité)'); the target's label by default."""
         return self.manifest.target_label or self.label_of(self.manifest.target)
 
-    def outcome_sentence(self, outcome: str, holds: bool, values: dict[str, Any] | None = None) -> str:
+    def outcome_sentence(
+        self,
+        outcome: str,
+        holds: bool,
+        values: dict[str, Any] | None = None,
+        render: Callable[[Any], str] | None = None,
+    ) -> str:
         """The pack's sentence saying that `outcome` holds (or not), placeholders filled from `values`
-        (numbers, amounts, dates) and the parameters; falls back to the label (« non : » prefixed)."""
+        (numbers, amounts, dates) and the parameters; falls back to the label (« non : » prefixed).
+        ``render``: how a value is written (the engine passes its French formatter, so sentences and the
+        rest of the verdict write dates and amounts alike)."""
         from lexlogic.logic.templates import fill, filled
 
         spec = self.manifest.outcomes.get(outcome)
@@ -253,18 +262,27 @@ class RulePack(BaseModel):
         fallback = label if holds else f"Non : {label[:1].lower()}{label[1:]}"
         if template is None:
             return fallback
-        text = fill(template, values or {}, self.parameters, self.parameter_date(values or {}))
+        text = fill(template, values or {}, self.parameters, self.parameter_date(values or {}), render=render)
         return text if filled(text) else fallback  # a value the sentence needs is not known (or not given)
 
-    def remedy_sentence(self, low: float | None, high: float | None, missing: list[str] | None = None) -> str | None:
-        """The remedy's wording: its range when known, what it lacks otherwise (None: nothing to say)."""
-        from lexlogic.logic.templates import fill, money
+    def remedy_sentence(
+        self,
+        low: float | None,
+        high: float | None,
+        missing: list[str] | None = None,
+        money: Callable[[float], str] | None = None,
+    ) -> str | None:
+        """The remedy's wording: its range when known, what it lacks otherwise (None: nothing to say).
+        ``money``: how an amount is written (the engine passes its French formatter)."""
+        from lexlogic.logic.templates import fill
+        from lexlogic.logic.templates import money as plain_money
 
         remedy = self.manifest.remedy
         if remedy is None:
             return None
         if low is not None and high is not None and remedy.sentence:
-            show = money if remedy.unit == "EUR" else (lambda x: f"{x:g} {remedy.unit}")
+            unit = remedy.unit
+            show = (money or plain_money) if unit == "EUR" else (lambda x: f"{x:g} {unit}")
             if remedy.exact_sentence and show(low) == show(high):
                 return fill(remedy.exact_sentence, {"amount": show(low)}, self.parameters)
             return fill(remedy.sentence, {"low": show(low), "high": show(high)}, self.parameters)

@@ -7,6 +7,7 @@ the renderers only call ``RulePack.outcome_sentence`` / ``remedy_sentence``, whi
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
@@ -38,9 +39,15 @@ def slots(template: str) -> list[str]:
     return _SLOT.findall(template or "")
 
 
-def fill(template: str, values: dict[str, Any], parameters: dict[str, Parameter], day: date | None = None) -> str:
-    """Replace each ``{name}``: a value of `values` first, then a parameter (value in force at `day`);
-    an unknown slot is left as is (``lexlogic check`` reports it)."""
+def fill(
+    template: str,
+    values: dict[str, Any],
+    parameters: dict[str, Parameter],
+    day: date | None = None,
+    render: Callable[[Any], str] | None = None,
+) -> str:
+    """Replace each ``{name}``: a value of `values` first (written by ``render``, plain ``show`` by default),
+    then a parameter (value in force at `day`); an unknown slot is left as is (``lexlogic check`` reports it)."""
 
     def sub(m: re.Match[str]) -> str:
         name = m.group(1)
@@ -55,7 +62,7 @@ def fill(template: str, values: dict[str, Any], parameters: dict[str, Parameter]
             period = p.period_at(day) if day is not None else None
             return p.show((period or p.current()).value)
         if v is not None:
-            return show(v)
+            return (render or show)(getattr(v, "value", v))
         return m.group(0)
 
     return _SLOT.sub(sub, template)

@@ -13,49 +13,11 @@ import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-MONTHS = {
-    "janvier": 1,
-    "fevrier": 2,
-    "mars": 3,
-    "avril": 4,
-    "mai": 5,
-    "juin": 6,
-    "juillet": 7,
-    "aout": 8,
-    "septembre": 9,
-    "octobre": 10,
-    "novembre": 11,
-    "decembre": 12,
-}
-_NUMWORDS = {
-    "zero": 0,
-    "un": 1,
-    "une": 1,
-    "deux": 2,
-    "trois": 3,
-    "quatre": 4,
-    "cinq": 5,
-    "six": 6,
-    "sept": 7,
-    "huit": 8,
-    "neuf": 9,
-    "dix": 10,
-    "onze": 11,
-    "douze": 12,
-    "treize": 13,
-    "quatorze": 14,
-    "quinze": 15,
-    "seize": 16,
-    "vingt": 20,
-    "vingts": 20,
-    "trente": 30,
-    "quarante": 40,
-    "cinquante": 50,
-    "soixante": 60,
-    "cent": 100,
-    "cents": 100,
-    "mille": 1000,
-}
+from lexlogic.logic.french_words import MONTHS as ALL_MONTHS
+from lexlogic.logic.french_words import NUMBER_WORDS, number_from_words
+
+MONTHS = {m: n for m, n in ALL_MONTHS.items() if m.isascii()}  # the text is folded (no accents)
+_NUMWORDS = NUMBER_WORDS
 _NW = "|".join(sorted(_NUMWORDS, key=len, reverse=True))
 _WORDNUM = rf"(?:(?:{_NW})(?:[- ](?:et[- ])?(?:{_NW}))*)"
 _DIGITNUM = r"\d{1,3}(?:[ .]\d{3})+(?:,\d+)?|\d+(?:,\d+)?"
@@ -143,22 +105,7 @@ def parse_number(raw: str) -> float | None:
     raw = raw.strip()
     if re.fullmatch(_DIGITNUM, raw):
         return float(re.sub(r"[ .](?=\d{3})", "", raw).replace(",", "."))
-    total, current = 0, 0
-    words = [w for w in re.split(r"[- ]", raw) if w and w != "et"]
-    if not words or any(w not in _NUMWORDS for w in words):
-        return None
-    for w in words:
-        v = _NUMWORDS[w]
-        if v == 100:
-            current = (current or 1) * 100
-        elif v == 1000:
-            total += (current or 1) * 1000
-            current = 0
-        elif v == 20 and current % 100 == 4:  # quatre-vingt(s)
-            current = current - 4 + 80
-        else:
-            current += v
-    return float(total + current)
+    return number_from_words(raw)
 
 
 @dataclass(frozen=True)

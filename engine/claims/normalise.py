@@ -13,20 +13,9 @@ import re
 import unicodedata
 from functools import lru_cache
 
-MONTHS_FR = [
-    "janvier",
-    "février",
-    "mars",
-    "avril",
-    "mai",
-    "juin",
-    "juillet",
-    "août",
-    "septembre",
-    "octobre",
-    "novembre",
-    "décembre",
-]
+from lexlogic.logic.french_words import MONTH_NAMES
+
+MONTHS_FR = list(MONTH_NAMES)
 _ABBR = {
     "janv": 1,
     "févr": 2,

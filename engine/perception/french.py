@@ -13,54 +13,9 @@ from datetime import date
 # convention (art. 641 CPC, lexlogic.logic.calendar), not days/30.4: the extractor's month counts are
 # then the number the pack's own computations would give.
 from lexlogic.logic.calendar import months_between as months_between
+from lexlogic.logic.french_words import MONTHS, NUMBER_WORDS, number_from_words
 
-MONTHS = {
-    "janvier": 1,
-    "février": 2,
-    "fevrier": 2,
-    "mars": 3,
-    "avril": 4,
-    "mai": 5,
-    "juin": 6,
-    "juillet": 7,
-    "août": 8,
-    "aout": 8,
-    "septembre": 9,
-    "octobre": 10,
-    "novembre": 11,
-    "décembre": 12,
-    "decembre": 12,
-}
-NUMBERS = {
-    "un": 1,
-    "une": 1,
-    "deux": 2,
-    "trois": 3,
-    "quatre": 4,
-    "cinq": 5,
-    "six": 6,
-    "sept": 7,
-    "huit": 8,
-    "neuf": 9,
-    "dix": 10,
-    "onze": 11,
-    "douze": 12,
-    "treize": 13,
-    "quatorze": 14,
-    "quinze": 15,
-    "seize": 16,
-    "dix-sept": 17,
-    "dix-huit": 18,
-    "dix-neuf": 19,
-    "vingt": 20,
-    "vingt-quatre": 24,
-    "trente": 30,
-    "trente-six": 36,
-    "quarante-cinq": 45,
-    "soixante": 60,
-    "quatre-vingt-dix": 90,
-    "cent-vingt": 120,
-}
+NUMBERS = {**NUMBER_WORDS, **{"dix-sept": 17, "dix-huit": 18, "dix-neuf": 19, "vingt-quatre": 24, "trente-six": 36}}
 NUMBER_WORD = "|".join(sorted(NUMBERS, key=len, reverse=True))
 
 DATE_RE = re.compile(
@@ -118,8 +73,9 @@ def number(word: str) -> float | None:
     word = word.lower().strip()
     if word in ("d'un", "d'une"):
         return 1.0
-    if word in NUMBERS:
-        return float(NUMBERS[word])
+    words = number_from_words(word)
+    if words is not None:
+        return words
     try:
         return float(word.replace(",", "."))
     except ValueError:

@@ -55,7 +55,6 @@ Entry point::
 ``answers``: FACT=VALUE (bool: true/false/oui/non; categorical: option atom or its value, e.g. "3")
 condition the posterior (evidence). ``whatif``: NAME=VALUE overrides a prior (a variable) or a soft
 magnitude (``<rule>.I1|W1|R1|I2|W2|R2`` or ``<rule>.claimant.intensity`` …) for that run.
-``parse_pairs(["some_fact=non"], "--answer")`` turns repeated CLI items into that dict.
 Errors: ``ValueError`` naming the unknown fact / bad value; ``InconsistentEvidence`` when no world is
 consistent; ``NonUniqueWorldError`` for a non-deterministic pack.
 
@@ -66,7 +65,7 @@ questions[{variable, question, eig, cost, utility, options, p_values}], best_que
 [{narrative, probability, epsilon}], answers, whatif, evaluator, soft_factors.
 """
 
-from lexlogic.engine.prob.analyse import analyse, answer_digits, apply_whatif, parse_pairs
+from lexlogic.engine.prob.analyse import analyse, answer_digits, apply_whatif
 from lexlogic.engine.prob.enumerate import NonUniqueWorldError
 from lexlogic.engine.prob.infer import InconsistentEvidence, clear_cache, compiled
 from lexlogic.engine.prob.model import (
@@ -84,7 +83,6 @@ from lexlogic.logic.weights import Beta, Fixed, Principle, Scale, SoftRule, load
 
 __all__ = [
     "analyse",
-    "parse_pairs",
     "answer_digits",
     "apply_whatif",
     "NonUniqueWorldError",

@@ -21,13 +21,6 @@ def entropy(p: float) -> float:
     return -(p * math.log2(p) + (1.0 - p) * math.log2(1.0 - p))
 
 
-def entropy_vec(p: np.ndarray) -> np.ndarray:
-    p = np.clip(p, 0.0, 1.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        h = -(p * np.log2(p) + (1.0 - p) * np.log2(1.0 - p))
-    return np.nan_to_num(h, nan=0.0)
-
-
 def eig(per_var: np.ndarray, p_target: float) -> float:
     """per_var (2, d): [P(X=x|ev), P(X=x, T|ev)] → EIG of observing X, bits (≥ 0)."""
     cond = 0.0

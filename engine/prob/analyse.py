@@ -21,10 +21,9 @@ from lexlogic.engine.prob.model import (
     WorldTag,
 )
 from lexlogic.engine.prob.soft import factor
+from lexlogic.logic.facts import read_answer
 from lexlogic.logic.weights import Beta, parse_magnitude
 
-_TRUE = {"true", "1", "yes", "oui", "vrai", "y", "o"}
-_FALSE = {"false", "0", "no", "non", "faux", "n"}
 _SIDES = {"claimant": "principle_claimant", "defence": "principle_defence", "defense": "principle_defence"}
 _PARAMS = {
     "i": "intensity",
@@ -39,23 +38,12 @@ _PARAMS = {
 def parse_bool(value: Any, name: str) -> bool:
     if isinstance(value, bool):
         return value
-    s = str(value).strip().lower()
-    if s in _TRUE:
-        return True
-    if s in _FALSE:
-        return False
+    read = read_answer(str(value))  # the one reader of typed answers (oui/non, yes/no, true/false, 1/0)
+    if isinstance(read, bool):
+        return read
+    if read in (0, 1):
+        return bool(read)
     raise ValueError(f"{name}: {value!r} is not a yes/no answer (true/false, oui/non)")
-
-
-def parse_pairs(items: list[str] | tuple[str, ...], option: str = "--answer") -> dict[str, str]:
-    """CLI ``NAME=VALUE`` items (repeatable option) → dict; a malformed item raises ValueError naming it."""
-    out: dict[str, str] = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip() or not value.strip():
-            raise ValueError(f"{option} {item!r}: expected NAME=VALUE")
-        out[name.strip()] = value.strip()
-    return out
 
 
 def _known(prog: ProbProgram) -> str:
@@ -127,7 +115,7 @@ def _with_prior(v: BoolVar | CategoricalVar, value: Any) -> BoolVar | Categorica
                 m = parse_magnitude(s)
                 assert isinstance(m, Beta)
                 prior = m
-            elif s in _TRUE or s in _FALSE or isinstance(value, bool):
+            elif isinstance(value, bool) or isinstance(read_answer(s), bool) or s in ("0", "1"):
                 prior = 1.0 if parse_bool(value, v.name) else 0.0
             else:
                 prior = float(s)

@@ -32,7 +32,7 @@ from lexlogic.engine.prob.model import BoolVar, CategoricalVar, Option, ProbProg
 from lexlogic.engine.prob.soft import factor
 from lexlogic.engine.values import ValueInfo, ValueStatus, computation_reads, gather_values, world_values
 from lexlogic.logic.errors import LexlogicError
-from lexlogic.logic.facts import CaseFile
+from lexlogic.logic.facts import CaseFile, read_answer
 from lexlogic.logic.pack import FactType, RulePack
 from lexlogic.logic.weights import Beta, NumberLaw, WeightsFile, load_weights
 
@@ -452,10 +452,9 @@ def _as_prob(value: Any) -> float | None:
     if isinstance(value, (int, float)):
         return float(value)
     s = str(value).strip().lower()
-    if s in {"true", "oui", "yes", "vrai"}:
-        return 1.0
-    if s in {"false", "non", "no", "faux"}:
-        return 0.0
+    read = read_answer(s)  # the one reader of typed answers
+    if isinstance(read, bool):
+        return 1.0 if read else 0.0
     try:
         return float(s)
     except ValueError:

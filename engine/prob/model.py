@@ -4,20 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from enum import Enum
 from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
+from lexlogic.logic.facts import World
 from lexlogic.logic.weights import Beta, SoftRule
 
-
-class WorldTag(str, Enum):
-    """Which story a contested fact belongs to (shared base, claimant A, defence B)."""
-
-    SHARED = "SHARED"
-    NARRATIVE_A = "NARRATIVE_A"
-    NARRATIVE_B = "NARRATIVE_B"
+WorldTag = World  # the narrative a contested fact belongs to: the one World enum of logic.facts
 
 
 class BoolVar(BaseModel):

@@ -55,13 +55,6 @@ def _product(p: Principle) -> tuple[np.ndarray, np.ndarray]:
     return vals, probs
 
 
-def score_mean(rule: SoftRule) -> float:
-    """E[s], for display only."""
-    nv, np_ = _product(rule.principle_claimant)
-    dv, dp = _product(rule.principle_defence)
-    return float((nv * np_).sum() * (dp / dv).sum())
-
-
 def factor(rule: SoftRule) -> float:
     """q = E[s/(1+s)]: the factor of worlds where the condition holds (1 − q where it does not)."""
     nv, np_ = _product(rule.principle_claimant)

@@ -247,13 +247,17 @@ def test_aggregates_run_vectorised() -> None:
 
 
 def test_cli_pairs_and_json_contract() -> None:
-    from lexlogic.engine.prob import ProbVerdict, parse_pairs
+    import typer
 
-    answers = parse_pairs(["notice_written=non", "notice_given_months = 4"], "--answer")
-    assert answers == {"notice_written": "non", "notice_given_months": "4"}
-    with pytest.raises(ValueError, match="--whatif 'oops': expected NAME=VALUE"):
-        parse_pairs(["oops"], "--whatif")
-    v = analyse(toy(), answers=answers, whatif=parse_pairs(["dependance.I1=s"], "--whatif"))
+    from lexlogic.api.cli_common import parse_assignments
+    from lexlogic.engine.prob import ProbVerdict
+
+    answers = parse_assignments(["notice_written=non", "notice_given_months = 4"], "--answer")
+    assert answers == {"notice_written": False, "notice_given_months": 4}
+    with pytest.raises(typer.Exit) as refused:
+        parse_assignments(["oops"], "--whatif")
+    assert refused.value.exit_code == 2
+    v = analyse(toy(), answers=answers, whatif=parse_assignments(["dependance.I1=s"], "--whatif"))
     data = v.model_dump(mode="json")
     for key in ("status", "p_target", "p_target_by_narrative", "entropy", "method", "error", "questions", "collapsed"):
         assert key in data
