@@ -76,7 +76,7 @@ from lexlogic.engine.prob.model import (
     ProbProgram,
     ProbVerdict,
     Question,
-    WorldTag,
+    World,
 )
 from lexlogic.engine.prob.weights import with_weights
 from lexlogic.logic.weights import Beta, Fixed, Principle, Scale, SoftRule, load_weights
@@ -96,7 +96,7 @@ __all__ = [
     "ProbProgram",
     "ProbVerdict",
     "Question",
-    "WorldTag",
+    "World",
     "Beta",
     "Fixed",
     "Principle",

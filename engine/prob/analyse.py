@@ -18,7 +18,7 @@ from lexlogic.engine.prob.model import (
     ProbProgram,
     ProbVerdict,
     Question,
-    WorldTag,
+    World,
 )
 from lexlogic.engine.prob.soft import factor
 from lexlogic.logic.facts import read_answer
@@ -135,7 +135,7 @@ def _with_prior(v: BoolVar | CategoricalVar, value: Any) -> BoolVar | Categorica
 
 def _narratives(prog: ProbProgram) -> dict[str, dict[int, int]]:
     out: dict[str, dict[int, int]] = {}
-    for tag in (WorldTag.NARRATIVE_A, WorldTag.NARRATIVE_B):
+    for tag in (World.NARRATIVE_A, World.NARRATIVE_B):
         fixed: dict[int, int] = {}
         for k, v in enumerate(prog.variables):
             if v.world != tag:
@@ -230,7 +230,7 @@ def analyse(
     for name, (px, ptx) in st.narratives.items():
         p_nar[name] = px
         if px < epsilon:
-            collapsed.append(CollapsedNarrative(narrative=WorldTag(name), probability=px, epsilon=epsilon))
+            collapsed.append(CollapsedNarrative(narrative=World(name), probability=px, epsilon=epsilon))
             p_by[name] = None
         else:
             p_by[name] = None if math.isnan(ptx) else ptx

@@ -28,7 +28,7 @@ from statistics import NormalDist
 from typing import Any
 
 from lexlogic.engine.prob.analyse import apply_whatif
-from lexlogic.engine.prob.model import BoolVar, CategoricalVar, Option, ProbProgram, WorldTag
+from lexlogic.engine.prob.model import BoolVar, CategoricalVar, Option, ProbProgram, World
 from lexlogic.engine.prob.soft import factor
 from lexlogic.engine.values import ValueInfo, ValueStatus, computation_reads, gather_values, world_values
 from lexlogic.logic.errors import LexlogicError
@@ -158,7 +158,7 @@ def build_case_model(
         name: str,
         *,
         prior: float | Beta,
-        world: WorldTag = WorldTag.SHARED,
+        world: World = World.SHARED,
         asserted: bool = True,
         ask: str | None = None,
         root: str | None = None,
@@ -230,7 +230,7 @@ def build_case_model(
                     lines.append(fact)
                 continue
             tagged = claimant or defence
-            world = WorldTag(tagged.world.value) if tagged else WorldTag.SHARED
+            world = World(tagged.world.value) if tagged else World.SHARED
             add_bool(name, prior=prior, world=world, asserted=bool(tagged.value) if tagged else True, root=name)
             domains[name] = [True, False]
             continue
@@ -493,7 +493,7 @@ def _add_ambiguity(
                 name=var,
                 atom=var,
                 prior=prior,
-                world=WorldTag[f"NARRATIVE_{tag}"],
+                world=World[f"NARRATIVE_{tag}"],
                 asserted=True,
                 cost=spec.cost,
                 question=spec.question or "",

@@ -11,8 +11,6 @@ from pydantic import BaseModel, Field, field_validator, model_validator
 from lexlogic.logic.facts import World
 from lexlogic.logic.weights import Beta, SoftRule
 
-WorldTag = World  # the narrative a contested fact belongs to: the one World enum of logic.facts
-
 
 class BoolVar(BaseModel):
     """An uncertain yes/no fact: ``atom`` holds in a world with probability ``prior``.
@@ -25,7 +23,7 @@ class BoolVar(BaseModel):
     name: str
     atom: str
     prior: float | Beta = 0.5
-    world: WorldTag = WorldTag.SHARED
+    world: World = World.SHARED
     cost: float = Field(default=1.0, gt=0)
     question: str = ""
     asserted: bool = True
@@ -55,7 +53,7 @@ class CategoricalVar(BaseModel):
     kind: Literal["categorical"] = "categorical"
     name: str
     options: list[Option]
-    world: WorldTag = WorldTag.SHARED
+    world: World = World.SHARED
     cost: float = Field(default=1.0, gt=0)
     question: str = ""
     asserted: str | None = Field(default=None, description="option atom (or value) the narrative claims")
@@ -157,7 +155,7 @@ class Question(BaseModel):
 
 
 class CollapsedNarrative(BaseModel):
-    narrative: WorldTag
+    narrative: World
     probability: float = Field(description="posterior probability of the narrative that triggered the collapse")
     epsilon: float
 

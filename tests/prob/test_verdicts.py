@@ -11,7 +11,7 @@ from lexlogic.engine.prob import (
     InconsistentEvidence,
     NonUniqueWorldError,
     ProbProgram,
-    WorldTag,
+    World,
     analyse,
     compiled,
 )
@@ -155,12 +155,12 @@ def test_narratives_and_collapse() -> None:
     assert not v.collapsed
     # answering 4 months contradicts the claimant's "no notice": narrative A collapses
     after = analyse(toy(soft=False), answers={"notice_given_months": "4"})
-    assert [c.narrative for c in after.collapsed] == [WorldTag.NARRATIVE_A]
+    assert [c.narrative for c in after.collapsed] == [World.NARRATIVE_A]
     assert after.collapsed[0].probability == 0.0
     assert after.p_target_by_narrative["NARRATIVE_A"] is None
     # a narrative below ε (not zero) collapses too, with the probability that triggered it
     thin = analyse(toy(soft=False, priors={"fault_alleged": 0.02}), epsilon=0.05)
-    b = [c for c in thin.collapsed if c.narrative == WorldTag.NARRATIVE_B]
+    b = [c for c in thin.collapsed if c.narrative == World.NARRATIVE_B]
     assert b and 0.0 < b[0].probability < 0.05
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lexlogic.engine.prob import BoolVar, CategoricalVar, Option, ProbProgram, SoftRule, WorldTag
+from lexlogic.engine.prob import BoolVar, CategoricalVar, Option, ProbProgram, SoftRule, World
 from lexlogic.logic.weights import Principle, parse_magnitude
 
 RULES = """
@@ -46,13 +46,13 @@ def toy(priors: dict[str, float] | None = None, intensity: float | str = "m", so
             atom="notice_written",
             prior=p["notice_written"],
             cost=1,
-            world=WorldTag.NARRATIVE_B,
+            world=World.NARRATIVE_B,
             asserted=True,
             question="Le préavis a-t-il été donné par écrit ?",
         ),
         CategoricalVar(
             name="notice_given_months",
-            world=WorldTag.NARRATIVE_A,
+            world=World.NARRATIVE_A,
             asserted="0",
             cost=1,
             question="Quelle durée de préavis a été accordée (en mois) ?",
@@ -67,7 +67,7 @@ def toy(priors: dict[str, float] | None = None, intensity: float | str = "m", so
             atom="fault_alleged",
             prior=p["fault_alleged"],
             cost=1,
-            world=WorldTag.NARRATIVE_B,
+            world=World.NARRATIVE_B,
             question="L'auteur invoque-t-il une faute de la demanderesse ?",
         ),
         BoolVar(
