@@ -384,10 +384,7 @@ def build_verdict(
     status = verdict_status(cv)
 
     analyse_world = analyser or (lambda c, ans: analyse_case_file(c, ans or None))
-    amb = set(ambiguous_facts(cf))
-    collapsed_case = apply_answers(cf, {k: v for k, v in answers.items() if k in amb})
-    rest = {k: v for k, v in answers.items() if k not in amb}
-    worlds = [(w, rw, analyse_world(c, rest)) for w, rw, c in split_worlds(collapsed_case)]
+    worlds = [(w, rw, an) for w, rw, _, an in narrative_analyses(cf, answers, analyse_world)]
     single = len(worlds) == 1
     world_list = [
         WorldVerdict(
@@ -469,14 +466,16 @@ def fact_rows(pack: RulePack, case: dict[str, Any], answers: dict[str, Any], val
     facts = case.get("facts") or {}
     for name, spec in pack.facts.items():
         info = values.get(name)
-        if name in answers:
+        answered = name in answers
+        if answered:  # the answer decides; the pieces that spoke of it stay listed (never lost from the report)
             rows.append(
                 FactRow(
                     fact=name, label=spec.label, value=formatting.value(spec, answers[name]), status="réponse donnée"
                 )
             )
-            continue
         fv = facts.get(name)
+        if answered and fv is None:
+            continue
         if fv is None:
             if info is None:
                 continue
@@ -509,6 +508,8 @@ def fact_rows(pack: RulePack, case: dict[str, Any], answers: dict[str, Any], val
                 ALLEGATION_WORDS.get(str(r.get("allegation")), "")
                 or ("allégué, contesté" if contested else "établi par les pièces" if passages else "donné")
             )
+            if answered:
+                status = "remplacé par la réponse donnée"
             rows.append(
                 FactRow(
                     fact=name,
@@ -554,6 +555,17 @@ def _labelled(pack: RulePack, prob: Probability) -> Probability:
         if d is not None and key in outputs and outputs[key].label:
             update[name] = d.model_copy(update={"label": outputs[key].label})
     return prob.model_copy(update=update) if update else prob
+
+
+def narrative_analyses(
+    case: dict[str, Any], answers: dict[str, Any], analyse_world: Analyser
+) -> list[tuple[World, float, dict[str, Any], dict[str, Any]]]:
+    """(world, reading weight, world case file, symbolic analysis) for each narrative: an answered ambiguity
+    collapses to the chosen reading, the other answers go to every narrative's analysis."""
+    amb = set(ambiguous_facts(case))
+    collapsed = apply_answers(case, {k: v for k, v in answers.items() if k in amb})
+    rest = {k: v for k, v in answers.items() if k not in amb}
+    return [(w, p, c, analyse_world(c, rest)) for w, p, c in split_worlds(collapsed)]
 
 
 class _LRU:
@@ -649,8 +661,4 @@ class VerdictService:
         self, case: dict[str, Any], answers: dict[str, Any], priors: dict[str, float]
     ) -> list[tuple[World, float, dict[str, Any], dict[str, Any]]]:
         """(world, reading weight, world case file, symbolic analysis) for each narrative."""
-        cf = apply_priors(case, priors)
-        amb = set(ambiguous_facts(cf))
-        collapsed = apply_answers(cf, {k: v for k, v in answers.items() if k in amb})
-        rest = {k: v for k, v in answers.items() if k not in amb}
-        return [(w, p, c, self.analyse(c, rest)) for w, p, c in split_worlds(collapsed)]
+        return narrative_analyses(apply_priors(case, priors), answers, self.analyse)
