@@ -28,7 +28,7 @@ def _probability_line(v: Verdict) -> str | None:
 def _distribution_lines(v: Verdict) -> list[str]:
     """The number distributions, named by the pack's outputs (their label and unit)."""
     out = []
-    for d in (v.probability.reasonable_notice_months, v.probability.damages_if_liable):
+    for d in v.probability.distributions:
         if d is None or d.p10 is None or d.p50 is None or d.p90 is None:
             continue
 

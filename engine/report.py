@@ -24,7 +24,7 @@ TEMPLATE = """<!doctype html>
 <style>
 body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;color:#222;line-height:1.4}
 h1{font-size:1.5em} .verdict{padding:1em 1.2em;border-radius:6px;background:#eef;border-left:6px solid #4a6fa5}
-.established{background:#fde8e8;border-color:#b03030} .notestablished{background:#e8f7e8;border-color:#2c7a3c}
+.verdict-holds{background:#fde8e8;border-color:#b03030} .verdict-fails{background:#e8f7e8;border-color:#2c7a3c}
 .open{background:#fff6dd;border-color:#c08a00}
 ul.proof{list-style:none;padding-left:1.2em} .holds{color:#176f2c} .fails{color:#a11} .unknown{color:#8a6500}
 .kind{font-size:.85em;color:#666} table{border-collapse:collapse;width:100%} td,th{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left}
@@ -225,11 +225,10 @@ def _fact_rows(ev: dict[str, Any], spans: _Spans, docs: dict[str, Document]) -> 
 def _distribution_svg(prob: dict[str, Any]) -> tuple[str, list[str]]:
     """The number distributions the verdict carries (labels and units are the pack's outputs)."""
     items, lines = [], []
-    for key in ("reasonable_notice_months", "damages_if_liable"):
-        d = prob.get(key) or {}
+    for d in prob.get("distributions") or []:
         if d.get("p10") is None or d.get("p50") is None or d.get("p90") is None:
             continue
-        label = str(d.get("label") or key)
+        label = str(d.get("label") or d.get("name"))
         fmt = (
             formatting.money
             if d.get("unit") == "EUR"
@@ -267,7 +266,7 @@ def render_report(state: dict[str, Any], documents: list[Document]) -> str:
         except Exception:
             pack = None
     label = ev.get("label")
-    verdict_class = {"LIABLE": "established", "NOT_LIABLE": "notestablished"}.get(str(label), "open")
+    verdict_class = {"LIABLE": "verdict-holds", "NOT_LIABLE": "verdict-fails"}.get(str(label), "open")
     target_status = ((ev.get("outcomes") or {}).get(ev.get("target") or "") or {}).get("status")
     proof = ev.get("proof") if target_status == "yes" else ev.get("why_not")
     proof_title = (

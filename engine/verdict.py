@@ -119,7 +119,7 @@ def decide(
                 "cost": spec.cost,
                 "utility": round(q.eig / spec.cost, 6),
                 "variable": q.variable,
-                "about": "liability",
+                "about": verdict.target,
             }
         )
     questions.sort(key=lambda q: -q["utility"])
@@ -127,7 +127,7 @@ def decide(
     if status == "NEEDS_INFORMATION" and not questions:
         status = "VERDICT"  # what remains uncertain is the judge's appreciation: asking cannot settle it
     if status == "VERDICT" and verdict.p_target >= 0.5:  # liability settled: what narrows the damages
-        for dq in verdict.damages_questions:
+        for dq in verdict.output_questions:
             spec = pack.facts[dq.variable]
             questions.append(
                 {
@@ -137,7 +137,7 @@ def decide(
                     "cost": spec.cost,
                     "utility": round(dq.utility, 6),
                     "variable": dq.variable,
-                    "about": "damages",
+                    "about": verdict.output_questions_about,
                 }
             )
     return CaseVerdict(analysis=analysis, probability=verdict, status=status, questions=questions, variables=asks)

@@ -49,14 +49,17 @@ class ValueOut(BaseModel):
 
 
 class Distribution(BaseModel):
-    """A number as a distribution (notice in months, damages in euros)."""
+    """A number of the pack (an output of its weights.yaml) as a distribution over the worlds."""
 
+    name: str = Field(examples=["some_output"], description="the pack's output")
     mean: float | None = None
     p10: float | None = None
     p50: float | None = None
     p90: float | None = None
     unit: str = ""
-    condition: str | None = Field(default=None, description="e.g. 'given liability'")
+    condition: str | None = Field(default=None, description="e.g. 'given <target>'; None = unconditional")
+    given_target: bool = Field(default=False, description="conditioned on the target holding")
+    probability: float | None = Field(default=None, description="probability of the condition")
     label: str | None = Field(default=None, description="what the number is, from the pack (its output's label)")
 
 
@@ -85,9 +88,14 @@ class Probability(BaseModel):
     collapsed: list[CollapsedNarrative] = Field(default_factory=list, description="narratives below ε")
     soft_factors: dict[str, float] = Field(default_factory=dict, description="soft rule → its likelihood factor")
     whatif: dict[str, Any] = Field(default_factory=dict)
-    reasonable_notice_months: Distribution | None = None
-    damages: Distribution | None = Field(default=None, description="unconditional damages (euros)")
-    damages_if_liable: Distribution | None = None
+    distributions: list[Distribution] = Field(
+        default_factory=list,
+        description="the pack's outputs as the faces show them: an output declared given the target, conditioned on it",
+    )
+    unconditional: list[Distribution] = Field(
+        default_factory=list,
+        description="those outputs over all worlds, 0 where the target does not hold (law of total probability)",
+    )
 
 
 class Question(BaseModel):

@@ -283,17 +283,18 @@ def _sliders(
     return out
 
 
-def _distribution(raw: Any, unit: str, condition: str | None = None) -> Distribution | None:
-    if raw is None:
-        return None
+def _distribution(name: str, raw: Any, *, given_target: bool = False) -> Distribution:
     data = raw.model_dump() if hasattr(raw, "model_dump") else dict(raw)
     return Distribution(
+        name=name,
         mean=data.get("mean"),
         p10=data.get("p10"),
         p50=data.get("p50"),
         p90=data.get("p90"),
-        unit=data.get("unit") or unit,
-        condition=data.get("condition", condition),
+        unit=data.get("unit") or "",
+        condition=data.get("condition"),
+        given_target=given_target,
+        probability=data.get("probability") if given_target else None,
     )
 
 
@@ -302,11 +303,8 @@ def probability_of(cv: CaseVerdict) -> Probability:
     p = cv.probability
     if p is None:
         return Probability()
-    damages = getattr(p, "damages", None)
-    damages_if_liable = getattr(p, "damages_if_liable", None)
-    if damages is not None and hasattr(damages, "unconditional"):  # one model holding both readings
-        damages_if_liable = getattr(damages, "given_liability", None) or damages_if_liable
-        damages = damages.unconditional
+    given = dict(getattr(p, "outputs_given_target", {}) or {})
+    outputs = dict(getattr(p, "outputs", {}) or {})
     return Probability(
         p_target=p.p_target,
         p_target_by_narrative=dict(p.p_target_by_narrative),
@@ -325,9 +323,11 @@ def probability_of(cv: CaseVerdict) -> Probability:
         ],
         soft_factors=dict(p.soft_factors),
         whatif=dict(p.whatif),
-        reasonable_notice_months=_distribution(getattr(p, "reasonable_notice_months", None), "mois"),
-        damages=_distribution(damages, "EUR"),
-        damages_if_liable=_distribution(damages_if_liable, "EUR", "given liability"),
+        distributions=[
+            _distribution(name, given[name], given_target=True) if name in given else _distribution(name, raw)
+            for name, raw in outputs.items()
+        ],
+        unconditional=[_distribution(name, outputs[name]) for name in given if name in outputs],
     )
 
 
@@ -545,16 +545,16 @@ def _labelled(pack: RulePack, prob: Probability) -> Probability:
 
     w = weights_of(pack)
     outputs = w.outputs if w is not None else {}
-    update: dict[str, Distribution] = {}
-    for name, key in (
-        ("reasonable_notice_months", "reasonable_notice_months"),
-        ("damages", "damages"),
-        ("damages_if_liable", "damages"),
-    ):
-        d = getattr(prob, name)
-        if d is not None and key in outputs and outputs[key].label:
-            update[name] = d.model_copy(update={"label": outputs[key].label})
-    return prob.model_copy(update=update) if update else prob
+
+    def named(ds: list[Distribution]) -> list[Distribution]:
+        return [
+            d.model_copy(update={"label": outputs[d.name].label}) if d.name in outputs and outputs[d.name].label else d
+            for d in ds
+        ]
+
+    return prob.model_copy(
+        update={"distributions": named(prob.distributions), "unconditional": named(prob.unconditional)}
+    )
 
 
 def narrative_analyses(

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
-from pathlib import Path
 from typing import Any, Literal
 
 from fastapi import APIRouter, Body, Query
 from pydantic import BaseModel, Field
 
 from lexlogic.api.deps import Case, Svc, Tenant
+from lexlogic.api.openapi_examples import EXAMPLES
 from lexlogic.api.problems import FieldError, ProblemError, problem_responses
 from lexlogic.api.routers._state import head
 from lexlogic.engine.orchestrator import CaseState, Phase
@@ -19,11 +18,6 @@ from lexlogic.logic.facts import CaseFileError, parse_case
 from lexlogic.logic.pack import PackError
 
 router = APIRouter(prefix="/v1/cases", tags=["cases"])
-EXAMPLE = (
-    json.loads((Path(__file__).resolve().parents[2] / "examples/rupture_brutale/facts.json").read_text())
-    if (Path(__file__).resolve().parents[2] / "examples/rupture_brutale/facts.json").exists()
-    else {}
-)
 
 
 class CaseCreate(BaseModel):
@@ -90,11 +84,11 @@ def create_case(
         openapi_examples={
             "from_facts": {
                 "summary": "from a facts JSON",
-                "value": {"name": "Lemoine c/ Distrimarché", "case_file": EXAMPLE},
+                "value": {"name": EXAMPLES.case_name, "case_file": EXAMPLES.case_file},
             },
             "for_documents": {
                 "summary": "empty, documents to follow",
-                "value": {"name": "dossier Lemoine", "pack": "rupture_brutale"},
+                "value": {"name": EXAMPLES.case_name, "pack": EXAMPLES.pack},
             },
         }
     ),

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from lexlogic.api.deps import Svc, Tenant, too_many
+from lexlogic.api.openapi_examples import EXAMPLES
 from lexlogic.api.problems import ProblemError, problem_responses
 from lexlogic.engine.pack_check import check_pack
 from lexlogic.engine.packs import pack_by_name, rules_dir
@@ -23,7 +24,7 @@ router = APIRouter(prefix="/v1/packs", tags=["rule packs"])
 
 
 class PackOut(BaseModel):
-    name: str = Field(examples=["rupture_brutale"])
+    name: str = Field(examples=[EXAMPLES.pack])
     title: str
     jurisdiction: str
     version: str
@@ -47,7 +48,7 @@ class PackDetail(PackOut):
 
 
 class PackProblem(BaseModel):
-    location: str = Field(examples=["rules/rupture_brutale/brutalite.lp:12"])
+    location: str = Field(examples=[EXAMPLES.rule_location])
     message: str
 
 

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from lexlogic.api.deps import Case, Svc
+from lexlogic.api.openapi_examples import EXAMPLES
 from lexlogic.api.problems import ProblemError, problem_responses
 from lexlogic.api.routers._state import case_file_of, fresh_head, head, orchestrator
 from lexlogic.engine.argument_graph import Graph, build_graph
@@ -128,14 +129,17 @@ def what_if(
         openapi_examples={
             "prior": {
                 "summary": "weight narrative A's reading of an ambiguity",
-                "value": {"priors": {"rupture_kind": 0.9}, "persist": False},
+                "value": {"priors": {EXAMPLES.enum_fact: 0.9}, "persist": False},
             },
-            "variable": {"summary": "the prior of an uncertain fact", "value": {"priors": {"notice_written": 0.4}}},
+            "variable": {
+                "summary": "the prior of an uncertain fact",
+                "value": {"priors": {EXAMPLES.uncertain_fact: 0.4}},
+            },
             "alexy": {
                 "summary": "the claimant's interest weighs more (Alexy intensity: serious)",
-                "value": {"weights": {"confiance_vs_liberte.I1": "s", "confiance_vs_liberte.R2": 0.5}},
+                "value": {"weights": {f"{EXAMPLES.soft_rule}.I1": "s", f"{EXAMPLES.soft_rule}.R2": 0.5}},
             },
-            "answer": {"summary": "as if a question were answered", "value": {"answers": {"fault_serious": True}}},
+            "answer": {"summary": "as if a question were answered", "value": {"answers": {EXAMPLES.bool_fact: True}}},
         }
     ),
 ) -> Response:
@@ -179,7 +183,7 @@ def answer(
     case: Case,
     svc: Svc,
     body: Answers = Body(
-        openapi_examples={"bool": {"summary": "a yes/no fact", "value": {"answers": {"fault_serious": False}}}}
+        openapi_examples={"bool": {"summary": "a yes/no fact", "value": {"answers": {EXAMPLES.bool_fact: False}}}}
     ),
 ) -> Response:
     _, cf = case_file_of(svc, case)

@@ -82,12 +82,12 @@ function renderSummary(v) {
     parts.push(`Probabilité (${v.target_label}) : ${pct(p)}${by.length ? " — " + by.join(" ; ") : ""}.`);
   }
   // the distributions under the pack's labels (its outputs): median, and 8 chances in 10 between p10 and p90
-  const dists = [pr.reasonable_notice_months, pr.damages_if_liable].filter((d) => d && d.p50 != null && d.label);
+  const dists = (pr.distributions || []).filter((d) => d && d.p50 != null && d.label);
   for (const d of dists) {
     const cond = d.condition ? ` (si ${v.target_label})` : "";
     parts.push(`${d.label}${cond} : ${amount(d.p50, d.unit)} (${amount(d.p10, d.unit)} à ${amount(d.p90, d.unit)}).`);
   }
-  if (!pr.damages_if_liable?.label && v.remedy_text) parts.push(sentence(v.remedy_text));
+  if (!dists.some((d) => d.given_target) && v.remedy_text) parts.push(sentence(v.remedy_text));
   if (v.missing.length) parts.push(`Reste à établir : ${v.missing.map((m) => m.label).join(", ")}.`);
   $("#summary").textContent = parts.join(" ");
   $("#summary").dataset.p = p == null ? "" : String(p);

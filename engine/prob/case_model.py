@@ -140,7 +140,7 @@ def build_case_model(
     soft_rules = list(weights.soft_rules) if weights else []
     soft_keys = {k: v for k, v in whatif.items() if k.split(".")[0] in {r.id for r in soft_rules} and "." in k}
     if soft_keys:
-        soft_rules = apply_whatif(ProbProgram(program="", soft_rules=soft_rules), soft_keys).soft_rules
+        soft_rules = apply_whatif(ProbProgram(target=pack.manifest.target, program="", soft_rules=soft_rules), soft_keys).soft_rules
         consumed |= set(soft_keys)
     interpreted = {
         d.name: d for d in (dynamic or []) if pack.value_type(d.name) is FactType.BOOL and isinstance(d.value, bool)

@@ -97,7 +97,7 @@ class ProbProgram(BaseModel):
 
     program: str
     variables: list[Variable] = Field(default_factory=list)
-    target: str = "liable"
+    target: str = Field(description="the atom whose probability is the verdict (the pack's target)")
     queries: list[str] = Field(default_factory=list)
     soft_rules: list[SoftRule] = Field(default_factory=list)
 
@@ -209,9 +209,15 @@ class ProbVerdict(BaseModel):
     unmodelled: dict[str, list[str]] = Field(
         default_factory=dict, description="coins standing for numbers nobody gave and the pack has no law for"
     )
-    reasonable_notice_months: NumberSummary | None = None
-    damages: NumberSummary | None = Field(default=None, description="unconditional: 0 where not liable")
-    damages_if_liable: NumberSummary | None = None
-    damages_questions: list[Question] = Field(
-        default_factory=list, description="EIG on the damages (bits, binned), once liability is settled"
+    outputs: dict[str, NumberSummary] = Field(
+        default_factory=dict,
+        description="the pack's outputs (weights.yaml), unconditional: an output given the target counts 0 where "
+        "the target does not hold (law of total probability)",
     )
+    outputs_given_target: dict[str, NumberSummary] = Field(
+        default_factory=dict, description="the outputs declared given_target, conditioned on the target"
+    )
+    output_questions: list[Question] = Field(
+        default_factory=list, description="EIG on the remedy output (bits, binned), once the target is settled"
+    )
+    output_questions_about: str | None = Field(default=None, description="the output those questions are about")

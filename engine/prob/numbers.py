@@ -7,21 +7,20 @@ Generative reading, per world: discrete roots drawn from their priors (the model
 roots and the pack's latent numbers drawn from their laws (``weights.yaml`` ``numbers``; the judge's
 notice is calibrated offline with Pyro on court decisions, ``calibration/``), every pack computation
 and every output (``weights.yaml`` ``outputs``) evaluated on the whole batch (``jl_vec``), weights =
-mask × soft factors (importance sampling with the prior as proposal; Pyro distributions for the
-draws). A law may be conditioned on the target: liable ⇒ the judge's notice exceeds the notice given
-(``at_least``), so the damages given liability are never a zero the judge could not have meant.
+mask × soft factors (importance sampling with the prior as proposal; seeded numpy draws). A law may be
+conditioned on the target: liable ⇒ the judge's notice exceeds the notice given (``at_least``), so the damages given liability are never a zero the judge could not have meant.
 Reported: mean, p10, p50, p90, the standard error of the mean, the probability of the condition.
-Questions about the damages: EIG (bits) of each askable root on the damages binned by deciles — the
-question worth asking once liability is settled (e.g. the margin rate when only the turnover is known).
+Questions about the remedy (the first output given the target): EIG (bits) of each askable root on it binned
+by deciles — the question worth asking once liability is settled (e.g. the margin rate when only the turnover is known).
 """
 
 from __future__ import annotations
 
 import math
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
-import torch
 
 from lexlogic.engine.prob import infer, jl_vec
 from lexlogic.engine.prob.analyse import apply_whatif
@@ -35,41 +34,46 @@ N_SAMPLES = 1 << 14
 MIN_EIG = 0.005  # bits; the plug-in bias is about (bins−1)(cells−1)/(2N ln 2) ≈ 4e-4 at N = 2^14
 
 
-def draw_law(law: NumberLaw, n: int, gen: torch.Generator, data: dict[str, Any] | None = None) -> np.ndarray:
-    """``n`` draws of a law (per-world covariates and effects read from ``data``)."""
-    dt = torch.float64
+def draw_law(law: NumberLaw, n: int, rng: np.random.Generator, data: dict[str, Any] | None = None) -> np.ndarray:
+    """``n`` draws of a law (per-world covariates and effects read from ``data``).
+
+    Plain seeded numpy draws: a case's numbers are the same on every run (a resumed run ends identical to an
+    uninterrupted one) and the verdict does not import torch for them. Pyro's part is upstream — the notice
+    law's parameters are the posterior of its SVI calibration (``calibration/fit_notice.py``).
+    """
     if law.dist == "normal":
         assert law.mu is not None and law.sigma is not None
-        x = law.mu + law.sigma * torch.randn(n, generator=gen, dtype=dt)
+        x = law.mu + law.sigma * rng.standard_normal(n)
     elif law.dist == "uniform":
         assert law.low is not None and law.high is not None
-        x = law.low + (law.high - law.low) * torch.rand(n, generator=gen, dtype=dt)
+        x = law.low + (law.high - law.low) * rng.random(n)
     elif law.dist == "discrete":
-        idx = torch.multinomial(torch.tensor(law.probs, dtype=dt), n, replacement=True, generator=gen)
-        x = torch.tensor(law.values, dtype=dt)[idx]
+        probs = np.asarray(law.probs, dtype=np.float64)
+        x = np.asarray(law.values, dtype=np.float64)[rng.choice(probs.size, size=n, p=probs / probs.sum())]
     else:
-        # parameter uncertainty (posterior of the calibration), drawn from the seeded generator so that two
-        # runs of one case give the same distributions (a resumed run ends identical to an uninterrupted one)
-        mean, cov = torch.tensor(law.mean, dtype=dt), torch.tensor(law.cov, dtype=dt)
-        chol = torch.linalg.cholesky(cov)
-        z = mean + torch.randn(n, mean.shape[0], generator=gen, dtype=dt) @ chol.T
-        loc = z[:, 0] + z[:, 1] * torch.from_numpy(_ln_covariate(law, n, data or {}))
+        # parameter uncertainty (the calibration's posterior over a, b, ln σ), then the residual
+        mean, cov = np.asarray(law.mean, dtype=np.float64), np.asarray(law.cov, dtype=np.float64)
+        z = mean + rng.standard_normal((n, mean.size)) @ np.linalg.cholesky(cov).T
+        loc = z[:, 0] + z[:, 1] * _ln_covariate(law, n, data or {})
         for fact, effect in law.effects.items():
-            loc = loc + effect * torch.from_numpy(_as_float(data.get(fact) if data else None, n))
-        sigma = torch.exp(z[:, 2])
-        eps = torch.randn(n, generator=gen, dtype=dt)
+            loc = loc + effect * _as_float(data.get(fact) if data else None, n)
+        sigma = np.exp(z[:, 2])
+        eps = rng.standard_normal(n)
         floor = _floor(law, n, data or {})
-        if floor is not None:  # conditioned on exceeding the floor where the condition holds
-            f = torch.from_numpy(floor)
-            std = torch.distributions.Normal(torch.zeros((), dtype=dt), torch.ones((), dtype=dt), validate_args=False)
-            zf = (torch.log(torch.nan_to_num(f, nan=1.0).clamp(min=1e-9)) - loc) / sigma
-            u_low = std.cdf(zf)
-            u = (u_low + (1 - u_low) * torch.rand(n, generator=gen, dtype=dt)).clamp(1e-12, 1 - 1e-12)
-            eps = torch.where(torch.isnan(f), eps, std.icdf(u))
-        x = torch.exp(loc + sigma * eps)
+        if floor is not None:  # conditioned on exceeding the floor where the condition holds (inverse cdf)
+            zf = (np.log(np.clip(np.nan_to_num(floor, nan=1.0), 1e-9, None)) - loc) / sigma
+            u_low = _normal_cdf(zf)
+            u = np.clip(u_low + (1 - u_low) * rng.random(n), 1e-12, 1 - 1e-12)
+            eps = np.where(np.isnan(floor), eps, _normal_icdf(u))
+        x = np.exp(loc + sigma * eps)
     if law.min is not None or law.max is not None:
-        x = x.clamp(min=law.min, max=law.max)
-    return x.numpy()
+        x = np.clip(x, law.min, law.max)
+    return np.asarray(x, dtype=np.float64)
+
+
+_STD_NORMAL = NormalDist()
+_normal_cdf = np.vectorize(_STD_NORMAL.cdf, otypes=[np.float64])
+_normal_icdf = np.vectorize(_STD_NORMAL.inv_cdf, otypes=[np.float64])
 
 
 def _as_float(v: Any, n: int) -> np.ndarray:
@@ -139,7 +143,6 @@ def finish_verdict(
     c = infer.compiled(prog)
     priors = infer.prior_vectors(prog.variables)
     rng = np.random.default_rng(seed)
-    gen = torch.Generator().manual_seed(seed)
     n = samples
     digits, _, _ = infer.sample_digits(prog, priors, n, rng)
     mask, obs = c.evaluate(digits)
@@ -171,7 +174,7 @@ def finish_verdict(
             cells[model.asks[var.name]] = digits[k].astype(np.int64)
     for name, law in weights.numbers.items():  # numeric facts nobody gave, not in the discrete part
         if name in pack.facts and name not in data and not model.values[name].known:
-            x = draw_law(law, n, gen)
+            x = draw_law(law, n, rng)
             data[name] = x
             if pack.facts[name].question:
                 edges = np.quantile(x, [0.25, 0.5, 0.75])
@@ -189,32 +192,32 @@ def finish_verdict(
                     data.pop(comp.output, None)
         for name, law in weights.numbers.items():  # the pack's latent numbers (not facts)
             if name not in pack.facts:
-                data[name] = draw_law(law, n, gen, data)
+                data[name] = draw_law(law, n, rng, data)
         outs = {name: jl_vec.evaluate(out.logic, data, n) for name, out in weights.outputs.items()}
     except jl_vec.Unvectorisable:
         return verdict
     p_t = float(w @ target) / float(w.sum())
-    updates: dict[str, Any] = {}
-    damages_key = None
+    remedy = None
+    method = "importance_sampling (prior proposal, seeded numpy draws of the pack's laws)"
     for name, out in weights.outputs.items():
         x = jl_vec._f(outs[name], n)
         if np.isnan(x).all():
             continue
-        common = {"unit": out.unit, "method": "importance_sampling (prior proposal, Pyro distributions)"}
         if out.given_target:
-            damages_key = name
-            updates[f"{name}_if_liable"] = weighted_summary(
-                x, w * target, condition=f"given {prog.target}", probability=p_t, **common
+            remedy = remedy or name
+            given = weighted_summary(
+                x, w * target, unit=out.unit, method=method, condition=f"given {prog.target}", probability=p_t
             )
-            updates[name] = weighted_summary(np.where(target, x, 0.0), w, **common)
-        else:
-            updates[name] = weighted_summary(x, w, **common)
-    for key in ("reasonable_notice_months", "damages", "damages_if_liable"):
-        if key in updates:
-            setattr(verdict, key, updates[key])
-    if damages_key is not None:
-        x = np.where(target, jl_vec._f(outs[damages_key], n), 0.0)
-        verdict.damages_questions = _damages_questions(pack, x, w, cells)
+            if given is not None:
+                verdict.outputs_given_target[name] = given
+            x = np.where(target, x, 0.0)
+        summary = weighted_summary(x, w, unit=out.unit, method=method)
+        if summary is not None:
+            verdict.outputs[name] = summary
+    if remedy is not None:
+        x = np.where(target, jl_vec._f(outs[remedy], n), 0.0)
+        verdict.output_questions = _output_questions(pack, x, w, cells)
+        verdict.output_questions_about = remedy
     return verdict
 
 
@@ -226,8 +229,8 @@ def _numeric(v: Any) -> bool:
     return True
 
 
-def _damages_questions(pack: RulePack, x: np.ndarray, w: np.ndarray, cells: dict[str, np.ndarray]) -> list[Question]:
-    """EIG (bits) of each askable root on the damages binned by deciles (Monte Carlo plug-in)."""
+def _output_questions(pack: RulePack, x: np.ndarray, w: np.ndarray, cells: dict[str, np.ndarray]) -> list[Question]:
+    """EIG (bits) of each askable root on the remedy output binned by deciles (Monte Carlo plug-in)."""
     ok = (w > 0) & ~np.isnan(x)
     if ok.sum() < 2:
         return []

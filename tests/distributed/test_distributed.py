@@ -33,17 +33,8 @@ def _jsonl(results) -> str:  # type: ignore[no-untyped-def]
     return buf.getvalue()
 
 
-# Monte-Carlo summaries of uncertain numbers: engine/prob/numbers.py draws the calibration's
-# MultivariateNormal with torch's global generator (not the seeded one), so two runs of one case differ there.
-SAMPLED = ("reasonable_notice_months", "damages", "damages_if_liable")
-
-
 def _comparable(state: dict[str, Any]) -> dict[str, Any]:
     out = json.loads(json.dumps({k: v for k, v in state.items() if k not in ("case_id", "timings", "source")}))
-    prob = (out.get("evaluation") or {}).get("probability")
-    if isinstance(prob, dict):
-        for k in SAMPLED:
-            prob.pop(k, None)
     return out
 
 

@@ -32,20 +32,11 @@ def api(db_url: str, tmp_path: Path):
     yield from make_api(db_url, tmp_path)
 
 
-# Monte-Carlo summaries of uncertain numbers: engine/prob/numbers.py draws the calibration's
-# MultivariateNormal with torch's global generator (not the seeded one), so two runs of one case differ there.
-SAMPLED = ("reasonable_notice_months", "damages", "damages_if_liable")
-
-
 def _comparable(state: dict[str, Any]) -> dict[str, Any]:
-    """A final state without what legitimately differs between two runs (ids, wall-clock timings, sampled
-    number summaries)."""
+    """A final state without what legitimately differs between two runs (ids, wall-clock timings); the number
+    summaries are seeded draws, identical on every run."""
     out = {k: v for k, v in state.items() if k not in ("case_id", "timings", "source")}
     out = json.loads(json.dumps(out, sort_keys=True, default=str))
-    prob = (out.get("evaluation") or {}).get("probability")
-    if isinstance(prob, dict):
-        for k in SAMPLED:
-            prob.pop(k, None)
     return out
 
 

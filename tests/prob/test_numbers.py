@@ -68,7 +68,11 @@ def test_vectorised_computations_equal_the_scalar_ones(notice: int, notified: st
 
 def test_damages_are_coherent_with_liability() -> None:
     p = _decide(repro()).probability
-    notice, d, dl = p.reasonable_notice_months, p.damages, p.damages_if_liable
+    notice, d, dl = (
+        p.outputs.get("reasonable_notice_months"),
+        p.outputs.get("damages"),
+        p.outputs_given_target.get("damages"),
+    )
     assert notice is not None and d is not None and dl is not None
     assert notice.p10 < notice.p50 < notice.p90
     assert dl.probability == pytest.approx(p.p_target, abs=4 * 0.5 / np.sqrt(dl.n_samples))
@@ -78,8 +82,8 @@ def test_damages_are_coherent_with_liability() -> None:
 
 
 def test_dependence_raises_the_notice() -> None:
-    low = _decide(repro(), {"economic_dependence_proven": False}).probability.reasonable_notice_months
-    high = _decide(repro(), {"economic_dependence_proven": True}).probability.reasonable_notice_months
+    low = _decide(repro(), {"economic_dependence_proven": False}).probability.outputs["reasonable_notice_months"]
+    high = _decide(repro(), {"economic_dependence_proven": True}).probability.outputs["reasonable_notice_months"]
     assert high.p50 > low.p50 * 1.3  # the law's effect ×1.5 on the median (before the cap)
 
 
@@ -91,8 +95,8 @@ def test_margin_rate_is_the_question_once_liability_is_settled() -> None:
     assert v.status == "VERDICT" and v.probability.p_target == 1.0
     assert v.questions and v.questions[0]["fact"] == "margin_rate_pct" and v.questions[0]["about"] == "damages"
     after = _decide({"pack": "rupture_brutale", "case_id": "t", "facts": {**facts, "margin_rate_pct": 25}})
-    spread = v.probability.damages_if_liable.p90 - v.probability.damages_if_liable.p10
-    assert after.probability.damages_if_liable.p90 - after.probability.damages_if_liable.p10 < spread
+    before_d, after_d = v.probability.outputs_given_target["damages"], after.probability.outputs_given_target["damages"]
+    assert after_d.p90 - after_d.p10 < before_d.p90 - before_d.p10
 
 
 def test_the_notice_law_is_calibrated_data_of_the_pack() -> None:

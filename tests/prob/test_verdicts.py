@@ -268,8 +268,10 @@ def test_cli_pairs_and_json_contract() -> None:
 def test_bool_and_one_option_categorical_do_not_share_a_cache_entry() -> None:
     from lexlogic.engine.prob import CategoricalVar
 
-    as_bool = ProbProgram(program="liable :- a.", variables=[BoolVar(name="a", atom="a", prior=0.3)])
-    as_cat = ProbProgram(program="liable :- a.", variables=[CategoricalVar(name="a", options=[("a", 1.0)])])
+    as_bool = ProbProgram(target="liable", program="liable :- a.", variables=[BoolVar(name="a", atom="a", prior=0.3)])
+    as_cat = ProbProgram(
+        target="liable", program="liable :- a.", variables=[CategoricalVar(name="a", options=[("a", 1.0)])]
+    )
     assert analyse(as_bool).p_target == pytest.approx(0.3)
     assert analyse(as_cat).p_target == 1.0
 
