@@ -350,6 +350,9 @@ def check_pack(root: Path) -> list[PackError]:
     problems += _test_problems(pack, outcome_names)
     problems += _property_problems(pack, outcome_names)
     problems += _rules_md_problems(pack)
+    from lexlogic.engine.claims.fact_map import map_problems  # claims.yaml: the claim→fact map (issue 16)
+
+    problems += map_problems(pack)
     del raw_manifest
     unique: dict[tuple[str, int | None, str], PackError] = {}
     for p in problems:

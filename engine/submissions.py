@@ -71,7 +71,7 @@ def weigh_submissions(
     report = SubmissionsReport()
     memory = HybridMemory.open(index_dir, list(documents))  # sentence passages, BM25 + e5 (issue 19)
     judge = default_judge()
-    rules = load_map()
+    rules = load_map(pack)  # the case's pack's claim→fact map (rules/<pack>/claims.yaml)
     for party, text in submissions:
         claims = extract_claims(text)
         results = verify_all(memory, claims, judge=judge) if claims else []

@@ -184,6 +184,9 @@ class PackFiles(BaseModel):
     tests: str = "tests"
     properties: str | None = None
     parameters: str | None = Field(default=None, description="dated parameters (default: parameters.yaml if present)")
+    claims: str | None = Field(
+        default=None, description="claim→fact map for claim verification (default: claims.yaml if present)"
+    )
 
 
 class Manifest(BaseModel):

@@ -1,32 +1,26 @@
 """Into the case: verification results become prior updates or ambiguities (two worlds) on named facts.
 
-A pure function over the results and a declarative map (``fact_map.yaml``): no state, no I/O beyond
-reading the map, so the orchestrator decides what to do with the proposals. Each proposal carries its
+A pure function over the results and the case's pack's claim→fact map (``claims.yaml``, read by
+``fact_map``): no state, no I/O beyond reading the map, so the orchestrator decides what to do with the
+proposals. Each proposal carries its
 evidence as Grounding, so the proof tree can quote the span that raised or split the fact.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, Field
 
 from lexlogic.engine.claims import facets as fx
+from lexlogic.engine.claims.fact_map import FactRule, Take, load_map
 from lexlogic.engine.claims.models import Evidence, Status, VerificationResult
 from lexlogic.logic.grounding import Grounding
 
 VERIFIED_PRIOR = 0.9  # a claim a memory explicitly confirms
 CONTRADICTED_PRIOR = 0.1  # a claim a memory explicitly contradicts (bool facts: the claimed value)
-MAP_PATH = Path(__file__).with_name("fact_map.yaml")
 
-
-class FactRule(BaseModel):
-    fact: str
-    when: list[list[str]]
-    take: str
+__all__ = ["FactRule", "load_map", "match_fact", "updates_for", "value_of"]
 
 
 class PriorUpdate(BaseModel):
@@ -63,26 +57,28 @@ class CaseUpdates(BaseModel):
     unmapped: list[str] = Field(default_factory=list, description="decisive claims no fact rule matched")
 
 
-@lru_cache(maxsize=4)
-def load_map(path: str = str(MAP_PATH)) -> tuple[FactRule, ...]:
-    return tuple(FactRule.model_validate(e) for e in yaml.safe_load(Path(path).read_text(encoding="utf-8")))
-
-
 def match_fact(claim: str, rules: tuple[FactRule, ...]) -> FactRule | None:
-    stems = fx.read(claim).content | {fx.stem(w) for w in fx.fold(claim).replace("'", " ").split()}
+    """The first entry one of whose alternatives the claim meets (each prefix begins a folded word or its
+    stem, so « rompu » meets ``ruptur``) and whose reading finds a value in it (« un préavis écrit »
+    states no duration, so it goes on to the entry that reads a yes/no)."""
+    words = fx.fold(claim).replace("'", " ").replace("-", " ").split()
+    stems = fx.read(claim).content | {fx.stem(w) for w in words} | set(words)
     for rule in rules:
-        for alt in rule.when:
-            if all(any(s.startswith(p) for s in stems) for p in alt):
+        if any(all(any(s.startswith(p) for s in stems) for p in alt) for alt in rule.when):
+            if value_of(claim, rule.take) is not None:
                 return rule
     return None
 
 
-def value_of(text: str, take: str) -> Any:
+def value_of(text: str, take: Take | str) -> Any:
     """The value ``text`` gives a fact of kind ``take`` (None when the text does not state it)."""
     f = fx.read(text)
-    if take == "polarity":
+    take = Take(take)
+    if take is Take.DAYS:
+        return round(f.durations[0] * 30) if f.durations else None
+    if take is Take.POLARITY:
         return not f.sentence_negated
-    if take == "date":
+    if take is Take.DATE:
         if not f.dates:
             return None
         d = f.dates[0]
@@ -91,18 +87,18 @@ def value_of(text: str, take: str) -> Any:
             if d.year
             else str(d)
         )
-    if take == "duration":
+    if take is Take.DURATION:
         return f.durations[0] if f.durations else None
-    if take == "amount":
+    if take is Take.AMOUNT:
         return f.amounts[0][0] if f.amounts else None
-    if take == "percent":
+    if take is Take.PERCENT:
         return f.percents[0] if f.percents else None
-    if take == "count":
+    if take is Take.COUNT:
         return next(iter(f.counts.values()), None)
-    if take == "amount_by_year":
+    if take is Take.AMOUNT_BY_YEAR:
         years = [d.year for d in f.dates if d.year]
         return {str(years[0]): f.amounts[0][0]} if f.amounts and years else None
-    raise ValueError(f"{MAP_PATH}: unknown take {take!r}")
+    raise ValueError(f"unknown take {take!r}")
 
 
 def _world(ev: Evidence, take: str) -> World:
@@ -111,7 +107,8 @@ def _world(ev: Evidence, take: str) -> World:
 
 def updates_for(results: list[VerificationResult], rules: tuple[FactRule, ...] | None = None) -> CaseUpdates:
     """VERIFIED → raise the prior of the claimed value; CONTRADICTED → lower it (bool facts) or open two
-    worlds (valued facts: the claim's value vs the memory's); AMBIGUOUS → two worlds, one per memory."""
+    worlds (valued facts: the claim's value vs the memory's); AMBIGUOUS → two worlds, one per memory.
+    ``rules``: the case's pack's map (``load_map(pack)``); None reads the default pack's."""
     rules = rules if rules is not None else load_map()
     out = CaseUpdates()
     for r in results:
@@ -134,7 +131,7 @@ def updates_for(results: list[VerificationResult], rules: tuple[FactRule, ...] |
                 )
             )
         elif r.status is Status.CONTRADICTED:
-            if rule.take == "polarity":
+            if rule.take is Take.POLARITY:
                 out.priors.append(
                     PriorUpdate(
                         fact=rule.fact,
