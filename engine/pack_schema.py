@@ -71,7 +71,8 @@ def _schema(model: type[BaseModel], title: str) -> dict[str, Any]:
 
 
 def pack_schemas() -> dict[str, dict[str, Any]]:
-    """Kind -> JSON Schema: pack, facts, computations, parameters, tests, properties, weights, extraction."""
+    """Kind -> JSON Schema: pack, facts, computations, parameters, tests, properties, weights, extraction, claims."""
+    from lexlogic.engine.claims.fact_map import FactMap
     from lexlogic.logic.extraction import ExtractionSpec
     from lexlogic.logic.weights import WeightsFile
 
@@ -84,4 +85,5 @@ def pack_schemas() -> dict[str, dict[str, Any]]:
         "properties": _schema(_PropertiesFile, "properties.yaml — hypothesis-checked properties"),
         "weights": _schema(WeightsFile, "weights.yaml — priors, soft rules, laws of numbers"),
         "extraction": _schema(ExtractionSpec, "extraction.yaml — offline extraction specification"),
+        "claims": _schema(FactMap, "claims.yaml — the claim→fact map"),
     }

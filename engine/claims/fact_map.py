@@ -45,7 +45,8 @@ FITS: dict[Take, set[FactType]] = {
 
 
 class FactRule(BaseModel):
-    """One entry: the claim is about ``fact`` when every stem prefix of one ``when`` alternative occurs."""
+    """One entry: the claim is about ``fact`` when each prefix of one ``when`` alternative begins a word of
+    the claim (folded) or its stem."""
 
     model_config = ConfigDict(extra="forbid")
     fact: str
