@@ -125,7 +125,7 @@ def score_submission(pipe: Pipeline, text: str | None = None, gold: list[dict] |
         got = find(g["sentence"])
         accounted += got is not None
         status = got[0] if got else "DROPPED"
-        if g["factual"]:
+        if g.get("factual", g.get("status") != "NOT_A_CLAIM"):  # dev_indep's gold says NOT_A_CLAIM instead
             factual_n += 1
             factual_right += status == g["status"]
         else:
@@ -218,12 +218,20 @@ def main() -> None:
     ap.add_argument("--k", type=int, default=None)
     ap.add_argument("--legacy", action="store_true", help="issue 10's code (the first blind run)")
     ap.add_argument("--set", default=None, help="another claims YAML with the same schema (e.g. the dev set)")
+    ap.add_argument("--submission", default=None, help="a folder with submission.md + submission_gold.yaml (dev)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--rows", action="store_true", help="print per-claim rows (errors on the FROZEN set)")
     args = ap.parse_args()
     pipe = legacy_pipeline(args.k or 3) if args.legacy else current_pipeline(args.k)
     c = score_claims(pipe, load_claims(Path(args.set) if args.set else None))
-    s = score_submission(pipe) if not args.set else None
+    s = score_submission(pipe) if not args.set and not args.submission else None
+    if args.submission:
+        folder = Path(args.submission)
+        s = score_submission(
+            pipe,
+            (folder / "submission.md").read_text(encoding="utf-8"),
+            yaml.safe_load((folder / "submission_gold.yaml").read_text(encoding="utf-8")),
+        )
     if args.json:
         print(json.dumps({"claims": c, "submission": s}, ensure_ascii=False, indent=2))
         return
@@ -232,6 +240,9 @@ def main() -> None:
         for row in c["rows"]:
             mark = "ok " if row["gold"] == row["judged"] else "ERR"
             print(f"{mark} {row['id']} {row['gold']:>12} -> {row['judged']:<12} r@10={row['recall']} {row['claim']}")
+        for row in (s or {}).get("rows", []) if args.submission else []:
+            mark = "ok " if row["gold"] == row["got"] else "ERR"
+            print(f"{mark} sentence {row['n']:>2} {row['gold']:>12} -> {row['got']}")
 
 
 if __name__ == "__main__":
