@@ -42,10 +42,13 @@ class Actor(BaseModel):
 
 
 class EventKind(str, Enum):
+    """Neutral kinds of dated events; what an event means in law (a termination, a late payment) is the
+    pack's business, written in the event's description."""
+
     SIGNATURE = "signature"
     ORDER = "order"
     NOTIFICATION = "notification"
-    RUPTURE = "rupture"
+    TERMINATION = "termination"
     FORMAL_NOTICE = "formal_notice"
     CLAIM = "claim"
     OTHER = "other"

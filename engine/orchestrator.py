@@ -288,7 +288,7 @@ class Orchestrator:
             from lexlogic.engine.perception.llm import perceive_with_llm
 
             try:
-                return perceive_with_llm(self.llm, docs)
+                return perceive_with_llm(self.llm, docs, pack=pack)
             except Exception as exc:  # the offline extractor is the floor, never a crash
                 p = _own_facts(extract(docs, pack), pack)
                 p.conflicts.append(f"LLM perception failed ({exc}); offline extractor used")

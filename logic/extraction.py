@@ -17,7 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lexlogic.logic.errors import LexlogicError
 
-Reader = Literal["date", "months", "percent", "amounts_by_year", "bool", "enum", "party", "count"]
+Reader = Literal["date", "months", "quantity", "percent", "amounts_by_year", "bool", "enum", "party", "count"]
+Unit = Literal["days", "weeks", "months", "years"]
+EventKindName = Literal["signature", "order", "notification", "termination", "formal_notice", "claim", "other"]
 Party = Literal["claimant", "defence"]
 
 
@@ -53,7 +55,142 @@ class FactExtraction(BaseModel):
     )
     relative_years: list[str] = Field(default_factory=list, description="date: « depuis N ans » style cues")
     window: int | None = Field(default=None, description="enum: value cues searched this many characters after the cue")
+    unit: Unit = Field(default="months", description="quantity: the unit the value is counted in")
+    event: EventKindName | None = Field(default=None, description="date: a dated event of this kind in the ontology")
     min_similarity: float = 0.0
+
+
+class ClauseReading(BaseModel):
+    """A yes/no stipulation or act read by a pattern anywhere (contracts, letters, notes): true where a cue is
+    asserted, false where it is denied."""
+
+    model_config = ConfigDict(extra="forbid")
+    fact: str
+    pattern: str = Field(description="regular expression of the cue (case-insensitive unless case_sensitive)")
+    case_sensitive: bool = False
+    context: str | None = Field(default=None, description="outside a contract, a true cue needs this in its sentence")
+    required: str | None = Field(default=None, description="anywhere, a true cue needs this in its sentence")
+    skip_before: str | None = Field(default=None, description="text just before the cue that disqualifies it")
+    act: bool = Field(default=False, description="the cue reports an act: a conditional statement does not count")
+    in_contracts: bool = True
+    ground: Literal["cue", "sentence"] = Field(default="cue", description="what a true reading quotes")
+    confidence: float = Field(default=0.85, ge=0, le=1)
+    otherwise_false: list[FalseReading] = Field(
+        default_factory=list, description="when nothing reads true: phrases that mean false"
+    )
+
+
+class FalseReading(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    pattern: str
+    context: str | None = Field(default=None, description="outside a contract, the sentence must match this too")
+    required: str | None = Field(default=None, description="anywhere, the sentence must match this too")
+    note: str | None = None
+    sentence: bool = Field(default=False, description="quote the whole sentence (else the phrase)")
+
+
+class ContractReading(BaseModel):
+    """One clause of a written contract: present (true), a duration, or the first date after a phrase."""
+
+    model_config = ConfigDict(extra="forbid")
+    fact: str
+    reader: Literal["present", "duration", "date"]
+    pattern: str = Field(description="present: the clause's phrase; duration/date: the phrase before the value")
+    fallback: str | None = Field(default=None, description="date: a second phrase tried when the first is absent")
+    event: EventKindName | None = None
+    note: str | None = None
+    confidence: float = Field(default=0.9, ge=0, le=1)
+
+
+class ColumnReading(BaseModel):
+    """A fact read from a table's column (an order history exported as CSV)."""
+
+    model_config = ConfigDict(extra="forbid")
+    fact: str
+    reader: Literal["sum", "regular", "by_year", "ratio"]
+    column: list[str] = Field(description="words of the column's header (accents and case folded)")
+    per: list[str] = Field(default_factory=list, description="ratio: the denominator's header words")
+    last: int = Field(default=3, description="ratio: over the last N complete years")
+    min_mean: float = Field(default=12, description="regular: at least this many a year on average")
+    max_spread: float = Field(default=0.5, description="regular: (max - min) / mean at most this")
+    note: str | None = None
+
+
+class TableSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    year_column: list[str] = Field(default_factory=lambda: ["annee", "exercice"])
+    complete_before: str | None = Field(
+        default=None, description="a date fact: rows of that year and later are partial years (left out by year)"
+    )
+    columns: list[ColumnReading] = Field(default_factory=list)
+
+
+class AcceptanceReading(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    proposal: str = Field(description="pattern of one proposal in the message the acceptance answers")
+    value: str
+    confidence: float = Field(ge=0, le=1)
+    note: str
+    with_event: bool = Field(default=False, description="also quote the notifying sentence of the event")
+
+
+class AcceptanceSpec(BaseModel):
+    """A short « C'est d'accord » answering a message with several proposals: one reading per proposal."""
+
+    model_config = ConfigDict(extra="forbid")
+    fact: str
+    accept: str = Field(description="pattern of the acceptance")
+    max_words: int = 60
+    question: str
+    readings: list[AcceptanceReading] = Field(min_length=2)
+
+
+class EventSpec(BaseModel):
+    """The triggering event read by the structural readers: who made it, when, how, with what notice. Its author
+    and recipient are the facts of reader ``party`` (role defence / claimant); the recipient's attribute the
+    ``enum`` fact with role claimant."""
+
+    model_config = ConfigDict(extra="forbid")
+    kind: EventKindName = "notification"
+    description: str = ""
+    patterns: list[str] = Field(description="regular expressions of a statement of the event")
+    partial_pattern: str | None = Field(default=None, description="a partial event, a group named « pct… » its share")
+    date: str | None = Field(default=None, description="date fact: when the event was notified")
+    written: str | None = Field(default=None, description="bool fact: notified in writing")
+    notice: str | None = Field(default=None, description="months fact: the notice granted")
+    agreed_notice: str | None = Field(default=None, description="months fact: a notice the contract sets, cited")
+    kind_fact: str | None = Field(default=None, description="enum fact of the event's extent")
+    whole: str | None = Field(default=None, description="kind_fact's value for the whole")
+    partial: str | None = Field(default=None, description="kind_fact's value for a partial event")
+    share: str | None = Field(default=None, description="percent fact: the partial event's share")
+    recipient_author: str | None = Field(
+        default=None, description="pattern: words saying the recipient made the event (« votre décision »)"
+    )
+    oral: str | None = Field(default=None, description="pattern: the event was told orally")
+    media: str | None = Field(
+        default=None, description="pattern: the media an event is told by (« courriel », « réunion »)"
+    )
+    written_media: str | None = Field(default=None, description="pattern: which of the media are written")
+    immediate: str | None = Field(default=None, description="pattern: no notice at all (« sans préavis »)")
+    immediate_context: str | None = Field(
+        default=None, description="pattern: outside the event's own sentence, « no notice » counts with this"
+    )
+    end_date: str | None = Field(default=None, description="pattern: the phrase before the announced end date")
+    notice_lead: str | None = Field(default=None, description="pattern: the word a notice's length follows")
+    agreed_words: str | None = Field(
+        default=None, description="pattern: a sentence citing the contract (its notice is the agreed one)"
+    )
+
+
+class StructuralSpec(BaseModel):
+    """Readers of a dossier's structure (contract clauses, tables, the dated event, e-mail threads)."""
+
+    model_config = ConfigDict(extra="forbid")
+    contract: list[ContractReading] = Field(default_factory=list)
+    clauses: list[ClauseReading] = Field(default_factory=list)
+    table: TableSpec | None = None
+    event: EventSpec | None = None
+    acceptance: AcceptanceSpec | None = None
 
 
 class ExtractionSpec(BaseModel):
@@ -75,6 +212,7 @@ class ExtractionSpec(BaseModel):
         default_factory=list, description="facts this reader reads better than the structural readers in prose"
     )
     facts: dict[str, FactExtraction]
+    structural: StructuralSpec = Field(default_factory=StructuralSpec)
 
 
 @lru_cache(maxsize=8)
@@ -92,3 +230,6 @@ def load_extraction(pack_dir: Path | str) -> ExtractionSpec | None:
     if not path.is_file():
         return None
     return _load(path.resolve(), path.stat().st_mtime)
+
+
+ClauseReading.model_rebuild()

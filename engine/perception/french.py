@@ -35,15 +35,26 @@ DURATION_RE = re.compile(
     re.IGNORECASE,
 )
 
-NOTICE_RE = re.compile(
-    r"(?:préavis|délai\s+de\s+prévenance)\s+(?:(?:écrit|contractuel|minimum|minimal|raisonnable)\s+)?"
-    r"(?:de|d'une\s+durée\s+(?:de|d'au\s+moins)|d'au\s+moins|minimum\s+de)\s+(?P<dur>"
-    + NUM
-    + r"\s+"
-    + UNIT
-    + r")|préavis\s+d'(?P<one>un\s+(?:mois|an)|une\s+année)",
-    re.IGNORECASE,
-)
+
+def duration_after(lead: str) -> re.Pattern[str]:
+    """A length written after a phrase (``lead``, a regex: « préavis ») — « préavis écrit de trois mois »,
+    « préavis d'un an », « délai d'une durée d'au moins six (6) mois »."""
+    return re.compile(
+        r"(?:" + lead + r")\s+(?:(?:écrit|contractuel|minimum|minimal|raisonnable)\s+)?"
+        r"(?:de|d'une\s+durée\s+(?:de|d'au\s+moins)|d'au\s+moins|minimum\s+de)\s+(?P<dur>"
+        + NUM
+        + r"\s+"
+        + UNIT
+        + r")|(?:"
+        + lead
+        + r")\s+d'(?P<one>un\s+(?:mois|an)|une\s+année)",
+        re.IGNORECASE,
+    )
+
+
+def expand(pattern: str) -> str:
+    """A pack's pattern with the shared placeholders filled: ``{DATE}`` a French date (« 4 mars 2013 »)."""
+    return pattern.replace("{DATE}", DATE_TEXT)
 
 
 def ws(pattern: str) -> str:

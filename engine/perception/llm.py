@@ -62,18 +62,15 @@ def locate(doc: Document, quote: str) -> tuple[int, int] | None:
     return (m.start(), m.end()) if m else None
 
 
-def _fact_specs() -> dict[str, Any]:
-    try:
-        from lexlogic.engine.perception.model import PACKS_DIR
-        from lexlogic.logic.pack import load_pack
+def _pack(pack: str | None = None) -> Any:
+    """The case's rule pack (the rules folder's default pack when none is named)."""
+    from lexlogic.engine.packs import default_pack, pack_by_name
 
-        return load_pack(PACKS_DIR / "rupture_brutale").facts
-    except Exception:
-        import yaml
+    return pack_by_name(pack or default_pack())[0]
 
-        from lexlogic.engine.perception.model import PACKS_DIR
 
-        return yaml.safe_load((PACKS_DIR / "rupture_brutale" / "facts.yaml").read_text(encoding="utf-8"))["facts"]
+def _fact_specs(pack: str | None = None) -> dict[str, Any]:
+    return dict(_pack(pack).facts)
 
 
 def _check_value(spec: Any, value: Any) -> Any:
@@ -85,9 +82,11 @@ def _check_value(spec: Any, value: Any) -> Any:
         return value
 
 
-def ground_extraction(extraction: LLMExtraction, docs: list[Document]) -> tuple[Perception, list[str]]:
+def ground_extraction(
+    extraction: LLMExtraction, docs: list[Document], pack: str | None = None
+) -> tuple[Perception, list[str]]:
     """Turn a validated reply into findings; returns the problems that make it unacceptable."""
-    specs = _fact_specs()
+    specs = _fact_specs(pack)
     by_id = {d.id: d for d in docs}
     p, problems = Perception(), []
     for i, f in enumerate(extraction.facts):
@@ -146,10 +145,12 @@ def ground_extraction(extraction: LLMExtraction, docs: list[Document]) -> tuple[
     return p, problems
 
 
-def perceive_with_llm(client: Any, docs: list[Document], max_rounds: int = 3) -> Perception:
-    """Ask, validate (schema by ``complete_json``, grounding and types here), retry with the reasons."""
-    specs = _fact_specs()
-    questions = _questions()
+def perceive_with_llm(client: Any, docs: list[Document], max_rounds: int = 3, pack: str | None = None) -> Perception:
+    """Ask, validate (schema by ``complete_json``, grounding and types here), retry with the reasons.
+    The facts, their questions and the domain's title are the case's pack's (``pack``, else the default)."""
+    rule_pack = _pack(pack)
+    specs = dict(rule_pack.facts)
+    questions = _questions(rule_pack.root)
     vocab = "\n".join(
         f"- {name} ({_describe(s)})" + (f" — {questions[name]}" if name in questions else "")
         for name, s in specs.items()
@@ -158,7 +159,7 @@ def perceive_with_llm(client: Any, docs: list[Document], max_rounds: int = 3) ->
     messages: list[dict[str, Any]] = [
         {
             "role": "system",
-            "content": "Tu extrais des faits d'un dossier de rupture brutale (droit français). "
+            "content": f"Tu extrais des faits d'un dossier : {rule_pack.manifest.title}. "
             "Réponds en JSON seulement, selon le schéma. Chaque lecture cite au moins une preuve : "
             "document_id et citation VERBATIM. Une déclaration ambiguë donne plusieurs lectures, "
             "chacune dans un monde (NARRATIVE_A demanderesse, NARRATIVE_B défense). Ce qu'une partie affirme "
@@ -172,7 +173,7 @@ def perceive_with_llm(client: Any, docs: list[Document], max_rounds: int = 3) ->
     last: list[str] = []
     for _ in range(max_rounds):
         extraction = client.complete_json(messages, LLMExtraction)
-        perception, problems = ground_extraction(extraction, docs)
+        perception, problems = ground_extraction(extraction, docs, rule_pack.manifest.name)
         if not problems:
             for d in docs:
                 from lexlogic.engine.ontology import Evidence, EvidenceKind
@@ -201,13 +202,12 @@ def _describe(spec: Any) -> str:
     return f"{spec.type.value}: {spec.label}" + (f" {spec.values}" if spec.values else "")
 
 
-def _questions() -> dict[str, str]:
+def _questions(root: Any) -> dict[str, str]:
     """The pack's extraction questions (the same ``extraction.yaml`` the offline reader uses)."""
     try:
-        from lexlogic.engine.perception.model import DEFAULT_PACK, PACKS_DIR
         from lexlogic.logic.extraction import load_extraction
 
-        spec = load_extraction(PACKS_DIR / DEFAULT_PACK)
+        spec = load_extraction(root)
     except Exception:  # no spec: the facts' labels alone
         return {}
     return {name: fs.question for name, fs in (spec.facts.items() if spec else []) if fs.question}
@@ -231,11 +231,11 @@ def interval_value(interval: DateInterval) -> str:
     return (interval.start + (interval.end - interval.start) / 2).isoformat()
 
 
-def extract(docs: list[Document]) -> Perception:
+def extract(docs: list[Document], pack: str | None = None) -> Perception:
     """The LLM path behind the same entry point as the offline one (endpoint from the environment)."""
     from lexlogic.bridges.llm import LLMClient, LLMError
 
     client = LLMClient.from_env()
     if client is None:
         raise LLMError("no LLM endpoint configured (LEXLOGIC_LLM_BASE_URL)")
-    return perceive_with_llm(client, docs)
+    return perceive_with_llm(client, docs, pack=pack)

@@ -7,7 +7,6 @@ A plain dict is produced (the contract); ``validate_case_file`` checks it with t
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +16,9 @@ from lexlogic.engine.ontology import CaseOntology, Distribution, NarrativeNode, 
 from lexlogic.logic.facts import Allegation, DateInterval
 from lexlogic.logic.grounding import Grounding
 
-PACKS_DIR = Path(__file__).resolve().parents[2] / "rules"
-DEFAULT_PACK = "rupture_brutale"  # the pack the dossier pipeline reads when none is named
+PACKS_DIR = (
+    Path(__file__).resolve().parents[2] / "rules"
+)  # the shipped packs (``engine.packs.rules_dir`` honours --rules)
 
 
 class Finding(BaseModel):
@@ -132,8 +132,11 @@ def merge_findings(perception: Perception) -> dict[str, dict[str, Any]]:
     return facts
 
 
-def to_case_file(perception: Perception, case_id: str, pack: str = DEFAULT_PACK) -> dict[str, Any]:
-    return {"pack": pack, "case_id": case_id, "facts": merge_findings(perception)}
+def to_case_file(perception: Perception, case_id: str, pack: str | None = None) -> dict[str, Any]:
+    """The case file of ``pack`` (the rules folder's default pack when none is named)."""
+    from lexlogic.engine.packs import default_pack
+
+    return {"pack": pack or default_pack(), "case_id": case_id, "facts": merge_findings(perception)}
 
 
 def build_graph(perception: Perception) -> None:
@@ -168,11 +171,10 @@ def build_graph(perception: Perception) -> None:
                 graph.add_edge(evidence_nodes[doc_id], node.id)
 
 
-@lru_cache(maxsize=8)
 def _pack(name: str):  # type: ignore[no-untyped-def]
-    from lexlogic.logic.pack import load_pack
+    from lexlogic.engine.packs import pack_by_name
 
-    return load_pack(PACKS_DIR / name)
+    return pack_by_name(name)[0]
 
 
 def validate_case_file(case: dict[str, Any]) -> None:

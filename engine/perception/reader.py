@@ -894,32 +894,7 @@ class SpecReader:
         for s, _cue, cs, ce, flip in self._candidates(v, fs):
             if (self._scope(s, cs, fs, ce) if not flip else "pos") != "pos":
                 continue
-            best = None
-            for m in NUM_UNIT_RE.finditer(v.live, s.start, s.end):
-                n = fr.number_word(m.group("n").split()[-1] if not m.group("n")[0].isdigit() else m.group("n"))
-                if not m.group("n")[0].isdigit():
-                    n = fr.number_word(m.group("n")) or fr.number_word(m.group("n").split()[-1])
-                if n is None:
-                    continue
-                unit = m.group("u").lower()
-                months = n * (
-                    12
-                    if unit.startswith("an")
-                    else 0.25
-                    if unit.startswith("sem")
-                    else 1 / 30
-                    if unit.startswith("jour")
-                    else 1
-                )
-                if unit.startswith("jour") and n in (15, 8):
-                    months = 0.5 if n == 15 else 0.25
-                dist = abs(m.start() - cs)
-                if m.start() < cs and re.search(
-                    r"depuis|relation|durée", v.live[m.start() - 30 : m.start()], re.IGNORECASE
-                ):
-                    continue
-                if dist < 60 and (best is None or dist < best[0]):
-                    best = (dist, round(months, 2), m.start(), m.end())
+            best = _nearest_length(v, s, cs, "months")
             if best:
                 yield self._finding(v, s, fact, fs, best[1], (min(cs, best[2]), max(ce, best[3])))
                 return
@@ -931,6 +906,16 @@ class SpecReader:
                     value = round(months_between(notif, d.interval.start), 2)
                     yield self._finding(v, s, fact, fs, value, (min(cs, d.start), max(ce, d.end)))
                     return
+
+    def _r_quantity(self, v: DocView, fact: str, fs: FactExtraction, notif: date | None):  # type: ignore[no-untyped-def]
+        """A number and its unit near the cue (« payables à 45 jours »), counted in the fact's unit."""
+        for s, _cue, cs, ce, flip in self._candidates(v, fs):
+            if (self._scope(s, cs, fs, ce) if not flip else "pos") != "pos":
+                continue
+            if best := _nearest_length(v, s, cs, fs.unit):
+                value = int(best[1]) if self.types.get(fact) == "int" and best[1] == int(best[1]) else best[1]
+                yield self._finding(v, s, fact, fs, value, (min(cs, best[2]), max(ce, best[3])))
+                return
 
     def _r_count(self, v: DocView, fact: str, fs: FactExtraction, notif: date | None):  # type: ignore[no-untyped-def]
         for s, _cue, cs, ce, flip in self._candidates(v, fs):
@@ -980,6 +965,39 @@ class SpecReader:
             f = self._finding(v, first, fact, fs, dict(sorted(years.items())), spans[0])
             f.grounding = [v.doc.ground(*sp) for sp in spans]
             yield f
+
+
+PER_UNIT = {  # how many of the target unit one source unit is
+    "months": {"an": 12, "sem": 0.25, "jour": 1 / 30, "mois": 1},
+    "days": {"an": 365, "sem": 7, "jour": 1, "mois": 30},
+    "weeks": {"an": 52, "sem": 1, "jour": 1 / 7, "mois": 30 / 7},
+    "years": {"an": 1, "sem": 1 / 52, "jour": 1 / 365, "mois": 1 / 12},
+}
+
+
+def _nearest_length(v: DocView, s: Sentence, cs: int, unit: str) -> tuple[int, float, int, int] | None:
+    """The length (number + unit) nearest the cue, within 60 characters, in ``unit``: (distance, value,
+    start, end). A length introduced by « depuis », « relation » or « durée » is the relation's, not this."""
+    best = None
+    for m in NUM_UNIT_RE.finditer(v.live, s.start, s.end):
+        n = fr.number_word(m.group("n").split()[-1] if not m.group("n")[0].isdigit() else m.group("n"))
+        if not m.group("n")[0].isdigit():
+            n = fr.number_word(m.group("n")) or fr.number_word(m.group("n").split()[-1])
+        if n is None:
+            continue
+        u = m.group("u").lower()
+        key = (
+            "an" if u.startswith("an") else "sem" if u.startswith("sem") else "jour" if u.startswith("jour") else "mois"
+        )
+        value = n * PER_UNIT[unit][key]
+        if unit == "months" and key == "jour" and n in (15, 8):
+            value = 0.5 if n == 15 else 0.25
+        dist = abs(m.start() - cs)
+        if m.start() < cs and re.search(r"depuis|relation|durée", v.live[m.start() - 30 : m.start()], re.IGNORECASE):
+            continue
+        if dist < 60 and (best is None or dist < best[0]):
+            best = (dist, round(value, 2), m.start(), m.end())
+    return best
 
 
 def _typed(value: str) -> Any:
