@@ -17,10 +17,11 @@ from typing import Any
 
 from lexlogic.engine.packs import compile_loaded
 from lexlogic.logic import jsonlogic_policy
-from lexlogic.logic.facts import check_value
+from lexlogic.logic.facts import Allegation, check_value
 from lexlogic.logic.pack import FactType, PackError, RulePack, load_pack, read_yaml
 from lexlogic.logic.ruletests import PropertySpec, RuleTest, load_properties, load_tests
 from lexlogic.logic.templates import slots
+from lexlogic.logic.weights import WeightsError, load_weights
 
 _DATE_LIKE = re.compile(r"^\d{4}-\d{1,2}-\d{1,2}$")
 _ASP_ATOM = re.compile(r"\b([a-z_][A-Za-z0-9_]*)\(([a-z][A-Za-z0-9_]*)\)")
@@ -350,14 +351,45 @@ def check_pack(root: Path) -> list[PackError]:
     problems += _test_problems(pack, outcome_names)
     problems += _property_problems(pack, outcome_names)
     problems += _rules_md_problems(pack)
+    problems += _soft_rule_problems(pack, {n for n, a in known if a == 0})
     from lexlogic.engine.claims.fact_map import map_problems  # claims.yaml: the claim→fact map (issue 16)
 
     problems += map_problems(pack)
+    from lexlogic.logic.extraction import extraction_problems  # extraction.yaml: perception's readers (issue 18)
+
+    problems += [PackError(f, line, msg) for f, line, msg in extraction_problems(pack.root, pack.facts)]
     del raw_manifest
     unique: dict[tuple[str, int | None, str], PackError] = {}
     for p in problems:
         unique.setdefault((p.file, p.line, p.message), p)
     return list(unique.values())
+
+
+def _soft_rule_problems(pack: RulePack, atoms: set[str]) -> list[PackError]:
+    """weights.yaml's Alexy soft rules: a condition that names no yes/no atom of the pack is a balancing
+    the model silently ignores (its factor is constant), so the judge's sliders would move nothing."""
+    if not pack.manifest.files.weights:
+        return []
+    path = pack.root / pack.manifest.files.weights
+    try:
+        weights = load_weights(path)
+    except WeightsError as exc:
+        return [PackError(path, None, str(exc).removeprefix(f"{path}: "))]
+    out: list[PackError] = []
+    for rule in weights.soft_rules:
+        if rule.condition_atom in atoms:
+            continue
+        line = _find_line(path, _find_line(path, 1, f"id: {rule.id}"), "condition:")
+        out.append(
+            PackError(
+                path,
+                line,
+                f"soft rule {rule.id}: condition '{rule.condition_atom}' names nothing (not a yes/no fact, "
+                f"a rule's conclusion nor a computed yes/no value): the balancing would weigh nothing"
+                f"{did_you_mean(rule.condition_atom, atoms)}",
+            )
+        )
+    return out
 
 
 def _parameter_problems(pack: RulePack, manifest: Path) -> list[PackError]:
@@ -457,7 +489,7 @@ def _test_problems(pack: RulePack, outcome_names: set[str]) -> list[PackError]:
                     )
                 elif value is not None:
                     try:
-                        check_value(pack.facts[fname], value)
+                        _check_test_value(pack.facts[fname], value)
                     except ValueError as exc:
                         out.append(PackError(path, at(f"{fname}:"), f"test '{test.name}': fact '{fname}': {exc}"))
             named = [*test.expect, *test.absent, *test.missing, *test.rule_in_proof]
@@ -585,3 +617,22 @@ def _rules_md_problems(pack: RulePack) -> list[PackError]:
     return [
         PackError(path, line, f"stale: differs from the pack's files here; run `lexlogic docs {pack.root} --write`")
     ]
+
+
+def _check_test_value(spec: Any, value: Any) -> None:
+    """A test's fact: a plain value, or the case file's long form ``{value, allegation, alleged_by}`` (so a test
+    can say "alleged by the defence, contested" as a case file does)."""
+    if isinstance(value, dict) and "value" in value:
+        extra = sorted(set(value) - {"value", "allegation", "alleged_by", "confidence", "note"})
+        if extra:
+            raise ValueError(f"unknown key(s) {extra} (a fact's long form takes value, allegation, alleged_by)")
+        allegation = value.get("allegation")
+        allowed = [a.value for a in Allegation]
+        if allegation is not None and allegation not in allowed:
+            raise ValueError(f"allegation {allegation!r} is not one of {allowed}")
+        if value.get("alleged_by") not in (None, "claimant", "defence"):
+            raise ValueError(f"alleged_by {value.get('alleged_by')!r} is not claimant or defence")
+        if value["value"] is not None:
+            check_value(spec, value["value"])
+        return
+    check_value(spec, value)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -233,3 +233,133 @@ def load_extraction(pack_dir: Path | str) -> ExtractionSpec | None:
 
 
 ClauseReading.model_rebuild()
+
+
+# --- checking a pack's extraction.yaml against its facts (``lexlogic check``) -------------------------------
+READER_TYPES: dict[str, set[str]] = {
+    "date": {"date"},
+    "months": {"months"},
+    "quantity": {"int", "months", "amount"},
+    "percent": {"percent"},
+    "amounts_by_year": {"amounts_by_year"},
+    "bool": {"bool"},
+    "enum": {"enum", "bool"},
+    "party": {"str"},
+    "count": {"int"},
+}
+STRUCTURAL_TYPES: dict[str, set[str]] = {
+    "present": {"bool"},
+    "duration": {"months"},
+    "date": {"date"},
+    "sum": {"int"},
+    "regular": {"bool"},
+    "by_year": {"amounts_by_year"},
+    "ratio": {"percent"},
+}
+
+
+def _line_of(lines: list[str], needle: str, start: int = 0) -> int | None:
+    for i in range(start, len(lines)):
+        if needle in lines[i]:
+            return i + 1
+    return None
+
+
+def extraction_problems(pack_dir: Path | str, facts: dict[str, Any]) -> list[tuple[str, int | None, str]]:
+    """(file, line, message) for every mistake of ``extraction.yaml``: a malformed file, a fact the pack does
+    not have (with a « did you mean »), a reader that cannot give the fact's type, an enum value the fact
+    does not take, a pattern that is not a regular expression."""
+    import re
+    from difflib import get_close_matches
+
+    path = Path(pack_dir) / "extraction.yaml"
+    if not path.is_file():
+        return []
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    try:
+        spec = ExtractionSpec.model_validate(yaml.safe_load(text))
+    except (yaml.YAMLError, ValidationError) as exc:
+        line = getattr(getattr(exc, "problem_mark", None), "line", None)
+        return [(str(path), None if line is None else line + 1, f"malformed extraction specification: {exc}")]
+    out: list[tuple[str, int | None, str]] = []
+
+    def unknown(name: str, needle: str) -> bool:
+        if name in facts:
+            return False
+        near = get_close_matches(name, list(facts), n=1, cutoff=0.75)
+        hint = f" (did you mean '{near[0]}'?)" if near else ""
+        out.append((str(path), _line_of(lines, needle), f"unknown fact '{name}'{hint}"))
+        return True
+
+    def typ(name: str) -> str:
+        t = getattr(facts[name], "type", None)
+        return str(getattr(t, "value", t))
+
+    for name, fs in spec.facts.items():
+        if unknown(name, f"{name}:"):
+            continue
+        at = (_line_of(lines, f"  {name}:") or 1) - 1
+        if typ(name) not in READER_TYPES[fs.reader]:
+            where = _line_of(lines, "reader:", at)
+            out.append((str(path), where, f"{name}: reader '{fs.reader}' cannot read a {typ(name)}"))
+        allowed = set(getattr(facts[name], "values", None) or []) | (
+            {"true", "false"} if typ(name) == "bool" else set()
+        )
+        for value in fs.values:
+            if fs.reader == "enum" and value not in allowed:
+                where = _line_of(lines, f"{value}:", at) or _line_of(lines, f'"{value}":', at)
+                out.append((str(path), where, f"{name}: '{value}' is not one of its values"))
+    st = spec.structural
+    readings: list[tuple[str, str | None, list[str | None]]] = [
+        (c.fact, c.reader, [c.pattern, c.fallback]) for c in st.contract
+    ]
+    readings += [(c.fact, "present", [c.pattern, c.context, c.required, c.skip_before]) for c in st.clauses]
+    readings += [(c.fact, None, [f.pattern, f.context, f.required]) for c in st.clauses for f in c.otherwise_false]
+    if st.table is not None:
+        readings += [(c.fact, c.reader, []) for c in st.table.columns]
+        if st.table.complete_before:
+            readings.append((st.table.complete_before, "date", []))
+    if st.event is not None:
+        ev = st.event
+        for slot, slot_reader in (
+            ("date", "date"),
+            ("written", "present"),
+            ("notice", "duration"),
+            ("agreed_notice", "duration"),
+            ("share", "ratio"),
+        ):
+            if (name := getattr(ev, slot)) is not None:
+                readings.append((name, slot_reader, []))
+        if ev.kind_fact:
+            readings.append((ev.kind_fact, None, []))
+        pats: list[str | None] = [
+            *ev.patterns,
+            ev.partial_pattern,
+            ev.recipient_author,
+            ev.oral,
+            ev.media,
+            ev.written_media,
+        ]
+        pats += [ev.immediate, ev.immediate_context, ev.end_date, ev.notice_lead, ev.agreed_words]
+        readings.append(("", None, pats))
+    if st.acceptance is not None:
+        readings.append(
+            (st.acceptance.fact, None, [st.acceptance.accept, *(r.proposal for r in st.acceptance.readings)])
+        )
+    for name, reader, patterns in readings:
+        if name and not unknown(name, f": {name}") and reader and typ(name) not in STRUCTURAL_TYPES[reader]:
+            out.append(
+                (str(path), _line_of(lines, f": {name}"), f"{name}: a {reader} reading cannot fill a {typ(name)}")
+            )
+        for pattern in patterns:
+            if not pattern:
+                continue
+            try:
+                re.compile(pattern.replace("{DATE}", "x"))
+            except re.error as exc:
+                needle = pattern[:30]
+                out.append(
+                    (str(path), _line_of(lines, needle), f"pattern is not a regular expression ({exc}): {pattern[:60]}")
+                )
+    return out

@@ -679,7 +679,14 @@ class OfflineExtractor:
                     self._column(doc, cr, at, year_at, data, full, col(cr.per) if cr.per else None)
 
     def _column(
-        self, doc: Document, cr: ColumnReading, at: int, year_at: int, data: list, full: list, per: int | None
+        self,
+        doc: Document,
+        cr: ColumnReading,
+        at: int,
+        year_at: int,
+        data: list[list[tuple[str, int, int]]],
+        full: list[list[tuple[str, int, int]]],
+        per: int | None,
     ) -> None:
         if cr.reader in ("sum", "regular"):
             counts = [int(float(r[at][0])) for r in data]

@@ -967,7 +967,7 @@ class SpecReader:
             yield f
 
 
-PER_UNIT = {  # how many of the target unit one source unit is
+PER_UNIT: dict[str, dict[str, float]] = {  # how many of the target unit one source unit is
     "months": {"an": 12, "sem": 0.25, "jour": 1 / 30, "mois": 1},
     "days": {"an": 365, "sem": 7, "jour": 1, "mois": 30},
     "weeks": {"an": 52, "sem": 1, "jour": 1 / 7, "mois": 30 / 7},

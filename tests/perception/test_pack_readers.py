@@ -1,0 +1,82 @@
+"""Perception reads pack data only (issue 16): the structural readers follow a pack's ``extraction.yaml``,
+another pack's dossier reads its own facts (a number of days, not a count of orders), and ``lexlogic check``
+catches mistakes in an extraction specification at their line."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from lexlogic.engine.documents.ingest import ingest_dossier
+from lexlogic.engine.perception.model import to_case_file
+from lexlogic.engine.perception.offline import extract
+from lexlogic.logic.extraction import extraction_problems, load_extraction
+from lexlogic.logic.pack import load_pack
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_late_payment_dossier_reads_the_agreed_term_in_days() -> None:
+    docs = ingest_dossier(ROOT / "examples" / "late_payment" / "dossier", use_cache=False)
+    facts = to_case_file(extract(docs, "late_payment"), "lp", "late_payment")["facts"]
+    assert facts["agreed_term_days"]["value"] == 45
+    assert isinstance(facts["agreed_term_days"]["value"], int)
+    assert facts["agreed_term_kind"]["value"] == "days_end_of_month"
+    own = set(load_pack(ROOT / "rules" / "late_payment").facts)
+    assert set(facts) <= own  # nothing of another pack's vocabulary
+    by_id = {d.id: d for d in docs}
+    for fv in facts.values():
+        for g in fv["grounding"]:
+            assert by_id[g["document_id"]].text[g["char_start"] : g["char_end"]] == g["quote"]
+
+
+def test_the_structural_readers_are_the_packs() -> None:
+    """The shipped pack declares its structural readers; every fact they name is one of its facts."""
+    spec = load_extraction(ROOT / "rules" / "rupture_brutale")
+    assert spec is not None and spec.structural.event is not None and spec.structural.table is not None
+    facts = load_pack(ROOT / "rules" / "rupture_brutale").facts
+    named = [c.fact for c in spec.structural.clauses] + [c.fact for c in spec.structural.contract]
+    named += [c.fact for c in spec.structural.table.columns]
+    assert named and set(named) <= set(facts)
+    assert extraction_problems(ROOT / "rules" / "rupture_brutale", facts) == []
+    assert extraction_problems(ROOT / "rules" / "late_payment", load_pack(ROOT / "rules" / "late_payment").facts) == []
+
+
+@pytest.fixture()
+def broken(tmp_path: Path) -> Path:
+    dst = tmp_path / "rupture_brutale"
+    shutil.copytree(ROOT / "rules" / "rupture_brutale", dst)
+    return dst
+
+
+@pytest.mark.parametrize(
+    "old,new,message",
+    [
+        ("  claim_date:\n", "  claim_dat:\n", "unknown fact 'claim_dat' (did you mean 'claim_date'?)"),
+        ("- fact: minimum_volume\n", "- fact: minimum_volum\n", "unknown fact 'minimum_volum'"),
+        ("    reader: amounts_by_year\n", "    reader: percent\n", "reader 'percent' cannot read a amounts_by_year"),
+        ("      partial_terms: [", "      partial_term: [", "'partial_term' is not one of its values"),
+        ("    pattern: tacite\\s+reconduction\n", "    pattern: tacite(\\s+reconduction\n", "not a regular expression"),
+    ],
+)
+def test_check_reports_extraction_mistakes_at_their_line(broken: Path, old: str, new: str, message: str) -> None:
+    path = broken / "extraction.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    problems = extraction_problems(broken, load_pack(broken).facts)
+    hits = [(line, msg) for _f, line, msg in problems if message in msg]
+    assert hits, problems
+    line = hits[0][0]
+    assert line is not None and new.strip() in path.read_text(encoding="utf-8").splitlines()[line - 1]
+
+
+def test_check_cli_fails_on_a_broken_extraction(broken: Path) -> None:
+    from lexlogic.engine.pack_check import check_pack
+
+    path = broken / "extraction.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("  claim_date:\n", "  claim_dat:\n", 1), encoding="utf-8")
+    problems = check_pack(broken)
+    assert any("extraction.yaml" in p.file and "claim_dat" in p.message for p in problems)
