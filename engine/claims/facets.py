@@ -307,7 +307,7 @@ _MODALITY = {
     "obligation": r"\b(doit|doivent|devra|devront|devait|devaient|(?:est|sont|etait) tenue?s? de|oblig\w*|impos\w*)\b",
     "permission": r"\b(peut|peuvent|pouvait|pouvaient|pourra|pourront|faculte|possibilite|autoris\w*|libre de)\b",
     "hypothesis": r"\b(envisag\w*|aurai(?:en)?t|pourrai(?:en)?t|serai(?:en)?t|menac\w*|projet de|intention de|"
-    r"souhait\w*|semble\w*|probabl\w*|eventuel\w*|susceptible)\b",
+    r"souhait\w*|semble\w*|probabl\w*|eventuel\w*|susceptible|propos(?:e|ons|ez|ait|aient|ee|ees|es)|(?:notre|votre|une) proposition)\b",
 }
 
 

@@ -34,13 +34,29 @@ from lexlogic.engine.claims.quantities import Quantity, agrees, event_of_date, q
 INTERPRETIVE = re.compile(
     r"\b(consenti a\w*|consenti au\w*|consentement|jamais consenti|son accord|leur accord|d'accord|accept\w*|acquiesc\w*|approuv\w*|agree?\w*|pretexte|motif|mobile|en realite|au fond|"
     r"veritable\w*|dans le but|afin de|intention\w*|volont\w*|delibere\w*|sciemment|voulu\w*|cherch\w*|"
-    r"a la demande|demande expresse|exige\w*|impose\w*|contrain\w*|pression|savait|connaissai\w*|ignorai\w*|"
-    r"en connaissance|pour se debarrasser|de mauvaise foi|abusiv\w*|represaille\w*|sanction\w*|"
+    r"exige\w*|impose\w*|contrain\w*|pression|"
+    r"pour se debarrasser|de mauvaise foi|abusiv\w*|represaille\w*|sanction\w*|"
     r"n'ont servi|servi de|justifi\w*|parce qu\w*|en raison|a cause|du fait|pour (?:le|la|les|l') ?(?:punir|sanctionner|"
-    r"evincer|remplacer|contraindre)|visai\w*|avait pour (?:but|objet)|destine\w* a|en represailles?|implicite\w*|"
+    r"evincer|remplacer|contraindre)|visai\w*|avait pour (?:but|objet)|destine\w* a \w+er\b|en represailles?|implicite\w*|"
     r"tacitement accept\w*|strategi\w*|manoeuvr\w*|dissimul\w*|feint\w*|pretendu\w*|soi-disant|a dessein|"
-    r"de propos delibere|bonne foi|deloya\w*|volontairement|deliberement)\b"
+    r"de propos delibere|bonne foi|deloya\w*|volontairement|deliberement|"
+    # intent, plan, decision taken in petto; the legal worth of an act; gravity, legitimacy, tolerance
+    r"(?:a|avait|ont|avaient) entendu|entendai\w*|arrete sa decision|deja (?:arrete|decide|pris)\w*|"
+    r"(?:avait|avaient) prevu|plutot qu\w*|valai\w*|vaut\b|a (?:lui|elle) seul\w*|dans la forme|"
+    r"en bonne et due forme|suffisamment grave\w*|grave\w* pour|toler\w*|legitime\w*|compter sur)\b"
 )
+# What a party knew or asked for is a fact of its own: AMBIGUOUS only when a piece records an act of that
+# kind (an announcement, a request) on the subject; a dossier silent on it leaves the claim UNKNOWN.
+EPISTEMIC = [
+    (
+        re.compile(r"\b(savai\w*|connaissai\w*|ignorai\w*|en connaissance|au courant)\b"),
+        re.compile(r"\b(inform\w*|averti\w*|annon\w*|confirm\w*|envisag\w*|signal\w*|prevenu\w*)"),
+    ),
+    (
+        re.compile(r"\b(a la demande|demande expresse|a l'initiative|sur (?:l'|les )?instruction\w*)\b"),
+        re.compile(r"\b(demand\w*|exig\w*|sollicit\w*|requi\w*|instruction\w*)"),
+    ),
+]
 ANTONYMS = [
     ({"exclusif", "exclusiv"}, {"non exclusif", "libre de commercialis", "absence d'exclusivit"}),
     ({"hauss", "augment"}, {"baiss", "diminu", "reduc"}),
@@ -74,6 +90,8 @@ class ReadingThresholds:
     verify_cov_low: float = 0.4  # ... with fewer of the claim's words (a paraphrase)
     quantity_pred_sim: float = 0.86  # a claim whose quantities all agree: the predicate floor is lower
     quantity_pred_cov: float = 0.5  # (0.82 / 0.3 scored the same on the dev sets: the stricter pair is kept)
+    date_pred_cov: float = 0.6  # a claim whose only quantities are dates: similarity AND this coverage ...
+    date_pred_sim: float = 0.89  # ... or a very close passage
     contradict_sim: float = 0.84  # negation / antonym on a passage this close contradicts
     contradict_cov: float = 0.3
     disagree_delta: float = 0.1  # another document's value this close to the best one's: AMBIGUOUS
@@ -354,8 +372,20 @@ class ReadingJudge:
                     nuances[best] = why
             return Judgement(status=status, stances=stances, nuances=nuances, sentences=sentences)
 
-        if INTERPRETIVE.search(f):
+        epistemic = [act for claim_cue, act in EPISTEMIC if claim_cue.search(f)]
+        if epistemic or INTERPRETIVE.search(f):
             on_topic = [i for i in range(n) if candidates[i].similarity >= th.topic and cov[i] >= th.interp_cov]
+            if epistemic:  # knowledge or a request: only a piece that records such an act makes it debatable
+                on_topic = [
+                    i for i in on_topic if any(a.search(fold(normalise(candidates[i].memory.text))) for a in epistemic)
+                ]
+            # a number the pieces contradict settles the claim whatever its interpretation
+            for q in self._claim_quantities(claim):
+                r = self._read_quantity(q, claim, candidates, cov, facts)
+                if r.state == "contradicted":
+                    for i in r.against:
+                        stances[i], nuances[i] = Stance.CONTRADICTS, f"même rôle ({q.role or 'date'}) : {r.why}"
+                    return done(Status.CONTRADICTED, r.why, r.sources)
             if on_topic:
                 for i in on_topic[:2]:
                     stances[i] = Stance.SUPPORTS if i == on_topic[0] else Stance.CONTRADICTS
@@ -404,10 +434,17 @@ class ReadingJudge:
         if states and all(s == "supported" for s in states):
             support = list(dict.fromkeys(i for r in qs for i in r.support))
             if support:
+                # a date only says WHEN: the passage must also carry the rest of the claim (who, what)
+                dates_only = all(r.q.kind == "date" for r in qs)
                 pred = [
                     i
                     for i in support
-                    if (candidates[i].similarity >= th.quantity_pred_sim or cov[i] >= th.quantity_pred_cov)
+                    if (
+                        candidates[i].similarity >= th.quantity_pred_sim
+                        and (cov[i] >= th.date_pred_cov or candidates[i].similarity >= th.date_pred_sim)
+                        if dates_only
+                        else candidates[i].similarity >= th.quantity_pred_sim or cov[i] >= th.quantity_pred_cov
+                    )
                     and not self.states(claim, candidates[i], facts)
                 ]
             else:  # derived only: the claim's names must be the dossier's, and it must assert, not envisage
@@ -448,6 +485,7 @@ class ReadingJudge:
                 and cov[top] >= th.verify_cov_low
             )
             and not self._polarity_clash(claim, candidates[top].memory.text)
+            and not _slot_clash(claim, candidates[top].memory.text)
             and not self.states(claim, candidates[top], facts)
         )
         for i in order[:3] if not top_states else []:  # a passage that states the claim outranks a clash below it

@@ -38,6 +38,8 @@ _RX_ABBR = re.compile(r"\b(\d{1,2})\s+(" + "|".join(_ABBR) + r")\.?\s+(\d{4})\b"
 _RX_GROUPS = re.compile(r"(?<![\d,.])(\d{1,3})(?:[  .](\d{3}))+(?![\d])")
 _RX_DECIMAL_ZERO = re.compile(r"\b(\d+)[.,]00\b")
 _RX_PERCENT = re.compile(r"\b(\d+(?:[.,]\d+)?)\s*(?:pour\s*(?:cent|100)|%)")
+# a lawyer's double spelling: "onze (11) ans", "quinze juin 2024 (15/06/2024)", "28 % (vingt-huit pour cent)"
+_RX_ECHO = re.compile(r"\s*\(([\d\s.,/%€]*(?:[a-zéû]+\s*)?(?:\d{4})?|\d[^()]{0,40})\)")
 
 
 def _date(day: int, month: int, year: int) -> str:
@@ -70,7 +72,14 @@ def normalise(text: str) -> str:
     t = _RX_GROUPS.sub(lambda m: m.group(0).replace(" ", "").replace(" ", "").replace(".", ""), t)
     t = _RX_DECIMAL_ZERO.sub(r"\1", t)
     t = _RX_PERCENT.sub(lambda m: f"{m.group(1)} %", t)
-    return t
+    return _RX_ECHO.sub(_echo, t) if "(" in t else t
+
+
+def _echo(m: re.Match[str]) -> str:
+    """Drop a parenthesis that only repeats the number(s) just before it (kept otherwise: "(article 7.1)")."""
+    inside = re.findall(r"\d+(?:[.,]\d+)?", m.group(1))
+    before = set(re.findall(r"\d+(?:[.,]\d+)?", m.string[max(0, m.start() - 40) : m.start()]))
+    return "" if inside and all(n.lstrip("0") in {b.lstrip("0") for b in before} for n in inside) else m.group(0)
 
 
 @lru_cache(maxsize=65536)

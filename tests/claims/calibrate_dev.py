@@ -2,7 +2,7 @@
 
     .venv/bin/python -m tests.claims.calibrate_dev [name=v1,v2 ...]   # grid over ReadingThresholds fields
 
-Sets: ``data/dev/claims.yaml``, ``claims2.yaml`` and ``claims3.yaml`` (the shipped dossier) and the project's
+Sets: ``data/dev/claims*.yaml`` and ``data/dev_indep/claims.yaml`` (the shipped dossier) and the project's
 ``eval_fr.jsonl`` / ``holdout_fr.jsonl`` (six other dossiers). Prints per set: right answers and dangerous
 errors (UNKNOWN or CONTRADICTED judged VERIFIED); thresholds are chosen with zero dangerous errors first.
 """
@@ -32,6 +32,10 @@ def dev_sets() -> list[tuple[str, list[tuple[HybridMemory, str, str]]]]:
     for name in ("claims.yaml", "claims2.yaml", "claims3.yaml", "claims4.yaml"):
         items = yaml.safe_load((DEV / name).read_text(encoding="utf-8"))
         out.append((name, [(shipped, it["claim"], it["status"]) for it in items]))
+    indep = DEV.parent / "dev_indep" / "claims.yaml"  # written by an independent writer (issue 19, 2nd session)
+    if indep.exists():
+        items = yaml.safe_load(indep.read_text(encoding="utf-8"))
+        out.append(("dev_indep", [(shipped, it["claim"], it["status"]) for it in items]))
     mems = {n: HybridMemory.build(d) for n, d in load_dossiers().items()}
     for name in ("eval_fr.jsonl", "holdout_fr.jsonl"):
         out.append((name, [(mems[p["dossier"]], p["claim"], p["label"]) for p in load_pairs(name)]))
