@@ -47,6 +47,12 @@ class FactExtraction(BaseModel):
     zero: list[str] = Field(default_factory=list, description="months: phrases that mean none (0)")
     role: Party | None = None
     alleged_in: list[Party] = Field(default_factory=list, description="whose own document makes it an allegation")
+    evidence_in_letters_of: list[Party] = Field(
+        default_factory=list, description="that party's own letters and e-mails evidence it (the act itself)"
+    )
+    admission_by: list[Party] = Field(
+        default_factory=list, description="that party asserting it admits it: evidence, not allegation"
+    )
     negatable: bool = True
     conditional_blocks: bool = True
     from_document_date: bool = Field(default=False, description="date: the author's own letter dates it")

@@ -583,8 +583,12 @@ def allegation_of(v: DocView, s: Sentence, fs: FactExtraction, spec: ExtractionS
                     party = "defence" if v.author == "claimant" else "claimant"
                 if party in PARTIES:
                     return party
-                if len(fs.alleged_in) == 1 and lem not in ("contester", "reprocher"):
-                    return fs.alleged_in[0]
+                if fs.alleged_in and lem not in ("contester", "reprocher"):
+                    return fs.alleged_in[0]  # the party that usually asserts it
+    if v.author in fs.admission_by:
+        return None
+    if v.author in fs.evidence_in_letters_of and v.doc.kind in (DocumentKind.LETTER, DocumentKind.EMAIL):
+        return None
     if v.author in PARTIES and v.author in fs.alleged_in:
         return v.author
     return None
