@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,14 +33,29 @@ RULES_HELP = "rules folder (default: LEXLOGIC_RULES_DIR, else the shipped rules/
 
 
 def _packs_path(path: Path | None) -> Path:
-    """A command's pack path: the argument, else the rules folder (``--rules`` / ``LEXLOGIC_RULES_DIR``)."""
+    """A command's pack path: the argument — a folder, or a pack's name under the rules folder — else the rules
+    folder itself (``--rules`` / ``LEXLOGIC_RULES_DIR``)."""
     from lexlogic.engine.packs import rules_dir
 
-    return path if path is not None else rules_dir()
+    if path is None:
+        return rules_dir()
+    if not path.exists() and not path.is_absolute() and len(path.parts) == 1:
+        named = rules_dir() / path.name
+        if (named / "pack.yaml").exists():
+            return named
+        known = sorted(r.name for r in find_packs(rules_dir()))
+        hint = get_close_matches(path.name, known, n=1)
+        fail(
+            f"{path}: neither a folder nor a pack of the rules folder {rules_dir()}"
+            + (f" (did you mean {hint[0]!r}?)" if hint else f" (its packs: {', '.join(known) or 'none'})")
+        )
+    return path
 
 
 def check(
-    path: Path | None = typer.Argument(None, help="a pack folder or a folder of packs (default: the rules folder)"),
+    path: Path | None = typer.Argument(
+        None, help="a pack folder, a folder of packs, or a pack's name under --rules (default: the rules folder)"
+    ),
 ) -> None:
     """Validate rule packs: every problem as `file:line: message` (exit 2), with a "did you mean"."""
     path = _packs_path(path)
@@ -59,7 +75,9 @@ def check(
 
 
 def test(
-    path: Path | None = typer.Argument(None, help="a pack folder or a folder of packs (default: the rules folder)"),
+    path: Path | None = typer.Argument(
+        None, help="a pack folder, a folder of packs, or a pack's name under --rules (default: the rules folder)"
+    ),
     properties: bool = typer.Option(True, help="also check the declared properties with hypothesis"),
     max_examples: int | None = typer.Option(None, help="override each property's example count"),
     pattern: str | None = typer.Option(
@@ -283,7 +301,11 @@ new_app = typer.Typer(help="Scaffolds for legal engineers.")
 @new_app.command("pack")
 def new_pack(
     name: str = typer.Argument(..., help="the pack's name (a folder name: lowercase letters, digits, _)"),
-    folder: Path | None = typer.Option(None, "--dir", help="where to create it (default: the rules folder)"),
+    folder: Path | None = typer.Option(
+        None,
+        "--dir",
+        help="the folder to create NAME/ in (default: the rules folder, i.e. --rules or LEXLOGIC_RULES_DIR)",
+    ),
     title: str = typer.Option("", help="the pack's title (French)"),
 ) -> None:
     """Create a pack that passes `lexlogic check` and `lexlogic test`: manifest, facts, one parameter, one
@@ -294,7 +316,10 @@ def new_pack(
         root = scaffold(name, _packs_path(folder), title)
     except (PackError, FileExistsError, ValueError) as exc:
         fail(str(exc))
-    out.print(f"created {root}: next, `lexlogic check {root}` and `lexlogic test {root}`")
+    out.print(
+        f"created {root}: every file holds an example (a deadline claim) to rewrite; next, "
+        f"`lexlogic check {root}` and `lexlogic test {root}` (docs/pack-authoring.md)"
+    )
 
 
 def with_rules_option(command: Any) -> Any:

@@ -98,9 +98,13 @@ def _node_text(n: ProofNode, pack: RulePack | None) -> str:
     label = n.label or n.atom
     if label.startswith("absence de : "):
         label = "Aucun élément n'établit : " + label[len("absence de : ") :]
-    spec = pack.facts.get(n.atom.split("(")[0]) if pack is not None else None
+    name = n.atom.split("(")[0]
+    spec = pack.facts.get(name) if pack is not None else None
     if n.value is None or n.value is True:
         return label
+    param = pack.parameters.get(name) if pack is not None and pack.parameters else None
+    if param is not None:  # a legal parameter: its value with its unit (« 12 mois »), its period in the note
+        return f"{label} : {param.show(n.value)}"
     if isinstance(n.value, float) and spec is None:
         shown = formatting.number(n.value)
     else:

@@ -83,7 +83,9 @@ claim_founded :- within_deadline.
 """,
     "properties.yaml": """# Properties checked by hypothesis on generated cases.
 properties:
-  - id: P_late_claim_fails
+# The example below is the scaffold's: when you replace the example facts (event_date, request_date), rewrite
+# or delete it — `lexlogic check` names each fact it no longer knows.
+  - id: P_early_claim_in_time
     label: "Une demande formée avant l'événement est toujours dans le délai"
     kind: implies
     when: {{event_date: {{min: "2024-06-01"}}, request_date: {{max: "2024-05-31"}}}}
@@ -110,7 +112,11 @@ properties:
 
 
 def scaffold(name: str, rules: Path, title: str = "") -> Path:
-    """Write a new pack folder `rules/name` (never over an existing one) and its RULES.md."""
+    """Write a new pack folder `rules/name` (never over an existing one) and its RULES.md.
+
+    Every file holds the scaffold's example (a deadline claim): the author rewrites all of them — facts,
+    parameters, computations, rules, checks and outcomes in pack.yaml, tests/basic.yaml, properties.yaml —
+    and `lexlogic check` lists whatever still names the example's facts."""
     if not re.fullmatch(r"[a-z][a-z0-9_]{1,60}", name):
         raise ValueError(f"pack name {name!r}: lowercase letters, digits and _ (a folder name)")
     root = rules / name

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import tempfile
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
+
+# A pack author runs `lexlogic test` from anywhere: hypothesis must not leave a .hypothesis/ folder there
+# (the properties run with database=None; the folder is hypothesis's own home, set before it is imported).
+os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", os.path.join(tempfile.gettempdir(), "lexlogic-hypothesis"))
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st

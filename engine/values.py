@@ -225,8 +225,7 @@ def parameter_values(pack: RulePack, values: dict[str, ValueInfo]) -> dict[str, 
             )
             continue
         src = pack.source(period.reference or p.reference)
-        span = "" if p.constant else f"en vigueur du {period.valid_from or '…'} au {period.valid_to or '…'}, "
-        note = f"paramètre {name} = {p.show(period.value)} ({span}{src.reference if src else p.reference})"
+        note = parameter_note(p, period, src.reference if src else p.reference)
         value = period.value.isoformat() if hasattr(period.value, "isoformat") else period.value
         out[name] = ValueInfo(
             name=name,
@@ -374,3 +373,25 @@ def _roots(names: list[str], values: dict[str, ValueInfo]) -> list[str]:
             if m not in out:
                 out.append(m)
     return out
+
+
+def parameter_note(p: Any, period: Any, reference: str) -> str:
+    """How a proof shows a legal parameter: its value with its unit, the period it is in force, its source —
+    never its identifier (« valeur légale en vigueur : dix-huit mois (depuis le 26 avril 2019, art. L.442-1 II
+    C. com.) »)."""
+    from lexlogic.engine import formatting
+
+    if p.constant:
+        return f"valeur légale : {p.show(period.value)} ({reference})"
+    start = f"du {formatting.date(period.valid_from)}" if period.valid_from else ""
+    end = f"au {formatting.date(period.valid_to)}" if period.valid_to else ""
+    span = (
+        f"{start} {end}".strip()
+        if start and end
+        else (
+            f"depuis le {formatting.date(period.valid_from)}"
+            if start
+            else f"jusqu'au {formatting.date(period.valid_to)}"
+        )
+    )
+    return f"valeur légale en vigueur : {p.show(period.value)} ({span}, {reference})"

@@ -129,6 +129,8 @@ def evidence_of(node: ProofNode) -> list[Evidence]:
             others.append(Evidence(origin="interprétation d'une règle dynamique"))
         elif g.kind is SourceKind.REPAIR:
             others.append(Evidence(origin="réparation de typage (pas une donnée)"))
+        elif g.kind is SourceKind.PARAMETER and g.note:
+            others.append(Evidence(origin=g.note))
     unique: list[Evidence] = []
     for e in others:
         if all(e.origin != u.origin for u in unique):
@@ -162,7 +164,8 @@ def fact_lines(pack: RulePack, tree: ProofNode | None, limit: int = MAX_FACTS_PE
 
 def reasons(pack: RulePack, verdict: Any) -> list[Reason]:
     """The decisive steps: each settled check in the pack's order (defeaters that do not apply are one
-    reason together), and the checks still open."""
+    reason together, their labels joined by « ; » since a label may hold a comma; notes that do not apply are
+    left out), and the checks still open."""
     values = {k: v.value for k, v in verdict.values.items()}
     out: list[Reason] = []
     cleared: list[str] = []
@@ -171,8 +174,10 @@ def reasons(pack: RulePack, verdict: Any) -> list[Reason]:
         if o is None:
             continue
         state = state_of(o.status, o.open_reasons)
-        if c.kind in ("defeater", "note") and o.status == "no":
+        if c.kind == "defeater" and o.status == "no":
             cleared.append(c.label)
+            continue
+        if c.kind == "note" and o.status == "no":  # a remark that does not apply says nothing
             continue
         if c.kind == "remedy":
             continue
@@ -196,7 +201,7 @@ def reasons(pack: RulePack, verdict: Any) -> list[Reason]:
                 check="defeaters",
                 outcome="",
                 state="non établi",
-                sentence="Écartés : " + ", ".join(x[:1].lower() + x[1:] for x in cleared),
+                sentence="Écartés : " + " ; ".join(x[:1].lower() + x[1:] for x in cleared),
             ),
         )
     return out
@@ -226,8 +231,23 @@ def missing(pack: RulePack, verdict: Any) -> list[MissingFact]:
 
 
 def remedy_text(pack: RulePack, verdict: Any) -> str | None:
-    if not verdict.remedy_range:
+    """The remedy in the pack's own sentence (its range, or what it still lacks); conditional — « Si … : » —
+    while the target is not established, so an amount is never read as awarded when liability is open."""
+    remedy = verdict.outcomes.get(verdict.remedy) if verdict.remedy else None
+    low, high = verdict.remedy_range or (None, None)
+    missing = [
+        pack.facts[m].label if m in pack.facts else m for m in (remedy.missing if remedy is not None else []) or []
+    ]
+    text = pack.remedy_sentence(low, high, missing, money=formatting.money)
+    if text is None and low is not None and high is not None:
+        label = pack.label_of(verdict.remedy) if verdict.remedy else "Réparation"
+        text = f"{label} : {formatting.money_range(low, high)}"
+    if text is None:
         return None
-    low, high = verdict.remedy_range
-    label = pack.label_of(verdict.remedy) if verdict.remedy and hasattr(pack, "label_of") else "Réparation"
-    return f"{label} : {formatting.money_range(low, high)}"
+    label = verdict.label.value if hasattr(verdict.label, "value") else str(verdict.label)
+    if label == "NOT_LIABLE":
+        return None
+    if label != "LIABLE":
+        target = pack.target_label or pack.label_of(verdict.target)
+        return f"Si {target} : {text[:1].lower()}{text[1:]}"
+    return text

@@ -235,6 +235,15 @@ MISTAKES = [
         "brutall",
         "unknown predicate brutall/0",
     ),
+    Mistake(
+        "test_allegation_misspelled",
+        "tests/exoneration.yaml",
+        "",
+        '\n- name: "Force majeure alléguée"\n  facts: {force_majeure: {value: true, allegation: alledged}}\n'
+        '  expect: {exonerated: "unknown"}\n',
+        "facts: {force_majeure: {value: true, allegation: alledged}}",
+        "allegation 'alledged' is not one of",
+    ),
 ]
 
 

@@ -69,7 +69,8 @@ def test_changing_a_parameter_moves_verdict_labels_and_rules_md(tmp_path: Path) 
     assert before.outcomes["liable"].status == "no"
     assert all("dix-huit mois" in label for label in _labels(root).values()), _labels(root)
     assert any(
-        "paramètre safe_harbour_months = dix-huit mois" in n for n in _notes(before.outcomes["safe_harbour"].proof)
+        "valeur légale en vigueur : dix-huit mois (depuis le 26 avril 2019" in n
+        for n in _notes(before.outcomes["safe_harbour"].proof)
     )
 
     params = root / "parameters.yaml"
@@ -83,7 +84,10 @@ def test_changing_a_parameter_moves_verdict_labels_and_rules_md(tmp_path: Path) 
     assert after.outcomes["liable"].status == "yes"
     labels = _labels(root)
     assert all("24 mois" in label and "dix-huit" not in label for label in labels.values()), labels
-    assert any("paramètre safe_harbour_months = 24 mois" in n for n in _notes(after.outcomes["safe_harbour"].proof))
+    assert any(
+        "valeur légale en vigueur : 24 mois (depuis le 26 avril 2019" in n
+        for n in _notes(after.outcomes["safe_harbour"].proof)
+    )
 
     # RULES.md is now stale: `check` says so at the first line that differs; `docs --write` regenerates it
     result = runner.invoke(app, ["check", str(root)])
@@ -107,9 +111,7 @@ def test_value_in_force_at_the_case_date(tmp_path: Path) -> None:
     assert coef.period_at(date(2019, 4, 26)).value == 1  # type: ignore[union-attr]
     old = run_case(PACK, {**CASE, "notification_date": "2018-06-01", "private_label": True})
     assert old.values["private_label_coefficient"].value == 2
-    assert any(
-        "en vigueur du … au 2019-04-25" in (g.note or "") for g in old.values["private_label_coefficient"].grounding
-    )
+    assert any("jusqu'au 25 avril 2019" in (g.note or "") for g in old.values["private_label_coefficient"].grounding)
     new = run_case(PACK, {**CASE, "private_label": True})
     assert new.values["private_label_coefficient"].value == 1
 
