@@ -84,3 +84,48 @@ def test_planner_reads_packs_under_the_rules_folder(tmp_path: Path, monkeypatch:
     assert is_major_fact(plan, "public_buyer") and not is_major_fact(plan, "paid")
     replanned = replan_major_fact(plan, "public_buyer")
     assert replanned.get("scope").status == "pending"
+
+
+GUIDE_TRIAL = ROOT / "tests" / "packs" / "guide_trial"
+
+
+def test_check_and_test_take_a_pack_name_under_rules() -> None:
+    """`lexlogic test NAME --rules DIR`, as a pack author outside the repository types it."""
+    result = runner.invoke(app, ["test", "agent_indemnity", "--rules", str(GUIDE_TRIAL), "--no-properties"])
+    assert result.exit_code == 0, result.output
+    assert "0 failed" in result.output and "19 passed" in result.output
+    checked = runner.invoke(app, ["check", "agent_indemnity", "--rules", str(GUIDE_TRIAL)])
+    assert checked.exit_code == 0 and "agent_indemnity: ok" in checked.output
+    typo = runner.invoke(app, ["test", "agent_indemnty", "--rules", str(GUIDE_TRIAL)])
+    assert typo.exit_code != 0 and "did you mean 'agent_indemnity'" in typo.output
+
+
+def test_the_newcomers_pack_speaks_its_own_words() -> None:
+    """The pack written from the guide alone (tests/packs/guide_trial/REPORT.md): its verdict, its remedy
+    sentence, a parameter with its unit — and no other pack's wording."""
+    case = GUIDE_TRIAL / "examples_agent_indemnity" / "facts.json"
+    result = runner.invoke(app, ["analyze", str(case), "--rules", str(GUIDE_TRIAL), "--no-input", "--proof"])
+    assert result.exit_code == 0, result.output
+    text = result.output.replace("\u202f", " ").replace("\xa0", " ")  # French spacing (babel)
+    assert "Indemnité de fin de contrat" in text and "entre 90 000 € et 97 000 €" in text
+    assert "Délai pour notifier au mandant l'intention de réclamer l'indemnité : 12 mois" in text
+    assert "valeur légale : 12 mois (art. L.134-12 C. com.)" in text
+    assert "rupture" not in text.lower() and "notification_period_months" not in text
+
+
+def test_lexlogic_test_leaves_no_hypothesis_folder(tmp_path: Path) -> None:
+    """Properties run with hypothesis; its home is the temporary folder, not where the author runs the command."""
+    import subprocess
+    import sys
+
+    exe = Path(sys.executable).with_name("lexlogic")
+    done = subprocess.run(
+        [str(exe), "test", str(GUIDE_TRIAL / "agent_indemnity"), "-k", "P_"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "6 passed" in done.stdout
+    assert not (tmp_path / ".hypothesis").exists()
