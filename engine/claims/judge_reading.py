@@ -78,6 +78,18 @@ _RESTRICTIVE = re.compile(r"\bne\b[^,;]*\bque\b|\bn'[^,;]*\bqu'|pas moins|pas pl
 _DIFF = re.compile(r"(depass\w*|exced\w*|superieur\w*|inferieur\w*|plus long\w*|plus court\w*)( de)?\s*$")
 
 
+# A notice the contract requires (« le contrat impose / prévoit », « peut mettre fin moyennant ») and the
+# notice a party actually gave are two quantities of the same role: a claim about one is read against
+# passages of the same frame only (a difference « dépasse d'un mois celui du contrat » reads both).
+_CLAUSE = re.compile(
+    r"\b(contrat\w*|clause\w*|article\w*|stipul\w*|prevo\w*|prevu\w*|impos\w*|oblig\w*|moyennant|peut|peuvent|pouvai\w*)\b"
+)
+
+
+def _clause(folded: str) -> bool:
+    return bool(_CLAUSE.search(folded))
+
+
 @dataclass
 class ReadingThresholds:
     """Calibrated on the development set only (tests/claims/data/dev/): see notes/issue-19.md."""
@@ -205,10 +217,17 @@ class ReadingJudge:
         read: list[tuple[float, int, str, float, str, list[str]]] = []
         derived: list[tuple[float, int, str, float, str, list[str]]] = []
         event = event_of_date(f, q) if q.kind == "date" else ""
+        clause = _clause(f) if q.role == "notice" and q.cmp != "diff" else None
         for i, c in enumerate(cands):
-            if c.similarity < th.quantity_topic or _modality(c.memory.text) != modal:
+            if c.similarity < th.quantity_topic:
+                continue
+            if clause is None and _modality(c.memory.text) != modal:
                 continue
             cf = fold(normalise(c.memory.text))
+            if clause is not None and (
+                _clause(cf) != clause or ("hypothesis" in modal) != ("hypothesis" in _modality(c.memory.text))
+            ):
+                continue  # the notice a clause requires is not the notice a party gave
             match = c.similarity + 0.1 * cov[i]
             for dq in quantities(c.memory.text):
                 if dq.kind != q.kind:

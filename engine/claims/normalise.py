@@ -38,6 +38,11 @@ _RX_ABBR = re.compile(r"\b(\d{1,2})\s+(" + "|".join(_ABBR) + r")\.?\s+(\d{4})\b"
 _RX_GROUPS = re.compile(r"(?<![\d,.])(\d{1,3})(?:[  .](\d{3}))+(?![\d])")
 _RX_DECIMAL_ZERO = re.compile(r"\b(\d+)[.,]00\b")
 _RX_PERCENT = re.compile(r"\b(\d+(?:[.,]\d+)?)\s*(?:pour\s*(?:cent|100)|%)")
+_RX_SCALE = re.compile(r"\b(\d+(?:[.,]\d+)?)\s+(million|milliard)s?\b")
+_RX_HALF = re.compile(r"\b(\d*000000)\s+et\s+demi\b")
+_APPROX = {"dizaine": 10, "douzaine": 12, "quinzaine": 15, "vingtaine": 20, "trentaine": 30, "quarantaine": 40}
+_APPROX |= {"cinquantaine": 50, "soixantaine": 60, "centaine": 100}
+_RX_APPROX = re.compile(r"\b(?:une|1)\s+(" + "|".join(_APPROX) + r")\b(?:\s+de\s+|\s+d'|\s*)", re.IGNORECASE)
 # a lawyer's double spelling: "onze (11) ans", "quinze juin 2024 (15/06/2024)", "28 % (vingt-huit pour cent)"
 _RX_ECHO = re.compile(r"\s*\(([\d\s.,/%€]*(?:[a-zéû]+\s*)?(?:\d{4})?|\d[^()]{0,40})\)")
 
@@ -67,12 +72,21 @@ def normalise(text: str) -> str:
     t = _RX_NUMDATE.sub(lambda m: _date(int(m.group(1)), int(m.group(2)), int(m.group(3))), t)
     t = _RX_ABBR.sub(lambda m: _date(int(m.group(1)), _ABBR[m.group(2).lower()], int(m.group(3))), t)
     # text2num reads "un" as 1 everywhere; keep the article in "l'un", "d'un" fixed phrases readable
+    t = _RX_APPROX.sub(lambda m: f"environ {_APPROX[m.group(1).lower()]} ", t)  # « une vingtaine de » ≈ 20
+    t = _RX_SCALE.sub(_scaled, t)  # « 1,54 million » (text2num would write « 1,54 1000000 »)
     t = _alpha2digit(t)
+    t = _RX_SCALE.sub(_scaled, t)
+    t = _RX_HALF.sub(lambda m: str(int(m.group(1)) * 3 // 2), t)  # « un million et demi »
     t = re.sub(r"\b1 er\b", "1er", t)
     t = _RX_GROUPS.sub(lambda m: m.group(0).replace(" ", "").replace(" ", "").replace(".", ""), t)
     t = _RX_DECIMAL_ZERO.sub(r"\1", t)
     t = _RX_PERCENT.sub(lambda m: f"{m.group(1)} %", t)
     return _RX_ECHO.sub(_echo, t) if "(" in t else t
+
+
+def _scaled(m: re.Match[str]) -> str:
+    value = float(m.group(1).replace(",", ".")) * (1e6 if m.group(2).lower().startswith("million") else 1e9)
+    return str(round(value))
 
 
 def _echo(m: re.Match[str]) -> str:

@@ -48,7 +48,7 @@ _CMP = [
     ("<", re.compile(r"(moins de|inferieur\w* a|pas plus de|au plus|a peine|en deca de|n'excede\w* pas)\s*$")),
     ("~", re.compile(r"(environ|quelque|pres de|avoisin\w*|de l'ordre de|approximativement|autour de|en gros)\s*$")),
 ]
-NOT_COUNT_NOUNS = {"jour", "mois", "an", "ans", "annee", "heure", "semaine", "euro", "exercice"}
+NOT_COUNT_NOUNS = {"jour", "mois", "an", "ans", "annee", "heure", "semaine", "euro", "exercice", "dernier", "premier"}
 
 
 @lru_cache(maxsize=1)
@@ -225,7 +225,8 @@ def quantities(text: str) -> tuple[Quantity, ...]:
             continue  # mostly the article "un"/"une" read as a number
         role = role_of("count", f, m.start(), m.end())
         own = next((r for r, cues in lexicon()["count"].items() if any(noun.startswith(c) for c in cues)), "")
-        role = "late_orders" if "retard" in f[m.end() : m.end() + 60] and own == "orders" else (own or f"n:{n[:5]}")
+        late = re.search(r"retard|tardi", f[m.end() : m.end() + 60])
+        role = "late_orders" if late and own == "orders" else (own or f"n:{n[:5]}")
         out.append(
             Quantity(
                 "count",
