@@ -56,6 +56,10 @@ class FactExtraction(BaseModel):
     negatable: bool = True
     conditional_blocks: bool = True
     from_document_date: bool = Field(default=False, description="date: the author's own letter dates it")
+    true_in_own_letter: bool = Field(
+        default=False,
+        description="bool: the author's own letter stating the event (« nous mettons fin ») makes it true",
+    )
     weak_cues: list[str] = Field(
         default_factory=list, description="date: cues that select a sentence only for « depuis <date> » or a length"
     )

@@ -273,7 +273,7 @@ def _unwrap(text: str) -> str:
     return "".join(out)
 
 
-SENT_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-ZÀ-Ý«\"(])|\n\s*\n|(?<=:)\s*\n")
+SENT_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-ZÀ-Ý«\"(]|\d{1,2}\.\s)|\n\s*\n|(?<=:)\s*\n")
 ABBREV_RE = re.compile(
     r"(?:\b(?:M|MM|Mme|Mlle|Me|art|arts|Cass|com|civ|soc|n°|cf|al|p|ch|réf|St|Ste|etc|av|bd|S\.A|Ets|[A-Z])\.)$"
 )
@@ -710,7 +710,7 @@ class SpecReader:
             if scope == "cond":
                 continue
             if fs.values:
-                for val in ("false", "true"):
+                for val in fs.values:  # in the pack's order: the first listed wins (« sans écrit » before « écrit »)
                     hit = s.find(fs.values.get(val, []))
                     if hit:
                         readings.append(self._finding(v, s, fact, fs, val == "true", (hit[1], hit[2])))
@@ -724,7 +724,7 @@ class SpecReader:
             evidenced = [f for f in readings if f.allegation is None]
             yield evidenced[-1] if evidenced else readings[0]
             return
-        if fs.values and fs.values.get("true") and v.doc.kind in (DocumentKind.LETTER, DocumentKind.EMAIL):
+        if fs.true_in_own_letter and v.doc.kind in (DocumentKind.LETTER, DocumentKind.EMAIL):
             # the author's own letter or e-mail of termination is itself the written notice
             if v.author == "defence" or v.doc.metadata.get("author_party") is None:
                 for s in v.sentences:
