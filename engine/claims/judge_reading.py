@@ -323,7 +323,7 @@ class ReadingJudge:
         stems = {w[:5] for w in have.content | have.verbs}
         return not any(v[:5] in stems for v in verbs)
 
-    def states(self, claim: str, c: Candidate, facts: DossierFacts | None) -> str:
+    def states(self, claim: str, c: Candidate, facts: DossierFacts | None, verb: bool = True) -> str:
         """Why passage ``c`` does NOT state the claim's predicate ("" when it does): another modality, a
         party the piece never names, or none of the claim's verbs."""
         if _modality(claim) != _modality(c.memory.text):
@@ -335,7 +335,7 @@ class ReadingJudge:
         missing = [n for n in names(claim) if n not in doc]
         if missing:
             return f"la pièce ne nomme pas {missing[0]}"
-        verbs = fx.read(claim).verbs
+        verbs = fx.read(claim).verbs if verb else set()
         if verbs:  # the sentence itself (under its heading) must carry the verb, not a neighbour
             have = fx.read(f"{c.memory.heading} : {c.memory.text}" if c.memory.heading else c.memory.text)
             stems = {w[:5] for w in have.content | have.verbs}
@@ -455,6 +455,15 @@ class ReadingJudge:
             if support:
                 # a date only says WHEN: the passage must also carry the rest of the claim (who, what)
                 dates_only = all(r.q.kind == "date" for r in qs)
+
+                def role_backed(i: int) -> bool:
+                    """An amount or a rate of a named role (an investment, a price change) agrees on this passage:
+                    the role's cue words on both sides are the predicate (« a engagé » / « a investi » 380 000 €).
+                    Not a duration: « dans les quinze jours » frames an act, it does not say it was done."""
+                    return any(
+                        i in r.support and r.q.kind in ("amount", "percent") and r.q.role for r in qs
+                    )
+
                 pred = [
                     i
                     for i in support
@@ -464,7 +473,7 @@ class ReadingJudge:
                         if dates_only
                         else candidates[i].similarity >= th.quantity_pred_sim or cov[i] >= th.quantity_pred_cov
                     )
-                    and not self.states(claim, candidates[i], facts)
+                    and not self.states(claim, candidates[i], facts, verb=not role_backed(i))
                 ]
             else:  # derived only: the claim's names must be the dossier's, and it must assert, not envisage
                 docs = " ".join(facts.doc_text.values()) if facts else ""
