@@ -45,6 +45,7 @@ def _units(text: str) -> list[tuple[int, int]]:
             units[-1][1] = e
         else:
             units.append([s, e])
+    units = _signatures(text, units)
     out: list[tuple[int, int]] = []
     for s, e in units:
         start = s
@@ -56,6 +57,28 @@ def _units(text: str) -> list[tuple[int, int]]:
         if start < e:
             out.append((start, e))
     return [(s, e) for s, e in out if text[s:e].strip()]
+
+
+_PERSON = re.compile(r"^[A-ZÀ-Ý][a-zà-ÿ'-]+(?: (?:Le|La|De|Du|Van|Von) )?(?: ?[A-ZÀ-Ý][\w'-]+){1,2}$")
+
+
+def _signatures(text: str, units: list[list[int]]) -> list[list[int]]:
+    """A signature is one passage: a person's name line and the title line under it (« Sophie Garnier /
+    Directrice des achats »), so a claim about who signed or sent a piece meets both."""
+    out: list[list[int]] = []
+    i = 0
+    while i < len(units):
+        s, e = units[i]
+        if i + 1 < len(units) and _PERSON.match(text[s:e]):
+            ns, ne = units[i + 1]
+            title = text[ns:ne]
+            if len(title.split()) <= 8 and not _END.search(title) and ":" not in title and not _PERSON.match(title):
+                out.append([s, ne])
+                i += 2
+                continue
+        out.append([s, e])
+        i += 1
+    return out
 
 
 def passages_of(documents: Sequence[Document]) -> list[Memory]:
