@@ -46,8 +46,13 @@ ACTS = {
 CLAIM_ACTS = {
     "agreement": re.compile(r"consent|accord|accept|approuv|acquiesc|agree|refus"),
     "reason": re.compile(r"pretexte|motif|mobile|raison|cause|justifi|servi|punir|sanction|represaille|visai|but|fait"),
-    "plan": re.compile(r"intention|savait|connaiss|volont|cherch|visai|prepar|projet|des (?:fevrier|janvier|le mois)"),
+    "plan": re.compile(
+        r"intention|savait|connaiss|volont|cherch|visai|prepar|projet|des (?:fevrier|janvier|le mois)|prevu|"
+        r"decision|entend|echelon|retrait|sortie|avertissement|inform|toler"
+    ),
 }
+# claims that are not interpretations but whose evidence is also an act of that kind (« a refusé »)
+ACT_CLAIMS = re.compile(r"refus\w*|inform\w*|averti\w*|arrete sa decision|sa decision")
 TREND = re.compile(r"doubl|tripl|augment|hauss|progress|baiss|diminu|recul")
 
 if TYPE_CHECKING:  # imported lazily at run time (a heavy module)
@@ -181,11 +186,26 @@ class HybridMemory:
         if todo:
             self._query_cache.update(zip(todo, embeddings.embed_queries([normalise(c) for c in todo])))
 
+    def _dense_keep(self) -> list[bool]:
+        """Passages the dense ranking may return: not a bare letterhead or name (« DISTRIMARCHÉ SA »: three
+        words or fewer), and one copy of a text repeated across pieces. Their vectors sit close to any claim
+        naming the parties and used to fill the top 10; they stay findable by words (BM25)."""
+        keep = self.__dict__.get("_keep")
+        if keep is None or len(keep) != len(self.memories):
+            seen: set[str] = set()
+            keep = []
+            for m in self.memories:
+                key = " ".join(fold(normalise(m.text)).split())
+                keep.append(len(key.split()) > 3 and key not in seen)
+                seen.add(key)
+            self.__dict__["_keep"] = keep
+        return keep
+
     def _acts_for(self, claim: str) -> list[int]:
         """An interpretive claim (consent, motive, intent, knowledge) is judged on the passages that record
         the act it interprets: an agreement, a stated reason, a plan. They rarely resemble the claim."""
         f = fold(normalise(claim))
-        if not INTERPRETIVE.search(f):
+        if not INTERPRETIVE.search(f) and not ACT_CLAIMS.search(f):
             return []
         if self._act_index is None:
             self._act_index = {
@@ -204,7 +224,8 @@ class HybridMemory:
         q = self.embed_claim(claim) if vector is None else vector
         pool = min(POOL, len(self.memories))
         ids, sims = self.index.search(q[None, :], pool)
-        dense = [int(i) for i in ids[0] if i >= 0]
+        keep = self._dense_keep()
+        dense = [int(i) for i in ids[0] if i >= 0 and keep[int(i)]]
         lex_ids, lex_scores = self.lexical.search(normalise(claim), pool)
         lexical = [int(i) for i in lex_ids]
         rankings, weights = [dense, lexical], [1.0, 1.0]
