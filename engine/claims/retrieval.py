@@ -239,7 +239,7 @@ class HybridMemory:
         acts = self._acts_for(claim)
         if acts:
             sims_all = self.vectors[acts] @ q
-            rankings.append([acts[i] for i in np.argsort(-sims_all)[:4]])
+            rankings.append([acts[i] for i in np.argsort(-sims_all)[:6]])
             weights.append(STRUCTURED_WEIGHT)
         fused = reciprocal_rank_fusion(rankings, k=RRF_K, weights=weights)[:k]
         dense_sim = {int(i): float(s) for i, s in zip(ids[0], sims[0]) if i >= 0}
