@@ -13,13 +13,6 @@ from rich.console import Console
 
 from lexlogic.engine.pack_check import check_pack
 from lexlogic.engine.packs import get_pack, pack_by_name
-from lexlogic.engine.ruletests import (
-    PropertyViolation,
-    check_property,
-    check_test,
-    pack_properties,
-    pack_tests,
-)
 from lexlogic.logic.facts import CaseFileError, facts_json_schema, load_case
 from lexlogic.logic.pack import PackError, find_packs
 
@@ -86,6 +79,9 @@ def test(
     verbose: bool = typer.Option(False, "--verbose", "-v"),
 ) -> None:
     """Run the packs' YAML rule tests (and properties); ends with `N passed, N failed`."""
+    # imported here: hypothesis costs ~0.1–0.4 s at start, and only this command uses it
+    from lexlogic.engine.ruletests import PropertyViolation, check_property, check_test, pack_properties, pack_tests
+
     passed = failed = 0
     path = _packs_path(path)
     roots = find_packs(path)

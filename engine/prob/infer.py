@@ -6,8 +6,8 @@ P(q) = Σ_w P(w)·m(w)·soft(w)·[q ∈ w] / Σ_w P(w)·m(w)·soft(w)
   structure and cached (LRU, keyed by program text + variable atoms + observed atoms): answers and
   what-ifs only change P(w) and soft(w), never the table, so they are "warm".
 * Exact: worlds are the mixed-radix product of the variables (variable 0 most significant). P(w) is
-  the Kronecker product of the per-variable prior vectors (Pyro distributions' enumerate_support /
-  probs), O(N) with no Python loop per world; all per-variable marginals [Σw, Σw·t] for the EIG come from
+  the Kronecker product of the per-variable prior vectors (numpy: the probs a Pyro Bernoulli /
+  Categorical would hold), O(N) with no Python loop per world; all per-variable marginals [Σw, Σw·t] for the EIG come from
   one cascade of reshapes/sums (O(N) in total, not O(N·n)).
 * Sampling (beyond ``max_exact_worlds``): worlds drawn from the priors with Pyro distributions in one
   batched call, evaluated bit-parallel, weighted by m(w)·soft(w) — self-normalised likelihood
@@ -23,8 +23,6 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
-import pyro.distributions as dist
-import torch
 
 from lexlogic.bridges.clingo_worlds import GroundCircuit
 from lexlogic.engine.prob import contract
@@ -198,29 +196,22 @@ def clear_cache() -> None:
 
 # -- priors ---------------------------------------------------------------------------------------
 def prior_vectors(variables: list[Variable]) -> list[np.ndarray]:
-    """All prior vectors; the Bool ones from ONE batched Pyro Bernoulli (a distribution per call is
-    ~0.5 ms of Python overhead each)."""
-    out: list[np.ndarray | None] = [None] * len(variables)
-    bools = [k for k, v in enumerate(variables) if isinstance(v, BoolVar)]
-    if bools:
-        ps = [v.p for v in variables if isinstance(v, BoolVar)]
-        d = dist.Bernoulli(probs=torch.tensor(ps, dtype=torch.float64))
-        pr = torch.stack([1.0 - d.probs, d.probs], dim=1).numpy()
-        for i, k in enumerate(bools):
-            out[k] = pr[i].copy()
-    for k, v in enumerate(variables):
-        if out[k] is None:
-            out[k] = prior_vector(v)
-    return out  # type: ignore[return-value]
+    """All prior vectors (support order [0, 1] for a Bool, the options' order for a categorical).
+
+    numpy, not Pyro distributions: a Bernoulli's probs are (1 − p, p) and a categorical's its normalised
+    weights, the same float64 numbers, and the exact path then never imports torch (~1.2 s at start)."""
+    return [prior_vector(v) for v in variables]
 
 
 def prior_vector(v: Variable) -> np.ndarray:
-    """P(value) for each value of a variable, from its Pyro distribution."""
+    """P(value) for each value of a variable (what ``dist.Bernoulli`` / ``dist.Categorical`` hold)."""
     if isinstance(v, BoolVar):
-        d = dist.Bernoulli(probs=torch.tensor(v.p, dtype=torch.float64))
-        return torch.stack([1.0 - d.probs, d.probs]).numpy()  # support order [0, 1]
-    d = dist.Categorical(probs=torch.tensor([o.prob for o in v.options], dtype=torch.float64))
-    return d.probs.numpy().copy()
+        p = float(v.p)
+        return np.array([1.0 - p, p])
+    w = np.array([o.prob for o in v.options], dtype=np.float64)
+    if not w.sum() > 0:
+        raise ValueError(f"{v.name}: the options' probabilities sum to 0")
+    return w / w.sum()
 
 
 def kron_all(vectors: list[np.ndarray]) -> np.ndarray:
@@ -343,19 +334,27 @@ def exact(
     return Stats("exact", c.n_worlds, z, p_evidence, p_obs, 0.0, None, per_var, nar)
 
 
-def _sampler(prog: ProbProgram, priors: list[np.ndarray]) -> tuple[list[int], np.ndarray, list[tuple[int, np.ndarray]]]:
-    """Bool indices and their P(true); categorical indices and cumulative probabilities — read from the
-    Pyro distributions of the (answer-clamped) priors."""
+def _sampler(
+    prog: ProbProgram, priors: list[np.ndarray], pyro: bool = False
+) -> tuple[list[int], np.ndarray, list[tuple[int, np.ndarray]]]:
+    """Bool indices and their P(true); categorical indices and cumulative probabilities of the
+    (answer-clamped) priors. ``pyro``: read them from Pyro distributions (the Monte Carlo inference;
+    torch is imported only then) — otherwise numpy, the same normalised numbers (the numbers' draws of
+    every verdict, which must not pay torch's import)."""
     bools = [k for k, v in enumerate(prog.variables) if isinstance(v, BoolVar)]
-    p = np.zeros(len(bools))
+    cat_ks = [k for k, v in enumerate(prog.variables) if not isinstance(v, BoolVar)]
+    p = np.array([priors[k][1] / priors[k].sum() for k in bools], dtype=np.float64)
+    if not pyro:
+        return bools, p, [(k, np.cumsum(priors[k] / priors[k].sum())[:-1]) for k in cat_ks]
+    import pyro.distributions as dist
+    import torch
+
     if bools:
-        d = dist.Bernoulli(probs=torch.tensor([priors[k][1] / priors[k].sum() for k in bools], dtype=torch.float64))
-        p = d.probs.numpy()
+        p = dist.Bernoulli(probs=torch.tensor(p, dtype=torch.float64)).probs.numpy()
     cats = []
-    for k, v in enumerate(prog.variables):
-        if not isinstance(v, BoolVar):
-            d = dist.Categorical(probs=torch.tensor(priors[k], dtype=torch.float64))
-            cats.append((k, np.cumsum(d.probs.numpy())[:-1]))
+    for k in cat_ks:
+        d = dist.Categorical(probs=torch.tensor(priors[k], dtype=torch.float64))
+        cats.append((k, np.cumsum(d.probs.numpy())[:-1]))
     return bools, p, cats
 
 
@@ -374,11 +373,11 @@ def bernoulli_bits(p: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarra
 
 
 def sample_digits(
-    prog: ProbProgram, priors: list[np.ndarray], n: int, rng: np.random.Generator
+    prog: ProbProgram, priors: list[np.ndarray], n: int, rng: np.random.Generator, *, pyro: bool = False
 ) -> tuple[np.ndarray, np.ndarray, list[int]]:
-    """(n_vars, n) int16 worlds drawn from the priors (Pyro distributions' probabilities), plus the
-    Bool variables' draws as a bool matrix and their indices."""
-    bools, p, cats = _sampler(prog, priors)
+    """(n_vars, n) int16 worlds drawn from the priors (with ``pyro``, Pyro distributions'
+    probabilities), plus the Bool variables' draws as a bool matrix and their indices."""
+    bools, p, cats = _sampler(prog, priors, pyro)
     out = np.empty((len(priors), n), dtype=np.int16)
     x = bernoulli_bits(p, n, rng) if bools else np.zeros((0, n), dtype=bool)
     if bools:
@@ -409,7 +408,7 @@ def sampled(
     nar = {name: np.zeros(2) for name in narratives}
     for s in range(0, n, chunk):
         m = min(chunk, n - s)
-        digits, x, _ = sample_digits(prog, priors, m, rng)
+        digits, x, _ = sample_digits(prog, priors, m, rng, pyro=True)
         mask, obs = c.evaluate(digits)
         consistent += int(mask.sum())
         w = mask.astype(np.float64)
