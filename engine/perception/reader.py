@@ -360,9 +360,27 @@ def _names(v: DocView) -> None:
         for m in re.finditer(r"(?m)^[ \t]*(" + NAME + r")(?:[ \t]+" + LEGAL_FORMS + r")?[ \t]*$", v.live[:500]):
             if len(m.group(1).split()) >= 2 or m.group(0).strip().isupper():
                 add(m.group(1), m.start(1))
-    for m in re.finditer(r"(?P<a>" + NAME + r")\s+(?:c/|contre)\s+(?:la\s+société\s+)?(?P<b>" + NAME + ")", v.live):
+    for m in re.finditer(
+        r"(?P<a>" + NAME + r")(?:\s*\([^)\n]{1,40}\))?\s+(?:c/|contre)\s+(?:la\s+société\s+)?(?P<b>" + NAME + ")",
+        v.live,
+    ):
         add(m.group("a"), m.start("a"))
         add(m.group("b"), m.start("b"))
+    for m in re.finditer(r"\b[Ss]ociété\s*,\s+(" + NAME + r")\s*,", v.live):  # « votre société, X, qui … »
+        add(m.group(1), m.start(1))
+    for m in re.finditer(  # « Donneur d'ordre : X », « Fournisseur : X »
+        r"(?im)^[ \t]*(?:"
+        + "|".join(re.escape(w) for w in ROLE_NOUNS)
+        + r")[ \t]*:[ \t]*(?:la\s+société\s+)?("
+        + NAME
+        + ")",
+        v.live,
+    ):
+        add(m.group(1), m.start(1))
+    for key, found in (("heading", _heading_name(v)), ("signature", _signature_name(v)), ("addressee", _addressee(v))):
+        if found:
+            add(*found)
+            v.cache[key] = found[0]
     parsed = fr.parse(_unwrap(v.live))
     for ent in parsed.ents:
         if ent.label_ in ("ORG",) or (ent.label_ in ("MISC", "PER") and re.search(LEGAL_FORMS + r"\b", ent.text)):
@@ -370,6 +388,85 @@ def _names(v: DocView) -> None:
             if text.lower().startswith(("tribunal", "cour", "cass", "code")):
                 continue
             add(text, ent.start_char)
+
+
+COMPANY_WORD = re.compile(
+    r"(?i)(?:groupe|société|ets|établissements|transports|laboratoires?|cabinet|maison|ateliers?|éditions|"
+    r"imprimerie|brasserie|fromagerie|scierie|coopérative|centrale|agence|hôtels?|clinique|garage)\b"
+)
+NOT_A_SIGNATURE = re.compile(
+    r"(?i)^(?:service|direction|exploitation|dsi|pôle|responsable|directeur|directrice|président|présidente|gérant|"
+    r"gérante|juriste|avocat|maître|me|cabinet|le |la |les |pour |bien |cordialement|salutations|bonne)"
+)
+
+
+DOC_TYPES = re.compile(
+    r"(?i)^(?:note|notes|conclusions?|mémoire|observations|synthèse|lettre|courrier|objet|consultation|"
+    r"dossier|exposé|faits|résumé|fiche|compte[- ]rendu|rapport|assignation|jugement|arrêt|cour|tribunal)\b"
+)
+
+
+def _heading_name(v: DocView) -> tuple[str, int] | None:
+    """The party named in the first line of a party's own document: « CONCLUSIONS DE LA SOCIÉTÉ X », « Mémoire
+    de la société X », « Note interne — Direction juridique, X », « Note au client — SAS X », a letterhead
+    « X — 44000 Nantes »."""
+    line = re.match(r"\s*([^\n]*)", v.live)
+    if line is None or v.doc.kind is DocumentKind.EMAIL or re.match(r"(?i)(?:de|from|objet)\s*:", line.group(1)):
+        return None
+    text, start = line.group(1), line.start(1)
+    if re.search(r"\s(?:c/|contre)\s", text):  # « X c/ Y » names both sides, claimant first
+        return None
+    m = re.search(r"(?i)\bsoci[ée]t[ée]\s+([^\n(,—–]+)", text)
+    pieces = [(m.group(1), m.start(1))] if m else [(p.group(0), p.start()) for p in re.finditer(r"[^—–,()]+", text)]
+    for piece, off in pieces:
+        name = re.sub(r"\s+(?:c/|contre)\s.*$", "", piece).strip(" .:")
+        words = name.split()
+        if not words or DOC_TYPES.match(name) or NOT_A_SIGNATURE.match(name) or not name[0].isupper():
+            continue
+        if not all(w[:1].isupper() or w.lower() in ("de", "des", "du", "d'", "&", "et") for w in words):
+            continue
+        if len(words) == 1 and len(name) < 4:
+            continue
+        return (name.title() if name.isupper() else name), start + off + piece.index(name)
+    return None
+
+
+def _signature_name(v: DocView) -> tuple[str, int] | None:
+    """The company in a letter's or e-mail's signature: « Hélène Garnier — Verrerie Garnier & Fils », « Service
+    achats — Agrimeca », « Transports Lefèvre — affrètement … » (a person's name is not a company)."""
+    if v.doc.kind not in (DocumentKind.LETTER, DocumentKind.EMAIL, DocumentKind.SUBMISSION):
+        return None
+    lines = [(m.group(0), m.start()) for m in re.finditer(r"[^\n]+", v.live) if m.group(0).strip()]
+    for text, start in reversed(lines[-3:]):
+        if len(text) > 90 or "@" in text:
+            continue
+        parts = [(p.group(0), p.start()) for p in re.finditer(r"[^—–,()]+", text)]
+        if len(parts) < 2:
+            continue
+        for part, off in reversed(parts):
+            name = part.strip(" .-")
+            if not name or not name[0].isupper() or NOT_A_SIGNATURE.match(name) or len(name) < 3:
+                continue
+            words = name.split()
+            if not all(w[:1].isupper() or w.lower() in ("de", "des", "du", "d'", "&", "et", "la", "le") for w in words):
+                continue
+            ents = [e for e in fr.parse(name).ents if e.label_ == "PER" and e.text == name]
+            company = re.search(r"&|\b(?:et\s+Fils|Frères)\b", name) or COMPANY_WORD.match(name)
+            if ents and not company:
+                continue  # a person signs; the company is elsewhere on the line
+            return name, start + off + part.index(name)
+    return None
+
+
+def _addressee(v: DocView) -> tuple[str, int] | None:
+    """« à X » / « À l'attention de X » on its own line at the top of a letter."""
+    if v.doc.kind is not DocumentKind.LETTER:
+        return None
+    m = re.search(
+        r"(?m)^[ \t]*[àÀ][ \t]+(?:l'(?:enseigne|attention\s+de)\s+|la\s+société\s+)?(" + NAME + r")[ \t]*(?:[—–,]|$)",
+        v.live[:400],
+    )
+    return (m.group(1), m.start(1)) if m else None
 
 
 def _add_name(v: DocView, name: str, s: int) -> None:
@@ -386,6 +483,13 @@ def _add_name(v: DocView, name: str, s: int) -> None:
         return
     if fr.DATE_SPAN_RE.fullmatch(name) or re.fullmatch(fr.MONTHS, name.lower()):
         return
+    if re.search(r"\bmarques?\s+(?:[\w'’-]+\s+){0,2}«?\s*$", v.live[max(0, s - 40) : s]):
+        return  # a brand (« sous notre marque « Terroir & Co » »), not a party
+    if name.isupper() and 2 <= len(name) <= 6:  # initials of a name already read (« Gardiennage Sécurité Azur (GSA) »)
+        full = next((k for k in found if "".join(w[0] for w in k.split() if w[0].isupper()).upper() == name), None)
+        if full is not None:
+            found[full].append((s, s + len(name)))
+            return
     key = next((k for k in found if fold(k) == fold(name) or fold(name).startswith(fold(k) + " ")), None)
     if key is None:
         key = next(
@@ -436,7 +540,17 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
         if name and party not in roles and name not in roles.values():
             roles[party] = name
 
-    if m := re.search(r"(?P<a>" + NAME + r")\s+(?:c/|contre)\s+(?:la\s+société\s+)?(?P<b>" + NAME + ")", v.live):
+    if v.author in PARTIES:  # the party's own heading or signature names it; the addressee is the other
+        for key in ("heading", "signature"):
+            if isinstance(v.cache.get(key), str):
+                put(v.author, _party_of_phrase(v, str(v.cache[key])))
+        other_side = "defence" if v.author == "claimant" else "claimant"
+        if isinstance(v.cache.get("addressee"), str):
+            put(other_side, _party_of_phrase(v, str(v.cache["addressee"])))
+    if m := re.search(
+        r"(?P<a>" + NAME + r")(?:\s*\([^)\n]{1,40}\))?\s+(?:c/|contre)\s+(?:la\s+société\s+)?(?P<b>" + NAME + ")",
+        v.live,
+    ):
         put("claimant", _party_of_phrase(v, m.group("a"), learn=True))
         put("defence", _party_of_phrase(v, m.group("b"), learn=True))
     for s in v.sentences:
@@ -477,6 +591,13 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
             if re.fullmatch(NAME + r"(?:\s+" + LEGAL_FORMS + ")?", last) and len(last.split()) >= 2:
                 _add_name(v, last, v.live.rfind(last))
                 put(v.author, _party_of_phrase(v, last))
+    if other:  # « X soutient que … » in a party's own document: X is the other side
+        for s in v.sentences:
+            for tok in s.span:
+                if tok.lemma_.lower() in spec.speech_verbs and tok.pos_ == "VERB":
+                    subj = [c for c in tok.children if c.dep_ == "nsubj" and c.text[:1].isupper()]
+                    if subj and subj[0].lower_ not in ("nous", "je", "elle", "il"):
+                        put(other, _party_of_phrase(v, " ".join(t.text for t in subj[0].subtree), learn=True))
     # apposition of a role word: « la société X (ci-après la demanderesse) », « X, défenderesse »
     for name, spans in v.names.items():
         for _s0, e0 in spans:
@@ -787,6 +908,16 @@ class SpecReader:
                 for tok in s.span:
                     if tok.lemma_.lower() in singles:
                         hits.append((tok.idx, tok.idx + len(tok.text), order, value))
+        floor = fs_priority_floor(fs)  # a scope-changing value is the party's own description, never « mon avocat »
+        hits = [
+            h
+            for h in hits
+            if h[2] >= floor
+            or not re.search(
+                r"(?:\b(?:mon|ma|mes|notre|nos|votre|vos|son|sa|ses|leur|leurs|un|une|le|la|les|des|du)\s+|\bl'|\bd'un\s+)$",
+                low[max(0, h[0] - 12) : h[0]],
+            )
+        ]
         if not hits:
             return
         others = [sp for n, sps in v.names.items() if n != name for sp in sps]
