@@ -105,7 +105,10 @@ def _node_text(n: ProofNode, pack: RulePack | None) -> str:
     param = pack.parameters.get(name) if pack is not None and pack.parameters else None
     if param is not None:  # a legal parameter: its value with its unit (« 12 mois »), its period in the note
         return f"{label} : {param.show(n.value)}"
-    if isinstance(n.value, float) and spec is None:
+    unit = _computed_unit(pack, name) if spec is None else None
+    if unit is not None:
+        shown = formatting.value(None, n.value, unit)
+    elif isinstance(n.value, float) and spec is None:
         shown = formatting.number(n.value)
     else:
         shown = formatting.value(spec, n.value)
@@ -117,6 +120,24 @@ KIND_NOTE = {
     NodeKind.REPAIR: " (réparation de typage, pas une donnée)",
     NodeKind.MISSING: " (fait manquant)",
 }
+
+
+def _computed_unit(pack: RulePack | None, name: str) -> str | None:
+    """The unit a computed value is written with, from its computation's declared type."""
+    if pack is None:
+        return None
+    comp = next((c for c in pack.computations if c.output == name), None)
+    kind = getattr(getattr(comp, "type", None), "value", getattr(comp, "type", None))
+    return {"months": "mois", "amount": "EUR", "percent": "%"}.get(str(kind)) if comp is not None else None
+
+
+def _kind_note(n: ProofNode, pack: RulePack | None) -> str:
+    """What kind of leaf this is; a missing fact that is the judge's appreciation is not a missing fact."""
+    if n.kind is NodeKind.MISSING and pack is not None:
+        spec = pack.facts.get(n.atom.split("(")[0])
+        if spec is not None and spec.appreciation:
+            return " (à apprécier par le juge)"
+    return KIND_NOTE.get(n.kind, "")
 
 
 def render_proof(tree: ProofNode, pack: RulePack | None = None, *, debug: bool = False) -> list[str]:
@@ -140,7 +161,7 @@ def render_proof(tree: ProofNode, pack: RulePack | None = None, *, debug: bool =
             refs.append(sources.setdefault(s.cite(), len(sources) + 1))
         note = "".join(f"[{r}]" for r in refs)
         ident = f"  [{n.rule_id or n.atom}]" if debug else ""
-        lines.append(f"{pad}{mark} {_node_text(n, pack)}{KIND_NOTE.get(n.kind, '')} {note}".rstrip() + ident)
+        lines.append(f"{pad}{mark} {_node_text(n, pack)}{_kind_note(n, pack)} {note}".rstrip() + ident)
         printed[k] = len(lines)
         for e in evidence_of(n):
             lines.append(f"{pad}    ↳ {e.text()}")
