@@ -34,6 +34,15 @@ _QUALIFICATION = re.compile(
     r"necessairement|il est constant|il s'ensuit|il en resulte|derisoire|constitue une faute|est constitutive|"
     r"caracteris\w*|doit etre (?:qualifi|regard|retenu)\w*|relation commerciale etablie|brutal\w*)\b"
 )
+# a legal argument about what should have been (« un préavis de dix-huit mois s'imposait »)
+_NORMATIVE = re.compile(
+    r"\b(ne saurai\w*|s'imposai\w*|s'impose|aurait du|aurait fallu|il fallait|raisonnabl\w*|insuffisan\w*|suffisan\w*|"
+    r"devait etre accorde\w*|aurai(?:en)?t du)\b"
+)
+# the caption of a submission: who it is for, against whom (« Pour la société X, demanderesse, contre … »)
+_CAPTION = re.compile(
+    r"^pour (?:la societe|le compte|m\.|mme|monsieur|madame)\b.*\bcontre\b|\b(?:demanderesse|defenderesse)\b.*\bcontre\b|\bcontre\b.*\b(?:demanderesse|defenderesse)\b"
+)
 _ROMAN = re.compile(r"^(?:[IVXLC]+|[A-Z]|\d+)[.)]\s+\S")
 
 
@@ -92,6 +101,10 @@ def classify(sentence: str) -> tuple[Kind, str]:
         return "request", "demande adressée au tribunal, pas un fait de la cause"
     if _LAW.search(f):
         return "statement_of_law", "énoncé de la règle de droit, pas un fait de la cause"
+    if _CAPTION.search(f):
+        return "heading", "intitulé : les parties et leur qualité, pas un fait de la cause"
+    if _NORMATIVE.search(f):
+        return "legal_argument", "ce qui aurait dû être (argument juridique), pas un fait vérifiable"
     if _QUALIFICATION.search(f):
         return "legal_argument", "qualification juridique ou appréciation, pas un fait vérifiable"
     return "claim", ""
