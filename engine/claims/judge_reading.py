@@ -104,6 +104,8 @@ class ReadingThresholds:
     quantity_pred_cov: float = 0.5  # (0.82 / 0.3 scored the same on the dev sets: the stricter pair is kept)
     date_pred_cov: float = 0.6  # a claim whose only quantities are dates: similarity AND this coverage ...
     date_pred_sim: float = 0.89  # ... or a very close passage
+    multi_pred_sim: float = 0.86  # two or more distinct values of the claim all agree: the predicate floor
+    multi_pred_cov: float = 0.4  # (0.84 / 0.5 and 0.82 / 0.4 scored the same on the dev sets)
     contradict_sim: float = 0.84  # negation / antonym on a passage this close contradicts
     contradict_cov: float = 0.3
     disagree_delta: float = 0.1  # another document's value this close to the best one's: AMBIGUOUS
@@ -460,10 +462,13 @@ class ReadingJudge:
                     """An amount or a rate of a named role (an investment, a price change) agrees on this passage:
                     the role's cue words on both sides are the predicate (« a engagé » / « a investi » 380 000 €).
                     Not a duration: « dans les quinze jours » frames an act, it does not say it was done."""
-                    return any(
-                        i in r.support and r.q.kind in ("amount", "percent") and r.q.role for r in qs
-                    )
+                    return any(i in r.support and r.q.kind in ("amount", "percent") and r.q.role for r in qs)
 
+                # several values of the claim agreeing (a notice AND its end date, a date AND a computed
+                # interval) identify its subject better than one: a lower floor, and the values stand for the verb
+                multi = not dates_only and len({(r.q.kind, round(r.q.value, 2)) for r in qs}) >= 2
+                sim_floor = th.multi_pred_sim if multi else th.quantity_pred_sim
+                cov_floor = th.multi_pred_cov if multi else th.quantity_pred_cov
                 pred = [
                     i
                     for i in support
@@ -471,9 +476,14 @@ class ReadingJudge:
                         candidates[i].similarity >= th.quantity_pred_sim
                         and (cov[i] >= th.date_pred_cov or candidates[i].similarity >= th.date_pred_sim)
                         if dates_only
-                        else candidates[i].similarity >= th.quantity_pred_sim or cov[i] >= th.quantity_pred_cov
+                        else candidates[i].similarity >= sim_floor or cov[i] >= cov_floor
                     )
-                    and not self.states(claim, candidates[i], facts, verb=not role_backed(i))
+                    and not self.states(
+                        claim,
+                        candidates[i],
+                        facts,
+                        verb=not role_backed(i) and not (multi and sum(i in r.support for r in qs) >= 2),
+                    )
                 ]
             else:  # derived only: the claim's names must be the dossier's, and it must assert, not envisage
                 docs = " ".join(facts.doc_text.values()) if facts else ""
