@@ -50,12 +50,56 @@ KIND_OF = {"letter": "letter", "email": "email", "summary": "other", "decision":
 
 def load_set(directory: Path) -> list[dict[str, Any]]:
     items = []
+    vocab = vocabulary(directory)
     for path in sorted(directory.glob("*.yaml")):
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))
         if isinstance(raw, dict) and "text" in raw:
             raw.setdefault("id", path.stem)
+            raw["_vocabulary"] = vocab
             items.append(raw)
     return items
+
+
+def vocabulary(directory: Path) -> set[str] | None:
+    """The facts a frozen set's writers could know: the pack's facts as they were when the set was frozen
+    (the date in its FROZEN file, read from git history). A fact added to the pack later can have no gold in
+    that set, so emitting it there is neither right nor wrong: it is left out of the scores (and of the
+    outcomes on both sides). None (score every fact) for a set that is not frozen or without git."""
+    import subprocess
+
+    stamps = [
+        m.group(1)
+        for f in sorted(directory.glob("FROZEN*"))
+        if (m := re.search(r"Frozen:\s*(\S+)", f.read_text(encoding="utf-8")))
+    ]
+    if not stamps:
+        return None
+    rel = f"rules/{PACK}/facts.yaml"
+    try:
+        commit = subprocess.run(
+            ["git", "rev-list", "-1", f"--before={max(stamps)}", "HEAD", "--", rel],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        if not commit:
+            return None
+        text = subprocess.run(
+            ["git", "show", f"{commit}:{rel}"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    facts = (yaml.safe_load(text) or {}).get("facts") or {}
+    return set(facts) or None
+
+
+def not_asserted_of(item: dict[str, Any]) -> set[str]:
+    """``not_asserted`` as a list of ``{fact, why}`` or a mapping ``fact: {why}`` (both formats are in use)."""
+    raw = item.get("not_asserted") or []
+    if isinstance(raw, dict):
+        return {str(k) for k in raw}
+    return {str(n["fact"]) for n in raw if isinstance(n, dict) and "fact" in n}
 
 
 def to_document(item: dict[str, Any]):  # type: ignore[no-untyped-def]
@@ -153,7 +197,7 @@ def is_alleged(found: dict[str, Any]) -> bool:
 # --- scoring -----------------------------------------------------------------------------------------
 def score_item(item: dict[str, Any], facts: dict[str, dict[str, Any]], types: dict[str, str]) -> dict[str, Any]:
     gold: dict[str, dict[str, Any]] = {k: (v if isinstance(v, dict) else {"value": v}) for k, v in item["gold"].items()}
-    not_asserted = {str(n["fact"]) for n in item.get("not_asserted") or [] if isinstance(n, dict)}
+    not_asserted = not_asserted_of(item)
     rows: list[dict[str, Any]] = []
     for name, g in gold.items():
         found = facts.get(name)
@@ -226,7 +270,9 @@ def outcomes_of(facts: dict[str, Any]) -> dict[str, str] | None:
     return {k: o.status for k, o in result.outcomes.items()} | {"__verdict__": result.verdict}
 
 
-def run(dirs: list[Path], extractor: str = "offline", show: str | None = None) -> dict[str, Any]:
+def run(
+    dirs: list[Path], extractor: str = "offline", show: str | None = None, all_facts: bool = False
+) -> dict[str, Any]:
     from lexlogic.engine.packs import pack_by_name
 
     pack, _ = pack_by_name(PACK)
@@ -239,9 +285,13 @@ def run(dirs: list[Path], extractor: str = "offline", show: str | None = None) -
     empty = 0
     t0 = time.perf_counter()
     details = []
+    unscored = 0
     for item in items:
         facts = read(item)
         empty += not facts
+        if item.get("_vocabulary") and not all_facts:  # facts newer than a frozen set: no gold can exist for them there
+            unscored += sum(1 for k in facts if k not in item["_vocabulary"])
+            facts = {k: v for k, v in facts.items() if k in item["_vocabulary"]}
         scored = score_item(item, facts, types)
         for row in scored["rows"]:
             for k in ("tp", "fp", "fn"):
@@ -284,6 +334,7 @@ def run(dirs: list[Path], extractor: str = "offline", show: str | None = None) -
         "fp": total["fp"],
         "fn": total["fn"],
         "under_claimed": total["under_claimed"],
+        "unscored_newer_facts": unscored,
         "precision": round(p, 3),
         "recall": round(r, 3),
         "outcome_agreement": round(agree / max(determinable, 1), 3),
@@ -301,16 +352,20 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--llm", action="store_true", help="score the LLM path (needs LEXLOGIC_LLM_BASE_URL)")
     ap.add_argument("--show", default=None, help="print the errors of the texts whose id contains this (or 'all')")
+    ap.add_argument(
+        "--all-facts", action="store_true", help="also score facts added to the pack after a frozen set was frozen"
+    )
     args = ap.parse_args()
     if args.llm and not os.environ.get("LEXLOGIC_LLM_BASE_URL"):
         sys.exit("--llm: no endpoint configured (LEXLOGIC_LLM_BASE_URL)")
-    res = run(args.dirs, "llm" if args.llm else "offline", args.show)
+    res = run(args.dirs, "llm" if args.llm else "offline", args.show, args.all_facts)
     if args.json:
         print(json.dumps({k: v for k, v in res.items() if k != "details"}, indent=1))
         return
     print(
         f"{res['extractor']}: {res['texts']} texts ({res['texts_with_nothing']} with nothing), "
-        f"tp {res['tp']} fp {res['fp']} fn {res['fn']} (under-claimed {res['under_claimed']})\n"
+        f"tp {res['tp']} fp {res['fp']} fn {res['fn']} (under-claimed {res['under_claimed']}, "
+        f"unscored facts newer than a frozen set {res['unscored_newer_facts']})\n"
         f"precision {res['precision']:.3f}  recall {res['recall']:.3f}  "
         f"outcome agreement {res['outcome_agreement']:.3f} over {res['determinable_outcomes']} determinable outcomes"
         f"  ({res['seconds']} s)"

@@ -780,7 +780,11 @@ class SpecReader:
             f.world = World.of_party(party)
         return f
 
-    def _candidates(self, v: DocView, fs: FactExtraction) -> list[tuple[Sentence, str, int, int, bool]]:
+    def _candidates(
+        self, v: DocView, fs: FactExtraction, local_exclude: bool = False
+    ) -> list[tuple[Sentence, str, int, int, bool]]:
+        """Sentences with a cue (or a negated negative cue: flip). ``local_exclude``: an excluded word does not
+        drop the sentence (the reader drops only the values nearer to it than to the cue)."""
         out = []
         for s in v.sentences:
             hit = s.find(fs.cues) if fs.cues else None
@@ -798,7 +802,7 @@ class SpecReader:
                     continue
             if hit is None:
                 continue
-            if fs.exclude and s.find(fs.exclude):
+            if fs.exclude and not local_exclude and s.find(fs.exclude):
                 continue
             if fs.context and not s.find(fs.context):
                 continue
@@ -959,10 +963,18 @@ class SpecReader:
 
     # dates ----------------------------------------------------------------------------------------------------
     def _r_date(self, v: DocView, fact: str, fs: FactExtraction, notif: date | None):  # type: ignore[no-untyped-def]
-        for s, _cue, cs, ce, flip in self._candidates(v, fs):
+        for s, _cue, cs, ce, flip in self._candidates(v, fs, local_exclude=True):
             if (self._scope(s, cs, fs, ce) if not flip else "pos") != "pos":
                 continue
             found = [d for d in fr.dates_in(v.live, s.start, s.end, v.anchor) if not _ends_notice(v.live, d.start)]
+            if fs.exclude:  # in a long sentence (a decision's), a date nearer an excluded word is another event's
+                cues = _positions(s, fs.cues)
+                away = _positions(s, fs.exclude)
+                found = [
+                    d
+                    for d in found
+                    if not away or min(abs(d.start - a) for a in away) > min(abs(d.start - c) for c in cues or [cs])
+                ]
             if fs.relative_years and v.anchor:
                 for m in re.finditer(
                     r"(?:depuis|il\s+y\s+a)\s+(?:plus\s+de\s+|près\s+de\s+|environ\s+|presque\s+)?(?P<n>[\w-]+(?:[ -][\w-]+)?)\s+ans\b",
@@ -1133,6 +1145,14 @@ def _nearest_length(v: DocView, s: Sentence, cs: int, unit: str) -> tuple[int, f
         if dist < 60 and (best is None or dist < best[0]):
             best = (dist, round(value, 2), m.start(), m.end())
     return best
+
+
+def _positions(s: Sentence, cues: list[str]) -> list[int]:
+    """Where any of ``cues`` occurs in the sentence (words, or a token's lemma), as document offsets."""
+    out = [s.start + m.start() for c in cues for m in _rx(c).finditer(s.low)]
+    singles = {c.lower() for c in cues if " " not in c}
+    out += [t.idx for t in s.span if t.lemma_.lower() in singles]
+    return out
 
 
 def _typed(value: str) -> Any:
