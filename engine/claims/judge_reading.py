@@ -62,7 +62,7 @@ ANTONYMS = [
     ({"hauss", "augment"}, {"baiss", "diminu", "reduc"}),
     ({"indetermin"}, {"duree d'un an", "duree d'1 an", "duree determinee", "pour une duree de", "pour 1 duree de"}),
     ({"pas le droit de", "interdit de", "interdisait", "ne pouvait pas"}, {"libre de", "reste libre"}),
-    ({"accept"}, {"refus"}),
+    ({"accept", "d'accord"}, {"refus"}),
     ({"paye", "regle", "acquitte"}, {"impaye", "non paye", "non regle", "restee impayee"}),
     (
         {"ne travailler qu", "exclusivement avec", "uniquement avec", "qu'avec"},
@@ -113,6 +113,7 @@ class ReadingThresholds:
     antonym_cov: float = 0.15  # an antonym is a strong sign: a lower floor than a negation
     slot_cov: float = 0.3  # a different proper name in the same slot ("… de Lyon" / "… de Paris")
     interp_cov: float = 0.15  # an interpretive claim: share of its stems around the act it interprets
+    epistemic_cov: float = 0.15  # a knowledge / request claim: the recorded act must be about its object
     verify_date_sim: float = 0.86  # a date with no named event: a passage this close stating it ...
     verify_date_cov: float = 0.3
 
@@ -398,7 +399,10 @@ class ReadingJudge:
             on_topic = [i for i in range(n) if candidates[i].similarity >= th.topic and cov[i] >= th.interp_cov]
             if epistemic:  # knowledge or a request: only a piece that records such an act makes it debatable
                 on_topic = [
-                    i for i in on_topic if any(a.search(fold(normalise(candidates[i].memory.text))) for a in epistemic)
+                    i
+                    for i in on_topic
+                    if cov[i] >= th.epistemic_cov
+                    and any(a.search(fold(normalise(candidates[i].memory.text))) for a in epistemic)
                 ]
             # a number the pieces contradict settles the claim whatever its interpretation
             for q in self._claim_quantities(claim):
