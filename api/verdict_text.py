@@ -81,23 +81,24 @@ def render_verdict(v: Verdict, pack: RulePack | None = None, *, proof: bool = Fa
         eig = f" (gain d'information attendu {formatting.number(q.eig, 3)} bit)" if q.eig else ""
         lines.append(f"Question suivante : {q.question}{eig}" + (f"  [{q.fact}]" if debug else ""))
     if proof:
-        lines += ["", "Preuve complète :"]
-        tree = (
-            v.proof
-            if v.proof is not None and v.outcomes.get(v.target, None) and v.outcomes[v.target].status == "yes"
-            else v.why_not
-        )
+        status = v.outcomes[v.target].status if v.target in v.outcomes else "unknown"
+        tree = v.proof if v.proof is not None and status == "yes" else v.why_not
+        open_facts = {k for k, info in v.values.items() if info.status in ("unknown", "open")}
+        lines += ["", PROOF_TITLE.get(status, PROOF_TITLE["unknown"])]
         if tree is not None:
-            lines += render_proof(tree, pack, debug=debug)
+            lines += render_proof(tree, pack, debug=debug, open_facts=open_facts if status == "unknown" else None)
     else:
         lines += ["", "(preuve complète : --proof)"]
     return "\n".join(lines)
 
 
 def _node_text(n: ProofNode, pack: RulePack | None) -> str:
-    label = n.label or n.atom
+    label = n.label or (pack.label_of(n.atom) if pack is not None else n.atom)
     if label.startswith("absence de : "):
-        label = "Aucun élément n'établit : " + label[len("absence de : ") :]
+        absent = label[len("absence de : ") :]
+        if pack is not None and absent == n.atom.removeprefix("not "):  # a bare identifier: its label
+            absent = pack.label_of(absent)
+        label = "Aucun élément n'établit : " + absent
     name = n.atom.split("(")[0]
     spec = pack.facts.get(name) if pack is not None else None
     if n.value is None or n.value is True:
@@ -140,8 +141,25 @@ def _kind_note(n: ProofNode, pack: RulePack | None) -> str:
     return KIND_NOTE.get(n.kind, "")
 
 
-def render_proof(tree: ProofNode, pack: RulePack | None = None, *, debug: bool = False) -> list[str]:
-    """The whole tree once: a subtree already printed is referred to, sources are numbered notes."""
+PROOF_TITLE = {
+    "yes": "Preuve complète :",
+    "no": "Pourquoi la conclusion n'est pas établie (arbre complet) :",
+    "unknown": "Ce qui fonderait la conclusion — non établie : elle tiendrait si les points marqués « ? » se "
+    "réglaient comme indiqué :",
+}
+
+
+def render_proof(
+    tree: ProofNode,
+    pack: RulePack | None = None,
+    *,
+    debug: bool = False,
+    open_facts: set[str] | None = None,
+) -> list[str]:
+    """The whole tree once: a subtree already printed is referred to, sources are numbered notes.
+
+    ``open_facts``: for a conclusion that is not established, the facts still unknown; the tree is then one
+    possible reading, and a leaf that assumes how an open fact turns out is marked « ? », never ✔."""
     sources: dict[str, int] = {}
     printed: dict[str, int] = {}
     lines: list[str] = []
@@ -149,9 +167,16 @@ def render_proof(tree: ProofNode, pack: RulePack | None = None, *, debug: bool =
     def key(n: ProofNode) -> str:
         return f"{n.atom}|{n.holds}|{n.rule_id}|{n.kind.value}"
 
+    def assumed_open(n: ProofNode) -> bool:
+        name = n.atom.removeprefix("not ").split("(")[0]
+        return open_facts is not None and n.kind in (NodeKind.ASSUMPTION, NodeKind.MISSING) and name in open_facts
+
+    def rests_on_open(n: ProofNode) -> bool:  # holds (or fails) only under a reading of an open point
+        return assumed_open(n) or any(rests_on_open(c) for c in n.children)
+
     def visit(n: ProofNode, depth: int) -> None:
         pad = "  " * (depth + 1)
-        mark = "✔" if n.holds else "✘"
+        mark = "?" if rests_on_open(n) else ("✔" if n.holds else "✘")
         k = key(n)
         if k in printed and n.children:
             lines.append(f"{pad}{mark} {_node_text(n, pack)} (voir plus haut, ligne {printed[k]})")
@@ -161,7 +186,8 @@ def render_proof(tree: ProofNode, pack: RulePack | None = None, *, debug: bool =
             refs.append(sources.setdefault(s.cite(), len(sources) + 1))
         note = "".join(f"[{r}]" for r in refs)
         ident = f"  [{n.rule_id or n.atom}]" if debug else ""
-        lines.append(f"{pad}{mark} {_node_text(n, pack)}{_kind_note(n, pack)} {note}".rstrip() + ident)
+        hyp = " (hypothèse : point encore ouvert)" if assumed_open(n) and n.kind is NodeKind.ASSUMPTION else ""
+        lines.append(f"{pad}{mark} {_node_text(n, pack)}{_kind_note(n, pack)}{hyp} {note}".rstrip() + ident)
         printed[k] = len(lines)
         for e in evidence_of(n):
             lines.append(f"{pad}    ↳ {e.text()}")

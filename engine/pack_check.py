@@ -203,6 +203,20 @@ def check_pack(root: Path) -> list[PackError]:
                     f"it is not a declared fact or computed boolean{near}",
                 )
             )
+    # every concluded atom has a label: a proof or why-not tree shows it (« aucun élément n'établit : … »)
+    labelled = set(pack.manifest.outcomes) | set(pack.facts) | {c.output for c in pack.computations}
+    for (name, arity), rules in sorted(program.by_head.items()):
+        if name in labelled or name.startswith("__") or not rules:
+            continue
+        first = min(rules, key=lambda r: (r.file, r.line))
+        problems.append(
+            PackError(
+                first.file,
+                first.line,
+                f"'{name}' is concluded here but has no label: add it to pack.yaml outcomes "
+                f"(proofs and why-not trees would show its identifier)",
+            )
+        )
     # enum constants: kind(misspelled_value) is a dead rule, not a typo clingo sees
     enums = {n: f.values or [] for n, f in pack.facts.items() if f.type is FactType.ENUM}
     for rel, asp_text in pack.asp_sources.items():

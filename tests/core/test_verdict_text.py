@@ -57,6 +57,7 @@ def test_proof_prints_each_shared_subtree_once(tmp_path: Path) -> None:
     assert "Sources :" in proof and "[1]" in proof
     assert "voir plus haut" in proof  # the relation's subtree is used by several conclusions
     tree = proof.split("Sources :", 1)[0]
+    assert not re.search(r"\b[a-z]+_[a-z_]+\b", tree)  # no identifier, even for atoms nobody gave a sentence
     assert tree.count("§") == 0  # sources are numbered notes after the tree, not repeated at every node
 
 
@@ -87,3 +88,28 @@ def test_unknown_outcome_is_never_worded_as_established(tmp_path: Path) -> None:
     assert "Preuve de la conclusion" not in html and "Pourquoi la conclusion n'est pas établie" in html
     assert "✔ " + v.headline not in html
     assert v.headline in html
+
+
+def test_proof_of_an_open_conclusion_marks_what_rests_on_open_points(tmp_path: Path) -> None:
+    """An international relation with foreign law chosen: liability turns on a reading the judge must make
+    (contractual or tort). The tree shown is one possible reading: nothing that rests on the open point is ✔."""
+    case = copy.deepcopy(EXAMPLE)
+    case["facts"].update(
+        {
+            "international_relation": True,
+            "chosen_law": "foreign",
+            "damage_in_france": True,
+            "products_marketed_in_france": False,
+            "notification_date": "2022-10-03",
+        }
+    )
+    result = runner.invoke(app, ["analyze", str(_write(tmp_path, case)), "--no-input", "--proof"])
+    assert result.exit_code == 0, result.output
+    assert "À apprécier par le juge" in result.output
+    assert "Preuve complète" not in result.output
+    tree = result.output.split("réglaient comme indiqué :", 1)[1].split("Sources :", 1)[0]
+    lines = [x.strip() for x in tree.splitlines() if x.strip()]
+    assert lines[0].startswith("? ")  # the conclusion itself is not shown as proven
+    hypotheses = [x for x in lines if "(hypothèse : point encore ouvert)" in x]
+    assert hypotheses and all(x.startswith("? ") for x in hypotheses)
+    assert not re.search(r"\b[a-z]+_[a-z_]+\b", tree)  # no identifier

@@ -29,6 +29,7 @@ class Mistake:
     new: str
     marker: str  # text on the line the error must point at
     message: str  # substring of the error message
+    at: str | None = None  # the file the error points at, when not the mutated one (relative to the pack)
 
     def apply(self, root: Path) -> Path:
         path = root / self.file
@@ -244,6 +245,15 @@ MISTAKES = [
         "facts: {force_majeure: {value: true, allegation: alledged}}",
         "allegation 'alledged' is not one of",
     ),
+    Mistake(
+        "derived_atom_without_label",
+        "pack.yaml",
+        '  relation_stable: "Relation suivie, stable et habituelle sur une durée suffisante"\n',
+        "",
+        "relation_stable :- regular_orders, relation_long_enough.",
+        "'relation_stable' is concluded here but has no label",
+        at="relation.lp",
+    ),
 ]
 
 
@@ -259,7 +269,7 @@ def test_mistake_fails_check_at_its_line(mistake: Mistake, _pristine: Path, tmp_
     root = tmp_path / "rupture_brutale"
     shutil.copytree(_pristine, root)
     path = mistake.apply(root)
-    target = root / "RULES.md" if mistake.id == "stale_rules_md" else path
+    target = root / "RULES.md" if mistake.id == "stale_rules_md" else (root / mistake.at if mistake.at else path)
     lines = target.read_text(encoding="utf-8").splitlines()
     if mistake.id == "stale_rules_md":  # the line RULES.md should now have: where the stale file differs
         lines = pack_table(root).splitlines()
