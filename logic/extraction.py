@@ -56,6 +56,9 @@ class FactExtraction(BaseModel):
     negatable: bool = True
     conditional_blocks: bool = True
     from_document_date: bool = Field(default=False, description="date: the author's own letter dates it")
+    min_precision: Literal["day", "month", "year"] = Field(
+        default="year", description="date: a date known less precisely than this is not read"
+    )
     true_in_own_letter: bool = Field(
         default=False,
         description="bool: the author's own letter stating the event (« nous mettons fin ») makes it true",

@@ -967,6 +967,9 @@ class SpecReader:
             if (self._scope(s, cs, fs, ce) if not flip else "pos") != "pos":
                 continue
             found = [d for d in fr.dates_in(v.live, s.start, s.end, v.anchor) if not _ends_notice(v.live, d.start)]
+            if fs.min_precision != "year":  # day, then month: a coarser date is not this fact's
+                coarse = {fr.DatePrecision.YEAR} | ({fr.DatePrecision.MONTH} if fs.min_precision == "day" else set())
+                found = [d for d in found if d.precision not in coarse]
             if fs.exclude:  # in a long sentence (a decision's), a date nearer an excluded word is another event's
                 cues = _positions(s, fs.cues)
                 away = _positions(s, fs.exclude)
@@ -1139,8 +1142,10 @@ def _nearest_length(v: DocView, s: Sentence, cs: int, unit: str) -> tuple[int, f
         value = n * PER_UNIT[unit][key]
         if unit == "months" and key == "jour" and n in (15, 8):
             value = 0.5 if n == 15 else 0.25
-        dist = abs(m.start() - cs)
-        if m.start() < cs and re.search(r"depuis|relation|durée", v.live[m.start() - 30 : m.start()], re.IGNORECASE):
+        dist = abs(m.start() - cs) * (2 if m.start() < cs else 1)  # a length follows its cue (« préavis de … »)
+        if m.start() < cs and re.search(
+            r"depuis|relation|durée|après|pendant|ancienneté", v.live[m.start() - 30 : m.start()], re.IGNORECASE
+        ):
             continue
         if dist < 60 and (best is None or dist < best[0]):
             best = (dist, round(value, 2), m.start(), m.end())
