@@ -90,6 +90,15 @@ def _clause(folded: str) -> bool:
     return bool(_CLAUSE.search(folded))
 
 
+def _object_of(folded: str) -> str:
+    """The object of a knowledge or request claim: after « savait que », before « à la demande de »."""
+    m = re.search(r"\b(?:savai\w*|connaissai\w*|ignorai\w*|au courant)\b(?: (?:que|qu'|de|du|des))?", folded)
+    if m:
+        return folded[m.end() :]
+    m = re.search(r"\b(?:a la demande|demande expresse|a l'initiative|sur (?:l'|les )?instruction)", folded)
+    return folded[: m.start()] if m else folded
+
+
 @dataclass
 class ReadingThresholds:
     """Calibrated on the development set only (tests/claims/data/dev/): see notes/issue-19.md."""
@@ -113,7 +122,7 @@ class ReadingThresholds:
     antonym_cov: float = 0.15  # an antonym is a strong sign: a lower floor than a negation
     slot_cov: float = 0.3  # a different proper name in the same slot ("… de Lyon" / "… de Paris")
     interp_cov: float = 0.15  # an interpretive claim: share of its stems around the act it interprets
-    epistemic_cov: float = 0.15  # a knowledge / request claim: the recorded act must be about its object
+    epistemic_cov: float = 0.3  # a knowledge / request claim: the recorded act must be about its object
     verify_date_sim: float = 0.86  # a date with no named event: a passage this close stating it ...
     verify_date_cov: float = 0.3
 
@@ -398,10 +407,12 @@ class ReadingJudge:
         if epistemic or INTERPRETIVE.search(f):
             on_topic = [i for i in range(n) if candidates[i].similarity >= th.topic and cov[i] >= th.interp_cov]
             if epistemic:  # knowledge or a request: only a piece that records such an act makes it debatable
+                obj = _object_of(f)  # what was known or asked for: the piece must speak of THAT
                 on_topic = [
                     i
                     for i in on_topic
-                    if cov[i] >= th.epistemic_cov
+                    if coverage(obj, candidates[i].memory.text, idf, dflt)
+                    >= th.epistemic_cov
                     and any(a.search(fold(normalise(candidates[i].memory.text))) for a in epistemic)
                 ]
             # a number the pieces contradict settles the claim whatever its interpretation
