@@ -199,7 +199,7 @@ def negated(tok: Any, ignore: tuple[int, int] | None = None) -> bool:
                 if child.lower_ == "plus" and not any(c.lower_ in ("ne", "n'") for c in anc.children):
                     continue
                 return True
-            if child.lower_ == "sans" and child.i < tok.i:
+            if child.lower_ == "sans" and child.i < tok.i and tok.pos_ != "ADP":  # « sans interruption depuis »
                 return True
             if child.lower_ in ("ne", "n'") and not _restrictive(child):  # « aucun manquement ne … »
                 return True

@@ -814,7 +814,7 @@ class SpecReader:
         commander », is the cue's meaning, not a denial of it)."""
         tok = s.token_at(pos)
         if fs.conditional_blocks and (
-            fr.conditional(tok) or _conditional_words(s, self.spec) or _conditional_clause(s, pos)
+            fr.conditional(tok) or _conditional_words(s, self.spec, pos) or _conditional_clause(s, pos)
         ):
             return "cond"
         if fs.negatable and fr.negated(tok, ignore=(pos, end or pos)):
@@ -1201,8 +1201,15 @@ def _ends_notice(text: str, pos: int) -> bool:
     )
 
 
-def _conditional_words(s: Sentence, spec: ExtractionSpec) -> bool:
-    return any(_rx(c.strip()).search(s.low) if c.strip()[-1:].isalnum() else c in s.low for c in spec.conditional_cues)
+def _conditional_words(s: Sentence, spec: ExtractionSpec, pos: int | None = None) -> bool:
+    """A conditional cue in the cue's part of the sentence (a decision's « ; »-separated grounds are parts)."""
+    low = s.low
+    if pos is not None:
+        i = pos - s.start
+        start = max(low.rfind(";", 0, i), low.rfind(":", 0, i)) + 1
+        ends = [j for j in (low.find(";", i), low.find(":", i)) if j >= 0]
+        low = low[start : min(ends) if ends else len(low)]
+    return any(_rx(c.strip()).search(low) if c.strip()[-1:].isalnum() else c in low for c in spec.conditional_cues)
 
 
 def _has_rupture(reader: SpecReader, v: DocView) -> bool:
