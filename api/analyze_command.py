@@ -67,6 +67,14 @@ def analyse_facts(
             answers[q.fact] = check_value(pack.facts[q.fact], read_answer(raw))
         except ValueError as exc:
             err.print(f"réponse invalide : {exc}")
+    if html is not None:  # the printable report of a facts file (no documents: the facts table names the file)
+        from lexlogic.engine.report import render_report
+
+        report = render_report({"case_id": case.case_id, "evaluation": verdict.model_dump(mode="json")}, [])
+        try:
+            html.write_text(report, encoding="utf-8")
+        except OSError as exc:
+            fail(f"--html {html}: {exc.strerror or exc}")
     if format == "json":
         payload = verdict.model_dump(mode="json")
         if claims_report is not None:

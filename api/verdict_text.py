@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from lexlogic.engine import formatting
 from lexlogic.engine.verdict_model import Verdict
-from lexlogic.engine.wording import Reason, evidence_of
+from lexlogic.engine.wording import PROOF_TITLE, Reason, evidence_of, open_facts, rests_on_open
 from lexlogic.logic.pack import RulePack
 from lexlogic.logic.proof import NodeKind, ProofNode
 
@@ -83,10 +83,10 @@ def render_verdict(v: Verdict, pack: RulePack | None = None, *, proof: bool = Fa
     if proof:
         status = v.outcomes[v.target].status if v.target in v.outcomes else "unknown"
         tree = v.proof if v.proof is not None and status == "yes" else v.why_not
-        open_facts = {k for k, info in v.values.items() if info.status in ("unknown", "open")}
-        lines += ["", PROOF_TITLE.get(status, PROOF_TITLE["unknown"])]
+        lines += ["", PROOF_TITLE.get(status, PROOF_TITLE["unknown"]) + " :"]
         if tree is not None:
-            lines += render_proof(tree, pack, debug=debug, open_facts=open_facts if status == "unknown" else None)
+            still_open = open_facts(v.values) if status == "unknown" else None
+            lines += render_proof(tree, pack, debug=debug, open_facts=still_open)
     else:
         lines += ["", "(preuve complète : --proof)"]
     return "\n".join(lines)
@@ -141,14 +141,6 @@ def _kind_note(n: ProofNode, pack: RulePack | None) -> str:
     return KIND_NOTE.get(n.kind, "")
 
 
-PROOF_TITLE = {
-    "yes": "Preuve complète :",
-    "no": "Pourquoi la conclusion n'est pas établie (arbre complet) :",
-    "unknown": "Ce qui fonderait la conclusion — non établie : elle tiendrait si les points marqués « ? » se "
-    "réglaient comme indiqué :",
-}
-
-
 def render_proof(
     tree: ProofNode,
     pack: RulePack | None = None,
@@ -167,16 +159,13 @@ def render_proof(
     def key(n: ProofNode) -> str:
         return f"{n.atom}|{n.holds}|{n.rule_id}|{n.kind.value}"
 
-    def assumed_open(n: ProofNode) -> bool:
+    def assumed_open(n: ProofNode) -> bool:  # the leaf that assumes how an open point turns out
         name = n.atom.removeprefix("not ").split("(")[0]
-        return open_facts is not None and n.kind in (NodeKind.ASSUMPTION, NodeKind.MISSING) and name in open_facts
-
-    def rests_on_open(n: ProofNode) -> bool:  # holds (or fails) only under a reading of an open point
-        return assumed_open(n) or any(rests_on_open(c) for c in n.children)
+        return bool(open_facts) and n.kind in (NodeKind.ASSUMPTION, NodeKind.MISSING) and name in (open_facts or ())
 
     def visit(n: ProofNode, depth: int) -> None:
         pad = "  " * (depth + 1)
-        mark = "?" if rests_on_open(n) else ("✔" if n.holds else "✘")
+        mark = "?" if rests_on_open(n, open_facts) else ("✔" if n.holds else "✘")
         k = key(n)
         if k in printed and n.children:
             lines.append(f"{pad}{mark} {_node_text(n, pack)} (voir plus haut, ligne {printed[k]})")

@@ -15,7 +15,7 @@ from urllib.parse import quote_plus
 
 from jinja2 import Environment, select_autoescape
 
-from lexlogic.engine import formatting
+from lexlogic.engine import formatting, wording
 from lexlogic.engine.documents.model import Document
 from lexlogic.engine.verdict_service import load_pack
 
@@ -131,8 +131,9 @@ def _link(spans: _Spans, g: dict[str, Any], docs: dict[str, Document]) -> dict[s
 class _Proof:
     """The proof tree in HTML: each shared subtree once, sources as numbered notes, no identifiers."""
 
-    def __init__(self, spans: _Spans, docs: dict[str, Document], pack: Any) -> None:
+    def __init__(self, spans: _Spans, docs: dict[str, Document], pack: Any, still_open: set[str] | None = None) -> None:
         self.spans, self.docs, self.pack = spans, docs, pack
+        self.open = still_open or set()
         self.sources: dict[str, dict[str, Any]] = {}
         self.seen: set[str] = set()
 
@@ -145,9 +146,13 @@ class _Proof:
         return int(self.sources[cite]["n"])
 
     def label(self, node: dict[str, Any]) -> str:
-        text = str(node.get("label") or node.get("atom", ""))
+        atom = str(node.get("atom", ""))
+        text = str(node.get("label") or (self.pack.label_of(atom) if self.pack is not None else atom))
         if text.startswith("absence de : "):
-            text = "Aucun élément n'établit : " + text[len("absence de : ") :]
+            absent = text[len("absence de : ") :]
+            if self.pack is not None and absent == atom.removeprefix("not "):
+                absent = self.pack.label_of(absent)
+            text = "Aucun élément n'établit : " + absent
         value = node.get("value")
         if value in (None, True):
             return text
@@ -160,6 +165,8 @@ class _Proof:
             return "<p class='kind'>(pas d'arbre de preuve)</p>"
         holds = node.get("holds", True)
         cls, mark = ("holds", "✔") if holds else ("fails", "✘")
+        if wording.rests_on_open(node, self.open):  # one reading of a point still open: never shown as proven
+            cls, mark = "unknown", "?"
         key = f"{node.get('atom')}|{holds}|{node.get('rule_id')}|{node.get('kind')}"
         label = html.escape(self.label(node))
         if key in self.seen and node.get("children"):
@@ -269,12 +276,9 @@ def render_report(state: dict[str, Any], documents: list[Document]) -> str:
     verdict_class = {"LIABLE": "verdict-holds", "NOT_LIABLE": "verdict-fails"}.get(str(label), "open")
     target_status = ((ev.get("outcomes") or {}).get(ev.get("target") or "") or {}).get("status")
     proof = ev.get("proof") if target_status == "yes" else ev.get("why_not")
-    proof_title = (
-        "Preuve de la conclusion (arbre complet)"
-        if target_status == "yes"
-        else "Pourquoi la conclusion n'est pas établie (arbre complet)"
-    )
-    prover = _Proof(spans, docs, pack)
+    proof_title = wording.PROOF_TITLE.get(str(target_status), wording.PROOF_TITLE["unknown"])
+    still_open = wording.open_facts(ev.get("values") or {}) if target_status not in ("yes", "no") else set()
+    prover = _Proof(spans, docs, pack, still_open)
     proof_html = prover.html(proof)
     facts = _fact_rows(ev, spans, docs)
     posterior = [("P(conclusion principale)", float(prob["p_target"]))] if prob.get("p_target") is not None else []

@@ -251,3 +251,38 @@ def remedy_text(pack: RulePack, verdict: Any) -> str | None:
         target = pack.target_label or pack.label_of(verdict.target)
         return f"Si {target} : {text[:1].lower()}{text[1:]}"
     return text
+
+
+PROOF_TITLE = {
+    "yes": "Preuve de la conclusion (arbre complet)",
+    "no": "Pourquoi la conclusion n'est pas établie (arbre complet)",
+    "unknown": "Ce qui fonderait la conclusion — non établie : elle tiendrait si les points marqués « ? » se "
+    "réglaient comme indiqué",
+}
+
+
+def open_facts(values: dict[str, Any]) -> set[str]:
+    """The values a verdict still lacks (unknown, or open to the judge's appreciation)."""
+    out = set()
+    for name, info in values.items():
+        status = info.get("status") if isinstance(info, dict) else getattr(info, "status", None)
+        if str(getattr(status, "value", status)) in ("unknown", "open"):
+            out.add(name)
+    return out
+
+
+def rests_on_open(node: Any, open_names: set[str] | None) -> bool:
+    """Whether a proof node holds (or fails) only under a reading of an open point: it is, or has below it,
+    a default or missing leaf about a fact still open. Such a node is shown « ? », never ✔ or ✘."""
+    if not open_names:
+        return False
+
+    def get(n: Any, key: str) -> Any:
+        return n.get(key) if isinstance(n, dict) else getattr(n, key, None)
+
+    kind = get(node, "kind")
+    kind = str(getattr(kind, "value", kind))
+    name = str(get(node, "atom") or "").removeprefix("not ").split("(")[0]
+    if kind in ("assumption", "missing") and name in open_names:
+        return True
+    return any(rests_on_open(c, open_names) for c in get(node, "children") or [])

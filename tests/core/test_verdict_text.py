@@ -53,7 +53,7 @@ def test_debug_shows_identifiers(tmp_path: Path) -> None:
 def test_proof_prints_each_shared_subtree_once(tmp_path: Path) -> None:
     result = runner.invoke(app, ["analyze", str(_write(tmp_path, EXAMPLE)), "--no-input", "--proof"])
     assert result.exit_code == 0, result.output
-    proof = result.output.split("Preuve complète :", 1)[1]
+    proof = result.output.split("Preuve de la conclusion (arbre complet) :", 1)[1]
     assert "Sources :" in proof and "[1]" in proof
     assert "voir plus haut" in proof  # the relation's subtree is used by several conclusions
     tree = proof.split("Sources :", 1)[0]
@@ -85,7 +85,7 @@ def test_unknown_outcome_is_never_worded_as_established(tmp_path: Path) -> None:
     # the report shows no green proof of the target
     state = {"case_id": "x", "status": "verdict", "evaluation": v.model_dump(mode="json"), "case_file": case}
     html = unescape(render_report(state, []))
-    assert "Preuve de la conclusion" not in html and "Pourquoi la conclusion n'est pas établie" in html
+    assert "Preuve de la conclusion" not in html and "Ce qui fonderait la conclusion — non établie" in html
     assert "✔ " + v.headline not in html
     assert v.headline in html
 
@@ -103,10 +103,16 @@ def test_proof_of_an_open_conclusion_marks_what_rests_on_open_points(tmp_path: P
             "notification_date": "2022-10-03",
         }
     )
-    result = runner.invoke(app, ["analyze", str(_write(tmp_path, case)), "--no-input", "--proof"])
+    report = tmp_path / "rapport.html"
+    result = runner.invoke(
+        app, ["analyze", str(_write(tmp_path, case)), "--no-input", "--proof", "--html", str(report)]
+    )
     assert result.exit_code == 0, result.output
     assert "À apprécier par le juge" in result.output
-    assert "Preuve complète" not in result.output
+    assert "Preuve de la conclusion" not in result.output
+    page = unescape(report.read_text(encoding="utf-8"))  # --html writes the report of a facts file too
+    assert "class='unknown'>? Responsabilité de l'auteur" in page
+    assert "class='holds'>✔ Responsabilité de l'auteur" not in page
     tree = result.output.split("réglaient comme indiqué :", 1)[1].split("Sources :", 1)[0]
     lines = [x.strip() for x in tree.splitlines() if x.strip()]
     assert lines[0].startswith("? ")  # the conclusion itself is not shown as proven
