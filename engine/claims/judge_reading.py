@@ -359,7 +359,7 @@ class ReadingJudge:
     @staticmethod
     def _polarity_clash(claim: str, passage: str, negation: bool = True) -> str:
         a, b = fx.read(claim), fx.read(passage)
-        fa, fb = fold(normalise(claim)), fold(normalise(passage))
+        fa, fb = " ".join(fold(normalise(claim)).split()), " ".join(fold(normalise(passage)).split())  # PDF wraps
         for left, right in ANTONYMS:
             if any(w in fa for w in left) and any(w in fb for w in right) and not any(w in fa for w in right):
                 return "antonyme"
