@@ -170,6 +170,21 @@ def _rx(cue: str) -> re.Pattern[str]:
     return _RX[cue]
 
 
+VERB_ENDINGS = (
+    r"(?:e|es|ent|ons|ez|ais|ait|aient|ions|iez|erai|eras|era|erons|erez|eront|erais|erait|erions|eriez|eraient|"
+    r"é|ée|és|ées|ant|a|as|èrent|er)"
+)
+_VRX: dict[str, re.Pattern[str] | None] = {}
+
+
+def _verb_rx(cue: str) -> re.Pattern[str] | None:
+    """A first-group verb cue (« cesser ») as its conjugated forms (« cesseriez », « cessons »)."""
+    if cue not in _VRX:
+        ok = " " not in cue and cue.endswith("er") and len(cue) > 4
+        _VRX[cue] = re.compile(r"(?<!\w)" + re.escape(cue[:-2].lower()) + VERB_ENDINGS + r"(?!\w)") if ok else None
+    return _VRX[cue]
+
+
 @dataclass
 class Sentence:
     """One sentence of a document: its span, its words and lemmas, its tokens."""
@@ -182,10 +197,20 @@ class Sentence:
     span: Any
 
     def find(self, cues: list[str]) -> tuple[str, int, int] | None:
-        """The first cue met (on words, then on lemmas): the cue and its span in the document."""
+        """The first cue met (on words, then on lemmas, then a verb cue's conjugated forms the tagger did not
+        lemmatise: « résilions », « cesseriez »): the cue and its span in the document."""
         for cue in cues:
             if m := _rx(cue).search(self.low):
                 return cue, self.start + m.start(), self.start + m.end()
+        found = self._find_lemma(cues)
+        if found is not None:
+            return found
+        for cue in cues:
+            if (rx := _verb_rx(cue)) is not None and (m := rx.search(self.low)):
+                return cue, self.start + m.start(), self.start + m.end()
+        return None
+
+    def _find_lemma(self, cues: list[str]) -> tuple[str, int, int] | None:
         for cue in cues:
             if " " not in cue and _rx(cue).search(self.lemmas):
                 for tok in self.span:
