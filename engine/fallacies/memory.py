@@ -7,6 +7,8 @@ nodes that match a built-in leaf (``argumentum_examples.yaml``), the project's l
 ``sound_arguments.yaml`` plus every labelled sound text. A leaf's score is the mean cosine of its ``m``
 nearest rows; the sound reference is the same over sound rows. Rows labelled only with a family count for
 the family. All rows and queries are embedded with the e5 ``query:`` prefix (a symmetric similarity).
+A linear head over the same rows (``head.py``) gives P(fallacious), which the navigator uses beside the
+margin over sound rows.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ import yaml
 
 from lexlogic.bridges.embeddings import embed_query
 from lexlogic.engine.fallacies.embedding_index import embed_cached, node_texts
+from lexlogic.engine.fallacies.head import LinearHead, fit_head
 from lexlogic.engine.fallacies.taxonomy import DATA_DIR, Taxonomy, builtin_taxonomy
 
 NONE = "none"
-SOURCES = ("argumentum_examples.yaml", "labelled_memory_fr.yaml", "memory_extra_fr.yaml")
+SOURCES = ("argumentum_examples.yaml", "labelled_memory_fr.yaml", "memory_extra_fr.yaml", "dev_memory_fr.yaml")
 
 
 @dataclass(frozen=True)
@@ -62,11 +65,26 @@ class FallacyMemory:
         self.by_node = {n: np.flatnonzero(nodes == n) for n in set(nodes.tolist())}
         self.sound = self.by_node.get(NONE, np.zeros(0, dtype=np.int64))
         self.leaves = [n.id for n in taxonomy.nodes.values() if n.is_leaf]
+        self._head: LinearHead | None = None
         self._leaf_of_family = {
             n.id: [leaf for leaf in self.leaves if n.id in {a.id for a in taxonomy.ancestors(leaf)}]
             for n in taxonomy.nodes.values()
             if not n.is_leaf
         }
+
+    def fit_head(self, exclude: np.ndarray | None = None) -> LinearHead:
+        """The fallacious-or-sound head over the rows (``exclude``: rows held out, for cross-validation)."""
+        keep = np.ones(len(self.rows), dtype=bool)
+        if exclude is not None and exclude.size:
+            keep[exclude] = False
+        fallacious = np.array([r.node != NONE for r in self.rows])
+        return fit_head(self.vectors[keep], fallacious[keep])
+
+    @property
+    def head(self) -> LinearHead:
+        if self._head is None:
+            self._head = self.fit_head()
+        return self._head
 
     def embed(self, text: str) -> np.ndarray:
         return embed_query(text)
@@ -78,10 +96,16 @@ class FallacyMemory:
         m = min(m, sims.size)
         return float(np.sort(sims)[-m:].mean())
 
-    def scores(self, q: np.ndarray, m: int = 2) -> tuple[dict[str, float], float, dict[str, str]]:
+    def scores(
+        self, q: np.ndarray, m: int = 2, exclude: np.ndarray | None = None
+    ) -> tuple[dict[str, float], float, dict[str, str]]:
         """Per leaf: the mean of its ``m`` nearest rows (a family row counts for each of its leaves as a
-        fallback); the sound reference; and the nearest row's text per leaf (for the justification)."""
+        fallback); the sound reference; and the nearest row's text per leaf (for the justification).
+        ``exclude``: row indices left out (cross-validation holds a text's own row out of its memory)."""
         sims = self.vectors @ q
+        if exclude is not None and exclude.size:
+            sims = sims.copy()
+            sims[exclude] = -1.0
         leaf_scores: dict[str, float] = {}
         nearest: dict[str, str] = {}
         for leaf in self.leaves:

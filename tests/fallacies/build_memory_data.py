@@ -8,8 +8,12 @@
 2. ``engine/fallacies/data/labelled_memory_fr.yaml``: the project's labelled texts (calibration_fr,
    tests/fallacies/data/eval_fr.yaml, tests/fallacies/data/holdout2_fr.yaml) as memory rows.
 
+3. ``engine/fallacies/data/dev_memory_fr.yaml``: the development texts (``tests/fallacies/data/dev/`` and
+   ``dev_indep/``) as memory rows, their label mapped to a node (``LABEL_NODE``). They are calibrated
+   by cross-validation (``tests/fallacies/cv.py`` holds each fold's rows out of the memory).
+
 The service reads only the package copies; nothing under ../shared or tests/ is read at run time.
-Never add the frozen independent set or the dev set here (the dev set calibrates the memory).
+Never add the frozen independent set here.
 """
 
 from __future__ import annotations
@@ -120,6 +124,40 @@ def build_labelled() -> list[dict]:
     return out
 
 
+# dev label (the 12 families of the independent writers) -> node of the built-in taxonomy for a memory row;
+# a family node (attaque_personne, emotion) counts for each of its leaves
+LABEL_NODE: dict[str, str] = {
+    "ad_hominem": "attaque_personne",
+    "appeal_to_authority": "fausse_autorite",
+    "appeal_to_emotion": "emotion",
+    "appeal_to_popularity": "appel_popularite",
+    "appeal_to_tradition": "appel_tradition",
+    "circular_reasoning": "petition_principe",
+    "false_dilemma": "faux_dilemme",
+    "hasty_generalisation": "generalisation_hative",
+    "post_hoc": "post_hoc",
+    "red_herring": "hareng_rouge",
+    "slippery_slope": "pente_glissante",
+    "straw_man": "homme_de_paille",
+    "none": "none",
+}
+DEV_DIRS = ("dev", "dev_indep")
+
+
+def build_dev() -> list[dict]:
+    out = []
+    for sub in DEV_DIRS:
+        folder = ROOT / "tests" / "fallacies" / "data" / sub
+        assert "independent" != sub and not (folder / "FROZEN").exists(), "never the frozen set"
+        for src in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
+            for item in yaml.safe_load(src.read_text(encoding="utf-8")) or []:
+                label = item["family"] if item.get("fallacious", item["family"] != "none") else "none"
+                out.append(
+                    {"node": LABEL_NODE[label], "text": " ".join(item["text"].split()), "source": f"{sub}/{src.name}"}
+                )
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--argumentum", type=Path, default=DEFAULT_CSV)
@@ -143,7 +181,15 @@ def main() -> None:
     (DATA / "labelled_memory_fr.yaml").write_text(
         header2 + yaml.safe_dump(lab, allow_unicode=True, sort_keys=False, width=200), encoding="utf-8"
     )
-    print(f"{len(arg)} Argumentum rows, {len(lab)} labelled rows")
+    dev = build_dev()
+    header3 = (
+        "# The development texts (tests/fallacies/data/dev/, dev_indep/) as memory rows; calibrated by\n"
+        "# cross-validation (tests/fallacies/cv.py). node: see LABEL_NODE in the build script. Generated: do not edit.\n"
+    )
+    (DATA / "dev_memory_fr.yaml").write_text(
+        header3 + yaml.safe_dump(dev, allow_unicode=True, sort_keys=False, width=200), encoding="utf-8"
+    )
+    print(f"{len(arg)} Argumentum rows, {len(lab)} labelled rows, {len(dev)} development rows")
 
 
 if __name__ == "__main__":

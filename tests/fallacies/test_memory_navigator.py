@@ -1,26 +1,36 @@
 """Issue 19: the memory navigator (nearest neighbours over e5 + structural detectors).
 
 * Detectors: each recognises its FORM (two parts) and stays silent on sound texts that use the same words.
-* DEV set (tests/fallacies/data/dev/, what τ/β/m were calibrated on): regression guards at measured values.
+* DEV sets (tests/fallacies/data/dev/, dev_indep/ and the earlier sets; also memory rows): regression guards
+  on their CROSS-VALIDATED figures (tests/fallacies/cv.py: each fold out of the memory, the head and the
+  thresholds' fit), at the values measured in the second session.
 * FROZEN independent set (data/independent/, never tuned on): FLOORS at the final run's measured values
   (notes/issue-19.md), so a regression fails CI. Not the issue's targets.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from lexlogic.engine.fallacies.detectors import detect
-from lexlogic.engine.fallacies.memory import SOURCES
+from lexlogic.engine.fallacies.memory import SOURCES, builtin_memory
 from lexlogic.engine.fallacies.navigation import navigate
 from lexlogic.engine.fallacies.navigators.knn import KnnNavigator, KnnThresholds, load_knn_thresholds
 from lexlogic.engine.fallacies.taxonomy import DATA_DIR, builtin_taxonomy
+from tests.fallacies import cv
 from tests.fallacies import independent as ind
 
 # measured in the final run: 31/32 clean (target 90 %: met), 24/32 detected (target 85 %: not met),
 # 23/32 right family (target 70 %: met)
 FROZEN = {"clean": 31 / 32 - 1e-9, "detected": 24 / 32 - 1e-9, "right_family": 23 / 32 - 1e-9}
-DEV = {"clean": 0.92, "detected": 0.96, "right_family": 0.92}  # measured 26/28, 28/28, 27/28
+# 5-fold cross-validated (clean, detected, right family) per development part, measured 2026-11-24 (second session)
+DEV_CV = {
+    "dev/texts.yaml": (26 / 28, 28 / 28, 28 / 28),
+    "dev/texts2.yaml": (11 / 12, 23 / 24, 23 / 24),
+    "dev_indep/texts.yaml": (36 / 36, 44 / 44, 42 / 44),
+    "earlier (eval_fr + holdout2_fr)": (45 / 46, 41 / 46, 37 / 46),
+}
 
 
 @pytest.mark.parametrize(
@@ -73,7 +83,7 @@ def test_memory_ships_inside_the_package():
 
 
 def test_a_detector_alone_never_confirms():
-    th = load_knn_thresholds().model_copy(update={"tau": 1.0})  # no margin can clear it
+    th = load_knn_thresholds().model_copy(update={"tau": 1.0, "theta": 1.01})  # neither margin nor head can clear
     nav = KnnNavigator(thresholds=th)
     text = "La plupart des distributeurs pratiquent ce délai ; il est donc raisonnable."
     assert detect(text)
@@ -91,11 +101,47 @@ def analyser():  # type: ignore[no-untyped-def]
     return ind.current_analyser()
 
 
-def test_dev_set_regression_guard(analyser):
-    rep = ind.score(analyser, ind.load_texts(ind.INDEPENDENT.parents[1] / "dev" / "texts.yaml"))
-    print("\n[dev] " + ind.summary(rep))
-    for key, floor in DEV.items():
-        assert rep[key] >= floor, key
+def test_dev_sets_cross_validated_guard():
+    """Every development part, cross-validated (memory rows, head and thresholds fitted without the fold):
+    floors at the measured figures; sound texts stay ≥ 90 % clean on each part."""
+    items = cv.load_items()
+    assert {it.part for it in items} >= {"dev/texts.yaml", "dev/texts2.yaml", "dev_indep/texts.yaml"}
+    cv.assign_folds(items, 5)
+    cv.precompute(items, 5)
+    preds = cv.cross_validate(items, 5)
+    for part, (clean, detected, family) in DEV_CV.items():
+        sub = [(it, p) for it, p in zip(items, preds) if it.part == part]
+        c, d, r = cv.figures([x[0] for x in sub], [x[1] for x in sub])
+        print(f"\n[cv {part}] clean {c:.3f} detected {d:.3f} family {r:.3f}")
+        assert c >= clean - 1e-9 and c >= 0.90, (part, "clean", c)
+        assert d >= detected - 1e-9, (part, "detected", d)
+        assert r >= family - 1e-9, (part, "family", r)
+
+
+def test_cross_validation_holds_a_text_out_of_the_memory():
+    mem = builtin_memory()
+    i = next(i for i, r in enumerate(mem.rows) if r.source == "dev_memory_fr.yaml" and r.node in mem.leaves)
+    q, leaf = mem.vectors[i], mem.rows[i].node
+    assert mem.scores(q, 1)[0][leaf] > 0.999  # its own row
+    assert mem.scores(q, 1, exclude=np.array([i]))[0][leaf] < 0.999
+
+
+def test_linear_head_separates_the_rows_and_is_deterministic():
+    mem = builtin_memory()
+    p = mem.head.probability(mem.vectors)
+    bad = np.array([r.node != "none" for r in mem.rows])
+    assert p[bad].mean() > 0.7 and p[~bad].mean() < 0.3
+    again = mem.fit_head()
+    assert np.allclose(again.weights, mem.head.weights) and again.bias == mem.head.bias
+
+
+@pytest.mark.parametrize("part", ["dev/texts.yaml", "dev/texts2.yaml", "dev_indep/texts.yaml"])
+def test_detectors_silent_on_every_sound_dev_text(part):
+    """The sound development texts use the fallacies' words on purpose (« depuis toujours », « tout le monde
+    s'accorde », « selon l'expert », « soit… soit… »): no detector may fire on any of them."""
+    sound = [it.text for it in cv.load_items() if it.part == part and it.gold is None]
+    assert len(sound) >= 12
+    assert [t[:60] for t in sound if detect(t)] == []
 
 
 def test_frozen_independent_floors(analyser):

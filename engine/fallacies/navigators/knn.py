@@ -1,8 +1,9 @@
 """Offline navigator of issue 19: nearest-neighbour memory + structural detectors, jointly calibrated.
 
 For an argument: every leaf's score is its memory score (``memory.FallacyMemory``) plus β × the strength
-of a structural detector that recognises that fallacy's form (``detectors``); the margin of the best leaf
-over the sound reference, against the calibrated τ, decides. At the root: below τ → conclude no fallacy;
+of a structural detector that recognises that fallacy's form (``detectors``). A fallacy is found when the
+margin of the best leaf over the sound reference reaches the calibrated τ, or when the memory's linear
+head (``head.py``) gives P(fallacious) ≥ θ; the best leaf names it. At the root: below τ → conclude no fallacy;
 otherwise explore the branch that holds the best leaf, down to it, and confirm it. The walk through the
 tree is kept (the trace shows each step) although the decision is taken once, on the leaves.
 
@@ -37,13 +38,17 @@ class KnnThresholds(BaseModel):
     tau: float = Field(default=0.0, description="margin (best leaf score − sound reference) needed to confirm")
     beta: float = Field(default=0.05, description="weight of a structural detector's strength on its leaf")
     m: int = Field(default=2, description="nearest rows averaged per leaf")
+    theta: float = Field(default=1.01, description="P(fallacious) from the linear head that also confirms (>1: off)")
     logistic_a: float = 40.0
     calibrated_on: str = ""
     figures: dict[str, float] = Field(default_factory=dict)
 
-    def confidence(self, margin: float) -> float:
+    def fired(self, margin: float, p_fallacious: float) -> bool:
+        return margin >= self.tau or p_fallacious >= self.theta
+
+    def confidence(self, margin: float, p_fallacious: float = 0.0) -> float:
         z = self.logistic_a * (margin - self.tau) + 1.0
-        return round(1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z)))), 3)
+        return round(max(1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z)))), p_fallacious), 3)
 
     def save(self, path: Path = KNN_THRESHOLDS) -> None:
         path.write_text(json.dumps(self.model_dump(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -60,6 +65,7 @@ class Reading(BaseModel):
     sound: float
     detection: str = ""
     nearest: str = ""
+    p_fallacious: float = 0.0
 
 
 class KnnNavigator:
@@ -99,6 +105,7 @@ class KnnNavigator:
             sound=sound,
             detection=dets[leaf].reason if leaf in dets else "",
             nearest=nearest.get(leaf, ""),
+            p_fallacious=round(float(self.memory.head.probability(q)), 4),
         )
         if len(self._cache) > 2048:
             self._cache.clear()
@@ -110,7 +117,8 @@ class KnnNavigator:
         return (
             f"Argument le plus proche des exemples de « {node.name_fr} » (score {r.score:.3f}) ; exemple voisin : "
             f"« {r.nearest[:140]} »{form} ; écart {r.margin:+.3f} avec les arguments sains les plus proches "
-            f"(seuil calibré τ={self.th.tau:+.3f})."
+            f"(seuil calibré τ={self.th.tau:+.3f}) ; probabilité d'un sophisme selon la mémoire {r.p_fallacious:.2f} "
+            f"(seuil θ={self.th.theta:.2f})."
         )
 
     def decide(self, argument: str, taxonomy: Taxonomy, node: FallacyNode) -> Decision:
@@ -121,7 +129,7 @@ class KnnNavigator:
                 self._fallback = OfflineNavigator()
             return self._fallback.decide(argument, taxonomy, node)
         r = self.read(argument)
-        if r.margin < self.th.tau:
+        if not self.th.fired(r.margin, r.p_fallacious):
             if node.id == taxonomy.root.id:
                 best = taxonomy.nodes[r.leaf]
                 return Decision(
@@ -130,7 +138,8 @@ class KnnNavigator:
                             reason=(
                                 f"aucun sophisme ne se distingue : le plus proche, « {best.name_fr} » (score "
                                 f"{r.score:.3f}), n'excède les arguments sains ({r.sound:.3f}) que de {r.margin:+.3f}, "
-                                f"sous le seuil calibré τ={self.th.tau:+.3f}"
+                                f"sous le seuil calibré τ={self.th.tau:+.3f}, et la probabilité d'un sophisme "
+                                f"({r.p_fallacious:.2f}) reste sous θ={self.th.theta:.2f}"
                             )
                         )
                     ]
@@ -144,7 +153,9 @@ class KnnNavigator:
             return Decision(
                 actions=[
                     ConfirmFallacy(
-                        node_id=nxt.id, confidence=self.th.confidence(r.margin), justification=self._why(r, nxt)
+                        node_id=nxt.id,
+                        confidence=self.th.confidence(r.margin, r.p_fallacious),
+                        justification=self._why(r, nxt),
                     )
                 ]
             )
