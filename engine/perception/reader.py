@@ -956,7 +956,8 @@ class SpecReader:
         best = None
         for a0, a1 in anchors:
             for h0, h1, order, value in hits:
-                dist = h0 - a1 if h0 >= a1 else 1.5 * (a0 - h1)
+                inside = a0 <= h0 and h1 <= a1  # the party's own name says it (« Fromagerie des Causses »)
+                dist = 0 if inside else h0 - a1 if h0 >= a1 else 1.5 * (a0 - h1)
                 if dist < 0 or dist > 160:
                     continue
                 key = (dist + 8 * order, h0)
