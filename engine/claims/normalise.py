@@ -43,6 +43,8 @@ _RX_HALF = re.compile(r"\b(\d*000000)\s+et\s+demi\b")
 _APPROX = {"dizaine": 10, "douzaine": 12, "quinzaine": 15, "vingtaine": 20, "trentaine": 30, "quarantaine": 40}
 _APPROX |= {"cinquantaine": 50, "soixantaine": 60, "centaine": 100}
 _RX_APPROX = re.compile(r"\b(?:une|1)\s+(" + "|".join(_APPROX) + r")\b(?:\s+de\s+|\s+d'|\s*)", re.IGNORECASE)
+_RX_WRAP = re.compile(r"[ \t]*\n[ \t]*")
+_RX_TABLE = re.compile(r"^[^\n]*;[^\n]*;", re.M)  # CSV rows keep their lines
 # a lawyer's double spelling: "onze (11) ans", "quinze juin 2024 (15/06/2024)", "28 % (vingt-huit pour cent)"
 _RX_ECHO = re.compile(r"\s*\(([\d\s.,/%€]*(?:[a-zéû]+\s*)?(?:\d{4})?|\d[^()]{0,40})\)")
 
@@ -68,6 +70,8 @@ def _alpha2digit(text: str) -> str:
 def normalise(text: str) -> str:
     """The canonical spelling of ``text`` (same length is NOT kept: use it for matching, not for spans)."""
     t = unicodedata.normalize("NFC", text).replace("’", "'").replace("\u202f", " ").replace("\xa0", " ")
+    if "\n" in t and not _RX_TABLE.search(t):  # a line wrapped by a PDF or OCR: « mise en\ndemeure »
+        t = _RX_WRAP.sub(" ", t)
     t = _RX_RFC.sub(_rfc, t)
     t = _RX_NUMDATE.sub(lambda m: _date(int(m.group(1)), int(m.group(2)), int(m.group(3))), t)
     t = _RX_ABBR.sub(lambda m: _date(int(m.group(1)), _ABBR[m.group(2).lower()], int(m.group(3))), t)
