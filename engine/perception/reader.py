@@ -832,7 +832,22 @@ class SpecReader:
             if fs.context and not s.find(fs.context):
                 continue
             out.append((s, *hit, False))
+        if not out and fs.min_similarity > 0 and fs.question and fs.reader in VALUE_READERS:
+            out = self._similar(v, fs)
         return out
+
+    def _similar(self, v: DocView, fs: FactExtraction) -> list[tuple[Sentence, str, int, int, bool]]:
+        """No cue: the sentence most like the fact's question (e5), among those that carry a value of its type."""
+        from lexlogic.engine.perception import similarity
+
+        value_rx = VALUE_READERS[fs.reader]
+        pool = [s for s in v.sentences if value_rx.search(s.text) and not (fs.exclude and s.find(fs.exclude))]
+        pool = [s for s in pool if not (fs.context and not s.find(fs.context))]
+        found = similarity.best(fs.question, [s.text for s in pool])
+        if found is None or found[1] < fs.min_similarity:
+            return []
+        s = pool[found[0]]
+        return [(s, "≈", s.start, s.start, False)]
 
     def _scope(self, s: Sentence, pos: int, fs: FactExtraction, end: int | None = None) -> str:
         """'pos' asserted, 'neg' denied, 'cond' hypothetical (a negation inside the cue itself, « ne plus
@@ -1176,6 +1191,15 @@ def _nearest_length(v: DocView, s: Sentence, cs: int, unit: str) -> tuple[int, f
         if dist < 60 and (best is None or dist < best[0]):
             best = (dist, round(value, 2), m.start(), m.end())
     return best
+
+
+VALUE_READERS: dict[str, re.Pattern[str]] = {  # readers whose value must be written: e5 may propose a sentence
+    "date": re.compile(r"\b(?:19|20)\d\d\b"),
+    "months": NUM_UNIT_RE,
+    "quantity": NUM_UNIT_RE,
+    "percent": PCT_RE,
+    "count": COUNT_RE,
+}
 
 
 def _positions(s: Sentence, cues: list[str]) -> list[int]:
