@@ -93,6 +93,21 @@ def test_what_if_priors_and_alexy_weights(sqlite_api: Api) -> None:
     ]
     assert ps[0] < ps[1] < ps[2]
     assert ps[2] == pytest.approx(_decide(APPRECIATION, whatif={"confiance_vs_liberte.I1": 4.0}).probability.p_target)
+    # the verdict carries the rule's six magnitudes as sliders, about the judge's call they weigh on
+    alexy = [s for s in c.get(f"/v1/cases/{cid2}/verdict", headers=h).json()["sliders"] if s["kind"] == "alexy"]
+    assert sorted(s["name"] for s in alexy) == sorted(
+        f"confiance_vs_liberte.{k}" for k in ("I1", "W1", "R1", "I2", "W2", "R2")
+    )
+    assert {s["fact"] for s in alexy} == {"judge_finds_notice_insufficient"}
+    # …and only there: outside the range (no notice at all; a notice past the range's top) the judge weighs
+    # nothing, so no magnitude moves P(liable)
+    for months in (0, 36):
+        outside = _case(notice_given_months=months)
+        p = {
+            _decide(outside, whatif={f"confiance_vs_liberte.{k}": v}).probability.p_target
+            for k, v in (("I1", "l"), ("I1", "s"), ("R2", 0.125), ("W2", 8.0))
+        }
+        assert len(p) == 1, (months, p)
     w = c.post(url2, json={"weights": {"confiance_vs_liberte.R2": 0.25}}, headers=h).json()
     assert w["weights"] == {"confiance_vs_liberte.R2": 0.25}
     assert next(s for s in w["sliders"] if s["name"] == "confiance_vs_liberte.R2")["value"] == 0.25

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
+from lexlogic.engine.pack_check import check_pack
 from lexlogic.engine.prob import analyse, with_weights
 from lexlogic.logic.weights import Beta, Fixed, Scale, WeightsError, load_weights, parse_magnitude
 from tests.prob.toy_pack import toy
@@ -78,3 +80,23 @@ def test_unknown_prior_name_is_rejected(tmp_path: Path) -> None:
     f.write_text("priors: {nope: 0.5}\n", encoding="utf-8")
     with pytest.raises(ValueError, match="unknown facts \\['nope'\\]"):
         with_weights(toy(), load_weights(f))
+
+
+def test_check_reports_a_soft_rule_whose_condition_names_nothing(tmp_path: Path) -> None:
+    """A misspelt condition is a balancing the model would silently ignore (a constant factor): `lexlogic
+    check` says so at its line, with the near miss; the shipped pack's soft rule names a real atom."""
+    shipped = Path(__file__).resolve().parents[2] / "rules" / "rupture_brutale"
+    assert not [p for p in check_pack(shipped) if "soft rule" in p.message]
+    pack = tmp_path / "rupture_brutale"
+    shutil.copytree(shipped, pack)
+    weights = pack / "weights.yaml"
+    lines = weights.read_text(encoding="utf-8").splitlines(keepends=True)
+    at = next(i for i, x in enumerate(lines) if "condition: judge_finds_notice_insufficient" in x)
+    lines[at] = lines[at].replace("judge_finds_notice_insufficient", "judge_find_notice_insufficient")
+    weights.write_text("".join(lines), encoding="utf-8")
+    problems = [p for p in check_pack(pack) if "soft rule" in p.message]
+    assert len(problems) == 1
+    p = problems[0]
+    assert (p.file, p.line) == (str(weights), at + 1)
+    assert "confiance_vs_liberte" in p.message and "'judge_find_notice_insufficient' names nothing" in p.message
+    assert "did you mean 'judge_finds_notice_insufficient'?" in p.message
