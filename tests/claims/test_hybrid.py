@@ -100,7 +100,11 @@ def test_derived_evidence_points_at_its_sources(shipped):
         shipped, "Distrimarché a attendu plus de cinq mois après sa mise en demeure pour mettre fin au contrat."
     )
     assert r.status is Status.VERIFIED
-    assert r.evidence is not None and r.evidence.source_id.startswith("07-mise-en-demeure-scan")
+    # one of the passages that date the mise en demeure: the scanned letter, or the e-mail citing it
+    # (« notre mise en\ndemeure du 9 octobre 2023 », read across its line wrap since the second session)
+    assert r.evidence is not None
+    assert r.evidence.source_id.startswith(("07-mise-en-demeure-scan", "05-courriel-dereferencement"))
+    assert "9 octobre 2023" in " ".join(r.evidence.content.split())
     assert "calculé" in r.evidence.nuance
 
 
