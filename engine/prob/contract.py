@@ -381,7 +381,28 @@ def _planned(eq: str, shapes: list[tuple[int, ...]]) -> Steps:
     _, info = opt_einsum.contract_path(eq, *shapes, optimize="greedy", shapes=True)
     if info.largest_intermediate > MAX_INTERMEDIATE:
         raise Unsupported(f"contraction too wide ({info.largest_intermediate} entries)")
-    return [(tuple(step[0]), str(step[2])) for step in info.contraction_list]
+    return [(tuple(step[0]), _ascii(str(step[2]))) for step in info.contraction_list]
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _ascii(eq: str) -> str:
+    """One step's einsum with its indices renamed to ASCII letters: numpy's einsum takes those 52 only,
+    while a component's symbols (``opt_einsum.get_symbol``) go past them beyond 52 nodes. A step is
+    self-contained (its operands and result are named by it alone), so each is renamed on its own."""
+    names: dict[str, str] = {}
+    out = []
+    for ch in eq:
+        if ch in ",->":
+            out.append(ch)
+            continue
+        if ch not in names:
+            if len(names) == len(_LETTERS):
+                raise Unsupported("a contraction step over more than 52 indices")
+            names[ch] = _LETTERS[len(names)]
+        out.append(names[ch])
+    return "".join(out)
 
 
 def _forward(steps: Steps, tensors: list[np.ndarray]) -> tuple[list[np.ndarray], list[tuple[list[int], str, int]], int]:

@@ -108,3 +108,21 @@ def test_reverse_pass_equals_the_derivative_of_the_contraction(seed: int) -> Non
     grads = contract._backward(vals, tape, root, set(range(len(tensors))))
     for j in range(len(tensors)):
         np.testing.assert_allclose(grads[j], _by_output(eq, tensors, j), rtol=1e-12, atol=1e-14)
+
+
+def test_a_component_past_52_nodes_contracts() -> None:
+    """numpy's einsum names indices with 52 letters only: a wide component (an OR of 60 facts, chained
+    factors) is renamed step by step. P(t) = 1 − Π(1 − p_i), and every fact implies t."""
+    from lexlogic.engine.prob import BoolVar, ProbProgram
+
+    ps = [0.01 + 0.003 * i for i in range(60)]
+    prog = ProbProgram(
+        program="\n".join(f"t :- f{i}." for i in range(60)),
+        variables=[BoolVar(name=f"f{i}", atom=f"f{i}", prior=p) for i, p in enumerate(ps)],
+        target="t",
+    )
+    v = analyse(prog)
+    assert v.evaluator == "contraction"
+    assert v.p_target == pytest.approx(1 - float(np.prod([1 - p for p in ps])), abs=1e-12)
+    for i in (0, 37, 59):
+        assert v.p_variables[f"f{i}"]["oui"] == pytest.approx(ps[i], abs=1e-12)
