@@ -1185,9 +1185,11 @@ def _nearest_length(v: DocView, s: Sentence, cs: int, unit: str) -> tuple[int, f
             value = 0.5 if n == 15 else 0.25
         dist = abs(m.start() - cs) * (2 if m.start() < cs else 1)  # a length follows its cue (« préavis de … »)
         if m.start() < cs and re.search(
-            r"depuis|relation|durée|après|pendant|ancienneté", v.live[m.start() - 30 : m.start()], re.IGNORECASE
+            r"(?:depuis|relation|durée|après|pendant|ancienneté)\s+(?:\w+\s+){0,2}$",
+            v.live[max(0, m.start() - 40) : m.start()],
+            re.IGNORECASE,
         ):
-            continue
+            continue  # « relation de plus de dix ans », « après 4 ans »: the relation's length
         if dist < 60 and (best is None or dist < best[0]):
             best = (dist, round(value, 2), m.start(), m.end())
     return best
