@@ -411,8 +411,7 @@ class ReadingJudge:
                 on_topic = [
                     i
                     for i in on_topic
-                    if coverage(obj, candidates[i].memory.text, idf, dflt)
-                    >= th.epistemic_cov
+                    if coverage(obj, candidates[i].memory.text, idf, dflt) >= th.epistemic_cov
                     and any(a.search(fold(normalise(candidates[i].memory.text))) for a in epistemic)
                 ]
             # a number the pieces contradict settles the claim whatever its interpretation
