@@ -80,3 +80,34 @@ def test_check_cli_fails_on_a_broken_extraction(broken: Path) -> None:
     path.write_text(path.read_text(encoding="utf-8").replace("  claim_date:\n", "  claim_dat:\n", 1), encoding="utf-8")
     problems = check_pack(broken)
     assert any("extraction.yaml" in p.file and "claim_dat" in p.message for p in problems)
+
+
+def test_e5_retrieval_is_opt_in_and_only_proposes_sentences_with_a_value() -> None:
+    """With no cue in the text, a value reader finds nothing unless the pack sets min_similarity; then the
+    sentence most like the question that carries a length is read (e5 query/passage)."""
+    from lexlogic.engine.documents.layout import detect_blocks
+    from lexlogic.engine.documents.model import Document, DocumentKind, Page
+    from lexlogic.engine.perception import reader as rd
+    from lexlogic.logic.extraction import ExtractionSpec, FactExtraction
+
+    text = "Les usages de la profession imposent six mois. Le marché du bois a baissé. Nous livrons des palettes."
+    doc = Document(
+        id="e5",
+        kind=DocumentKind.OTHER,
+        text=text,
+        pages=[Page(number=1, char_start=0, char_end=len(text))],
+        blocks=detect_blocks(text, page=1),
+        metadata={"author_party": "neutral"},
+    )
+    fs = FactExtraction(
+        question="Quel préavis les usages du secteur prévoient-ils (en mois) ?",
+        reader="months",
+        cues=["délai de prévenance"],
+    )
+    off = rd.SpecReader(ExtractionSpec(facts={"usage_months": fs}), {"usage_months": "months"})
+    v = rd.view(doc)
+    assert off._read_fact(v, "usage_months", fs, None) == []
+    on_fs = fs.model_copy(update={"min_similarity": 0.5})
+    on = rd.SpecReader(ExtractionSpec(facts={"usage_months": on_fs}), {"usage_months": "months"})
+    (f,) = on._read_fact(v, "usage_months", on_fs, None)
+    assert f.value == 6.0 and "six mois" in f.grounding[0].quote
