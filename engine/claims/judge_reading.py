@@ -90,6 +90,56 @@ def _clause(folded: str) -> bool:
     return bool(_CLAUSE.search(folded))
 
 
+_DETERMINERS = {"le", "la", "les", "un", "une", "des", "de", "du", "son", "sa", "ses", "leur", "leurs", "ce", "cette"}
+_DETERMINERS |= {"ces", "en", "a", "au", "aux", "par", "pour", "sur", "dans", "avec", "sans", "plus", "moins"}
+_FINITE = re.compile(r"\s(?:est|sont|etait|etaient|a|ont|avait|avaient|s'est|se|s'etait|fut)\s")
+_JOIN = re.compile(r",? (?:et|puis)(?: (?:qu'il|qu'elle))? (?=(?:\S+ ){0,1}\S+)|, puis ")
+
+
+def conjuncts(claim: str) -> list[str]:
+    """The facts of a claim joined by « et » / « puis » whose second part has its own verb (« … a pris effet
+    le 4 mars 2013, puis s'est prolongé tacitement »), each with the first part's subject; [] if none."""
+    from lexlogic.engine.claims import facets as fx
+
+    for m in _JOIN.finditer(claim):
+        left, right = claim[: m.start()].strip(), claim[m.end() :].strip()
+        if len(right.split()) < 3 or len(left.split()) < 4:
+            continue
+        head = fold(left)
+        v = _FINITE.search(" " + head + " ")
+        if v is None:
+            continue
+        first = fold(right.split()[0])
+        if first.startswith(("l'", "d'")) or first in _DETERMINERS or not (fx.read(right).verbs or first.isalpha()):
+            continue  # « et la résiliation … »: a second subject, not a second predicate of the first
+        subject = left[: max(v.start() - 1, 0)].strip()
+        if not subject:
+            continue
+        return [left.rstrip(",") + ".", f"{subject} {right}"]
+    return []
+
+
+# Verbs a lawyer uses for the documents' own (five-letter prefixes): « régi par » / « soumis à »,
+# « s'est prolongé » / « se renouvelle », « a engagé » / « a investi ». Synonyms only, never antonyms.
+VERB_SYNONYMS = [
+    {"regi", "soumi", "gouve"},
+    {"prolo", "renou", "recon"},
+    {"attri", "soumi", "confi"},
+    {"engag", "inves", "depen"},
+    {"signe", "concl"},
+    {"reduc", "baiss", "dimin"},
+    {"augme", "hauss", "progr"},
+    {"adres", "envoy", "exped"},
+]
+
+
+def _synonym_in(verb: str, stems: set[str]) -> bool:
+    return any(
+        any(verb.startswith(p) for p in group) and any(s.startswith(p) for s in stems for p in group)
+        for group in VERB_SYNONYMS
+    )
+
+
 def _object_of(folded: str) -> str:
     """The object of a knowledge or request claim: after « savait que », before « à la demande de »."""
     m = re.search(r"\b(?:savai\w*|connaissai\w*|ignorai\w*|au courant)\b(?: (?:que|qu'|de|du|des))?", folded)
@@ -351,7 +401,7 @@ class ReadingJudge:
         if verbs:  # the sentence itself (under its heading) must carry the verb, not a neighbour
             have = fx.read(f"{c.memory.heading} : {c.memory.text}" if c.memory.heading else c.memory.text)
             stems = {w[:5] for w in have.content | have.verbs}
-            if not any(v[:5] in stems for v in verbs):
+            if not any(v[:5] in stems or _synonym_in(v, stems) for v in verbs):
                 return "la pièce n'énonce pas le prédicat de l'affirmation"
         return ""
 
@@ -375,6 +425,34 @@ class ReadingJudge:
 
     # --- decision -------------------------------------------------------------------------------------
     def judge(self, claim: str, candidates: list[Candidate], facts: DossierFacts | None = None) -> Judgement:
+        whole = self._judge(claim, candidates, facts)
+        if whole.status in (Status.VERIFIED, Status.CONTRADICTED):
+            return whole
+        parts = conjuncts(claim)
+        if len(parts) < 2:
+            return whole
+        # « X a pris effet le 4 mars 2013 et s'est renouvelé chaque année »: two facts, often two pieces
+        each = [self._judge(part, candidates, facts) for part in parts]
+        if all(j.status is Status.VERIFIED for j in each):
+            status = Status.VERIFIED
+        elif any(j.status is Status.CONTRADICTED for j in each) and not any(j.status is Status.AMBIGUOUS for j in each):
+            status = Status.CONTRADICTED  # one false fact makes the conjunction false
+        else:
+            return whole
+        decisive = [j for j in each if j.status is status]
+        stances = list(whole.stances)
+        nuances = list(whole.nuances)
+        for j in decisive:
+            for i, (st, nu) in enumerate(zip(j.stances, j.nuances)):
+                if st in (Stance.SUPPORTS, Stance.CONTRADICTS) and stances[i] not in (
+                    Stance.SUPPORTS,
+                    Stance.CONTRADICTS,
+                ):
+                    stances[i], nuances[i] = st, nu
+        sources = [src for j in decisive for src in j.sources]
+        return Judgement(status=status, stances=stances, nuances=nuances, sentences=whole.sentences, sources=sources)
+
+    def _judge(self, claim: str, candidates: list[Candidate], facts: DossierFacts | None = None) -> Judgement:
         th = self.th
         n = len(candidates)
         stances = [Stance.IRRELEVANT] * n

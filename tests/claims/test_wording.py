@@ -105,3 +105,35 @@ def test_batch_sets_aside_captions_and_what_should_have_been(sentence: str, kind
     got, reason = classify(sentence)
     assert got == kind
     assert bool(reason) == (kind != "claim")
+
+
+def test_a_claim_of_two_facts_is_split_with_its_subject() -> None:
+    from lexlogic.engine.claims.judge_reading import conjuncts
+
+    assert conjuncts("Le contrat est soumis au droit français et confie ses litiges au tribunal de Paris.") == [
+        "Le contrat est soumis au droit français.",
+        "Le contrat confie ses litiges au tribunal de Paris.",
+    ]
+    assert conjuncts("Distrimarché a annoncé le déréférencement et la biscuiterie a protesté.") == []  # two subjects
+    assert conjuncts("La biscuiterie fabrique des biscuits et des galettes.") == []
+
+
+@pytest.mark.parametrize(
+    "claim,status",
+    [
+        # two facts, two articles of the contract, the first said with a synonym (« régi » / « soumis »)
+        (
+            "Le contrat est régi par le droit français et confie au tribunal de commerce de Paris les différends "
+            "nés de sa cessation.",
+            "VERIFIED",
+        ),
+        # one of the two facts is false (another court)
+        (
+            "Le contrat est régi par le droit français et confie au tribunal de commerce de Lyon les différends "
+            "nés de sa cessation.",
+            "CONTRADICTED",
+        ),
+    ],
+)
+def test_conjunctions_need_every_fact(judged, claim: str, status: str) -> None:  # type: ignore[no-untyped-def]
+    assert judged(claim) == status
