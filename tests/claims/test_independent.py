@@ -18,16 +18,17 @@ from tests.claims import independent as ind
 
 DEV = Path(__file__).parent / "data" / "dev"
 
-# dev guards: (file, minimum accuracy) — measured 42/48, 20/25, 23/26 and dev_indep 50/72 (second session)
-DEV_FLOORS = [("claims.yaml", 0.87), ("claims2.yaml", 0.78), ("claims3.yaml", 0.84), ("../dev_indep/claims.yaml", 0.69)]
+# dev guards: (file, minimum accuracy) — measured 42/48, 20/25, 23/26 and dev_indep 52/72 (second session)
+DEV_FLOORS = [("claims.yaml", 0.87), ("claims2.yaml", 0.78), ("claims3.yaml", 0.84), ("../dev_indep/claims.yaml", 0.72)]
 DEV_INDEP = DEV.parent / "dev_indep"
 
-# FROZEN floors, measured in the final run (notes/issue-19.md); raise them when the figures improve
+# FROZEN floors, measured in the final run of the second session (notes/issue-19.md, "claims"); they are
+# FLOORS against regression, not the issue's targets; raise them when the figures improve
 FROZEN = {
-    "accuracy": 33 / 64 - 1e-9,  # measured 33/64 = 51.6 % (target 80 %: not met)
-    "dangerous_max": 1,  # measured 1 (target 0: not met)
-    "ambiguous_recall": 6 / 16 - 1e-9,  # measured 37.5 % (target 60 %: not met)
-    "evidence_recall_at_10": 0.77,  # measured 0.771 (target 0.95: not met)
+    "accuracy": 40 / 64 - 1e-9,  # measured 40/64 = 62.5 % (first session 51.6 %; target 80 %: not met)
+    "dangerous_max": 0,  # measured 0 (first session 1; target 0: met)
+    "ambiguous_recall": 8 / 16 - 1e-9,  # measured 50.0 % (first session 37.5 %; target 60 %: not met)
+    "evidence_recall_at_10": 0.81,  # measured 0.819 (first session 0.771; target 0.95: not met)
 }
 
 
