@@ -29,8 +29,13 @@ from lexlogic.logic.facts import Allegation, World
 PARTIES = ("claimant", "defence")
 LEGAL_FORMS = r"(?:SASU|SAS|SARL|SA|SNC|EURL|SCA|SCOP|SELARL|SCEA|GAEC|SCI)"
 NAME_WORD = r"[A-ZÀ-Ý][\w'’&-]*"
-NAME = NAME_WORD + r"(?:[ \t]+(?:(?:de|des|du|d'|&|la|le|les|l')[ \t]*)?" + NAME_WORD + r")*"
-NAME_NL = NAME_WORD + r"(?:[ \t\n]+(?:(?:de|des|du|d'|&|la|le|les|l')[ \t\n]*)?" + NAME_WORD + r")*"
+NAME = NAME_WORD + r"(?:[ \t]+(?:(?:de|des|du|d'|&|la|le|les|l')[ \t]*)*" + NAME_WORD + r")*"
+NAME_NL = (  # a name wrapped once in running prose (never across a blank line)
+    NAME_WORD
+    + r"(?:(?:[ \t]+|[ \t]*\n[ \t]*)(?:(?:de|des|du|d'|&|la|le|les|l')(?:[ \t]+|[ \t]*\n[ \t]*)?)*"
+    + NAME_WORD
+    + r")*"
+)
 COMPANY_RE = re.compile(
     r"(?:\b[Ll]es\s+)?\b[Ss]ociétés\s+(?P<n3>" + NAME + r")\s+et\s+(?:la\s+société\s+)?(?P<n4>" + NAME + r")|"
     r"(?:\b(?:[Ll]a|[Ll]es|[Ll]eur|[Nn]otre|[Vv]otre|[Ss]a)\s+)?(?:société|sociétés|entreprise|SARL|SAS|SA|EURL|"
@@ -133,6 +138,15 @@ NOT_A_NAME = {
     "enfin",
     "ainsi",
     "toutefois",
+    "celle",
+    "celui",
+    "ceux",
+    "celles",
+    "cto",
+    "ceo",
+    "daf",
+    "dsi",
+    "messieurs",
 }
 NUM_UNIT_RE = re.compile(
     r"(?P<n>\d+(?:[.,]\d+)?|(?:[a-zéèêû]+(?:[ -](?:et[ -])?[a-zéèêû]+)?))\s+(?P<u>mois|semaines?|jours?|ans?|années?)\b",
@@ -402,6 +416,7 @@ def _names(v: DocView) -> None:
         v.live,
     ):
         add(m.group(1), m.start(1))
+    v.cache["places"] = {e.text.strip() for e in fr.parse(_unwrap(v.live)).ents if e.label_ == "LOC"}
     for key, found in (("heading", _heading_name(v)), ("signature", _signature_name(v)), ("addressee", _addressee(v))):
         if found:
             add(*found)
@@ -441,7 +456,9 @@ def _heading_name(v: DocView) -> tuple[str, int] | None:
     text, start = line.group(1), line.start(1)
     if re.search(r"\s(?:c/|contre)\s", text):  # « X c/ Y » names both sides, claimant first
         return None
-    m = re.search(r"(?i)\bsoci[ée]t[ée]\s+([^\n(,—–]+)", text)
+    m = re.search(r"(?i)\bsoci[ée]t[ée]\s+([^\n(,—–]+)", text) if DOC_TYPES.match(text) else None
+    if m is None and re.search(r"(?i)\bsoci[ée]t[ée]\b", text):
+        return None  # « Réponse à la mise en demeure de la société X »: X is not the writer
     pieces = [(m.group(1), m.start(1))] if m else [(p.group(0), p.start()) for p in re.finditer(r"[^—–,()]+", text)]
     for piece, off in pieces:
         name = re.sub(r"\s+(?:c/|contre)\s.*$", "", piece).strip(" .:")
@@ -502,8 +519,14 @@ def _add_name(v: DocView, name: str, s: int) -> None:
         if v.live.find("\n", s) - line_start < 60:
             name = name.split("\n")[0]
     name = " ".join(_clean_name(name).split())
-    if len(name) < 3 or name.split()[0].lower() in NOT_A_NAME or name.isdigit():
+    if len(name) < 3 or name.split()[0].lower() in NOT_A_NAME or name.isdigit() or not name[0].isupper():
         return
+    if (
+        " " not in name
+        and name in v.cache.get("places", ())
+        and re.search(r"(?i)\b(?:de|d'|à|en|au)\s*$", v.live[max(0, s - 4) : s])
+    ):
+        return  # « tribunal de commerce de Bordeaux », « en Alsace »: a place, not a party
     if name.split()[0].lower() in ROLE_NOUNS or name.lower() in ROLE_NOUNS:
         return
     if fr.DATE_SPAN_RE.fullmatch(name) or re.fullmatch(fr.MONTHS, name.lower()):
@@ -539,6 +562,10 @@ def _party_of_phrase(v: DocView, text: str, learn: bool = False) -> str | None:
                 continue
             if re.search(r"(?:\bM\.|Mme|Maître|Me)\s*$", text[: m.start()]):
                 continue
+            if re.search(
+                r"(?i)(?:tribunal|cour|commerce|judiciaire|appel|économiques)\s+(?:\w+\s+)?d[e']\s*$", text[: m.start()]
+            ):
+                continue  # « tribunal de commerce de Bordeaux »: a court's seat
             before = len(v.names)
             i = v.live.find(m.group(0))
             _add_name(v, m.group(0), max(i, 0))
@@ -665,6 +692,8 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
             sname = _party_of_phrase(v, " ".join(t.text for t in subj[0].subtree), learn=True) if subj else None
             onames = [_party_of_phrase(v, " ".join(t.text for t in o.subtree), learn=True) for o in objs]
             oname = next((n for n in onames if n and n != sname), None)
+            if any(c.dep_.startswith("expl") or c.lower_ in ("se", "s'") for c in tok.children):
+                sname, oname = oname, sname  # « X s'approvisionne auprès de Y »: Y supplies X
             if sname and oname:
                 if roles.get("defence") == oname or roles.get("claimant") == sname:
                     put("claimant", sname)
