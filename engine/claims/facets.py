@@ -61,8 +61,8 @@ _CANON = [
     (("factur",), "factur"),
     (("command",), "command"),
     (("contrat", "convention"), "contrat"),
-    (("demarr", "commenc", "debut", "debute", "nou"), "debut"),
-    (("chiffr", "ca"), "chiffr"),
+    (("demarr", "commenc", "debut", "debute", "noue", "noua"), "debut"),  # « nouer », not « nouveau »
+    (("chiffr",), "chiffr"),  # « CA » (the abbreviation) is read as a whole word in stem()
     (("relanc", "rappel"), "relanc"),
     (("exclusiv", "exclusi"), "exclusi"),
     (("livr",), "livr"),
@@ -155,6 +155,8 @@ def stem(word: str) -> str:
     """A crude French stem: plural and common verb endings off, then six letters (enough to match
     "s'élève" with "s'élevait", "réalisé" with "réalisait")."""
     w = word.strip("'")
+    if w == "ca":  # chiffre d'affaires; not every word starting with « ca » (cadre, capital, cas)
+        return "chiffr"
     if len(w) > 4 and w.endswith(("s", "x")):
         w = w[:-1]
     for variants, key in _CANON:
