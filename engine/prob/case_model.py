@@ -28,6 +28,7 @@ from statistics import NormalDist
 from typing import Any
 
 from lexlogic.engine.prob.analyse import apply_whatif
+from lexlogic.engine.prob.infer import cone_variables
 from lexlogic.engine.prob.model import BoolVar, CategoricalVar, Option, ProbProgram, World
 from lexlogic.engine.prob.soft import factor
 from lexlogic.engine.values import ValueInfo, ValueStatus, computation_reads, gather_values, world_values
@@ -140,7 +141,9 @@ def build_case_model(
     soft_rules = list(weights.soft_rules) if weights else []
     soft_keys = {k: v for k, v in whatif.items() if k.split(".")[0] in {r.id for r in soft_rules} and "." in k}
     if soft_keys:
-        soft_rules = apply_whatif(ProbProgram(target=pack.manifest.target, program="", soft_rules=soft_rules), soft_keys).soft_rules
+        soft_rules = apply_whatif(
+            ProbProgram(target=pack.manifest.target, program="", soft_rules=soft_rules), soft_keys
+        ).soft_rules
         consumed |= set(soft_keys)
     interpreted = {
         d.name: d for d in (dynamic or []) if pack.value_type(d.name) is FactType.BOOL and isinstance(d.value, bool)
@@ -385,6 +388,11 @@ def build_case_model(
         ],
         soft_rules=kept,
     )
+    if unmodelled:  # a coin no outcome can feel (its rules are dead given the case) is not worth a warning
+        live = cone_variables(program)
+        if live is not None:
+            names = {v.name for v in variables}
+            unmodelled = {k: v for k, v in unmodelled.items() if k not in names or k in live}
     return CaseModel(
         program=program,
         asks=asks,

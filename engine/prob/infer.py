@@ -471,14 +471,8 @@ class InconsistentEvidence(LexlogicError, ValueError):
     """The answers (or the certain facts) contradict the rules: the posterior is undefined."""
 
 
-def contracted(
-    c: Compiled,
-    priors: list[np.ndarray],
-    soft: list[tuple[int, float]],
-    narratives: dict[str, dict[int, int]],
-) -> Stats:
-    """Exact inference by tensor contraction (engine.prob.contract): deterministic roots (prior 0/1 or
-    answered) dropped, cone of influence, independent components. Raises ``contract.Unsupported``."""
+def _plan(c: Compiled, priors: list[np.ndarray]) -> tuple[dict[int, int], contract.Plan]:
+    """The contraction plan for these priors' constants (deterministic roots), cached per constants."""
     if c.circuit is None:
         raise contract.Unsupported("no ground circuit")
     n = len(c.shape)
@@ -490,6 +484,30 @@ def contracted(
         unary = [lit[0] for lit in fg.observed if isinstance(lit, tuple) and lit[0] < n]
         pl = contract.plan(fg, n, unary)
         c.plans.put(key, pl)
+    return const, pl
+
+
+def cone_variables(prog: ProbProgram) -> set[str] | None:
+    """The variables the verdict can depend on: the contraction's cone of influence of the target, the
+    queries and the soft conditions, the certain facts and 0/1 priors propagated (a variable outside it
+    changes no probability). None when the circuit cannot be contracted (no claim either way)."""
+    c = compiled(prog)
+    try:
+        _, pl = _plan(c, prior_vectors(prog.variables))
+    except contract.Unsupported:
+        return None
+    return {prog.variables[k].name for k in pl.used_vars}
+
+
+def contracted(
+    c: Compiled,
+    priors: list[np.ndarray],
+    soft: list[tuple[int, float]],
+    narratives: dict[str, dict[int, int]],
+) -> Stats:
+    """Exact inference by tensor contraction (engine.prob.contract): deterministic roots (prior 0/1 or
+    answered) dropped, cone of influence, independent components. Raises ``contract.Unsupported``."""
+    const, pl = _plan(c, priors)
     if pl.fg.constraint_false:
         raise InconsistentEvidence("no world is consistent with the rules and the answers (every world is masked)")
     norm = {k: p / p.sum() for k, p in enumerate(priors) if p.sum() > 0}

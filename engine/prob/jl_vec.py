@@ -202,6 +202,7 @@ def _joint_codes(cols: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray] | None
     the per-row path as before; below it, NaN rows are grouped (a NaN cell is read as missing anyway)."""
     n = cols[0].shape[0]
     code = np.zeros(n, dtype=np.int64)
+    bound = 1  # codes are < bound: compressed only when the next column could overflow int64
     nan_rows = np.zeros(n, dtype=bool)
     for c in cols:
         if c.dtype.kind == "f":
@@ -209,8 +210,11 @@ def _joint_codes(cols: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray] | None
         values, inv = np.unique(c, return_inverse=True)
         if len(values) > MAX_DISTINCT:
             return None
-        _, code = np.unique(code * len(values) + inv.reshape(-1), return_inverse=True)
-        code = code.reshape(-1)
+        if bound * len(values) >= 1 << 62:
+            uniq, code = np.unique(code, return_inverse=True)
+            code, bound = code.reshape(-1), len(uniq)
+        code = code * len(values) + inv.reshape(-1)
+        bound *= len(values)
     _, first, inverse = np.unique(code, return_index=True, return_inverse=True)
     n_nan = int(nan_rows.sum())
     if n_nan and len(np.unique(code[~nan_rows])) + n_nan > MAX_DISTINCT:

@@ -120,3 +120,15 @@ def test_a_number_with_a_law_is_a_discrete_root_of_the_yes_no_values() -> None:
     assert v.questions[0]["fact"] == "volume_drop_pct"
     assert _decide(raw, {"volume_drop_pct": 40}).probability.p_target == 1.0
     assert _decide(raw, {"volume_drop_pct": 5}).probability.p_target == 0.0
+
+
+def test_an_unmodelled_coin_is_reported_only_where_an_outcome_can_feel_it() -> None:
+    """A computed yes/no value over a date nobody gave is a 0.5 coin, reported as unmodelled — unless the
+    case makes every rule that reads it dead (the contraction's cone of influence leaves it out)."""
+    facts = json.loads(EXAMPLE.read_text())["facts"]
+    facts.pop("egalim3_negotiation_date", None)
+    dead = _decide({"pack": "rupture_brutale", "case_id": "t", "facts": {**facts, "egalim3_negotiation_failed": False}})
+    assert dead.probability.p_target == 1.0 and not dead.probability.unmodelled
+    live = _decide({"pack": "rupture_brutale", "case_id": "t", "facts": {**facts, "egalim3_negotiation_failed": True}})
+    assert 0.0 < live.probability.p_target < 1.0
+    assert {r for rs in live.probability.unmodelled.values() for r in rs} == {"egalim3_negotiation_date"}
