@@ -82,7 +82,10 @@ def test_negative_cases_read_as_denials(runs):
     f7 = runs["07-note-avocat-partielle"][1]["facts"]
     assert f7["arbitration_clause"]["value"] is False
     f8 = runs["08-courriel-conditionnel"][1]["facts"]
-    assert set(f8) == {"private_label"}  # « nous pourrions … mettre fin », « accorderions un préavis »: no rupture
+    assert set(f8) == {
+        "private_label",
+        "private_label_author_distributes",
+    }  # « nous pourrions … mettre fin »: no rupture
 
 
 def test_oral_notice_is_grounded_on_the_oral_words(runs):
