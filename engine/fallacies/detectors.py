@@ -169,7 +169,8 @@ def personal_attack(f: str) -> Detection | None:
             "ad_hominem_circonstanciel", 1.0, "la situation ou l'intérêt d'une personne sert à rejeter ce qu'elle dit"
         )
     if re.search(
-        r"reproche\w*.{0,160}(?:mais|alors qu|or|pourtant)\b.{0,60}(?:lui-meme|elle-meme|eux-memes|vous-meme|vous-memes)",
+        r"(?:reproche|fait grief|font grief)\w*.{0,160}(?:mais|alors qu|or|pourtant|;)\W.{0,60}"
+        r"(?:lui-meme|elle-meme|eux-memes|vous-meme|vous-memes)",
         f,
     ):
         return Detection("tu_quoque", 1.0, "le reproche est renvoyé à son auteur au lieu d'y répondre")
@@ -187,12 +188,13 @@ _CROWD = (
     rf"\w+ {_PEOPLE} sur (?:dix|\d+)|\d+ ?% des {_PEOPLE}|des (?:milliers|centaines|dizaines) de|tous les {_PEOPLE}|"
     r"toutes les (?:enseignes|entreprises|societes|banques|juridictions)|unanim\w*|communement admis|"
     rf"largement (?:admis|repandu)|tout le secteur|toute la profession|la (?:grande )?majorite des {_PEOPLE}|"
-    rf"(?:mille|cents|centaines|milliers|millions) (?:de )?{_PEOPLE}|\d{{3,}} {_PEOPLE}|"
+    rf"(?:mille|cents|centaines|milliers|millions) (?:de )?{_PEOPLE}|(?:\b\d{{1,3}}(?: \d{{3}})+|\b[1-9]\d{{2}}) {_PEOPLE}|"
     r"la pratique (?:du marche|de la profession|du secteur)|pratique (?:courante|generalisee|repandue)|"
     r"tous (?:nos|leurs|ses) concurrents|nul ne (?:conteste|s'en plaint)|personne ne s'en est jamais plaint|"
     r"(?:l'immense |la grande |la )?majorite (?:de nos|de ses|de leurs|de la profession|du secteur|du marche)|"
     r"comme le font (?:tous|toutes|la plupart|l'ensemble)|a l'instar de (?:tous|toutes|l'ensemble)|"
-    r"usage (?:general|generalise)|standard du marche|tous les acteurs|\d+ ?% des (?:sondes|personnes interrogees))"
+    r"usage (?:general|generalise)|standard du marche|tous les acteurs|\d+ ?% des (?:sondes|personnes interrogees)|"
+    r"\bsondage\b|\d+ ?% d'entre eux|presque tous les {_PEOPLE}|(?:sur|parmi) les \d+ [^.;]{0,60}\d+ ont)"
 )
 _INFER = (
     r"(?:donc|necessairement|forcement|ne saurait|ne peut|inutile|par consequent|preuve qu|c'est bien la preuve|ce qui prouve|"
@@ -211,7 +213,8 @@ def popularity(f: str) -> Detection | None:
 
 
 _CELEB = (
-    r"\b(?:eminent\w*|de renom|de renommee|personnalite|depute|senateur|journaliste|economiste|celebre|connu|renomme|star|vedette|acteur|actrice|chanteu\w+|champion|footballeur|sportif|influenceu\w+|"
+    r"\b(?:eminent\w*|de renom|de renommee|personnalite|depute|senateur|journaliste|economiste|maire|"
+    r"auteur d'un (?:ouvrage|livre|essai)|interroge par (?:le|la|un|une) (?:quotidien|journal|magazine|presse)|celebre|connu|renomme|star|vedette|acteur|actrice|chanteu\w+|champion|footballeur|sportif|influenceu\w+|"
     r"animateur|prix nobel|medecin|astronaute|humoriste|comedien|romancier|ecrivain|cuisinier|chef etoile|"
     r"ancien ministre|president d'un club|a la television|a la radio|dans la presse|sur les reseaux|dans un entretien|"
     r"sur son blog|dans une interview|consultant|ancien president|ancienne presidente|ancien ministre|publiquement)"
@@ -260,7 +263,15 @@ def _outside_field(f: str) -> bool:
     return bool(topics) and spoken[0] not in topics
 
 
+_ANONYMOUS = (
+    r"de nombreux (?:specialistes|experts|juristes|professionnels|auteurs)|(?:les|des|certains) experts s'accordent|"
+    r"selon (?:certains|des|plusieurs) (?:experts|specialistes|observateurs)|(?:il est|c'est) bien connu des specialistes"
+)
+
+
 def outside_authority(f: str) -> Detection | None:
+    if re.search(_ANONYMOUS, f) and re.search(r"\bdonc\b|ne saurait|ne peut", f):
+        return Detection("autorite_anonyme", 0.8, "des autorités que l'on ne nomme pas servent de preuve")
     if _outside_field(f) and re.search(_SAYS, f) and re.search(_THEN, f):
         return Detection("fausse_autorite", 0.8, "une personne sans compétence sur la question sert d'autorité")
     layman = re.search(_LAYMAN, f)
@@ -280,7 +291,8 @@ _RESTATE = (
     r"autrement dit|en d'autres termes|si l'on suit (?:son|leur|le|ce) raisonnement|a suivre (?:son|leur) raisonnement|"
     r"soutient en realite|selon (?:lui|elle|eux|l'adversaire|la partie adverse)|a (?:l'en|les en) croire|"
     r"ce qui revient a (?:dire|soutenir|exiger|pretendre)|la these adverse (?:se resume|revient)|caricatur\w*|"
-    r"si l'on comprend bien|cela reviendrait a|(?:son|leur) raisonnement conduit a|la logique adverse)"
+    r"si l'on comprend bien|cela reviendrait a|(?:son|leur) raisonnement conduit a|la logique adverse|rien de moins que|"
+    r"a lire (?:les ecritures|les conclusions) (?:adverses|de))"
 )
 _EXTREME = (
     r"(?:\bjamais\b|\baucun\w*|\btout\b|\btous\b|\btoute\b|eternellement|quoi qu'il arrive|interdire|interdirait|"
@@ -305,7 +317,7 @@ _OLD = (
     r"il y a (?:plus de )?(?:\d+|\w+) (?:ans|decennies|siecles)|\w+ decennies|depuis (?:leur|sa|son) premiere redaction|"
     r"a toujours ete|ont toujours ete|de longue date|depuis des lustres|depuis l'origine|historiquement|"
     r"comme (?:cela|il) s'est toujours fait|seculaire|centenaire|immemorial\w*|usage ancien|pratique ancienne|"
-    r"(?:a|ont) toujours prevalu|(?:a|ont) toujours procede)"
+    r"(?:a|ont) toujours prevalu|(?:a|ont) toujours procede|demi-siecle)"
 )
 _NORM = (
     r"(?:(?:donc|necessairement|forcement|parfaitement) (?:\w+ ){0,2}(?:raisonnable|reguliere?|legitime|normale?|acceptable|"
@@ -315,7 +327,8 @@ _NORM = (
     r"irreguli\w*|illegitime\w*|abusi\w*|infonde\w*|equitable\w*)|contraire a l'ordre|serait contraire a|"
     r"(?:est|sont) donc (?:pleinement |parfaitement )?(?:opposables?|valables?|reguliere?s?)|"
     r"ne saurait (?:receler|contenir|comporter)|(?:n'est|n'etait|ne sont|n'etaient) donc pas (?:tenue?s?|obligee?s?)|"
-    r"(?:a|ont) fait (?:ses|leurs) preuves|pourquoi (?:la |le )?changer)"
+    r"(?:a|ont) fait (?:ses|leurs) preuves|pourquoi (?:la |le )?changer|ne (?:peut|saurait) donc (?:exiger|pretendre|priver)|"
+    r"ne (?:peut|saurait) serieusement etre)"
 )
 
 
@@ -360,13 +373,14 @@ def slippery_slope(f: str) -> Detection | None:
         r"\bsi\b.{3,200}\b(?:demain|bientot|alors|ensuite|puis|a terme)\b|ouvrir la porte a|c'est ouvrir|porte ouverte|engrenage|"
         r"boite de pandore|effet domino|de proche en proche|c'est accepter demain|"
         r"\bsi\b[^.;]{3,120}, [^.;]{0,80}\b\w+(?:era|eront|ra|ront)\b|un premier pas vers|le premier pas|"
-        r"et ainsi de suite|tot ou tard|apres-demain|(?:conduir|mener|entrainer)\w* (?:inevitablement|necessairement|fatalement)",
+        r"et ainsi de suite|tot ou tard|apres-demain|c'est inviter|\bpuis\b[^.]{3,100}\bet bientot\b|(?:conduir|mener|entrainer)\w* (?:inevitablement|necessairement|fatalement)",
         f,
     )
     escalate = re.search(
         r"plus aucun\w*|tous les|toutes les|n'importe quel\w*|chaque \w+(?: \w+)? (?:reclamera|demandera|exigera)|"
         r"s'effondr\w*|faillite|la fin de|ruine|abandon pur et simple|cesseront|plus personne|le chaos|et finalement|"
-        r"lettre morte|vider de (?:toute )?substance|a son tour|precedent dangereux|spirale|inevitablement|fatalement",
+        r"lettre morte|vider de (?:toute )?substance|a son tour|precedent dangereux|spirale|inevitablement|fatalement|"
+        r"tout entier\w*|paralys\w*|apres-demain",
         f,
     )
     if chain and escalate:
@@ -382,6 +396,7 @@ def post_hoc(f: str) -> Detection | None:
         r"le changement|que)|au lendemain de|dans la foulee|le trimestre qui a suivi|le mois qui a suivi|aussitot|"
         r"\b(?:jours|semaines|mois) apres\b|qui (?:ont|a) suivi|au moment (?:meme )?ou|concomitamment|sitot|coincide\w*|"
         r"peu de temps apres|(?:immediatement|aussitot) apres|consecutivement|le jour meme|"
+        r"(?:le|la) (?:mois|jour|semaine|annee) meme ou|"
         r"\w+ (?:\w+ )?apres (?:son|sa|ses|le|la|l'|leur)",
         f,
     )
@@ -391,7 +406,8 @@ def post_hoc(f: str) -> Detection | None:
         r"a (?:donc )?(?:cause|provoque|entraine)|est a l'origine|qui nous a (?:ruine|fait perdre)|"
         r"ce sont donc (?:\w+ ){0,5}qui|(?:est|sont) donc (?:\w+ ){0,2}responsables?|ont (?:donc )?(?:cause|provoque)|"
         r"(?:est|sont) donc de qualite|engage\w* (?:donc )?(?:la|sa|leur) responsabilite|est donc imputable|"
-        r"s'explique (?:donc|necessairement|forcement) par",
+        r"s'explique (?:donc|necessairement|forcement) par|(?:est|sont) donc imputables?|lui sont (?:donc )?imputables|"
+        r"responsabilite (?:\w+ ){0,3}est (?:ainsi|donc) (?:demontree|etablie)|(?:est|sont) la cause",
         f,
     )
     if after and cause and not re.search(r"comme l'etabli|rattache|expressement|rapport|documente", f):
@@ -402,7 +418,7 @@ def post_hoc(f: str) -> Detection | None:
 def hasty_generalisation(f: str) -> Detection | None:
     few = re.search(
         r"\b(?:un seul|une seule|sa seule|son seul|ce seul|cette seule|un unique|une unique|cet unique|une poignee|"
-        r"une fois|a une reprise|deux|trois|quelques|l'un de|l'une de|isole\w*)\b|\b(?:une|un|un de|une de)\b (?:\w+ ){0,4}"
+        r"une fois|a une reprise|le seul|la seule|deux|trois|quelques|l'un de|l'une de|isole\w*)\b|\b(?:une|un|un de|une de)\b (?:\w+ ){0,4}"
         r"(?:client|palette|chauffeur|facture|fournisseur|salarie|magasin|produit|livraison|incident|commande|cas|"
         r"anciens?|plainte|reclamation|erreur|stagiaire|employe|voisin)",
         f,
@@ -439,7 +455,8 @@ def emotion(f: str) -> Detection | None:
         r"vous ne (?:pouvez|pourrez|sauriez) pas|ne (?:pouvez|peut) pas le condamner|ne (?:restera|peut rester|pourra rester) "
         r"(?:pas )?insensible|serait une honte|ne laissera pas passer|indecence|ne (?:peut|pouvait) pas avoir|"
         r"ne fait (?:donc )?aucun doute|comment (?:le tribunal|la cour|le juge) pourrait|serait (?:inhumain|cruel|injuste)|"
-        r"(?:le tribunal|la cour|le juge) ne (?:saurait|pourra|peut) (?:cautionner|tolerer|accepter)",
+        r"(?:le tribunal|la cour|le juge) ne (?:saurait|pourra|peut) (?:cautionner|tolerer|accepter)|"
+        r"se condamne d'elle-meme|mesurera l'injustice",
         f,
     )
     if moved and verdict:
@@ -460,6 +477,8 @@ def red_herring(f: str) -> Detection | None:
         r"(?:reproche|accuse)\w*.{0,160}mais (?:il faut surtout|surtout|rappelons|soulignons|que dire)|"
         r"(?:appreciera|retiendra|relevera|notera) surtout|(?:tient|tiennent) a souligner que|le veritable enjeu|"
         r"le vrai debat|la question n'est pas la|la seule question qui vaille|"
+        r"prefere (?:rappeler|souligner|evoquer|parler)|il convient plutot de|"
+        r"notre cliente (?:rappelle|souligne) qu'elle .{0,120}(?:certifi|plante|emploi|financ|mecenat|trophee|recompens)|"
         r"(?:rappel|soulign|insist)\w* (?:que|sur) (?:notre cliente|notre societe|la concluante|l'exposante)"
         r".{0,120}(?:emploi|financ|mecenat|trophee|recompens|excellence|caritati|apprentis)",
         f,

@@ -31,7 +31,10 @@ MS = (1, 2, 3)
 BETAS = tuple(round(b, 3) for b in np.arange(0.0, 0.161, 0.01))
 TAUS = tuple(round(t, 4) for t in np.arange(-0.06, 0.10, 0.0025))
 THETAS = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.01)  # 1.01: the linear head off
-CLEAN_FLOOR = 0.90
+# sound texts kept clean: ≥ 95 % over all the parts' sound texts (122) and ≥ 80 % on each part (a 12-text
+# part moves by 8 % per text, so a 90 % floor per part let one text decide the thresholds)
+CLEAN_POOLED = 0.95
+CLEAN_PART = 0.80
 
 
 def group_of(leaf: str) -> str:
@@ -130,7 +133,8 @@ def figures(items: list[Item], preds: list[str | None]) -> tuple[float, float, f
 
 
 def fit(items: list[Item], thetas: tuple[float, ...] = THETAS) -> tuple[float, int, float, float, float]:
-    """(objective, m, β, τ, θ): every part kept clean ≥ 90 %, maximise Σ parts (family + detected / 2);
+    """(objective, m, β, τ, θ): sound texts kept clean (``CLEAN_POOLED``, ``CLEAN_PART``), maximise Σ parts
+    (family + detected / 2);
     ties → the median of the tied grid points. Vectorised per (m, β)."""
     parts = sorted({it.part for it in items})
     part_idx = np.array([parts.index(it.part) for it in items])
@@ -153,8 +157,8 @@ def fit(items: list[Item], thetas: tuple[float, ...] = THETAS) -> tuple[float, i
                 by_p = p >= theta
                 for tau in TAUS:
                     fired = (margin >= tau) | by_p
-                    clean = np.bincount(part_idx, weights=sound & ~fired, minlength=len(parts)) / n_sound
-                    if clean.min() < CLEAN_FLOOR:
+                    kept = np.bincount(part_idx, weights=sound & ~fired, minlength=len(parts))
+                    if (kept / n_sound).min() < CLEAN_PART or kept.sum() < CLEAN_POOLED * sound.sum():
                         continue
                     det = np.bincount(part_idx, weights=~sound & fired, minlength=len(parts)) / n_bad
                     right = np.bincount(part_idx, weights=fired & right_leaf, minlength=len(parts)) / n_bad
