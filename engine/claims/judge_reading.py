@@ -169,7 +169,7 @@ class ReadingThresholds:
     contradict_cov: float = 0.3
     disagree_delta: float = 0.1  # another document's value this close to the best one's: AMBIGUOUS
     disagree_cov: float = 0.5  # ... from a passage that covers this much of the claim
-    antonym_cov: float = 0.15  # an antonym is a strong sign: a lower floor than a negation
+    antonym_cov: float = 0.12  # an antonym is a strong sign: a lower floor than a negation (0.1 scored the same)
     slot_cov: float = 0.3  # a different proper name in the same slot ("… de Lyon" / "… de Paris")
     interp_cov: float = 0.15  # an interpretive claim: share of its stems around the act it interprets
     epistemic_cov: float = 0.3  # a knowledge / request claim: the recorded act must be about its object
@@ -236,10 +236,13 @@ def _show(q: Quantity, value: float) -> str:
 _SLOT = re.compile(r"\b([a-z]{4,}) (?:de|d'|a|en) ([A-Z][\w-]+)")
 
 
+_SLOT_HEADS = {"signe": "signe", "fait": "signe", "conclu": "signe", "signee": "signe"}  # « signé à » = « Fait à »
+
+
 def _slot_clash(claim: str, passage: str) -> str:
     """The same head word filled by another proper name: "tribunal de commerce de Lyon" vs "… de Paris"."""
-    a = {(fold(h), n) for h, n in _SLOT.findall(" ".join(claim.split()))}
-    b = {(fold(h), n) for h, n in _SLOT.findall(" ".join(passage.split()))}
+    a = {(_SLOT_HEADS.get(fold(h), fold(h)), n) for h, n in _SLOT.findall(" ".join(claim.split()))}
+    b = {(_SLOT_HEADS.get(fold(h), fold(h)), n) for h, n in _SLOT.findall(" ".join(passage.split()))}
     for head, name in a:
         others = {n for h, n in b if h == head and n != name}
         if others and (head, name) not in b:

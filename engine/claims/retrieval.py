@@ -53,6 +53,22 @@ CLAIM_ACTS = {
 }
 # claims that are not interpretations but whose evidence is also an act of that kind (« a refusé »)
 ACT_CLAIMS = re.compile(r"refus\w*|inform\w*|averti\w*|arrete sa decision|sa decision")
+# Legal notions a claim may name in words no clause uses (« s'était interdit de vendre à d'autres » for
+# « n'est pas exclusif »): claim cue -> the passages that settle the notion, added as a ranking like the acts.
+CONCEPTS = {
+    "exclusivity": (
+        re.compile(r"exclusi|a d'autres \w+ que|qu'a |uniquement|qu'avec|interdi\w* de (?:vendre|commercialis)"),
+        re.compile(r"exclusi|libre de commercialis|aupres de tiers"),
+    ),
+    "forum": (
+        re.compile(r"tribunal|juridiction|arbitr|differend|litige|contestation"),
+        re.compile(r"tribunal|arbitr|differend|litige|juridiction"),
+    ),
+    "signature": (
+        re.compile(r"\bsigne\w* a |\bconclu\w* a |lieu de (?:signature|conclusion)"),
+        re.compile(r"^fait a |\bfait a \w+, le"),
+    ),
+}
 TREND = re.compile(r"doubl|tripl|augment|hauss|progress|baiss|diminu|recul")
 
 if TYPE_CHECKING:  # imported lazily at run time (a heavy module)
@@ -236,6 +252,14 @@ class HybridMemory:
             if structured:
                 rankings.append(structured[:4])
                 weights.append(STRUCTURED_WEIGHT)
+        f = fold(normalise(claim))
+        for claim_cue, passage_cue in CONCEPTS.values():
+            if claim_cue.search(f):
+                hits = [i for i, m in enumerate(self.memories) if passage_cue.search(fold(m.text))]
+                if hits:
+                    sims_c = self.vectors[hits] @ q
+                    rankings.append([hits[i] for i in np.argsort(-sims_c)[:3]])
+                    weights.append(STRUCTURED_WEIGHT)
         acts = self._acts_for(claim)
         if acts:
             sims_all = self.vectors[acts] @ q
