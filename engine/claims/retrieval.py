@@ -253,9 +253,12 @@ class HybridMemory:
                 rankings.append(structured[:4])
                 weights.append(STRUCTURED_WEIGHT)
         f = fold(normalise(claim))
-        for claim_cue, passage_cue in CONCEPTS.values():
+        for name, (claim_cue, passage_cue) in CONCEPTS.items():
             if claim_cue.search(f):
-                hits = [i for i, m in enumerate(self.memories) if passage_cue.search(fold(m.text))]
+                index = self.__dict__.setdefault("_concept_index", {})
+                if name not in index:  # once per memory: which passages settle the notion
+                    index[name] = [i for i, m in enumerate(self.memories) if passage_cue.search(fold(m.text))]
+                hits = index[name]
                 if hits:
                     sims_c = self.vectors[hits] @ q
                     rankings.append([hits[i] for i in np.argsort(-sims_c)[:3]])
