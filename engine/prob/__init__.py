@@ -24,10 +24,13 @@ word — stratified normal programs + aggregates) or, when the ground program is
 ONE clingo solve enumerating all models (cached per distinct world; sampled worlds are solved once each
 under assumptions).
 
-Probabilities — P(q) = Σ_w P(w)·m(w)·soft(w)·[q∈w] / Σ_w P(w)·m(w)·soft(w); exact (Kronecker product
-of Pyro prior vectors, no Python loop per world) while worlds ≤ ``max_exact_worlds`` (2^21), else
-vectorised Monte Carlo (Pyro batched draws from the priors, weights m·soft, self-normalised;
-``method="monte_carlo"``, ``error`` = delta-method standard error of p_target).
+Probabilities — P(q) = Σ_w P(w)·m(w)·soft(w)·[q∈w] / Σ_w P(w)·m(w)·soft(w); exact by tensor contraction
+of the ground circuit (engine.prob.contract, numpy), else by enumeration (Kronecker product of the prior
+vectors, no Python loop per world) while worlds ≤ ``max_exact_worlds`` (2^21), else vectorised Monte
+Carlo (priors read from Pyro distributions, batched bit draws, weights m·soft, self-normalised;
+``method="monte_carlo"``, ``error`` = delta-method standard error of p_target); ``method="pyro"`` is
+Pyro's own importance sampling (engine.prob.pyro_model). The exact paths are numpy only: torch and Pyro
+are imported by the last two alone (importing torch costs more than a whole verdict).
 
 Soft rules — score s = (I1·W1·R1)/(I2·W2·R2) is a likelihood ratio for the rule's condition atom:
 factor q = E[s/(1+s)] on worlds where the condition holds and 1 − q where it does not (odds × s;
