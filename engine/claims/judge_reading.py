@@ -43,7 +43,10 @@ INTERPRETIVE = re.compile(
     # intent, plan, decision taken in petto; the legal worth of an act; gravity, legitimacy, tolerance
     r"(?:a|avait|ont|avaient) entendu|entendai\w*|arrete sa decision|deja (?:arrete|decide|pris)\w*|"
     r"(?:avait|avaient) prevu|plutot qu\w*|valai\w*|vaut\b|a (?:lui|elle) seul\w*|dans la forme|"
-    r"en bonne et due forme|suffisamment grave\w*|grave\w* pour|toler\w*|legitime\w*|compter sur)\b"
+    r"en bonne et due forme|suffisamment grave\w*|grave\w* pour|toler\w*|legitime\w*|compter sur|"
+    # an act's legal characterisation or a party's manner, as a lawyer asserts it
+    r"equivala\w*|equivaut|revenai\w* a|s'analys\w*|assimil\w*|de facto|implicitement|sans equivoque|"
+    r"a l'evidence|manifeste\w*|arbitraire\w*|abus\w*|en vue de|aux fins de)\b"
 )
 # What a party knew or asked for is a fact of its own: AMBIGUOUS only when a piece records an act of that
 # kind (an announcement, a request) on the subject; a dossier silent on it leaves the claim UNKNOWN.
@@ -138,6 +141,11 @@ def _synonym_in(verb: str, stems: set[str]) -> bool:
         any(verb.startswith(p) for p in group) and any(s.startswith(p) for s in stems for p in group)
         for group in VERB_SYNONYMS
     )
+
+
+_NAMES_A_PIECE = re.compile(
+    r"\b(courriel|lettre|mise en demeure|e-mail|message|avenant|contrat(?:-cadre)?)(?: \w+){0,2} du\s*$"
+)
 
 
 def _object_of(folded: str) -> str:
@@ -495,8 +503,11 @@ class ReadingJudge:
                     if coverage(obj, candidates[i].memory.text, idf, dflt) >= th.epistemic_cov
                     and any(a.search(fold(normalise(candidates[i].memory.text))) for a in epistemic)
                 ]
-            # a number the pieces contradict settles the claim whatever its interpretation
+            # a number the pieces contradict settles the claim whatever its interpretation (not the date that
+            # names a piece, « le courriel du 1er février valait notification »: what it was worth is the point)
             for q in self._claim_quantities(claim):
+                if q.kind == "date" and _NAMES_A_PIECE.search(f[max(0, q.start - 40) : q.start]):
+                    continue
                 r = self._read_quantity(q, claim, candidates, cov, facts)
                 if r.state == "contradicted":
                     for i in r.against:

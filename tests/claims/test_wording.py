@@ -137,3 +137,14 @@ def test_a_claim_of_two_facts_is_split_with_its_subject() -> None:
 )
 def test_conjunctions_need_every_fact(judged, claim: str, status: str) -> None:  # type: ignore[no-untyped-def]
     assert judged(claim) == status
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Le courriel du 1er février 2024 équivalait à une notification de la rupture.",
+        "En répondant « C'est d'accord », la biscuiterie a implicitement accepté la sortie de ses références.",
+    ],
+)
+def test_a_characterisation_of_a_recorded_act_is_debatable(judged, claim: str) -> None:  # type: ignore[no-untyped-def]
+    assert judged(claim) == "AMBIGUOUS"
