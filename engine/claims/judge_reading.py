@@ -179,7 +179,7 @@ class ReadingThresholds:
     disagree_cov: float = 0.5  # ... from a passage that covers this much of the claim
     antonym_cov: float = 0.12  # an antonym is a strong sign: a lower floor than a negation (0.1 scored the same)
     slot_cov: float = 0.3  # a different proper name in the same slot ("… de Lyon" / "… de Paris")
-    interp_cov: float = 0.15  # an interpretive claim: share of its stems around the act it interprets
+    interp_cov: float = 0.1  # an interpretive claim: share of its stems around the act it interprets (0.15 before)
     epistemic_cov: float = 0.3  # a knowledge / request claim: the recorded act must be about its object
     verify_date_sim: float = 0.86  # a date with no named event: a passage this close stating it ...
     verify_date_cov: float = 0.3
