@@ -456,7 +456,7 @@ def _heading_name(v: DocView) -> tuple[str, int] | None:
     text, start = line.group(1), line.start(1)
     if re.search(r"\s(?:c/|contre)\s", text):  # « X c/ Y » names both sides, claimant first
         return None
-    if re.search(r"(?i),\s*le\s+\d|\b(?:19|20)\d\d\b", text):  # « Bordeaux, le 30 novembre 2022 »: place and date
+    if re.match(r"(?i)[^,]{0,40},\s*le\s+\d|le\s+\d", text):  # « Bordeaux, le 30 novembre 2022 »: place and date
         return None
     m = re.search(r"(?i)\bsoci[ée]t[ée]\s+([^\n(,—–]+)", text) if DOC_TYPES.match(text) else None
     if m is None and re.search(r"(?i)\bsoci[ée]t[ée]\b", text):
