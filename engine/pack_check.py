@@ -205,7 +205,7 @@ def check_pack(root: Path) -> list[PackError]:
             )
     # every concluded atom has a label: a proof or why-not tree shows it (« aucun élément n'établit : … »)
     labelled = set(pack.manifest.outcomes) | set(pack.facts) | {c.output for c in pack.computations}
-    for (name, arity), rules in sorted(program.by_head.items()):
+    for (name, _arity), rules in sorted(program.by_head.items()):
         if name in labelled or name.startswith("__") or not rules:
             continue
         first = min(rules, key=lambda r: (r.file, r.line))
