@@ -523,9 +523,11 @@ def _add_name(v: DocView, name: str, s: int) -> None:
     name = " ".join(_clean_name(name).split())
     if len(name) < 3 or name.split()[0].lower() in NOT_A_NAME or name.isdigit() or not name[0].isupper():
         return
+    places = v.cache.get("places")
     if (
         " " not in name
-        and name in v.cache.get("places", ())
+        and isinstance(places, set)
+        and name in places
         and re.search(r"(?i)\b(?:de|d'|à|en|au)\s*$", v.live[max(0, s - 4) : s])
     ):
         return  # « tribunal de commerce de Bordeaux », « en Alsace »: a place, not a party
