@@ -55,12 +55,14 @@ CLAIM_ACTS = {
 ACT_CLAIMS = re.compile(r"refus\w*|inform\w*|averti\w*|arrete sa decision|sa decision")
 # Legal notions a claim may name in words no clause uses (« s'était interdit de vendre à d'autres » for
 # « n'est pas exclusif »): claim cue -> the passages that settle the notion, added as a ranking like the acts.
+# These are notions of any contract (an exclusivity clause, a forum clause, where it was signed), not a pack's
+# facts: the keys are the notions' French names.
 CONCEPTS = {
-    "exclusivity": (
+    "exclusivite": (
         re.compile(r"exclusi|a d'autres \w+ que|qu'a |uniquement|qu'avec|interdi\w* de (?:vendre|commercialis)"),
         re.compile(r"exclusi|libre de commercialis|aupres de tiers"),
     ),
-    "forum": (
+    "for": (
         re.compile(r"tribunal|juridiction|arbitr|differend|litige|contestation"),
         re.compile(r"tribunal|arbitr|differend|litige|juridiction"),
     ),
