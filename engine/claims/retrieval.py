@@ -28,7 +28,7 @@ from lexlogic.bridges.text_index import TextIndex, reciprocal_rank_fusion, token
 from lexlogic.bridges.vector_index import EXACT_BELOW, Backend, VectorIndex
 from lexlogic.engine.claims.judge_reading import INTERPRETIVE
 from lexlogic.engine.claims.models import Candidate, Memory
-from lexlogic.engine.claims.normalise import fold, normalise
+from lexlogic.engine.claims.normalise import MONTHS_FR, fold, normalise
 from lexlogic.engine.claims.passages import passages_of
 from lexlogic.engine.claims.quantities import quantities
 from lexlogic.engine.documents.model import Document
@@ -71,6 +71,10 @@ CONCEPTS = {
         re.compile(r"^fait a |\bfait a \w+, le"),
     ),
 }
+# a full date once normalised (« 9 octobre 2023 »), and a year standing alone (« en 2023 », « début 2024 »)
+FULL_DATE = re.compile(r"\b(\d{1,2})(?:er)? (" + "|".join(MONTHS_FR) + r") ((?:19|20)\d\d)\b", re.I)
+LONE_YEAR = re.compile(r"(?<![\w/])((?:19|20)\d\d)\b")
+DATE_LINE = 8  # a passage of at most this many tokens carrying a date is the date line of its piece
 TREND = re.compile(r"doubl|tripl|augment|hauss|progress|baiss|diminu|recul")
 
 if TYPE_CHECKING:  # imported lazily at run time (a heavy module)
@@ -235,6 +239,43 @@ class HybridMemory:
                 out.extend(self._act_index.get(kind, []))
         return list(dict.fromkeys(out))
 
+    def _date_lines(self, claim: str) -> list[int]:
+        """A claim naming a piece by its date (« par courrier recommandé du 9 octobre 2023 ») reads that
+        piece's date line (« Lyon, le 9 octobre 2023 », « Date: 15 mars 2024 »): a short passage sharing
+        none of the claim's other words, so neither ranking finds it."""
+        dates = [(int(d), mo.lower(), y) for d, mo, y in FULL_DATE.findall(normalise(claim))]
+        if not dates:
+            return []
+        index = self.__dict__.get("_date_index")
+        if index is None:
+            index = {}
+            for i, m in enumerate(self.memories):
+                t = normalise(m.text)
+                if m.grounding.note != "table" and len(tokens(t)) <= DATE_LINE:
+                    for d, mo, y in FULL_DATE.findall(t):
+                        index.setdefault((int(d), mo.lower(), y), []).append(i)
+            self.__dict__["_date_index"] = index
+        return list(dict.fromkeys(i for key in dates for i in index.get(key, [])))
+
+    def _tables_for(self, claim: str) -> list[int]:
+        """A claim speaking of a table's column (« le rythme de ses commandes ») or of a year the table
+        has a row for, named alone (« les retards de 2023 », « début 2024 »), reads the table."""
+        tables = self.__dict__.get("_table_keys")
+        if tables is None:
+            tables = []
+            for i, m in enumerate(self.memories):
+                if m.grounding.note == "table":
+                    head = {w for w in tokens(normalise(m.context)) if len(w) >= 4 and not w.isdigit()}
+                    years = set(re.findall(r"^((?:19|20)\d\d)\b", m.text, re.M))
+                    tables.append((i, head, years))
+            self.__dict__["_table_keys"] = tables
+        if not tables:
+            return []
+        t = normalise(claim)
+        words = set(tokens(t))
+        years = set(LONE_YEAR.findall(FULL_DATE.sub(" ", t)))
+        return [i for i, head, ys in tables if words & head or years & ys]
+
     def search(self, claim: str, k: int = 10, vector: np.ndarray | None = None) -> list[Candidate]:
         """Top-``k`` passages by RRF of the dense and the lexical rankings, best first."""
         if not self.memories or k <= 0:
@@ -265,6 +306,14 @@ class HybridMemory:
                     sims_c = self.vectors[hits] @ q
                     rankings.append([hits[i] for i in np.argsort(-sims_c)[:3]])
                     weights.append(STRUCTURED_WEIGHT)
+        dated = self._date_lines(claim)
+        if dated:
+            rankings.append(dated)
+            weights.append(STRUCTURED_WEIGHT)
+        tables = self._tables_for(claim)
+        if tables:
+            rankings.append(tables)
+            weights.append(STRUCTURED_WEIGHT)
         acts = self._acts_for(claim)
         if acts:
             sims_all = self.vectors[acts] @ q

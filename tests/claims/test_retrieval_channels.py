@@ -1,0 +1,42 @@
+"""Issue 19, second round: retrieval channels for passages that resemble no claim (date lines, the table).
+
+Claims written for these tests, not taken from the dev or frozen sets."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def _texts(shipped, claim: str, k: int = 10) -> list[str]:  # type: ignore[no-untyped-def]
+    return [c.memory.text for c in shipped.search(claim, k)]
+
+
+@pytest.mark.parametrize(
+    "claim,line",
+    [
+        ("Le courrier du 9 octobre 2023 reprochait au fabricant ses manquements.", "Lyon, le 9 octobre 2023"),
+        ("La lettre du dix-huit mars 2024 a été signée par la directrice des achats.", "Lyon, le 18 mars 2024"),
+    ],
+)
+def test_a_piece_named_by_its_date_brings_its_date_line(shipped, claim, line):
+    assert line in _texts(shipped, claim)
+
+
+def test_date_lines_are_short_passages_only(shipped):
+    lines = shipped._date_lines("Le 15 mars 2024, l'enseigne a écrit.")
+    texts = [shipped.memories[i].text for i in lines]
+    assert texts and all(len(t.split()) <= 8 for t in texts)
+    assert not any("Nous vous informons" in t for t in texts)
+    assert shipped._date_lines("Le fabricant a livré en retard.") == []
+
+
+@pytest.mark.parametrize(
+    "claim,table",
+    [
+        ("Le distributeur a maintenu le rythme de ses commandes.", True),  # a column's word
+        ("Les retards de 2023 ont été tolérés par l'enseigne.", True),  # a year with a row, named alone
+        ("Le courriel du 15 mars 2024 annonce la rupture.", False),  # a year inside a full date: not the table
+    ],
+)
+def test_a_column_word_or_a_lone_year_brings_the_table(shipped, claim, table):
+    assert bool(shipped._tables_for(claim)) is table
