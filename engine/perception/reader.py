@@ -609,6 +609,18 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
     ):
         put("claimant", _party_of_phrase(v, m.group("a"), learn=True))
         put("defence", _party_of_phrase(v, m.group("b"), learn=True))
+    # « X / Y » in a title or a summary's first line (« Coopérative X / enseigne Y »): the victim first, as « c/ »
+    head = v.live[: max(v.live.find("\n"), 0) or len(v.live)]
+    if sm := re.search(
+        r"(?P<a>"
+        + NAME
+        + r")\s*/\s*(?:(?:la\s+)?(?:société|centrale|enseigne|fabricant|distributeur|grossiste|groupe)(?:\s+[a-zéèêàç]+)?\s+)?(?P<b>"
+        + NAME
+        + ")",
+        head if v.author not in PARTIES else "",
+    ):
+        put("claimant", _party_of_phrase(v, sm.group("a"), learn=True))
+        put("defence", _party_of_phrase(v, sm.group("b"), learn=True))
     for s in v.sentences:
         for tok in s.span:
             lem = tok.lemma_.lower()
