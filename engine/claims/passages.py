@@ -20,6 +20,7 @@ _SENT = re.compile(
     r"(?<!déc)[.!?]+(?=\s+[«\"A-ZÀ-Ý0-9])"
 )
 TABLE_ROWS = 60
+TAIL_WORDS = 6  # a sentence this short, after another on the same line, stays with it
 _HEADING = re.compile(r"^(?:#+\s|Article\s+\d|ARTICLE\s+\d|Subject\s*:|Objet\s*:|[IVX]+[.)]\s)")
 
 
@@ -49,13 +50,19 @@ def _units(text: str) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for s, e in units:
         start = s
+        sents: list[tuple[int, int]] = []
         for m in _SENT.finditer(text, s, e):
-            out.append((start, m.end()))
+            sents.append((start, m.end()))
             start = m.end()
             while start < e and text[start].isspace():
                 start += 1
         if start < e:
-            out.append((start, e))
+            sents.append((start, e))
+        for a, b in sents:  # a short sentence after another of the same line is read with it
+            if out and sents[0][0] != a and len(text[a:b].split()) <= TAIL_WORDS and out[-1][0] >= s:
+                out[-1] = (out[-1][0], b)
+            else:
+                out.append((a, b))
     return [(s, e) for s, e in out if text[s:e].strip()]
 
 

@@ -74,6 +74,7 @@ CONCEPTS = {
 # a full date once normalised (« 9 octobre 2023 »), and a year standing alone (« en 2023 », « début 2024 »)
 FULL_DATE = re.compile(r"\b(\d{1,2})(?:er)? (" + "|".join(MONTHS_FR) + r") ((?:19|20)\d\d)\b", re.I)
 LONE_YEAR = re.compile(r"(?<![\w/])((?:19|20)\d\d)\b")
+ACT_SHORT_BONUS = 0.05  # cosine added to a bare act passage in the act ranking
 DATE_LINE = 8  # a passage of at most this many tokens carrying a date is the date line of its piece
 TREND = re.compile(r"doubl|tripl|augment|hauss|progress|baiss|diminu|recul")
 
@@ -239,6 +240,14 @@ class HybridMemory:
                 out.extend(self._act_index.get(kind, []))
         return list(dict.fromkeys(out))
 
+    def _is_bare(self, i: int) -> bool:
+        """A passage that is the act and nothing else (« C'est d'accord. »): its vector says little, so
+        the similarity to the claim under-ranks it among the passages recording an act."""
+        bare = self.__dict__.setdefault("_bare", {})
+        if i not in bare:
+            bare[i] = len(tokens(normalise(self.memories[i].text))) < SHORT
+        return bool(bare[i])
+
     def _date_lines(self, claim: str) -> list[int]:
         """A claim naming a piece by its date (« par courrier recommandé du 9 octobre 2023 ») reads that
         piece's date line (« Lyon, le 9 octobre 2023 », « Date: 15 mars 2024 »): a short passage sharing
@@ -316,7 +325,7 @@ class HybridMemory:
             weights.append(STRUCTURED_WEIGHT)
         acts = self._acts_for(claim)
         if acts:
-            sims_all = self.vectors[acts] @ q
+            sims_all = self.vectors[acts] @ q + ACT_SHORT_BONUS * np.array([self._is_bare(i) for i in acts])
             rankings.append([acts[i] for i in np.argsort(-sims_all)[:6]])
             weights.append(STRUCTURED_WEIGHT)
         fused = reciprocal_rank_fusion(rankings, k=RRF_K, weights=weights)[:k]

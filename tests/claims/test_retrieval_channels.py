@@ -40,3 +40,28 @@ def test_date_lines_are_short_passages_only(shipped):
 )
 def test_a_column_word_or_a_lone_year_brings_the_table(shipped, claim, table):
     assert bool(shipped._tables_for(claim)) is table
+
+
+def test_a_short_sentence_stays_with_the_one_before_it_on_its_line():
+    from lexlogic.engine.claims.passages import _units
+
+    text = "Article 9\nLe vendeur reste libre de céder ses parts. La clause n'est pas exclusive.\nC'est entendu."
+    got = [text[s:e] for s, e in _units(text)]
+    assert got == [
+        "Article 9",
+        "Le vendeur reste libre de céder ses parts. La clause n'est pas exclusive.",
+        "C'est entendu.",  # alone on its line: its own passage
+    ]
+    long = "Le vendeur a livré. Le vendeur a ensuite adressé trois factures au client."
+    assert len(_units(long)) == 2
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "La directrice commerciale du fabricant a consenti au retrait de ses références.",
+        "En acceptant les nouveaux tarifs, le fabricant a approuvé la sortie de ses produits.",
+    ],
+)
+def test_a_bare_act_is_read_among_the_acts(shipped, claim):
+    assert "C'est d'accord." in _texts(shipped, claim)  # missed without ACT_SHORT_BONUS
