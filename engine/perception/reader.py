@@ -531,7 +531,8 @@ def _add_name(v: DocView, name: str, s: int) -> None:
         and re.search(r"(?i)\b(?:de|d'|à|en|au)\s*$", v.live[max(0, s - 4) : s])
     ):
         return  # « tribunal de commerce de Bordeaux », « en Alsace »: a place, not a party
-    if name.split()[0].lower() in ROLE_NOUNS or name.lower() in ROLE_NOUNS:
+    org_head = name.split()[0].lower() in ("groupe", "coopérative", "laboratoire", "laboratoires", "centrale")
+    if name.lower() in ROLE_NOUNS or (name.split()[0].lower() in ROLE_NOUNS and not (org_head and " " in name)):
         return
     if fr.DATE_SPAN_RE.fullmatch(name) or re.fullmatch(fr.MONTHS, name.lower()):
         return
@@ -659,13 +660,6 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
             if re.fullmatch(NAME + r"(?:\s+" + LEGAL_FORMS + ")?", last) and len(last.split()) >= 2:
                 _add_name(v, last, v.live.rfind(last))
                 put(v.author, _party_of_phrase(v, last))
-    if other:  # « X soutient que … » in a party's own document: X is the other side
-        for s in v.sentences:
-            for tok in s.span:
-                if tok.lemma_.lower() in spec.speech_verbs and tok.pos_ == "VERB":
-                    subj = [c for c in tok.children if c.dep_ == "nsubj" and c.text[:1].isupper()]
-                    if subj and subj[0].lower_ not in ("nous", "je", "elle", "il"):
-                        put(other, _party_of_phrase(v, " ".join(t.text for t in subj[0].subtree), learn=True))
     # apposition of a role word: « la société X (ci-après la demanderesse) », « X, défenderesse »
     for name, spans in v.names.items():
         for _s0, e0 in spans:
@@ -676,6 +670,13 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
     for m in re.finditer(r"(?:[Ll]'|[Ll]a\s+|[Ll]e\s+)(\w+)\s*,\s*(?:la\s+société\s+)?(" + NAME + r")\s*,", v.live):
         if role := _role_word(m.group(1), spec):
             put(role, _party_of_phrase(v, m.group(2), learn=True))
+    if other:  # « X soutient que … » in a party's own document: X is the other side
+        for s in v.sentences:
+            for tok in s.span:
+                if tok.lemma_.lower() in spec.speech_verbs and tok.pos_ == "VERB":
+                    subj = [c for c in tok.children if c.dep_ == "nsubj" and c.text[:1].isupper()]
+                    if subj and subj[0].lower_ not in ("nous", "je", "elle", "il"):
+                        put(other, _party_of_phrase(v, " ".join(t.text for t in subj[0].subtree), learn=True))
     # the subject of a termination verb is its author
     for s in v.sentences:
         hit = s.find(spec.termination_cues)
