@@ -1,6 +1,6 @@
 """REGRESSION GUARD, not a target: the frozen independent set (tests/perception/heldout, 132 texts written
 by people who never read the extractor) scored by benchmarks/perception.py. The FLOORS are the figures
-measured at the end of issue 18's second session (see notes/issue-18.md: precision 0.818, recall 0.653,
+measured at the end of issue 18's second session (see notes/issue-18.md: precision 0.820, recall 0.656,
 outcome agreement 0.859, force majeure 3 false positives), rounded down; the issue's targets (recall 0.85,
 precision 0.95, outcome agreement 0.90) are NOT met and this test does not pretend they are. Facts added to
 the pack after the set was frozen are not scored there (the benchmark reads the pack's vocabulary at the
@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-FLOORS = {"precision": 0.81, "recall": 0.65, "outcome_agreement": 0.83}  # measured 0.818 / 0.653 / 0.859
+FLOORS = {"precision": 0.82, "recall": 0.65, "outcome_agreement": 0.83}  # measured 0.820 / 0.656 / 0.859
 
 
 @pytest.mark.slow
