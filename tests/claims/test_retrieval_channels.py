@@ -65,3 +65,18 @@ def test_a_short_sentence_stays_with_the_one_before_it_on_its_line():
 )
 def test_a_bare_act_is_read_among_the_acts(shipped, claim):
     assert "C'est d'accord." in _texts(shipped, claim)  # missed without ACT_SHORT_BONUS
+
+
+def test_bm25_reads_synonyms_on_both_sides():
+    from lexlogic.engine.claims.retrieval import canon_words
+
+    assert canon_words("un délai de prévenance d'un mois").endswith(" preavi")
+    assert canon_words("moyennant un préavis de deux mois").endswith(" preavi")
+    assert canon_words("le fournisseur a livré").endswith(" livr")
+    assert canon_words("la résiliation du contrat") == "la résiliation du contrat contrat"  # rupture: no key
+    assert canon_words("Bonjour") == "Bonjour"
+
+
+def test_other_words_for_the_notice_find_the_notice(shipped):
+    texts = _texts(shipped, "Le délai de prévenance accordé par l'enseigne était plus long que celui du contrat.")
+    assert any("préavis de trois mois" in t for t in texts)  # missed without canon_words
