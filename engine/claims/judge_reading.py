@@ -177,6 +177,10 @@ class ReadingThresholds:
     contradict_cov: float = 0.3
     disagree_delta: float = 0.1  # another document's value this close to the best one's: AMBIGUOUS
     disagree_cov: float = 0.5  # ... from a passage that covers this much of the claim
+    antonym_depth: float = (
+        10  # antonyms are read in this many best passages (negations: 3); dev: 3, 6, 10 -> 242, 243, 244
+    )
+    antonym_deep_sim: float = 0.84  # the similarity an antonym below the top three needs
     antonym_cov: float = 0.12  # an antonym is a strong sign: a lower floor than a negation (0.1 scored the same)
     slot_cov: float = 0.3  # a different proper name in the same slot ("… de Lyon" / "… de Paris")
     interp_cov: float = 0.1  # an interpretive claim: share of its stems around the act it interprets (0.15 before)
@@ -632,14 +636,18 @@ class ReadingJudge:
             and not _slot_clash(claim, candidates[top].memory.text)
             and not self.states(claim, candidates[top], facts)
         )
-        for i in order[:3] if not top_states else []:  # a passage that states the claim outranks a clash below it
+        depth = max(3, int(th.antonym_depth))
+        for rank, i in enumerate(order[:depth] if not top_states else []):  # a statement outranks a clash below it
             c = candidates[i]
-            if c.similarity < th.contradict_sim:
+            if c.similarity < (th.contradict_sim if rank < 3 else th.antonym_deep_sim):
                 continue
             clash = self._polarity_clash(claim, c.memory.text)
             if clash and cov[i] < (th.antonym_cov if clash == "antonyme" else th.contradict_cov):
                 clash = ""
-            clash = clash or (_slot_clash(claim, c.memory.text) if cov[i] >= th.slot_cov else "")
+            if rank >= 3:  # deeper than the top three, only an antonym (no negation, no slot) contradicts
+                clash = clash if clash == "antonyme" else ""
+            else:
+                clash = clash or (_slot_clash(claim, c.memory.text) if cov[i] >= th.slot_cov else "")
             if clash:
                 stances[i], nuances[i] = Stance.CONTRADICTS, f"{clash} sur le même prédicat"
                 return done(Status.CONTRADICTED)

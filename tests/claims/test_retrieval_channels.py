@@ -80,3 +80,14 @@ def test_bm25_reads_synonyms_on_both_sides():
 def test_other_words_for_the_notice_find_the_notice(shipped):
     texts = _texts(shipped, "Le délai de prévenance accordé par l'enseigne était plus long que celui du contrat.")
     assert any("préavis de trois mois" in t for t in texts)  # missed without canon_words
+
+
+def test_an_antonym_below_the_top_three_passages_contradicts(shipped):
+    from lexlogic.engine.claims.judge_reading import ReadingJudge, ReadingThresholds
+    from lexlogic.engine.claims.models import Status
+    from lexlogic.engine.claims.verify import verify_all
+
+    claim = "Le fabricant devait travailler exclusivement avec Distrimarché."  # « n'est pas exclusif »: 4th or lower
+    (deep,) = verify_all(shipped, [claim], k=10, judge=ReadingJudge())
+    (shallow,) = verify_all(shipped, [claim], k=10, judge=ReadingJudge(ReadingThresholds(antonym_depth=3)))
+    assert deep.status is Status.CONTRADICTED and shallow.status is Status.UNKNOWN
