@@ -235,9 +235,8 @@ def remedy_text(pack: RulePack, verdict: Any) -> str | None:
     while the target is not established, so an amount is never read as awarded when liability is open."""
     remedy = verdict.outcomes.get(verdict.remedy) if verdict.remedy else None
     low, high = verdict.remedy_range or (None, None)
-    missing = [
-        pack.facts[m].label if m in pack.facts else m for m in (remedy.missing if remedy is not None else []) or []
-    ]
+    labels = [pack.label_of(m) for m in (remedy.missing if remedy is not None else []) or []]
+    missing = [x[:1].lower() + x[1:] for x in labels]  # inside a sentence: « manquent nature de la rupture »
     text = pack.remedy_sentence(low, high, missing, money=formatting.money)
     if text is None and low is not None and high is not None:
         label = pack.label_of(verdict.remedy) if verdict.remedy else "Réparation"
