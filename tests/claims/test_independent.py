@@ -18,8 +18,21 @@ from tests.claims import independent as ind
 
 DEV = Path(__file__).parent / "data" / "dev"
 
-# dev guards: (file, minimum accuracy) — measured 42/48, 20/25, 23/26 and dev_indep 53/72 (second session)
-DEV_FLOORS = [("claims.yaml", 0.87), ("claims2.yaml", 0.78), ("claims3.yaml", 0.84), ("../dev_indep/claims.yaml", 0.73)]
+# dev guards: (file, minimum accuracy) — measured 42/48, 20/25, 23/26 and dev_indep 54/72 (second session, round 2)
+DEV_FLOORS = [
+    ("claims.yaml", 0.87),
+    ("claims2.yaml", 0.78),
+    ("claims3.yaml", 0.84),
+    ("../dev_indep/claims.yaml", 54 / 72 - 1e-9),
+]
+# dev evidence recall@10 FLOORS at the values measured in round 2 (0.946, 0.950, 1.000, 0.929, 0.918)
+DEV_RECALL_FLOORS = [
+    ("claims.yaml", 0.946),
+    ("claims2.yaml", 0.95),
+    ("claims3.yaml", 1.0),
+    ("claims4.yaml", 0.928),
+    ("../dev_indep/claims.yaml", 0.918),
+]
 DEV_INDEP = DEV.parent / "dev_indep"
 
 # FROZEN floors, measured in the final run of the second session (notes/issue-19.md, "claims"); they are
@@ -28,7 +41,7 @@ FROZEN = {
     "accuracy": 40 / 64 - 1e-9,  # measured 40/64 = 62.5 % (first session 51.6 %; target 80 %: not met)
     "dangerous_max": 0,  # measured 0 (first session 1; target 0: met)
     "ambiguous_recall": 8 / 16 - 1e-9,  # measured 50.0 % (first session 37.5 %; target 60 %: not met)
-    "evidence_recall_at_10": 0.81,  # measured 0.819 (first session 0.771; target 0.95: not met)
+    "evidence_recall_at_10": 0.87,  # measured 0.872 in round 2 (0.819 before, first session 0.771; target 0.95)
 }
 
 
@@ -48,6 +61,18 @@ def pipe(shipped):  # type: ignore[no-untyped-def]
         return [(e.sentence, e.status, e.reason) for e in account_submission(shipped, text, judge=judge).sentences]
 
     return ind.Pipeline(verify=verify, retrieve=retrieve, account=account)
+
+
+@pytest.mark.parametrize("name,floor", DEV_RECALL_FLOORS)
+def test_dev_sets_evidence_recall_floor(shipped, name, floor):
+    items = ind.load_claims(DEV / name)
+    recalls = []
+    for it in items:
+        quotes = [e["quote"] for e in it.get("evidence") or []]
+        if quotes:
+            texts = [c.memory.text for c in shipped.search(it["claim"], 10)]
+            recalls.append(sum(ind.covered(q, texts) for q in quotes) / len(quotes))
+    assert sum(recalls) / len(recalls) >= floor - 1e-3
 
 
 @pytest.mark.parametrize("name,floor", DEV_FLOORS)
