@@ -67,7 +67,10 @@ class FactExtraction(BaseModel):
         default_factory=list, description="date: cues that select a sentence only for « depuis <date> » or a length"
     )
     relative_years: list[str] = Field(default_factory=list, description="date: « depuis N ans » style cues")
-    window: int | None = Field(default=None, description="enum: value cues searched this many characters after the cue")
+    window: int | None = Field(
+        default=None,
+        description="enum: value cues searched this many characters after the cue; months: a length this near the cue (60)",
+    )
     unit: Unit = Field(default="months", description="quantity: the unit the value is counted in")
     event: EventKindName | None = Field(default=None, description="date: a dated event of this kind in the ontology")
     min_similarity: float = 0.0

@@ -169,7 +169,7 @@ def fold(s: str) -> str:
 
 
 def _cue_rx(cue: str) -> re.Pattern[str]:
-    body = re.escape(cue.lower())
+    body = re.escape(cue.lower()).replace(r"\ ", r"\s+")  # a phrase cut by a wrapped, indented line
     left = r"(?<!\w)" if cue[:1].isalnum() else ""
     right = r"(?!\w)" if cue[-1:].isalnum() else ""
     return re.compile(left + body + right)
@@ -1131,7 +1131,7 @@ class SpecReader:
         for s, _cue, cs, ce, flip in self._candidates(v, fs):
             if (self._scope(s, cs, fs, ce) if not flip else "pos") != "pos":
                 continue
-            best = _nearest_length(v, s, cs, "months")
+            best = _nearest_length(v, s, cs, "months", fs.window)
             if best:
                 yield self._finding(v, s, fact, fs, best[1], (min(cs, best[2]), max(ce, best[3])))
                 return
@@ -1212,14 +1212,19 @@ PER_UNIT: dict[str, dict[str, float]] = {  # how many of the target unit one sou
 }
 
 
-def _nearest_length(v: DocView, s: Sentence, cs: int, unit: str) -> tuple[int, float, int, int] | None:
-    """The length (number + unit) nearest the cue, within 60 characters, in ``unit``: (distance, value,
-    start, end). A length introduced by « depuis », « relation » or « durée » is the relation's, not this."""
+def _nearest_length(
+    v: DocView, s: Sentence, cs: int, unit: str, window: int | None = None
+) -> tuple[int, float, int, int] | None:
+    """The length (number + unit) nearest the cue, within 60 characters (or the fact's ``window``), in
+    ``unit``: (distance, value, start, end). A length introduced by « depuis », « relation » or « durée » is
+    the relation's, not this. « quatre premiers mois » counts as four."""
     best = None
     for m in NUM_UNIT_RE.finditer(v.live, s.start, s.end):
         n = fr.number_word(m.group("n").split()[-1] if not m.group("n")[0].isdigit() else m.group("n"))
         if not m.group("n")[0].isdigit():
             n = fr.number_word(m.group("n")) or fr.number_word(m.group("n").split()[-1])
+            if n is None and re.fullmatch(r"\w+ (?:premiers|derniers)", m.group("n"), re.IGNORECASE):
+                n = fr.number_word(m.group("n").split()[0])
         if n is None:
             continue
         u = m.group("u").lower()
@@ -1230,13 +1235,13 @@ def _nearest_length(v: DocView, s: Sentence, cs: int, unit: str) -> tuple[int, f
         if unit == "months" and key == "jour" and n in (15, 8):
             value = 0.5 if n == 15 else 0.25
         dist = abs(m.start() - cs) * (2 if m.start() < cs else 1)  # a length follows its cue (« préavis de … »)
-        if m.start() < cs and re.search(
+        if m.end() <= cs and re.search(
             r"(?:depuis|relation|durée|après|pendant|ancienneté)\s+(?:\w+\s+){0,2}$",
             v.live[max(0, m.start() - 40) : m.start()],
             re.IGNORECASE,
         ):
-            continue  # « relation de plus de dix ans », « après 4 ans »: the relation's length
-        if dist < 60 and (best is None or dist < best[0]):
+            continue  # « relation de plus de dix ans », « après 4 ans »: the relation's length (not a cue's own)
+        if dist < (window or 60) and (best is None or dist < best[0]):
             best = (dist, round(value, 2), m.start(), m.end())
     return best
 

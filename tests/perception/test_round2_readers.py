@@ -1,0 +1,46 @@
+"""Issue 18, second session round 2: lengths read with the pack's reach, a cue's own length, wrapped phrases
+(texts written here for the test, not taken from any evaluation set)."""
+
+from __future__ import annotations
+
+from lexlogic.engine.documents.layout import detect_blocks
+from lexlogic.engine.documents.model import Document, DocumentKind, Page
+from lexlogic.engine.perception.model import to_case_file
+from lexlogic.engine.perception.offline import extract
+
+
+def _facts(text: str, author: str = "neutral") -> dict:  # type: ignore[type-arg]
+    doc = Document(
+        id="t",
+        kind=DocumentKind.OTHER,
+        text=text,
+        pages=[Page(number=1, char_start=0, char_end=len(text))],
+        blocks=detect_blocks(text, page=1),
+        metadata={"author_party": author, "document_date": "2023-03-01"},
+    )
+    return to_case_file(extract([doc]), "t")["facts"]  # type: ignore[no-any-return]
+
+
+def test_a_sector_usage_stated_far_from_its_cue() -> None:
+    facts = _facts(
+        "Le fabricant a mis fin au contrat par lettre du 3 janvier 2022. L'usage dans la papeterie, tel que le "
+        "syndicat professionnel le rappelle, est d'un préavis de cinq mois pour les grossistes."
+    )
+    assert facts["sector_usage_months"]["value"] == 5
+
+
+def test_the_first_months_of_the_notice_are_the_cues_own_length() -> None:
+    facts = _facts(
+        "Par lettre du 2 mai 2022, le client a mis fin à la relation avec un préavis de huit mois. Aucune "
+        "commande n'a pourtant été passée pendant les trois premiers mois de ce préavis."
+    )
+    assert facts["notice_suspended_months"]["value"] == 3
+
+
+def test_a_phrase_cue_cut_by_a_wrapped_indented_line() -> None:
+    facts = _facts(
+        "- mars 2022 : lettre annonçant la fin des achats ;\n"
+        "- d'avril à juin 2022 : aucune commande, soit trois mois de\n"
+        "    suspension ; reprise ensuite."
+    )
+    assert facts["notice_suspended_months"]["value"] == 3
