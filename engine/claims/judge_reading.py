@@ -187,6 +187,8 @@ class ReadingThresholds:
     epistemic_cov: float = 0.3  # a knowledge / request claim: the recorded act must be about its object
     verify_date_sim: float = 0.86  # a date with no named event: a passage this close stating it ...
     verify_date_cov: float = 0.3
+    reported_sim: float = 0.88  # a reason a party put forward (« s'est prévalue des retards »): the party's own
+    reported_cov: float = 0.5  # passage giving it as its reason, this close and covering this much of the reason
 
 
 @dataclass
@@ -260,6 +262,93 @@ def _slot_clash(claim: str, passage: str) -> str:
         if others and (head, name) not in b:
             return f"« {name} » contre « {sorted(others)[0]} »"
     return ""
+
+
+# Another value in the same slot, read anywhere in the passages the claim retrieved (only ever CONTRADICTED):
+# the place a contract was signed (« signé à Morlaix » / « Fait à Lyon »), a refusal against a bare acceptance
+# in the same exchange (« a refusé la baisse » / « C'est d'accord. »).
+_SIGNED_AT = re.compile(r"\b(?:signe|signee|conclu|conclue|passe|fait)s? a ([a-z][a-z-]{2,})")
+_PIECE = re.compile(r"\b(contrat\w*|convention\w*|accord-cadre)\b")
+_REFUSED = re.compile(r"\b(?:a|ont|avait|avaient) (?:\w+ )?refuse\w*|\brefus (?:de|d')")
+_PROPOSED = re.compile(r"\b(propos\w*|demand\w*|sollicit\w*)")
+_ASKED = re.compile(r"\b(votre accord|confirmer votre|accepte[rz]?|re ?:)")
+_ACCEPTED = re.compile(r"^(?:c'est d'accord|d'accord|j'accepte|nous acceptons|accord|bon pour accord|ok)\b")
+
+
+_MONTHS = "janvier fevrier mars avril mai juin juillet aout septembre octobre novembre decembre".split()
+_MON_EN = "jan feb mar apr may jun jul aug sep oct nov dec".split()
+_MAIL_DATE = re.compile(
+    r"\b(?:courriel|e-mail|email|mail|message)\s+du\s+(1er|\d{1,2})\s+(" + "|".join(_MONTHS) + r")\s+(\d{4})"
+)
+_SENT_BY = re.compile(
+    r"\b(?:emanai\w*|emane\w*|envoye\w*|expedie\w*|ecrit\w*|redige\w*|signe\w*) (?:par|de) (?:la |le |l')?"
+    r"((?:directeur|directrice|acheteu\w*|president\w*|gerant\w*|responsable|juriste)(?: (?:des|du|de la|de) [a-z]+)?)"
+)
+
+
+def _sender_clash(f: str, facts: DossierFacts | None) -> tuple[str, str] | tuple[()]:
+    """« le courriel du 15 mars 2024 émanait de la directrice des achats »: the e-mail of that date (its
+    ``Date:`` header) is from someone whose signature in it carries another title."""
+    m, who = _MAIL_DATE.search(f), _SENT_BY.search(f)
+    if not (m and who and facts is not None):
+        return ()
+    day = 1 if m.group(1) == "1er" else int(m.group(1))
+    stamp = f"{day:02d} {_MON_EN[_MONTHS.index(m.group(2))]} {m.group(3)}"
+    title = who.group(1)
+    for doc_id, doc in facts.doc_text.items():
+        head = re.search(r"^from: ([^<\n]+?) *<", doc, re.M)
+        if not head or not re.search(rf"^date: (?:\w+, )?0?{stamp[1:] if stamp[0] == '0' else stamp}\b", doc, re.M):
+            continue
+        if title in doc:
+            return ()
+        name = head.group(1).strip()
+        signed = re.search(rf"^{re.escape(name)}\n([a-z][^\n]+)", doc, re.M)
+        if signed and title.split()[0] not in signed.group(1):
+            return (f"le courriel émane de {name} ({signed.group(1).strip()}), non de la personne nommée", doc_id)
+    return ()
+
+
+_REPORTED = re.compile(
+    r"\b(?:s'est|se sont|s'etait) prevalu\w* (?:de |des |du |d')|\b(?:a|avait|ont) (?:invoque|fait valoir|mis en avant)\w* "
+)
+_JUSTIFY = re.compile(r"\bpour (?:justifier|motiver|fonder) (?:sa|son|leur|cette|la|le) \w+")
+_GIVES_REASON = re.compile(r"\b(fait suite|suite a|en raison|compte tenu|du fait|motif|a cause|consecutive?|justifie)")
+
+
+def _other_slot_value(claim: str, candidates: list[Candidate], facts: DossierFacts | None) -> tuple[str, int]:
+    f = " ".join(fold(normalise(claim)).split())
+    m = _SIGNED_AT.search(f)
+    if m and _PIECE.search(f[: m.start()]) and not _NEGATED.search(f):
+        place = m.group(1)
+        others = []
+        for i, c in enumerate(candidates):
+            t = " ".join(fold(c.memory.text).split())
+            doc = facts.doc_text.get(c.memory.document_id, "") if facts else t
+            for hit in re.finditer(r"(?:^|[.;] )(?:fait|signe|signee) a ([a-z][a-z-]{2,})", t):
+                if hit.group(1) == place:
+                    return "", -1
+                if _PIECE.search(doc or t):
+                    others.append((i, hit.group(1)))
+        if others:
+            return f"lieu de signature : « {others[0][1]} », non « {place} »", others[0][0]
+    sender = _sender_clash(f, facts)
+    if sender:
+        return sender[0], next((i for i, c in enumerate(candidates) if c.memory.document_id == sender[1]), 0)
+    if _REFUSED.search(f) and not _NEGATED.search(f) and facts is not None:
+        obj = _object_of(f[_REFUSED.search(f).end() :])
+        for i, c in enumerate(candidates):
+            t = " ".join(fold(c.memory.text).split()).lstrip("> ")
+            if not _ACCEPTED.search(t) or len(t.split()) > 8:
+                continue
+            doc = facts.doc_text.get(c.memory.document_id, "")
+            asked = [  # the exchange: the acceptance answers a request, and a retrieved piece proposes the object
+                j
+                for j, o in enumerate(candidates)
+                if _PROPOSED.search(fold(o.memory.text)) and coverage(obj, o.memory.context or o.memory.text) >= 0.2
+            ]
+            if obj and asked and _ASKED.search(doc):
+                return "la pièce relate une acceptation (« " + c.memory.text.strip() + " »)", i
+    return "", -1
 
 
 class ReadingJudge:
@@ -420,6 +509,36 @@ class ReadingJudge:
                 return "la pièce n'énonce pas le prédicat de l'affirmation"
         return ""
 
+    def _reported_reason(self, claim: str, f: str, candidates: list[Candidate], facts: DossierFacts | None) -> int:
+        """A claim that only REPORTS the reason a party gave (« pour justifier sa décision, X s'est prévalue des
+        retards ») is a fact, not an interpretation, when X's own piece gives that reason (« elle fait suite aux
+        retards »). -1 unless such a passage is found and nothing else in the claim is interpretive."""
+        m = _REPORTED.search(f)
+        if not m or facts is None:
+            return -1
+        rest = _JUSTIFY.sub(" ", f[: m.start()] + " " + f[m.end() :])
+        if INTERPRETIVE.search(rest) or any(cue.search(rest) for cue, _ in EPISTEMIC) or _NEGATED.search(f):
+            return -1
+        reason = f[m.end() :]
+        idf, dflt = (facts.idf, facts.max_idf) if facts.idf else (None, 1.0)
+        for q in self._claim_quantities(claim):
+            if self._read_quantity(q, claim, candidates, [0.0] * len(candidates), facts).state in (
+                "contradicted",
+                "disagreement",
+            ):
+                return -1
+        for i, c in enumerate(candidates):
+            t = fold(normalise(c.memory.text))
+            if (
+                c.similarity >= self.th.reported_sim
+                and _GIVES_REASON.search(t)
+                and coverage(reason, c.memory.text, idf, dflt) >= self.th.reported_cov
+                and not self.states(claim, c, facts, verb=False)
+                and not self._polarity_clash(claim, c.memory.text)
+            ):
+                return i
+        return -1
+
     # --- polarity -------------------------------------------------------------------------------------
     @staticmethod
     def _polarity_clash(claim: str, passage: str, negation: bool = True) -> str:
@@ -496,6 +615,10 @@ class ReadingJudge:
                     nuances[best] = why
             return Judgement(status=status, stances=stances, nuances=nuances, sentences=sentences)
 
+        other, where = _other_slot_value(claim, candidates, facts)
+        if other:
+            stances[where], nuances[where] = Stance.CONTRADICTS, other
+            return done(Status.CONTRADICTED, other)
         epistemic = [act for claim_cue, act in EPISTEMIC if claim_cue.search(f)]
         if epistemic or INTERPRETIVE.search(f):
             on_topic = [i for i in range(n) if candidates[i].similarity >= th.topic and cov[i] >= th.interp_cov]
@@ -517,6 +640,10 @@ class ReadingJudge:
                     for i in r.against:
                         stances[i], nuances[i] = Stance.CONTRADICTS, f"même rôle ({q.role or 'date'}) : {r.why}"
                     return done(Status.CONTRADICTED, r.why, r.sources)
+            said = self._reported_reason(claim, f, candidates, facts)
+            if said >= 0:
+                stances[said], nuances[said] = Stance.SUPPORTS, "la partie donne elle-même ce motif dans sa pièce"
+                return done(Status.VERIFIED)
             if on_topic:
                 for i in on_topic[:2]:
                     stances[i] = Stance.SUPPORTS if i == on_topic[0] else Stance.CONTRADICTS

@@ -1,0 +1,47 @@
+"""Issue 19, third round: contradiction by another value in the same slot, and a reason a party gave itself.
+
+Claims written for these tests (other wording than the dev and frozen sets). Each rule only ever yields
+CONTRADICTED, except the reported reason, which needs the party's own passage giving that reason."""
+
+from __future__ import annotations
+
+import pytest
+
+from lexlogic.engine.claims.verify import DEFAULT_K, ReadingJudge, find_evidence
+
+
+def _status(shipped, claim: str) -> str:  # type: ignore[no-untyped-def]
+    return find_evidence(shipped, claim, k=DEFAULT_K, judge=ReadingJudge()).status.value
+
+
+@pytest.mark.parametrize(
+    "claim,status",
+    [
+        ("Le contrat-cadre a été conclu à Brest entre les parties.", "CONTRADICTED"),  # « Fait à Lyon »
+        ("Le courriel du 15 mars 2024 a été envoyé par la directrice commerciale de l'enseigne.", "CONTRADICTED"),
+        ("La directrice commerciale a refusé la proposition de baisse des tarifs pour 2024.", "CONTRADICTED"),
+        (
+            "Pour justifier la résiliation, Distrimarché a invoqué les retards de livraison constatés en 2023.",
+            "VERIFIED",
+        ),
+    ],
+)
+def test_the_judge_reads_another_value_in_the_same_slot(shipped, claim, status):
+    assert _status(shipped, claim) == status
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Le contrat-cadre a été signé à Lyon.",  # the same place: never contradicted by this rule
+        "Le courriel du 15 mars 2024 a été envoyé par l'acheteur de Distrimarché.",  # his own title
+        "La biscuiterie n'a pas refusé la baisse de ses tarifs.",  # negated: left to the other rules
+    ],
+)
+def test_the_same_value_is_not_contradicted(shipped, claim):
+    assert _status(shipped, claim) != "CONTRADICTED"
+
+
+def test_a_reported_reason_wrapped_in_an_interpretation_stays_debatable(shipped):
+    claim = "Distrimarché s'est prévalue des retards de livraison de 2023, un prétexte pour rompre."
+    assert _status(shipped, claim) != "VERIFIED"
