@@ -21,6 +21,7 @@ VERIFIED stays the hardest status: every quantity supported, the predicate state
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -267,7 +268,9 @@ def _slot_clash(claim: str, passage: str) -> str:
 # Another value in the same slot, read anywhere in the passages the claim retrieved (only ever CONTRADICTED):
 # the place a contract was signed (« signé à Morlaix » / « Fait à Lyon »), a refusal against a bare acceptance
 # in the same exchange (« a refusé la baisse » / « C'est d'accord. »).
-_SIGNED_AT = re.compile(r"\b(?:signe|signee|conclu|conclue|passe|fait)s? a ([a-z][a-z-]{2,})")
+_SIGNED_AT = re.compile(
+    r"\b(?:(?:signe|signee|conclu|conclue|paraphe)s?(?: [^,.;]{0,40}?)?|fait|faits) a ([a-z][a-z-]{2,})"
+)
 _PIECE = re.compile(r"\b(contrat\w*|convention\w*|accord-cadre)\b")
 _REFUSED = re.compile(r"\b(?:a|ont|avait|avaient) (?:\w+ )?refuse\w*|\brefus (?:de|d')")
 _PROPOSED = re.compile(r"\b(propos\w*|demand\w*|sollicit\w*)")
@@ -278,7 +281,9 @@ _ACCEPTED = re.compile(r"^(?:c'est d'accord|d'accord|j'accepte|nous acceptons|ac
 _MONTHS = "janvier fevrier mars avril mai juin juillet aout septembre octobre novembre decembre".split()
 _MON_EN = "jan feb mar apr may jun jul aug sep oct nov dec".split()
 _MAIL_DATE = re.compile(
-    r"\b(?:courriel|e-mail|email|mail|message)\s+du\s+(1er|\d{1,2})\s+(" + "|".join(_MONTHS) + r")\s+(\d{4})"
+    r"\b(?:courriel|e-mail|email|mail|message)\s+(?:du|date du|envoye le|adresse le)\s+(1er|\d{1,2})\s+("
+    + "|".join(_MONTHS)
+    + r")(?:\s+(\d{4}))?"
 )
 _SENT_BY = re.compile(
     r"\b(?:emanai\w*|emane\w*|envoye\w*|expedie\w*|ecrit\w*|redige\w*|signe\w*) (?:par|de) (?:la |le |l')?"
@@ -286,25 +291,40 @@ _SENT_BY = re.compile(
 )
 
 
-def _sender_clash(f: str, facts: DossierFacts | None) -> tuple[str, str] | tuple[()]:
+_SENT_BY_NAME = re.compile(
+    r"\b(?:emanai\w*|emane\w*|envoye\w*|expedie\w*|ecrit\w*|redige\w*|signe\w*) (?:par|de) "
+    r"([A-Z][a-z-]+ (?:(?:Le|La|De|Du) )?[A-Z][a-z-]+)"
+)
+
+
+def _sender_clash(f: str, facts: DossierFacts | None, raw: str = "") -> tuple[str, str] | tuple[()]:
     """« le courriel du 15 mars 2024 émanait de la directrice des achats »: the e-mail of that date (its
     ``Date:`` header) is from someone whose signature in it carries another title."""
     m, who = _MAIL_DATE.search(f), _SENT_BY.search(f)
-    if not (m and who and facts is not None):
+    plain = "".join(ch for ch in unicodedata.normalize("NFD", raw) if not unicodedata.combining(ch))
+    person = _SENT_BY_NAME.search(" ".join(plain.split())) if raw else None
+    if not (m and (who or person) and facts is not None):
         return ()
     day = 1 if m.group(1) == "1er" else int(m.group(1))
-    stamp = f"{day:02d} {_MON_EN[_MONTHS.index(m.group(2))]} {m.group(3)}"
-    title = who.group(1)
+    stamp = rf"0?{day} {_MON_EN[_MONTHS.index(m.group(2))]}" + (rf" {m.group(3)}" if m.group(3) else "")
     for doc_id, doc in facts.doc_text.items():
         head = re.search(r"^from: ([^<\n]+?) *<", doc, re.M)
-        if not head or not re.search(rf"^date: (?:\w+, )?0?{stamp[1:] if stamp[0] == '0' else stamp}\b", doc, re.M):
+        if not head or not re.search(rf"^date: (?:\w+, )?{stamp}\b", doc, re.M):
             continue
+        name = head.group(1).strip()
+        if person is not None:  # a person named: another sender, known to the dossier, contradicts
+            named = fold(person.group(1))
+            known = any(named in d for d in facts.doc_text.values())
+            if named != name and known:
+                return (f"le courriel émane de {name}, non de {person.group(1)}", doc_id)
+            return ()
+        title = who.group(1) if who else ""
         if title in doc:
             return ()
-        name = head.group(1).strip()
         signed = re.search(rf"^{re.escape(name)}\n([a-z][^\n]+)", doc, re.M)
         if signed and title.split()[0] not in signed.group(1):
             return (f"le courriel émane de {name} ({signed.group(1).strip()}), non de la personne nommée", doc_id)
+        return ()
     return ()
 
 
@@ -318,7 +338,8 @@ _GIVES_REASON = re.compile(r"\b(fait suite|suite a|en raison|compte tenu|du fait
 def _other_slot_value(claim: str, candidates: list[Candidate], facts: DossierFacts | None) -> tuple[str, int]:
     f = " ".join(fold(normalise(claim)).split())
     m = _SIGNED_AT.search(f)
-    if m and _PIECE.search(f[: m.start()]) and not _NEGATED.search(f):
+    proper = {fold(w.strip(".,;:()«»")) for w in claim.split() if w[:1].isupper()}
+    if m and _PIECE.search(f) and m.group(1) in proper and not _NEGATED.search(f):
         place = m.group(1)
         others = []
         for i, c in enumerate(candidates):
@@ -331,7 +352,7 @@ def _other_slot_value(claim: str, candidates: list[Candidate], facts: DossierFac
                     others.append((i, hit.group(1)))
         if others:
             return f"lieu de signature : « {others[0][1]} », non « {place} »", others[0][0]
-    sender = _sender_clash(f, facts)
+    sender = _sender_clash(f, facts, claim)
     if sender:
         return sender[0], next((i for i, c in enumerate(candidates) if c.memory.document_id == sender[1]), 0)
     if _REFUSED.search(f) and not _NEGATED.search(f) and facts is not None:

@@ -18,6 +18,8 @@ def _status(shipped, claim: str) -> str:  # type: ignore[no-untyped-def]
     "claim,status",
     [
         ("Le contrat-cadre a été conclu à Brest entre les parties.", "CONTRADICTED"),  # « Fait à Lyon »
+        ("Les parties ont signé le contrat-cadre à Quimper le 4 mars 2013.", "CONTRADICTED"),  # verb, then the piece
+        ("Le courriel du 15 mars annonçant la rupture a été envoyé par Sophie Garnier.", "CONTRADICTED"),  # a name
         ("Le courriel du 15 mars 2024 a été envoyé par la directrice commerciale de l'enseigne.", "CONTRADICTED"),
         ("La directrice commerciale a refusé la proposition de baisse des tarifs pour 2024.", "CONTRADICTED"),
         (
@@ -34,6 +36,8 @@ def test_the_judge_reads_another_value_in_the_same_slot(shipped, claim, status):
     "claim",
     [
         "Le contrat-cadre a été signé à Lyon.",  # the same place: never contradicted by this rule
+        "Le contrat-cadre a été signé à la demande du distributeur.",  # « à » + no proper name: no place
+        "Le courriel du 15 mars 2024 a été envoyé par Jean Dupont.",  # a name the dossier does not know
         "Le courriel du 15 mars 2024 a été envoyé par l'acheteur de Distrimarché.",  # his own title
         "La biscuiterie n'a pas refusé la baisse de ses tarifs.",  # negated: left to the other rules
     ],
