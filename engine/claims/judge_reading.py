@@ -272,7 +272,7 @@ _SIGNED_AT = re.compile(
     r"\b(?:(?:signe|signee|conclu|conclue|paraphe)s?(?: [^,.;]{0,40}?)?|fait|faits) a ([a-z][a-z-]{2,})"
 )
 _PIECE = re.compile(r"\b(contrat\w*|convention\w*|accord-cadre)\b")
-_REFUSED = re.compile(r"\b(?:a|ont|avait|avaient) (?:\w+ )?refuse\w*|\brefus (?:de|d')")
+_REFUSED = re.compile(r"\b(?:a|ont|avait|avaient) (?:\w+ )?(?:refuse|rejete|decline)\w*|\brefus (?:de|d'|a)")
 _PROPOSED = re.compile(r"\b(propos\w*|demand\w*|sollicit\w*)")
 _ASKED = re.compile(r"\b(votre accord|confirmer votre|accepte[rz]?|re ?:)")
 _ACCEPTED = re.compile(r"^(?:c'est d'accord|d'accord|j'accepte|nous acceptons|accord|bon pour accord|ok)\b")
@@ -335,6 +335,16 @@ _JUSTIFY = re.compile(r"\bpour (?:justifier|motiver|fonder) (?:sa|son|leur|cette
 _GIVES_REASON = re.compile(r"\b(fait suite|suite a|en raison|compte tenu|du fait|motif|a cause|consecutive?|justifie)")
 
 
+# the start of a period (« remontaient au début de l'année 2023, dès janvier » / « depuis le mois de juin 2023 »)
+_START_CUE = re.compile(r"\b(?:des|depuis|a partir d[eu]|remont\w*|commence\w*|debute\w*|datai\w*)\b")
+_MONTH_RE = re.compile(r"\b(" + "|".join(_MONTHS) + r")\b")
+_SINCE = re.compile(
+    r"\b(?:depuis|des|a partir d[eu]) (?:le mois de |le debut du mois de |la mi-|mi-)?("
+    + "|".join(_MONTHS)
+    + r")(?: (\d{4}))?"
+)
+
+
 def _other_slot_value(claim: str, candidates: list[Candidate], facts: DossierFacts | None) -> tuple[str, int]:
     f = " ".join(fold(normalise(claim)).split())
     m = _SIGNED_AT.search(f)
@@ -352,11 +362,30 @@ def _other_slot_value(claim: str, candidates: list[Candidate], facts: DossierFac
                     others.append((i, hit.group(1)))
         if others:
             return f"lieu de signature : « {others[0][1]} », non « {place} »", others[0][0]
+    start = _START_CUE.search(f)
+    if start and not _NEGATED.search(f):
+        after = f[start.end() : start.end() + 50]
+        month = _MONTH_RE.search(after)
+        claim_month = (
+            month.group(1) if month else ("janvier" if re.search(r"debut de (?:l'annee|\d{4})", after) else "")
+        )
+        year = re.search(r"\b(\d{4})\b", after)
+        for i, c in enumerate(candidates[:5]):
+            t = " ".join(fold(normalise(c.memory.text)).split())
+            hit = _SINCE.search(t)
+            if not claim_month or not hit or c.similarity < 0.84 or coverage(claim, c.memory.text) < 0.3:
+                continue
+            if year and hit.group(2) and hit.group(2) != year.group(1):
+                continue
+            if hit.group(1) != claim_month:
+                return f"début : « {hit.group(1)} », non « {claim_month} »", i
+            break
     sender = _sender_clash(f, facts, claim)
     if sender:
         return sender[0], next((i for i, c in enumerate(candidates) if c.memory.document_id == sender[1]), 0)
-    if _REFUSED.search(f) and not _NEGATED.search(f) and facts is not None:
-        obj = _object_of(f[_REFUSED.search(f).end() :])
+    refused = _REFUSED.search(f)
+    if refused and (refused.group(0).startswith("n'") or not _NEGATED.search(f)) and facts is not None:
+        obj = _object_of(f[refused.end() :])
         for i, c in enumerate(candidates):
             t = " ".join(fold(c.memory.text).split()).lstrip("> ")
             if not _ACCEPTED.search(t) or len(t.split()) > 8:

@@ -18,12 +18,12 @@ from tests.claims import independent as ind
 
 DEV = Path(__file__).parent / "data" / "dev"
 
-# dev guards: (file, minimum accuracy) FLOORS — measured 42/48, 20/25, 23/26 and dev_indep 58/72 (second session, round 3)
+# dev guards: (file, minimum accuracy) FLOORS — measured 42/48, 20/25, 23/26 and dev_indep 59/72 (second session, round 3)
 DEV_FLOORS = [
     ("claims.yaml", 0.87),
     ("claims2.yaml", 0.78),
     ("claims3.yaml", 0.84),
-    ("../dev_indep/claims.yaml", 58 / 72 - 1e-9),
+    ("../dev_indep/claims.yaml", 59 / 72 - 1e-9),
 ]
 # dev evidence recall@10 FLOORS at the values measured in round 2 (0.946, 0.950, 1.000, 0.929, 0.918)
 DEV_RECALL_FLOORS = [

@@ -20,6 +20,8 @@ def _status(shipped, claim: str) -> str:  # type: ignore[no-untyped-def]
         ("Le contrat-cadre a été conclu à Brest entre les parties.", "CONTRADICTED"),  # « Fait à Lyon »
         ("Les parties ont signé le contrat-cadre à Quimper le 4 mars 2013.", "CONTRADICTED"),  # verb, then the piece
         ("Le courriel du 15 mars annonçant la rupture a été envoyé par Sophie Garnier.", "CONTRADICTED"),  # a name
+        ("Le fournisseur a opposé un refus à la demande de baisse de prix.", "CONTRADICTED"),  # a refusal as a noun
+        ("Les retards de livraison avaient commencé dès février 2023.", "CONTRADICTED"),  # « depuis juin 2023 »
         ("Le courriel du 15 mars 2024 a été envoyé par la directrice commerciale de l'enseigne.", "CONTRADICTED"),
         ("La directrice commerciale a refusé la proposition de baisse des tarifs pour 2024.", "CONTRADICTED"),
         (
@@ -40,6 +42,8 @@ def test_the_judge_reads_another_value_in_the_same_slot(shipped, claim, status):
         "Le courriel du 15 mars 2024 a été envoyé par Jean Dupont.",  # a name the dossier does not know
         "Le courriel du 15 mars 2024 a été envoyé par l'acheteur de Distrimarché.",  # his own title
         "La biscuiterie n'a pas refusé la baisse de ses tarifs.",  # negated: left to the other rules
+        "Les retards de livraison duraient depuis juin 2023.",  # the same start
+        "La biscuiterie n'a jamais consenti à la baisse de ses tarifs.",  # consent denied: an interpretation
     ],
 )
 def test_the_same_value_is_not_contradicted(shipped, claim):
