@@ -579,6 +579,14 @@ def _party_of_phrase(v: DocView, text: str, learn: bool = False) -> str | None:
     return None
 
 
+def _name_at(v: DocView, pos: int) -> str | None:
+    """The known name whose mention covers this offset (the parser may cut « Provence | Primeurs »)."""
+    for name, spans in v.names.items():
+        if any(s0 <= pos < e0 for s0, e0 in spans):
+            return name
+    return None
+
+
 def _role_word(text: str, spec: ExtractionSpec) -> str | None:
     t = text.lower()
     for party in PARTIES:
@@ -632,19 +640,19 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
                     put("claimant", _party_of_phrase(v, " ".join(t.text for t in subj[0].subtree), learn=True))
                 if obj:
                     put("defence", _party_of_phrase(v, " ".join(t.text for t in obj[0].subtree), learn=True))
-    # « notre cliente, X », « notre société, X », « au nom de X »: the author's own party
+    # « notre cliente, X », « mon client, X », « notre société, X », « au nom de X »: the author's own party
     own = (
-        r"(?:[Nn]otre\s+(?:client(?:e)?|société|entreprise)|[Aa]u\s+nom\s+de(?:\s+la\s+société)?)\s*,?\s*(?:la\s+société\s+|l')?("
+        r"(?:(?:[Nn]otre|[Mm]on|[Mm]a)\s+(?:client(?:e)?|société|entreprise)|[Aa]u\s+nom\s+de(?:\s+la\s+société)?)\s*,?\s*(?:la\s+société\s+|l')?("
         + NAME
         + ")"
     )
-    if v.author and (m := re.search(own, v.live)):
+    if v.author and (m := re.search(own, _unwrap(v.live))):  # a name wrapped over two lines
         _add_name(v, m.group(1), m.start(1))
         put(v.author, _party_of_phrase(v, m.group(1)))
     other = "defence" if v.author == "claimant" else "claimant" if v.author == "defence" else None
     if other and (
         m := re.search(
-            r"(?:attention\s+d[e']|gérante?\s+d[e']|directeur\s+d[e']|directrice\s+d[e']|^À\s*:?)\s*(?:la\s+société\s+|l')?("
+            r"(?:[Vv]otre\s+client(?:e)?\s*,|attention\s+d[e']|gérante?\s+d[e']|directeur\s+d[e']|directrice\s+d[e']|^À\s*:?)\s*(?:la\s+société\s+|l')?("
             + NAME
             + ")",
             v.live,
@@ -689,7 +697,7 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
             if subj:
                 text = " ".join(t.text for t in subj[0].subtree)
                 if subj[0].lower_ not in ("nous", "je", "elle", "il", "qui"):
-                    put("defence", _party_of_phrase(v, text, learn=True))
+                    put("defence", _name_at(v, subj[0].idx) or _party_of_phrase(v, text, learn=True))
                 for c in anc.children:  # « … la liant à X », « ses commandes auprès de X »
                     if c.dep_ in ("obl:arg", "obl", "iobj", "obl:mod") and any(
                         k.lower_ in ("à", "auprès", "avec") for k in c.children if k.dep_ == "case"

@@ -44,3 +44,14 @@ def test_a_phrase_cue_cut_by_a_wrapped_indented_line() -> None:
         "    suspension ; reprise ensuite."
     )
     assert facts["notice_suspended_months"]["value"] == 3
+
+
+def test_my_client_is_the_authors_party_and_your_client_the_other() -> None:
+    facts = _facts(
+        "Cher confrère,\n\nVotre cliente, la société Menuiseries Pélissier, conteste la compétence du tribunal. "
+        "Mon client, Vitrages Moreau, maintient son assignation : la relation a été rompue sans préavis par "
+        "lettre du 4 mars 2021.\n\nBien confraternellement,",
+        author="claimant",
+    )
+    assert facts["claimant_name"]["value"] == "Vitrages Moreau"
+    assert facts["defendant_name"]["value"] == "Menuiseries Pélissier"
