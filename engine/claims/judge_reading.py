@@ -329,7 +329,9 @@ def _sender_clash(f: str, facts: DossierFacts | None, raw: str = "") -> tuple[st
 
 
 _REPORTED = re.compile(
-    r"\b(?:s'est|se sont|s'etait) prevalu\w* (?:de |des |du |d')|\b(?:a|avait|ont) (?:invoque|fait valoir|mis en avant)\w* "
+    r"\b(?:s'est|se sont|s'etait) prevalu\w* (?:de |des |du |d')|\b(?:a|avait|ont) (?:invoque|fait valoir|mis en avant)\w* |"
+    r"\ben (?:invoquant|se prevalant d\w*|faisant valoir) |"
+    r"\b(?:a|avait|ont) (?:justifie|motive|fonde)e?s? (?:sa|son|leur|cette|la|le) \w+ (?:par|sur) "
 )
 _JUSTIFY = re.compile(r"\bpour (?:justifier|motiver|fonder) (?:sa|son|leur|cette|la|le) \w+")
 _GIVES_REASON = re.compile(r"\b(fait suite|suite a|en raison|compte tenu|du fait|motif|a cause|consecutive?|justifie)")

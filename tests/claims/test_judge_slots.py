@@ -50,6 +50,20 @@ def test_the_same_value_is_not_contradicted(shipped, claim):
     assert _status(shipped, claim) != "CONTRADICTED"
 
 
+@pytest.mark.parametrize(
+    "claim,status",
+    [
+        ("Distrimarché a justifié la résiliation par les retards de livraison répétés constatés en 2023.", "VERIFIED"),
+        (
+            "Distrimarché a motivé la résiliation par une baisse de la qualité des biscuits.",
+            "UNKNOWN",
+        ),  # not its reason
+    ],
+)
+def test_a_reason_the_party_gave_is_read_in_its_own_piece(shipped, claim, status):
+    assert _status(shipped, claim) == status
+
+
 def test_a_reported_reason_wrapped_in_an_interpretation_stays_debatable(shipped):
     claim = "Distrimarché s'est prévalue des retards de livraison de 2023, un prétexte pour rompre."
     assert _status(shipped, claim) != "VERIFIED"
