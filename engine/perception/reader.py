@@ -1075,7 +1075,7 @@ class SpecReader:
                 ]
             if fs.relative_years and v.anchor:
                 for m in re.finditer(
-                    r"(?:depuis|il\s+y\s+a)\s+(?:plus\s+de\s+|près\s+de\s+|environ\s+|presque\s+)?(?P<n>[\w-]+(?:[ -][\w-]+)?)\s+ans\b",
+                    r"(?:depuis|il\s+y\s+a|(?:ça|ca|cela)\s+fait)\s+(?:plus\s+de\s+|près\s+de\s+|environ\s+|presque\s+)?(?P<n>[\w-]+(?:[ -][\w-]+)?)\s+ans\b",
                     v.live[s.start : s.end],
                     re.IGNORECASE,
                 ):
@@ -1084,7 +1084,7 @@ class SpecReader:
                         iv = fr.years_ago(v.anchor, int(n))
                         found.append(fr.DateFound(s.start + m.start(), s.start + m.end(), iv))
                 for m in re.finditer(
-                    r"(?P<n>[\w-]+)\s+(?:ans|années)\s+de\s+(?:collaboration|relations?|partenariat|travail\s+commun)"
+                    r"(?P<n>[\w-]+)\s+(?:ans|années)\s+de\s+(?:collaboration|relations?|partenariat|travail(?:\s+commun)?)"
                     r"|(?:relation|collaboration|partenariat)\s+(?:\w+\s+)?de\s+(?:plus\s+de\s+)?(?P<n2>[\w-]+)\s+(?:ans|années)",
                     v.live[s.start : s.end],
                     re.IGNORECASE,

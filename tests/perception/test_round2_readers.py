@@ -55,3 +55,12 @@ def test_my_client_is_the_authors_party_and_your_client_the_other() -> None:
     )
     assert facts["claimant_name"]["value"] == "Vitrages Moreau"
     assert facts["defendant_name"]["value"] == "Menuiseries Pélissier"
+
+
+def test_ca_fait_n_ans_dates_the_relation_from_the_document() -> None:
+    facts = _facts(
+        "Bonjour,\n\nÇa fait neuf ans qu'on travaille avec Optimo Conseil. Hier, ils ont mis fin à la relation "
+        "par téléphone.\n\nPaul — Atelier Brissac",
+        author="claimant",
+    )
+    assert str(facts["relation_start"]["value"]).startswith("2014")
