@@ -374,13 +374,13 @@ def _other_slot_value(claim: str, candidates: list[Candidate], facts: DossierFac
         year = re.search(r"\b(\d{4})\b", after)
         for i, c in enumerate(candidates[:5]):
             t = " ".join(fold(normalise(c.memory.text)).split())
-            hit = _SINCE.search(t)
-            if not claim_month or not hit or c.similarity < 0.84 or coverage(claim, c.memory.text) < 0.3:
+            since = _SINCE.search(t)
+            if not claim_month or not since or c.similarity < 0.84 or coverage(claim, c.memory.text) < 0.3:
                 continue
-            if year and hit.group(2) and hit.group(2) != year.group(1):
+            if year and since.group(2) and since.group(2) != year.group(1):
                 continue
-            if hit.group(1) != claim_month:
-                return f"début : « {hit.group(1)} », non « {claim_month} »", i
+            if since.group(1) != claim_month:
+                return f"début : « {since.group(1)} », non « {claim_month} »", i
             break
     sender = _sender_clash(f, facts, claim)
     if sender:
@@ -780,9 +780,9 @@ class ReadingJudge:
                 if pred and facts is not None:  # a dated event: the sentence stating it must not name another actor
                     for r in qs:
                         for pid in r.sources:
-                            said = facts.passages.get(facts.statements.get(pid, pid))
-                            if said is not None and self.other_agent(claim, said.text, facts):
-                                return done(Status.CONTRADICTED, self.other_agent(claim, said.text, facts), [pid])
+                            stating = facts.passages.get(facts.statements.get(pid, pid))
+                            if stating is not None and self.other_agent(claim, stating.text, facts):
+                                return done(Status.CONTRADICTED, self.other_agent(claim, stating.text, facts), [pid])
             if pred:
                 if pred[0] >= 0:  # a negation already read into a quantity ("n'était pas de") is not a clash
                     negated = any(r.q.cmp.startswith("!") for r in qs)
