@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from lexlogic.engine import formatting
 from lexlogic.engine.verdict_model import Verdict
-from lexlogic.engine.wording import PROOF_TITLE, Reason, evidence_of, open_facts, rests_on_open
+from lexlogic.engine.wording import PROOF_TITLE, Reason, assumes_open, evidence_of, open_facts, rests_on_open
 from lexlogic.logic.pack import RulePack
 from lexlogic.logic.proof import NodeKind, ProofNode
 
@@ -159,10 +159,6 @@ def render_proof(
     def key(n: ProofNode) -> str:
         return f"{n.atom}|{n.holds}|{n.rule_id}|{n.kind.value}"
 
-    def assumed_open(n: ProofNode) -> bool:  # the leaf that assumes how an open point turns out
-        name = n.atom.removeprefix("not ").split("(")[0]
-        return bool(open_facts) and n.kind in (NodeKind.ASSUMPTION, NodeKind.MISSING) and name in (open_facts or ())
-
     def visit(n: ProofNode, depth: int) -> None:
         pad = "  " * (depth + 1)
         mark = "?" if rests_on_open(n, open_facts) else ("✔" if n.holds else "✘")
@@ -175,7 +171,11 @@ def render_proof(
             refs.append(sources.setdefault(s.cite(), len(sources) + 1))
         note = "".join(f"[{r}]" for r in refs)
         ident = f"  [{n.rule_id or n.atom}]" if debug else ""
-        hyp = " (hypothèse : point encore ouvert)" if assumed_open(n) and n.kind is NodeKind.ASSUMPTION else ""
+        hyp = (
+            " (hypothèse : point encore ouvert)"
+            if n.kind is NodeKind.ASSUMPTION and assumes_open(n, open_facts)
+            else ""
+        )
         lines.append(f"{pad}{mark} {_node_text(n, pack)}{_kind_note(n, pack)}{hyp} {note}".rstrip() + ident)
         printed[k] = len(lines)
         for e in evidence_of(n):

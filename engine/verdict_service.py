@@ -361,8 +361,9 @@ def build_verdict(
     answers = dict(answers or {})
     priors, weights = dict(priors or {}), dict(weights or {})
     pack, program = load_pack(str(case.get("pack")))
-    prog = model_of(pack, case, answers)
-    fact_priors, var_priors = split_priors(case, prog, priors)
+    # decide() builds the case model itself: build it here too only when priors or sliders need its variables
+    prog = model_of(pack, case, answers) if priors or sliders else None
+    fact_priors, var_priors = split_priors(case, prog, priors) if prog is not None else ({}, {})
     cf = apply_priors(case, fact_priors)
     overrides: dict[str, Any] = {**(whatif or {}), **var_priors, **{k: magnitude(m) for k, m in weights.items()}}
     try:
@@ -433,7 +434,7 @@ def build_verdict(
         answers=answers,
         priors=priors,
         weights=weights,
-        sliders=_sliders(pack, cf, prog, priors, weights) if sliders else [],
+        sliders=_sliders(pack, cf, prog, priors, weights) if prog is not None and sliders else [],
         facts=fact_rows(pack, cf, answers, a.values),
     )
     return worded(pack, verdict)

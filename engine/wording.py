@@ -275,13 +275,17 @@ def rests_on_open(node: Any, open_names: set[str] | None) -> bool:
     a default or missing leaf about a fact still open. Such a node is shown « ? », never ✔ or ✘."""
     if not open_names:
         return False
-
-    def get(n: Any, key: str) -> Any:
-        return n.get(key) if isinstance(n, dict) else getattr(n, key, None)
-
-    kind = get(node, "kind")
-    kind = str(getattr(kind, "value", kind))
-    name = str(get(node, "atom") or "").removeprefix("not ").split("(")[0]
-    if kind in ("assumption", "missing") and name in open_names:
+    if assumes_open(node, open_names):
         return True
-    return any(rests_on_open(c, open_names) for c in get(node, "children") or [])
+    children = node.get("children") if isinstance(node, dict) else getattr(node, "children", None)
+    return any(rests_on_open(c, open_names) for c in children or [])
+
+
+def assumes_open(node: Any, open_names: set[str] | None) -> bool:
+    """Whether a proof node is the default or missing leaf that assumes how an open point turns out."""
+    if not open_names:
+        return False
+    get = node.get if isinstance(node, dict) else lambda key: getattr(node, key, None)
+    kind = get("kind")
+    name = str(get("atom") or "").removeprefix("not ").split("(")[0]
+    return str(getattr(kind, "value", kind)) in ("assumption", "missing") and name in open_names

@@ -382,11 +382,12 @@ _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _con
 _LineLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
 
 
-def _strip_lines(value: Any) -> Any:
+def strip_lines(value: Any) -> Any:
+    """A parsed YAML value without the loader's `__line__` keys (what the models validate)."""
     if isinstance(value, dict):
-        return {k: _strip_lines(v) for k, v in value.items() if k != "__line__"}
+        return {k: strip_lines(v) for k, v in value.items() if k != "__line__"}
     if isinstance(value, list):
-        return [_strip_lines(v) for v in value]
+        return [strip_lines(v) for v in value]
     return value
 
 
@@ -401,7 +402,8 @@ def read_yaml(path: Path) -> Any:
         raise PackError(path, None, f"cannot read: {exc.strerror}") from exc
 
 
-def _validation_error(path: Path, raw: Any, exc: ValidationError) -> PackError:
+def validation_error(path: Path, raw: Any, exc: ValidationError) -> PackError:
+    """The first validation error at the line of the deepest node it names (`file:line: where: message`)."""
     err = exc.errors()[0]
     node: Any = raw
     line = raw.get("__line__") if isinstance(raw, dict) else None
@@ -424,9 +426,9 @@ def load_pack(root: Path | str) -> RulePack:
         raise PackError(manifest_path, None, "missing pack manifest")
     raw = read_yaml(manifest_path)
     try:
-        manifest = Manifest.model_validate(_strip_lines(raw))
+        manifest = Manifest.model_validate(strip_lines(raw))
     except ValidationError as exc:
-        raise _validation_error(manifest_path, raw, exc) from exc
+        raise validation_error(manifest_path, raw, exc) from exc
 
     facts_path = root / manifest.files.facts
     raw_facts = read_yaml(facts_path)
@@ -435,9 +437,9 @@ def load_pack(root: Path | str) -> RulePack:
         if name == "__line__":
             continue
         try:
-            facts[name] = FactSpec.model_validate({**_strip_lines(spec), "name": name})
+            facts[name] = FactSpec.model_validate({**strip_lines(spec), "name": name})
         except ValidationError as exc:
-            raise _validation_error(facts_path, spec, exc) from exc
+            raise validation_error(facts_path, spec, exc) from exc
 
     computations: list[Computation] = []
     for rel in manifest.files.computations:
@@ -445,9 +447,9 @@ def load_pack(root: Path | str) -> RulePack:
         raw_comps = read_yaml(path)
         for item in (raw_comps or {}).get("computations", []):
             try:
-                comp = Computation.model_validate(_strip_lines(item))
+                comp = Computation.model_validate(strip_lines(item))
             except ValidationError as exc:
-                raise _validation_error(path, item, exc) from exc
+                raise validation_error(path, item, exc) from exc
             comp.line = item.get("__line__")
             comp.file = str(path)
             computations.append(comp)
@@ -472,9 +474,9 @@ def _load_parameters(pack: RulePack, raw_manifest: Any, raw_facts: Any) -> None:
         path = root / rel
         raw = read_yaml(path)
         try:
-            pfile = ParameterFile.model_validate(_strip_lines(raw) or {})
+            pfile = ParameterFile.model_validate(strip_lines(raw) or {})
         except ValidationError as exc:
-            raise _validation_error(path, raw, exc) from exc
+            raise validation_error(path, raw, exc) from exc
         for name, p in pfile.parameters.items():
             node = (raw or {}).get("parameters", {}).get(name, {})
             p.name, p.file, p.line = name, str(path), node.get("__line__", 0) if isinstance(node, dict) else 0

@@ -21,7 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lexlogic.logic import parameters as params_mod
-from lexlogic.logic.pack import PackError, _strip_lines, read_yaml
+from lexlogic.logic.pack import PackError, read_yaml, strip_lines
 
 
 class RuleTest(BaseModel):
@@ -74,7 +74,7 @@ def _load_items(path: Path, items: Any, model: type[Any], what: str) -> list[Any
     for item in items:
         line = item.get("__line__", 0) if isinstance(item, dict) else 0
         try:
-            obj = model.model_validate(_strip_lines(item))
+            obj = model.model_validate(strip_lines(item))
         except ValidationError as exc:
             err = exc.errors()[0]
             raise PackError(path, line, f"{'.'.join(map(str, err['loc']))}: {err['msg']}") from exc

@@ -11,11 +11,10 @@ from __future__ import annotations
 from enum import Enum
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from lexlogic.logic.pack import FactType, PackError, RulePack, read_yaml
+from lexlogic.logic.pack import FactType, PackError, RulePack, read_yaml, strip_lines, validation_error
 
 
 class Take(str, Enum):
@@ -75,26 +74,12 @@ def read_map(path: Path) -> tuple[FactRule, ...]:
     raw = read_yaml(path)
     entries = raw.get("map", []) if isinstance(raw, dict) else []
     try:
-        fmap = FactMap.model_validate(_strip(raw) if raw is not None else {})
+        fmap = FactMap.model_validate(strip_lines(raw) if raw is not None else {})
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = err["loc"]
-        line = raw.get("__line__") if isinstance(raw, dict) else None
-        if len(loc) > 1 and loc[0] == "map" and isinstance(loc[1], int) and loc[1] < len(entries):
-            line = entries[loc[1]].get("__line__", line) if isinstance(entries[loc[1]], dict) else line
-        where = ".".join(str(k) for k in loc)
-        raise PackError(path, line, f"{where}: {err['msg']}") from exc
+        raise validation_error(path, raw, exc) from exc
     for rule, node in zip(fmap.map, entries):
         rule.line = node.get("__line__", 0) if isinstance(node, dict) else 0
     return tuple(fmap.map)
-
-
-def _strip(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _strip(v) for k, v in value.items() if k != "__line__"}
-    if isinstance(value, list):
-        return [_strip(v) for v in value]
-    return value
 
 
 @lru_cache(maxsize=8)

@@ -29,7 +29,7 @@ from lexlogic.bridges.text_index import tokens
 from lexlogic.engine.claims import facets as fx
 from lexlogic.engine.claims.derived import DossierFacts
 from lexlogic.engine.claims.models import Candidate, Judgement, SourceReading, Stance, Status
-from lexlogic.engine.claims.normalise import fold, normalise
+from lexlogic.engine.claims.normalise import MONTHS_FR, fold, normalise
 from lexlogic.engine.claims.quantities import Quantity, agrees, event_of_date, quantities
 
 INTERPRETIVE = re.compile(
@@ -278,7 +278,7 @@ _ASKED = re.compile(r"\b(votre accord|confirmer votre|accepte[rz]?|re ?:)")
 _ACCEPTED = re.compile(r"^(?:c'est d'accord|d'accord|j'accepte|nous acceptons|accord|bon pour accord|ok)\b")
 
 
-_MONTHS = "janvier fevrier mars avril mai juin juillet aout septembre octobre novembre decembre".split()
+_MONTHS = [fold(m) for m in MONTHS_FR]  # the shared table (logic.french_words), as folded text writes it
 _MON_EN = "jan feb mar apr may jun jul aug sep oct nov dec".split()
 _MAIL_DATE = re.compile(
     r"\b(?:courriel|e-mail|email|mail|message)\s+(?:du|date du|envoye le|adresse le)\s+(1er|\d{1,2})\s+("
