@@ -4,6 +4,10 @@ A third, structured ranking joins the fusion when the dossier has one: the passa
 the claim names ("mise en demeure", "assignation") and the table whose column it speaks of — the
 sentences a derived fact (a duration, a sum) is computed from rarely resemble the claim.
 
+Other people's wording: BM25 also reads paraphrase class keys (``lexicon``: « retrait » / « sortie » /
+« déréférencement », « voie électronique » / « courriel ») on both sides, and a fact computed between two
+events (« entre l'investissement et la rupture ») gets the best passage of each end into the top k.
+
 Each passage is one sentence (``passages``) with its neighbours kept for the judge. Both sides are
 normalised (numbers in words → digits, dates → one spelling) before indexing and querying, so the
 lexical side meets "380 000 € HT" with "trois cent quatre-vingt mille euros hors taxes". Dense search
@@ -28,6 +32,7 @@ from lexlogic.bridges.text_index import TextIndex, reciprocal_rank_fusion, token
 from lexlogic.bridges.vector_index import EXACT_BELOW, Backend, VectorIndex
 from lexlogic.engine.claims.facets import _CANON as CANON
 from lexlogic.engine.claims.judge_reading import INTERPRETIVE
+from lexlogic.engine.claims.lexicon import class_keys
 from lexlogic.engine.claims.models import Candidate, Memory
 from lexlogic.engine.claims.normalise import MONTHS_FR, fold, normalise
 from lexlogic.engine.claims.passages import passages_of
@@ -79,6 +84,15 @@ LONE_YEAR = re.compile(r"(?<![\w/])((?:19|20)\d\d)\b")
 ACT_SHORT_BONUS = 0.05  # cosine added to a bare act passage in the act ranking
 DATE_LINE = 8  # a passage of at most this many tokens carrying a date is the date line of its piece
 TREND = re.compile(r"doubl|tripl|augment|hauss|progress|baiss|diminu|recul")
+# a fact computed from two events (« quatre ans se sont écoulés entre l'investissement et la rupture », « prévenu
+# par courriel avant de lui écrire par lettre ») needs the piece of each: each end is searched on its own
+BETWEEN = re.compile(
+    r"\bentre (?:l'|le |la |les )?(?P<a>.{6,}?) et (?:l'|le |la |les )?(?P<b>[^,;.]{6,})"
+    r"|(?P<c>[^,;.]{6,}?) (?:avant|apres) (?:de |d'|que |qu')(?P<d>[^,;.]{6,})"
+)
+END_SLOTS = 2  # at most this many of the top k go to the ends' best passages
+LEXICON = True  # paraphrase class keys (``lexicon``) on both sides of BM25
+LEXICON_SKIP: set[str] = set()
 
 if TYPE_CHECKING:  # imported lazily at run time (a heavy module)
     from lexlogic.engine.claims.derived import DossierFacts
@@ -98,8 +112,9 @@ LEXICAL_CANON_SKIP = {"ruptur"}
 
 def canon_words(text: str) -> str:
     """``text`` with the dossier synonyms' common key appended once per group (« délai de prévenance » and
-    « préavis », « a rompu » and « résiliation »), on both sides of BM25 so a claim meets a passage that
-    names the same thing in other words."""
+    « préavis », « a rompu » and « résiliation »), and the key of each paraphrase class of ``lexicon`` it
+    uses (« retirés des rayons » and « sortie de vos références », « voie électronique » and « courriel »),
+    on both sides of BM25 so a claim meets a passage that names the same thing in other words."""
     f = fold(text)
     words = re.findall(r"\w+", f)
     keys = [
@@ -108,6 +123,8 @@ def canon_words(text: str) -> str:
         if key not in LEXICAL_CANON_SKIP
         if any((v in f) if " " in v else any(w.startswith(v) for w in words) for v in variants)
     ]
+    if LEXICON:
+        keys += [k for k in class_keys(f) if k not in LEXICON_SKIP]
     return f"{text} {' '.join(keys)}" if keys else text
 
 
@@ -307,6 +324,36 @@ class HybridMemory:
         years = set(LONE_YEAR.findall(FULL_DATE.sub(" ", t)))
         return [i for i, head, ys in tables if words & head or years & ys]
 
+    def _ends(self, claim: str) -> list[str]:
+        """The two events a computed claim measures between (``BETWEEN``), each with a content word."""
+        m = BETWEEN.search(fold(normalise(claim)))
+        if not m:
+            return []
+        ends = [e for e in m.groups() if e]
+        return ends if all(tokens(e) for e in ends) else []
+
+    def _with_ends(self, claim: str, fused: list[tuple[int, float]], k: int, pool: int) -> list[tuple[int, float]]:
+        """Each end of a computed claim gets its best passage (BM25 and e5 on that clause alone, fused) into
+        the top ``k`` if it is not there yet, in place of the last ones."""
+        ends = self._ends(claim)[:END_SLOTS]
+        if not ends:
+            return fused[:k]
+        keep = self._dense_keep()
+        top = [i for i, _ in fused[:k]]
+        extra: list[int] = []
+        for end in ends:
+            ids, _ = self.index.search(self.embed_claim(end)[None, :], pool)
+            dense = [int(i) for i in ids[0] if i >= 0 and keep[int(i)]]
+            lexical = [int(i) for i in self.lexical.search(canon_words(end), pool)[0]]
+            best = reciprocal_rank_fusion([dense, lexical], k=RRF_K)
+            if best and best[0][0] not in top and best[0][0] not in extra:
+                extra.append(best[0][0])
+        if not extra:
+            return fused[:k]
+        score = dict(fused)
+        head = [i for i in top if i not in extra][: k - len(extra)]
+        return [(i, score.get(i, 0.0)) for i in head + extra]
+
     def search(self, claim: str, k: int = 10, vector: np.ndarray | None = None) -> list[Candidate]:
         """Top-``k`` passages by RRF of the dense and the lexical rankings, best first."""
         if not self.memories or k <= 0:
@@ -350,7 +397,7 @@ class HybridMemory:
             sims_all = self.vectors[acts] @ q + ACT_SHORT_BONUS * np.array([self._is_bare(i) for i in acts])
             rankings.append([acts[i] for i in np.argsort(-sims_all)[:6]])
             weights.append(STRUCTURED_WEIGHT)
-        fused = reciprocal_rank_fusion(rankings, k=RRF_K, weights=weights)[:k]
+        fused = self._with_ends(claim, reciprocal_rank_fusion(rankings, k=RRF_K, weights=weights), k, pool)
         dense_sim = {int(i): float(s) for i, s in zip(ids[0], sims[0]) if i >= 0}
         lex = {int(i): float(s) for i, s in zip(lex_ids, lex_scores)}
         out = []

@@ -1,0 +1,79 @@
+"""Issue 19, round 4: claims retrieval for other people's wording (paraphrase classes, computed claims).
+
+Claims written for these tests, not taken from the dev or frozen sets. Each retrieval test fails with the
+mechanism switched off (checked: ``LEXICON = False`` / ``END_SLOTS = 0`` in ``engine.claims.retrieval``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+
+def _texts(shipped, claim: str, k: int = 10) -> list[str]:  # type: ignore[no-untyped-def]
+    return [c.memory.text for c in shipped.search(claim, k)]
+
+
+@pytest.mark.parametrize(
+    "a,b",
+    [
+        ("les produits ont été retirés des rayons", "une sortie progressive de vos références"),
+        ("l'enseigne a déréférencé le fabricant", "le retrait de ses articles"),
+        ("par voie électronique", "par courriel du 15 mars"),
+        ("une relation durable", "il se renouvelle par tacite reconduction"),
+        ("un retrait échelonné", "une sortie progressive"),
+        ("une réduction de ses prix", "une baisse de 6 %"),
+    ],
+)
+def test_paraphrases_share_a_class_key(a, b):
+    from lexlogic.engine.claims.lexicon import class_keys
+    from lexlogic.engine.claims.normalise import fold
+
+    assert set(class_keys(fold(a))) & set(class_keys(fold(b)))
+
+
+@pytest.mark.parametrize("text", ["Le contrat est soumis au droit français.", "Bonjour", "12 commandes en 2023"])
+def test_unrelated_text_gets_no_class_key(text):
+    from lexlogic.engine.claims.lexicon import class_keys
+    from lexlogic.engine.claims.normalise import fold
+
+    assert class_keys(fold(text)) == ()
+
+
+def test_class_keys_join_bm25_on_both_sides():
+    from lexlogic.engine.claims.retrieval import canon_words
+
+    assert "zqretrait" in canon_words("le retrait des références").split()
+    assert "zqretrait" in canon_words("nous envisageons une sortie progressive").split()
+
+
+def test_a_nominalised_paraphrase_retrieves_its_sentence(shipped):
+    # « retrait » (noun of « retirer ») and « message électronique » for « déréférencement » and « courriel »
+    texts = _texts(
+        shipped, "L'enseigne a fait connaître par message électronique le retrait de tous les articles du fabricant."
+    )
+    assert any(t.startswith("Par courriel du 15 mars 2024") for t in texts)
+
+
+def test_renewal_in_other_words_retrieves_the_renewal_clause(shipped):
+    texts = _texts(shipped, "Le contrat ne se prolongeait pas d'année en année.")
+    assert any("tacite reconduction" in t for t in texts)
+
+
+def test_a_claim_computed_from_two_pieces_retrieves_both(shipped):
+    claim = (
+        "Il s'est écoulé plus de quatre ans entre l'achat de la ligne de conditionnement et l'annonce du "
+        "déréférencement."
+    )
+    texts = _texts(shipped, claim)
+    assert any("investi 380 000" in t for t in texts)  # the note: the investment's year
+    assert any(t.startswith("Par courriel du 15 mars 2024") for t in texts)  # the e-mail: the announcement
+
+
+def test_the_ends_of_a_computed_claim():
+    from lexlogic.engine.claims.retrieval import HybridMemory
+
+    mem = HybridMemory([], np.zeros((0, 384), np.float32))
+    ends = mem._ends("Plus de quatre ans se sont écoulés entre l'investissement et la rupture.")
+    assert ends == ["investissement", "rupture"]
+    assert len(mem._ends("L'enseigne a écrit par courriel avant d'envoyer une lettre recommandée.")) == 2
+    assert mem._ends("Le contrat a été signé à Lyon.") == []
