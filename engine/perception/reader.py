@@ -147,6 +147,17 @@ NOT_A_NAME = {
     "daf",
     "dsi",
     "messieurs",
+    "lrar",
+    "ar",
+    "ttc",
+    "ht",
+    "tva",
+    "ca",
+    "cgv",
+    "cga",
+    "rcs",
+    "siret",
+    "egalim",
 }
 NUM_UNIT_RE = re.compile(
     r"(?P<n>\d+(?:[.,]\d+)?|(?:[a-zéèêû]+(?:[ -](?:et[ -])?[a-zéèêû]+)?))\s+(?P<u>mois|semaines?|jours?|ans?|années?)\b",
@@ -416,6 +427,7 @@ def _names(v: DocView) -> None:
         v.live,
     ):
         add(m.group(1), m.start(1))
+    _aliases(v)
     v.cache["places"] = {e.text.strip() for e in fr.parse(_unwrap(v.live)).ents if e.label_ == "LOC"}
     for key, found in (("heading", _heading_name(v)), ("signature", _signature_name(v)), ("addressee", _addressee(v))):
         if found:
@@ -428,6 +440,93 @@ def _names(v: DocView) -> None:
             if text.lower().startswith(("tribunal", "cour", "cass", "code")):
                 continue
             add(text, ent.start_char)
+    if ENTITY_NAMES:
+        _entity_names(v, parsed)
+
+
+ENTITY_NAMES = False  # the parser's entities as party names: off until they are precise enough (see the note)
+PERSON_TITLE = re.compile(r"(?:\b(?:M|Mme|Mlle|Dr|Me|MM)\.?|\b(?:Monsieur|Madame|Maître|Docteur|Professeur))\s*$")
+SALUTATION = re.compile(
+    r"(?im)^[ \t]*(?:bonjour|cher|chère|madame|monsieur)[ \t]+(?:(?:monsieur|madame|maître)[ \t]+)?("
+    + NAME
+    + r")[ \t]*,"
+)
+SIGNATORY_AFTER = re.compile(r"^[ \t]*(?:[—–-]|,)[ \t]*\S")
+
+
+def _aliases(v: DocView) -> None:
+    """« Évènements Majeurs (EVM) »: the short form in brackets right after a name is that name (every mention)."""
+    for name, spans in list(v.names.items()):
+        for _s0, e0 in list(spans):
+            m = re.match(r"\s*\((?:ci-après\s+)?[«\"]?\s*([A-ZÀ-Ý][\w&'’-]{1,12})\s*[»\"]?\)", v.live[e0 : e0 + 30])
+            if m and m.group(1).lower() not in NOT_A_NAME and fold(m.group(1)) not in fold(name):
+                alias = m.group(1)
+                for a in re.finditer(r"\b" + re.escape(alias) + r"\b", v.live):
+                    if (a.start(), a.end()) not in spans:
+                        spans.append((a.start(), a.end()))
+                v.cache.setdefault("alias", {})[fold(alias)] = name  # type: ignore[index]
+
+
+def _entity_names(v: DocView, parsed: Any) -> None:
+    """The parser's named entities (organisations, persons, misc.: its labels are unreliable on company names,
+    « Meubles Cordier » comes out as a person, « Logis-Hainaut » as a place) as candidate party names, cut to
+    their first line and to capitalised words; never a court, a place after « de / à / en », a word that opens a
+    sentence and is a common noun (« Préavis »), a person who signs for a company (« Thomas Vial — Directeur
+    marketing, X ») or whom the letter greets (« Bonjour Claire »). Recorded as weak names: they take a role only
+    on evidence (the syntax of the rupture, an apposition), never by elimination."""
+    weak: set[str] = v.cache.setdefault("weak", set())  # type: ignore[assignment]
+    tail = len(v.live.rstrip()) - 200  # the signature block
+    for ent in parsed.ents:
+        if ent.label_ not in ("ORG", "PER", "MISC", "LOC"):
+            continue
+        for piece in re.finditer(r"[^\n]+", ent.text):
+            _entity_piece(v, parsed, ent.label_, piece.group(0), ent.start_char + piece.start(), weak, tail)
+
+
+def _entity_piece(v: DocView, parsed: Any, label: str, text: str, start: int, weak: set[str], tail: int) -> None:
+    start += len(text) - len(text.lstrip())
+    text = text.strip(' ,.;:()«»"')
+    m = re.match(r"(?i)(?:bonjour|cher|chère|client|dossier|objet)\s*:?\s*", text)
+    if m:
+        text, start = text[m.end() :], start + m.end()
+    if (m := re.match(r"(?:M|Mme|Mlle|Me|Dr|MM)\.?\s+|(?:Monsieur|Madame|Maître|Docteur)\s+", text)) and label == "PER":
+        return  # « M. Lenoir », « Dr Anne Perrin »: a person is a party only by evidence (learnt there)
+    words = text.split()
+    if not words or not all(
+        w[:1].isupper() or w[:1].isdigit() or w.lower() in ("de", "des", "du", "d'", "&", "et", "la", "le", "l'")
+        for w in words
+    ):
+        return
+    if text.lower().startswith(("tribunal", "cour", "cass", "code", "conseil", "chambre", "pôle")):
+        return
+    if words[-1].isdigit() and label != "ORG":
+        return  # « Egalim 3 », « article 21 »: a law or a clause, not a party
+    if label == "LOC" and (
+        len(words) == 1 or re.search(r"(?i)\b(?:de|d'|à|en|au|aux|sur)\s*$", v.live[max(0, start - 5) : start])
+    ):
+        return  # a place: « en Alsace », « tribunal de commerce de Nantes »
+    if label == "LOC" and not re.search(
+        r"(?:^|\W)(?:[Ll]a\s+société|[Ll]a|[Ll]e|[Ll]es)\s*$|^\s*$", v.live[max(0, start - 12) : start].split("\n")[-1]
+    ):
+        return  # a place name in running prose; a company the parser took for a place follows « la »
+    first = v.live[start : start + len(words[0])]
+    tok = next((t for t in parsed if t.idx == start), None)
+    if len(words) == 1 and tok is not None and tok.is_sent_start and tok.pos_ != "PROPN":
+        return  # « Préavis : 90 jours »
+    if tok is not None and len(words) == 1 and tok.pos_ not in ("PROPN", "NOUN", "X"):
+        return
+    if PERSON_TITLE.search(v.live[max(0, start - 12) : start]) and label == "PER":
+        return  # « M. Dupont », « Dr Anne Perrin »: a person is a party only by evidence (learnt there)
+    if label == "PER" and start >= tail and SIGNATORY_AFTER.match(v.live[start + len(text) : start + len(text) + 6]):
+        return  # the person who signs for the company named after the dash
+    if label == "PER" and SALUTATION.match(v.live[v.live.rfind("\n", 0, start) + 1 : start + len(text) + 2]):
+        v.cache.setdefault("salutation", text)
+        return
+    if first.lower() in NOT_A_NAME:
+        return
+    before = set(v.names)
+    _add_name(v, text, start)
+    weak |= set(v.names) - before
 
 
 COMPANY_WORD = re.compile(
@@ -495,7 +594,7 @@ def _signature_name(v: DocView) -> tuple[str, int] | None:
             if not all(w[:1].isupper() or w.lower() in ("de", "des", "du", "d'", "&", "et", "la", "le") for w in words):
                 continue
             ents = [e for e in fr.parse(name).ents if e.label_ == "PER" and e.text == name]
-            company = re.search(r"&|\b(?:et\s+Fils|Frères)\b", name) or COMPANY_WORD.match(name)
+            company = re.search(r"&|\b(?:et\s+Fils|Frères)\b", name) or COMPANY_WORD.match(name) or off > 0
             if ents and not company:
                 continue  # a person signs; the company is elsewhere on the line
             return name, start + off + part.index(name)
@@ -539,9 +638,19 @@ def _add_name(v: DocView, name: str, s: int) -> None:
     if re.search(r"\bmarques?\s+(?:[\w'’-]+\s+){0,2}«?\s*$", v.live[max(0, s - 40) : s]):
         return  # a brand (« sous notre marque « Terroir & Co » »), not a party
     if name.isupper() and 2 <= len(name) <= 6:  # initials of a name already read (« Gardiennage Sécurité Azur (GSA) »)
-        full = next((k for k in found if "".join(w[0] for w in k.split() if w[0].isupper()).upper() == name), None)
+        full = next(
+            (k for k in found if fold("".join(w[0] for w in re.split(r"[\s-]+", k) if w[:1].isupper())) == fold(name)),
+            None,
+        )
         if full is not None:
             found[full].append((s, s + len(name)))
+            return
+    alias = v.cache.get("alias", {})
+    if fold(name) in alias:  # type: ignore[operator]
+        key0 = alias[fold(name)]  # type: ignore[index]
+        if key0 in found:
+            if (s, s + len(name)) not in found[key0]:
+                found[key0].append((s, s + len(name)))
             return
     key = next((k for k in found if fold(k) == fold(name) or fold(name).startswith(fold(k) + " ")), None)
     if key is None:
@@ -557,9 +666,13 @@ def _party_of_phrase(v: DocView, text: str, learn: bool = False) -> str | None:
     """The party a phrase names: a known company name; with ``learn``, a capitalised name found in a phrase
     that plays a party's part (subject of a rupture, « X c/ Y »), recorded as a new name."""
     t = fold(text)
-    for name in v.names:
-        if fold(name) and fold(name) in t:
-            return name
+    known = [
+        (m.start(), -len(name), name)
+        for name in v.names
+        if fold(name) and (m := re.search(r"\b" + re.escape(fold(name)) + r"\b", t))
+    ]
+    if known:  # the first named, the longest spelling (« Hyper Centre Distribution », not « Centre »)
+        return min(known)[2]
     if learn:
         for m in re.finditer(NAME + r"(?:\s+" + LEGAL_FORMS + r")?", text):
             words = m.group(0).split()
@@ -596,28 +709,245 @@ def _role_word(text: str, spec: ExtractionSpec) -> str | None:
     return None
 
 
+SELF, OTHER = "\x00self", "\x00other"  # the writer's party and the addressee's, resolved to names at the end
+CLAUSE_DEPS = ("acl", "acl:relcl", "advcl", "ccomp", "parataxis", "conj", "punct")
+
+
+class _Votes:
+    """Evidence for each role: a weight per (role, name), summed over the document; the pair of distinct names
+    with the most weight wins (no first clue met decides alone)."""
+
+    def __init__(self) -> None:
+        self.w: dict[str, dict[str, float]] = {p: {} for p in PARTIES}
+
+    def add(self, party: str, name: str | None, weight: float) -> None:
+        if name and party in PARTIES:
+            self.w[party][name] = self.w[party].get(name, 0.0) + weight
+
+    def resolve(self, writer: str | None, addressee: str | None) -> None:
+        for party in PARTIES:
+            for key, name in ((SELF, writer), (OTHER, addressee)):
+                if key in self.w[party]:
+                    weight = self.w[party].pop(key)
+                    if name:
+                        self.add(party, name, weight)
+
+    def decide(self) -> dict[str, str]:
+        c, d = self.w["claimant"], self.w["defence"]
+        best: tuple[tuple[float, int], str | None, str | None] | None = None
+        for cn in [None, *c]:
+            for dn in [None, *d]:
+                if cn is not None and cn == dn:
+                    continue
+                score = (c[cn] if cn else 0.0) + (d[dn] if dn else 0.0)
+                key = (score, int(cn is not None) + int(dn is not None))
+                if best is None or key > best[0]:
+                    best = (key, cn, dn)
+        out: dict[str, str] = {}
+        if best is not None:
+            if best[1]:
+                out["claimant"] = best[1]
+            if best[2]:
+                out["defence"] = best[2]
+        return out
+
+    def leader(self, party: str) -> str | None:
+        w = self.w[party]
+        return max(w, key=lambda n: w[n]) if w else None
+
+
+def _who(v: DocView, tok: Any, learn: bool = True) -> str | None:
+    """The party a token names: « nous » / « je » the writer (SELF), « vous » the addressee (OTHER), a known name
+    its mention covers, else the name its phrase carries (learnt from the noun phrase itself, never from a
+    clause hanging on it: « la TMA confiée à X » names X, not « TMA »)."""
+    low = tok.lower_
+    if low in ("nous", "je", "j'", "moi"):
+        return SELF
+    if low == "qui" and tok.head.dep_ == "acl:relcl":  # « X, qui a rompu »: the antecedent
+        return _who(v, tok.head.head, learn)
+    if low in ("celle-ci", "celui-ci") or (
+        low in ("dernière", "dernier") and any(c.lower_ in ("cette", "ce") for c in tok.children)
+    ):  # « cette dernière », « celle-ci »: the name mentioned last before it
+        prior = [(sp[0], n) for n, sps in v.names.items() for sp in sps if sp[1] <= tok.idx]
+        return max(prior)[1] if prior else None
+    if low == "vous":
+        return OTHER
+    if tok.pos_ == "PRON" or low in ("qui", "que", "elle", "il", "ils", "elles", "lui", "leur"):
+        return None
+    if name := _name_at(v, tok.idx):
+        return name
+    sub = list(tok.subtree)
+    end = sub[-1].i + 1  # the parser may cut a name after its first word (« la société Biscuits | Perrot »)
+    doc = tok.doc
+    while end < len(doc) and doc[end].text[:1].isupper() and doc[end].pos_ == "PROPN":
+        end += 1
+    for t in [*sub, *doc[sub[-1].i + 1 : end]]:
+        if t.pos_ == "PROPN" and (name := _name_at(v, t.idx)):
+            return name
+    if name := _party_of_phrase(v, " ".join(t.text for t in sub)):
+        return name
+    if not learn:
+        return None
+    drop = {t.i for c in tok.children if c.dep_ in CLAUSE_DEPS for t in c.subtree}
+    core = " ".join(t.text for t in sub if t.i not in drop)
+    return _party_of_phrase(v, core, learn=True)
+
+
+NOUN_CASES = (None, "de", "d'", "à", "au", "du")  # « informé X de la fin », not « selon l'arrêt attaqué »
+
+
+def _case_word(tok: Any) -> str | None:
+    marks = [k.lower_ for k in tok.children if k.dep_ in ("case", "mark")]
+    return marks[0] if marks else None
+
+
+def _rupture_votes(v: DocView, spec: ExtractionSpec, votes: _Votes) -> None:
+    """Roles from the syntax of every sentence telling the rupture: the subject of a rupture verb (or the agent
+    of its passive, « par Y ») is its author; its passive subject, its object when a party, or the party after
+    « à / avec / auprès de » is the other side (« X a été déréférencé par Y », « Y a mis fin à la relation avec
+    X », « la rupture notifiée à X »). Each clue is a vote; a threat or an intention counts half."""
+    singles = {c.lower() for c in spec.termination_cues if " " not in c}
+    told = 0  # the first sentences telling the rupture tell its author; later ones, often the reply to it
+    for s in v.sentences:
+        trig = {tok.i: tok for tok in s.span if tok.lemma_.lower() in singles}
+        for cue in spec.termination_cues:
+            for m in _rx(cue).finditer(s.low):
+                tok = s.token_at(s.start + m.start())
+                if tok.pos_ in ("PART", "ADV") and tok.head.pos_ in ("VERB", "AUX"):  # « ne plus commander »
+                    tok = tok.head
+                trig.setdefault(tok.i, tok)
+        before = {p: dict(w) for p, w in votes.w.items()}
+        for tok in trig.values():
+            weight = (1.0 if told < 2 else 0.5) * (0.5 if fr.conditional(tok) else 1.0)
+            if tok.pos_ in ("VERB", "AUX"):
+                verbs = [tok]
+            elif tok.pos_ == "NOUN":  # « la rupture notifiée à X par Y », « Y a informé X de la fin »
+                verbs = [c for c in tok.children if c.dep_ == "acl"]
+                head = next((a for a in list(tok.ancestors)[:3] if a.pos_ == "VERB"), None)
+                if head is not None and tok.dep_ not in ("nsubj", "obl:mod", "appos") and _case_word(tok) in NOUN_CASES:
+                    verbs.append(head)  # the verb the noun hangs on (the parser may hang it on a name first)
+                for c in tok.children:  # « la résiliation par Y »
+                    if c.dep_ == "nmod" and _case_word(c) == "par":
+                        votes.add("defence", _who(v, c), 2 * weight)
+            else:
+                continue
+            for verb in verbs:
+                _verb_votes(v, verb, votes, weight)
+        if votes.w != before:
+            told += 1
+
+
+def _verb_votes(v: DocView, verb: Any, votes: _Votes, weight: float) -> None:
+    for anc in [verb, *list(verb.ancestors)[:2]]:
+        found = False  # a subject that names a party (« elle », « qui »: the clause above says whom)
+        for c in anc.children:
+            if c.dep_ in ("nsubj", "obl:agent") and (who := _who(v, c)):
+                votes.add("defence", who, 3 * weight)
+                found = True
+            elif c.dep_ == "nsubj:pass" and (who := _who(v, c)):
+                votes.add("claimant", who, 3 * weight)
+                found = True
+        if found or any(c.dep_.startswith("nsubj") and c.pos_ != "PRON" for c in anc.children):
+            break  # a subject that is no party (« les commandes … diminuer »): it is not the author's act
+        if anc.dep_ not in ("xcomp", "ccomp", "advcl", "acl", "conj", "acl:relcl"):
+            break
+    for c in verb.children:
+        if c.dep_ == "obj":
+            name = _who(v, c, learn=False)
+            if name:
+                votes.add("claimant", name, 2 * weight)
+            for n in c.children:  # « la relation avec X », « le contrat de X », « la TMA confiée à X »
+                if n.dep_ in ("nmod", "acl") and _case_word(n) in ("avec", "de", "d'", "à"):
+                    votes.add("claimant", _who(v, n, learn=False), 1.5 * weight)
+                if n.dep_ == "acl":
+                    for m in n.children:
+                        if m.dep_.startswith("obl") and _case_word(m) in ("à", "avec", "auprès"):
+                            votes.add("claimant", _who(v, m, learn=False), 1.5 * weight)
+        elif c.dep_ in ("iobj", "obl:arg", "obl", "obl:mod") and (
+            _case_word(c) in ("à", "avec", "auprès", "au", "aux") or c.dep_ == "iobj"
+        ):
+            votes.add("claimant", _who(v, c), 2 * weight)
+            for n in c.children:
+                if n.dep_ == "nmod" and _case_word(n) in ("avec", "de", "d'"):
+                    votes.add("claimant", _who(v, n, learn=False), 1.5 * weight)
+
+
+def _sender(v: DocView) -> str | None:
+    """The company of an e-mail's sender, from its address's domain (« De : achats@bricomax.fr »)."""
+    m = re.search(r"(?im)^(?:De|From)\s*:[^\n@]*@([\w-]+)\.", v.doc.text[:400])
+    if not m:
+        return None
+    dom = fold(m.group(1)).replace("-", "")
+    for name in v.names:
+        squashed = re.sub(r"[^a-z0-9]", "", fold(name))
+        if len(dom) >= 4 and (squashed.startswith(dom) or dom.startswith(squashed) or dom in squashed):
+            return name
+    return None
+
+
+def _greeted(v: DocView) -> str | None:
+    """The party a letter greets: « Monsieur Roche, » is Visseries Roche when that name ends with it."""
+    if v.doc.kind not in (DocumentKind.LETTER, DocumentKind.EMAIL):
+        return None
+    m = SALUTATION.search(v.live[:600])
+    if not m:
+        return None
+    who = fold(m.group(1))
+    return next((n for n in v.names if fold(n) == who or fold(n).endswith(" " + who)), None)
+
+
 def _roles(v: DocView, spec: ExtractionSpec) -> None:
-    """Who is the victim (claimant) and who the author (defence) of the rupture, in this document."""
+    """Who is the victim (claimant) and who the author (defence) of the rupture, in this document: every clue
+    (the party's own heading or signature, « X c/ Y », procedural words, the syntax of the rupture sentences,
+    « notre cliente, X », who supplies whom) is a weighted vote; the best pair of distinct names wins."""
+    votes = _Votes()
     roles: dict[str, str] = {}
-    names = list(v.names)
 
-    def put(party: str, name: str | None) -> None:
-        if name and party not in roles and name not in roles.values():
-            roles[party] = name
+    def put(party: str, name: str | None, weight: float = 3.0) -> None:
+        votes.add(party, name, weight)
 
+    writer: str | None = None
+    addressee: str | None = None
     if v.author in PARTIES:  # the party's own heading or signature names it; the addressee is the other
         for key in ("heading", "signature"):
             if isinstance(v.cache.get(key), str):
-                put(v.author, _party_of_phrase(v, str(v.cache[key])))
+                name = _party_of_phrase(v, str(v.cache[key]))
+                put(v.author, name, 6)
+                writer = writer or name
         other_side = "defence" if v.author == "claimant" else "claimant"
         if isinstance(v.cache.get("addressee"), str):
-            put(other_side, _party_of_phrase(v, str(v.cache["addressee"])))
+            addressee = _party_of_phrase(v, str(v.cache["addressee"]))
+            put(other_side, addressee, 5)
+    elif isinstance(v.cache.get("signature"), str):
+        writer = _party_of_phrase(v, str(v.cache["signature"]))
+    if writer is None and v.doc.kind in (DocumentKind.LETTER, DocumentKind.EMAIL, DocumentKind.OTHER):
+        # a letterhead: the first name, alone at the head of a short line in the first lines (or after « Client : »
+        # in a party's own note)
+        for s0, n in sorted((sp[0], n) for n, sps in v.names.items() for sp in sps if 0 <= sp[0] < 250):
+            line0 = v.live.rfind("\n", 0, s0) + 1
+            line = v.live[line0 : (v.live.find("\n", s0) + 1 or len(v.live) + 1) - 1]
+            lead = v.live[line0:s0]
+            if re.search(r"(?i)attention|destinataire|^\s*à\b", lead):
+                break
+            if (len(line) < 70 and not lead.strip()) or (
+                v.author and re.fullmatch(r"(?i)\s*client\s*:\s*\w*\s*", lead)
+            ):
+                writer = n
+            break
+    if addressee is None and isinstance(v.cache.get("addressee"), str):
+        addressee = _party_of_phrase(v, str(v.cache["addressee"]))
+    if sender := _sender(v):  # an e-mail's « De : achats@x.fr »: the writer's company
+        writer = sender
+        if v.author in PARTIES:
+            put(v.author, sender, 5)
+    if addressee is None and (greeted := _greeted(v)):
+        addressee = greeted
     if m := re.search(
         r"(?P<a>" + NAME + r")(?:\s*\([^)\n]{1,40}\))?\s+(?:c/|contre)\s+(?:la\s+société\s+)?(?P<b>" + NAME + ")",
         v.live,
     ):
-        put("claimant", _party_of_phrase(v, m.group("a"), learn=True))
-        put("defence", _party_of_phrase(v, m.group("b"), learn=True))
+        put("claimant", _party_of_phrase(v, m.group("a"), learn=True), 4)
+        put("defence", _party_of_phrase(v, m.group("b"), learn=True), 4)
     # « X / Y » in a title or a summary's first line (« Coopérative X / enseigne Y »): the victim first, as « c/ »
     head = v.live[: max(v.live.find("\n"), 0) or len(v.live)]
     if sm := re.search(
@@ -628,8 +958,8 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
         + ")",
         head if v.author not in PARTIES else "",
     ):
-        put("claimant", _party_of_phrase(v, sm.group("a"), learn=True))
-        put("defence", _party_of_phrase(v, sm.group("b"), learn=True))
+        put("claimant", _party_of_phrase(v, sm.group("a"), learn=True), 3)
+        put("defence", _party_of_phrase(v, sm.group("b"), learn=True), 3)
     for s in v.sentences:
         for tok in s.span:
             lem = tok.lemma_.lower()
@@ -637,9 +967,9 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
                 subj = [c for c in tok.children if c.dep_.startswith("nsubj")]
                 obj = [c for c in tok.children if c.dep_ in ("obj", "obl:arg")]
                 if subj and not any(c.dep_ == "nsubj:pass" for c in subj):
-                    put("claimant", _party_of_phrase(v, " ".join(t.text for t in subj[0].subtree), learn=True))
+                    put("claimant", _party_of_phrase(v, " ".join(t.text for t in subj[0].subtree), learn=True), 4)
                 if obj:
-                    put("defence", _party_of_phrase(v, " ".join(t.text for t in obj[0].subtree), learn=True))
+                    put("defence", _party_of_phrase(v, " ".join(t.text for t in obj[0].subtree), learn=True), 4)
     # « notre cliente, X », « mon client, X », « notre société, X », « au nom de X »: the author's own party
     own = (
         r"(?:(?:[Nn]otre|[Mm]on|[Mm]a)\s+(?:client(?:e)?|société|entreprise)|[Aa]u\s+nom\s+de(?:\s+la\s+société)?)\s*,?\s*(?:la\s+société\s+|l')?("
@@ -648,11 +978,11 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
     )
     if v.author and (m := re.search(own, _unwrap(v.live))):  # a name wrapped over two lines
         _add_name(v, m.group(1), m.start(1))
-        put(v.author, _party_of_phrase(v, m.group(1)))
+        put(v.author, _party_of_phrase(v, m.group(1)), 5)
     other = "defence" if v.author == "claimant" else "claimant" if v.author == "defence" else None
     if other and (
         m := re.search(
-            r"(?:[Vv]otre\s+client(?:e)?\s*,|attention\s+d[e']|gérante?\s+d[e']|directeur\s+d[e']|directrice\s+d[e']|^À\s*:?)\s*(?:la\s+société\s+|l')?("
+            r"(?:[Vv]otre\s+(?:client(?:e)?|agence|société|entreprise)\s*(?:,|\()|attention\s+d[e']|gérante?\s+d[e']|directeur\s+d[e']|directrice\s+d[e']|^À\s*:?)\s*(?:la\s+société\s+|l')?("
             + NAME
             + ")",
             v.live,
@@ -660,54 +990,50 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
         )
     ):
         _add_name(v, m.group(1), m.start(1))
-        put(other, _party_of_phrase(v, m.group(1)))
+        name = _party_of_phrase(v, m.group(1))
+        put(other, name, 4)
+        addressee = addressee or name
     if v.author in PARTIES and v.doc.kind in (DocumentKind.EMAIL, DocumentKind.LETTER, DocumentKind.SUBMISSION):
         lines = [ln for ln in v.live.rstrip().split("\n") if ln.strip()]
         if lines and len(lines[-1]) < 80:
             last = lines[-1].split(",")[-1].strip()
             if re.fullmatch(NAME + r"(?:\s+" + LEGAL_FORMS + ")?", last) and len(last.split()) >= 2:
                 _add_name(v, last, v.live.rfind(last))
-                put(v.author, _party_of_phrase(v, last))
+                put(v.author, _party_of_phrase(v, last), 3)
     # apposition of a role word: « la société X (ci-après la demanderesse) », « X, défenderesse »
-    for name, spans in v.names.items():
+    for name, spans in list(v.names.items()):
         for _s0, e0 in spans:
             after = v.live[e0 : e0 + 60]
             if role := _role_word(re.split(r"[.;]", after)[0][:40], spec):
                 if re.search(r"^\W{0,4}(?:\(|,|ci-après|soit)", after):
-                    put(role, name)
+                    put(role, name, 5)
     for m in re.finditer(r"(?:[Ll]'|[Ll]a\s+|[Ll]e\s+)(\w+)\s*,\s*(?:la\s+société\s+)?(" + NAME + r")\s*,", v.live):
         if role := _role_word(m.group(1), spec):
-            put(role, _party_of_phrase(v, m.group(2), learn=True))
+            put(role, _party_of_phrase(v, m.group(2), learn=True), 5)
     if other:  # « X soutient que … » in a party's own document: X is the other side
         for s in v.sentences:
             for tok in s.span:
                 if tok.lemma_.lower() in spec.speech_verbs and tok.pos_ == "VERB":
                     subj = [c for c in tok.children if c.dep_ == "nsubj" and c.text[:1].isupper()]
                     if subj and subj[0].lower_ not in ("nous", "je", "elle", "il"):
-                        put(other, _party_of_phrase(v, " ".join(t.text for t in subj[0].subtree), learn=True))
-    # the subject of a termination verb is its author
-    for s in v.sentences:
-        hit = s.find(spec.termination_cues)
-        if not hit or fr.conditional(s.token_at(hit[1])):
-            continue
-        tok = s.token_at(hit[1])
-        verb = tok if tok.pos_ in ("VERB", "AUX") else tok.head
-        for anc in [verb, *list(verb.ancestors)[:2]]:
-            subj = [c for c in anc.children if c.dep_ in ("nsubj", "obl:agent")]
-            if subj:
-                text = " ".join(t.text for t in subj[0].subtree)
-                if subj[0].lower_ not in ("nous", "je", "elle", "il", "qui"):
-                    put("defence", _name_at(v, subj[0].idx) or _party_of_phrase(v, text, learn=True))
-                for c in anc.children:  # « … la liant à X », « ses commandes auprès de X »
-                    if c.dep_ in ("obl:arg", "obl", "iobj", "obl:mod") and any(
-                        k.lower_ in ("à", "auprès", "avec") for k in c.children if k.dep_ == "case"
-                    ):
-                        other = _party_of_phrase(v, " ".join(t.text for t in c.subtree), learn=True)
-                        if other and other != roles.get("defence"):
-                            put("claimant", other)
-                break
-    # the subject of a supply verb is the supplier, its object the customer: with the author known, the
-    # supplier is the victim, and the other way round
+                        put(other, _party_of_phrase(v, " ".join(t.text for t in subj[0].subtree), learn=True), 2)
+    # a letter whose writer terminates in the first person (« nous résilions »): its writer is the author
+    if v.author is None and v.doc.kind in (DocumentKind.LETTER, DocumentKind.EMAIL, DocumentKind.OTHER):
+        for s in v.sentences:
+            hit = s.find(spec.termination_cues)
+            if hit and re.search(r"\b(?:nous|je)\b", s.low) and not fr.conditional(s.token_at(hit[1])):
+                if not re.search(r"\bvous\s+(?:nous\s+|m'|me\s+)?(?:avez|aviez)\b", s.low):
+                    v.author = "defence"  # its grounds (fault, force majeure) are then only alleged
+                    break
+    if v.doc.kind in (DocumentKind.LETTER, DocumentKind.EMAIL, DocumentKind.OTHER) and v.author in PARTIES:
+        put(v.author, writer, 2)  # the letterhead is the writer's
+    # the syntax of the rupture sentences
+    _rupture_votes(v, spec, votes)
+    votes.resolve(writer, addressee)
+    roles = votes.decide()
+    # the subject of a supply verb is the supplier, its object the customer: with one role known, the supplier
+    # is the victim, and the other way round
+    supply: tuple[str, str] | None = None
     for s in v.sentences:
         for tok in s.span:
             if tok.lemma_.lower() not in spec.supply_verbs or tok.pos_ != "VERB":
@@ -721,49 +1047,29 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
                 sname, oname = oname, sname  # « X s'approvisionne auprès de Y »: Y supplies X
             if sname and oname:
                 if roles.get("defence") == oname or roles.get("claimant") == sname:
-                    put("claimant", sname)
-                    put("defence", oname)
+                    votes.add("claimant", sname, 2)
+                    votes.add("defence", oname, 2)
                 elif roles.get("defence") == sname or roles.get("claimant") == oname:
-                    put("claimant", oname)
-                    put("defence", sname)
+                    votes.add("claimant", oname, 2)
+                    votes.add("defence", sname, 2)
                 else:
-                    v.cache.setdefault("supply", (sname, oname))
-    # a letter whose writer terminates in the first person (« nous résilions »): its letterhead is the author
-    writer = v.author
-    if writer is None and v.doc.kind in (DocumentKind.LETTER, DocumentKind.EMAIL, DocumentKind.OTHER):
-        for s in v.sentences:
-            hit = s.find(spec.termination_cues)
-            if hit and re.search(r"\b(?:nous|je)\b", s.low) and not fr.conditional(s.token_at(hit[1])):
-                if not re.search(r"\bvous\s+(?:nous\s+|m'|me\s+)?(?:avez|aviez)\b", s.low):
-                    writer = "defence"
-                    v.author = writer  # its grounds (fault, force majeure) are then only alleged
-                    break
-    # a letter: letterhead = its writer
-    if v.doc.kind in (DocumentKind.LETTER, DocumentKind.EMAIL, DocumentKind.OTHER) and writer in PARTIES:
-        head = v.live[:250]
-        first = min(
-            ((sp[0], n) for n, sps in v.names.items() for sp in sps if sp[0] < 250 and sp[0] >= 0),
-            default=None,
-        )
-        if first and not re.search(
-            r"(?:attention|destinataire|à\s*:)", head[: first[0]].split("\n")[-1], re.IGNORECASE
-        ):
-            put(writer, first[1])
+                    supply = supply or (sname, oname)
+    roles = votes.decide()
     names = list(v.names)
     told = any(s.find(spec.termination_cues) for s in v.sentences)  # a guess only where a rupture is told
-    if not roles and "supply" in v.cache and told:  # no author named: the supplier is the usual victim
-        sname, oname = v.cache["supply"]  # type: ignore[misc]
-        put("claimant", sname)
-        put("defence", oname)
+    if not roles and supply and told:  # no author named: the supplier is the usual victim
+        roles = {"claimant": supply[0], "defence": supply[1]}
     if len(names) == 2 and not roles and v.author not in PARTIES and v.doc.kind is DocumentKind.OTHER and told:
-        put("claimant", names[0])  # a summary introduces the victim first
-        put("defence", names[1])
+        roles = {"claimant": names[0], "defence": names[1]}  # a summary introduces the victim first
     if len(names) >= 2 and len(roles) == 1:
         known = next(iter(roles.values()))
         other_party = "defence" if "claimant" in roles else "claimant"
-        rest = [n for n in names if n != known]
-        put(other_party, rest[0])
+        weak = v.cache.get("weak", set())
+        rest = [n for n in names if n != known and n not in weak]  # type: ignore[operator]
+        if rest:
+            roles[other_party] = rest[0]
     v.roles = roles
+    v.cache["votes"] = votes.w
 
 
 # --- allegation ----------------------------------------------------------------------------------------------
