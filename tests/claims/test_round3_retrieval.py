@@ -1,7 +1,7 @@
 """Issue 19, round 4: claims retrieval for other people's wording (paraphrase classes, computed claims).
 
 Claims written for these tests, not taken from the dev or frozen sets. Each retrieval test fails with the
-mechanism switched off (checked: ``LEXICON = False`` / ``END_SLOTS = 0`` in ``engine.claims.retrieval``)."""
+mechanism switched off (checked: ``LEXICON = False`` / ``END_SLOTS = 0`` / ``BIGRAMS = False`` in ``engine.claims.retrieval``)."""
 
 from __future__ import annotations
 
@@ -77,3 +77,23 @@ def test_the_ends_of_a_computed_claim():
     assert ends == ["investissement", "rupture"]
     assert len(mem._ends("L'enseigne a écrit par courriel avant d'envoyer une lettre recommandée.")) == 2
     assert mem._ends("Le contrat a été signé à Lyon.") == []
+    assert mem._ends("Les commandes ont baissé de 30 % entre 2019 et 2021.") == []  # a range of years
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Les retards de livraison autorisaient une rupture sans préavis.",
+        "Les livraisons tardives permettaient à l'enseigne une rupture sans préavis.",
+    ],
+)
+def test_a_phrase_weighs_more_than_its_scattered_words(shipped, claim):
+    # « sans préavis » in the clause that allows it (7.2), not « préavis » alone in every letter
+    assert any(t.startswith("7.2") for t in _texts(shipped, claim))
+
+
+def test_bigrams_keep_the_privative_word():
+    from lexlogic.engine.claims.retrieval import bigrams
+
+    assert bigrams("une rupture sans préavis") == "zbrupturxsans zbsansxpreav"  # « une »: a stop word
+    assert set(bigrams("rompre sans préavis").split()) & set(bigrams("résilié sans préavis").split())
