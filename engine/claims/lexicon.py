@@ -51,6 +51,34 @@ CLASSES: list[tuple[str, tuple[str, ...]]] = [
     # signed, concluded
     ("zqsigne", ("signe", "signatur", "conclu", "souscri", "paraph")),
     ("zqdecision", ("decid", "decision", "arret sa", "resolu")),
+    # letting someone know (the judge's « notifi » key covers « informer », « annoncer », « aviser »)
+    (
+        "zqinformer",
+        (
+            "prevenu",
+            "prevenir",
+            "previen",
+            "faire savoir",
+            "fait savoir",
+            "faire connaitre",
+            "fait connaitre",
+            "porte a la connaissance",
+            "porter a la connaissance",
+            "inform",
+            "annonc",
+            "notifi",
+        ),
+    ),
+    # turnover, sales
+    ("zqventes", ("chiffre d'affaires", "ventes", "vendu", "recettes", "facturation", "volume d'affaires")),
+    # margin, profit
+    ("zqmarge", ("marge", "benefice", "rentabilit", "profit")),
+    # objecting
+    ("zqcontester", ("contest", "protest", "reclam", "objection", "s'oppos", "desaccord")),
+    # staff
+    ("zqeffectif", ("salari", "employ", "effectif", "personnel")),
+    # compensation
+    ("zqindemnite", ("dommages", "indemn", "prejudice", "reparation")),
 ]
 
 _COMPILED = [

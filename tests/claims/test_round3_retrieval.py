@@ -22,6 +22,9 @@ def _texts(shipped, claim: str, k: int = 10) -> list[str]:  # type: ignore[no-un
         ("une relation durable", "il se renouvelle par tacite reconduction"),
         ("un retrait échelonné", "une sortie progressive"),
         ("une réduction de ses prix", "une baisse de 6 %"),
+        ("l'enseigne lui a fait savoir", "nous vous informons de notre décision"),
+        ("les ventes réalisées avec l'enseigne", "le chiffre d'affaires réalisé"),
+        ("le fabricant a protesté", "le fournisseur conteste les retards"),
     ],
 )
 def test_paraphrases_share_a_class_key(a, b):
