@@ -375,7 +375,11 @@ def view(doc: Document) -> DocView:
 # --- parties ---------------------------------------------------------------------------------------------
 def _clean_name(name: str) -> str:
     words = name.replace("’", "'").split()
-    while words and (re.fullmatch(LEGAL_FORMS, words[0]) or words[0].lower() in ("société", "la", "les", "l'")):
+    while words and (
+        re.fullmatch(LEGAL_FORMS, words[0])
+        or words[0] in ("société", "Société", "la", "les", "l'")
+        or (words[0] in ("La", "Les", "L'") and len(words) > 1 and words[1].lower() == "société")
+    ):  # « Les Vergers de Saintonge » keeps its article; « La société X » does not
         words.pop(0)
     while words and re.fullmatch(LEGAL_FORMS, words[-1]):
         words.pop()
@@ -444,7 +448,7 @@ def _names(v: DocView) -> None:
         _entity_names(v, parsed)
 
 
-ENTITY_NAMES = False  # the parser's entities as party names: off until they are precise enough (see the note)
+ENTITY_NAMES = True  # the parser's entities as party names: off until they are precise enough (see the note)
 PERSON_TITLE = re.compile(r"(?:\b(?:M|Mme|Mlle|Dr|Me|MM)\.?|\b(?:Monsieur|Madame|Maître|Docteur|Professeur))\s*$")
 SALUTATION = re.compile(
     r"(?im)^[ \t]*(?:bonjour|cher|chère|madame|monsieur)[ \t]+(?:(?:monsieur|madame|maître)[ \t]+)?("
@@ -506,6 +510,10 @@ def _entity_piece(v: DocView, parsed: Any, label: str, text: str, start: int, we
     ):
         return  # a place: « en Alsace », « tribunal de commerce de Nantes »
     if label == "LOC" and not re.search(
+        r"(?i)(?:société|enseigne|groupe|maison|à)\s+$|^\s*$", v.live[max(0, start - 12) : start].split("\n")[-1]
+    ):
+        return  # a company the parser took for a place follows « la société », « l'enseigne », or opens a line
+    if label == "LOC" and not re.search(
         r"(?:^|\W)(?:[Ll]a\s+société|[Ll]a|[Ll]e|[Ll]es)\s*$|^\s*$", v.live[max(0, start - 12) : start].split("\n")[-1]
     ):
         return  # a place name in running prose; a company the parser took for a place follows « la »
@@ -517,8 +525,15 @@ def _entity_piece(v: DocView, parsed: Any, label: str, text: str, start: int, we
         return
     if PERSON_TITLE.search(v.live[max(0, start - 12) : start]) and label == "PER":
         return  # « M. Dupont », « Dr Anne Perrin »: a person is a party only by evidence (learnt there)
-    if label == "PER" and start >= tail and SIGNATORY_AFTER.match(v.live[start + len(text) : start + len(text) + 6]):
-        return  # the person who signs for the company named after the dash
+    if (
+        label == "PER"
+        and start >= tail
+        and (
+            v.doc.kind in (DocumentKind.LETTER, DocumentKind.EMAIL, DocumentKind.SUBMISSION)
+            or SIGNATORY_AFTER.match(v.live[start + len(text) : start + len(text) + 6])
+        )
+    ):
+        return  # the person who signs (for the company named after the dash or on the next line)
     if label == "PER" and SALUTATION.match(v.live[v.live.rfind("\n", 0, start) + 1 : start + len(text) + 2]):
         v.cache.setdefault("salutation", text)
         return
@@ -1059,15 +1074,20 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
     told = any(s.find(spec.termination_cues) for s in v.sentences)  # a guess only where a rupture is told
     if not roles and supply and told:  # no author named: the supplier is the usual victim
         roles = {"claimant": supply[0], "defence": supply[1]}
+    weak = v.cache.get("weak", set())
+    names = [n for n in names if n not in weak]  # type: ignore[operator]  # elimination only among sure names
     if len(names) == 2 and not roles and v.author not in PARTIES and v.doc.kind is DocumentKind.OTHER and told:
         roles = {"claimant": names[0], "defence": names[1]}  # a summary introduces the victim first
-    if len(names) >= 2 and len(roles) == 1:
+    if len(v.names) >= 2 and len(roles) == 1:
         known = next(iter(roles.values()))
         other_party = "defence" if "claimant" in roles else "claimant"
-        weak = v.cache.get("weak", set())
-        rest = [n for n in names if n != known and n not in weak]  # type: ignore[operator]
+        rest = [n for n in names if n != known]
+        unsure = [n for n in v.names if n in weak and n != known]  # type: ignore[operator]
+        voted = [n for n in unsure if votes.w[other_party].get(n)]
         if rest:
             roles[other_party] = rest[0]
+        elif len(unsure) == 1 or voted:  # a name only the parser saw: when it is the only one left, or voted for
+            roles[other_party] = max(voted, key=lambda n: votes.w[other_party][n]) if voted else unsure[0]
     v.roles = roles
     v.cache["votes"] = votes.w
 
