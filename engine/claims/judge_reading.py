@@ -27,6 +27,7 @@ from functools import lru_cache
 
 from lexlogic.bridges.text_index import tokens
 from lexlogic.engine.claims import facets as fx
+from lexlogic.engine.claims import frames as fr
 from lexlogic.engine.claims.derived import DossierFacts
 from lexlogic.engine.claims.models import Candidate, Judgement, SourceReading, Stance, Status
 from lexlogic.engine.claims.normalise import MONTHS_FR, fold, normalise
@@ -190,6 +191,12 @@ class ReadingThresholds:
     verify_date_cov: float = 0.3
     reported_sim: float = 0.88  # a reason a party put forward (« s'est prévalue des retards »): the party's own
     reported_cov: float = 0.5  # passage giving it as its reason, this close and covering this much of the reason
+    # predicate-argument frames (round 4, ``frames.py``): an aligned frame states or contradicts the claim
+    frame_depth: float = 5  # frames are read in this many best passages
+    frame_sim: float = 0.84  # a passage whose frames state every frame of the claim: this close ...
+    frame_cov: float = 0.35  # ... and covering this much of the claim's words
+    frame_clash_sim: float = 0.84  # the same act by another party, an antonym act, a one-sided negation
+    frame_clash_cov: float = 0.3
 
 
 @dataclass
@@ -403,6 +410,21 @@ def _other_slot_value(claim: str, candidates: list[Candidate], facts: DossierFac
     return "", -1
 
 
+_WHO: dict[int, tuple[DossierFacts, fr.Parties]] = {}
+
+
+def _who(facts: DossierFacts | None) -> fr.Parties:
+    """The dossier's parties and their aliases (``frames.parties``), read once per dossier."""
+    if facts is None:
+        return fr.Parties({})
+    hit = _WHO.get(id(facts))
+    if hit is None or hit[0] is not facts:
+        if len(_WHO) > 32:
+            _WHO.clear()
+        hit = _WHO[id(facts)] = (facts, fr.parties(facts.parties, facts.doc_text))
+    return hit[1]
+
+
 class ReadingJudge:
     name = "offline-reading"
     needs_facts = True
@@ -557,7 +579,7 @@ class ReadingJudge:
         if verbs:  # the sentence itself (under its heading) must carry the verb, not a neighbour
             have = fx.read(f"{c.memory.heading} : {c.memory.text}" if c.memory.heading else c.memory.text)
             stems = {w[:5] for w in have.content | have.verbs}
-            if not any(v[:5] in stems or _synonym_in(v, stems) for v in verbs):
+            if not any(v[:5] in stems or _synonym_in(v, stems) for v in verbs) and not fr.aligned(claim, c.memory.text):
                 return "la pièce n'énonce pas le prédicat de l'affirmation"
         return ""
 
@@ -672,7 +694,13 @@ class ReadingJudge:
             stances[where], nuances[where] = Stance.CONTRADICTS, other
             return done(Status.CONTRADICTED, other)
         epistemic = [act for claim_cue, act in EPISTEMIC if claim_cue.search(f)]
-        if epistemic or INTERPRETIVE.search(f):
+        interpretive = bool(epistemic or INTERPRETIVE.search(f) or fr.interpretive(claim))
+        if not interpretive:
+            why, where = self._frame_clash(claim, candidates, cov, facts)
+            if why:
+                stances[where], nuances[where] = Stance.CONTRADICTS, why
+                return done(Status.CONTRADICTED, why)
+        if interpretive:
             on_topic = [i for i in range(n) if candidates[i].similarity >= th.topic and cov[i] >= th.interp_cov]
             if epistemic:  # knowledge or a request: only a piece that records such an act makes it debatable
                 obj = _object_of(f)  # what was known or asked for: the piece must speak of THAT
@@ -838,4 +866,58 @@ class ReadingJudge:
                 f"la pièce énonce le prédicat (cos {c.similarity:.3f}, mots {cov[i]:.2f})",
             )
             return done(Status.VERIFIED)
+        said = self._frame_support(claim, candidates, cov, facts, order)
+        if said >= 0:
+            stances[said], nuances[said] = Stance.SUPPORTS, "la pièce énonce le même acte, par la même partie"
+            return done(Status.VERIFIED)
         return done(Status.UNKNOWN)
+
+    # --- frames ---------------------------------------------------------------------------------------
+    def _frame_clash(
+        self, claim: str, candidates: list[Candidate], cov: list[float], facts: DossierFacts | None
+    ) -> tuple[str, int]:
+        """An aligned frame that contradicts the claim (``frames.clash``) in one of the best passages, when no
+        retrieved passage states the claim's frames as they are."""
+        if facts is None or not fr.frames(claim):
+            return "", -1
+        who = _who(facts)
+        order = sorted(range(len(candidates)), key=lambda i: -(candidates[i].similarity + 0.1 * cov[i]))
+        for i in order[: int(self.th.frame_depth)]:
+            c = candidates[i]
+            if c.similarity < self.th.frame_clash_sim or cov[i] < self.th.frame_clash_cov:
+                continue
+            doc = facts.doc_text.get(c.memory.document_id, "")
+            why = fr.clash(claim, c.memory.text, doc, who)
+            if why and not any(
+                fr.supports(claim, o.memory.text, facts.doc_text.get(o.memory.document_id, ""), who) for o in candidates
+            ):
+                return why, i
+        return "", -1
+
+    def _frame_support(
+        self,
+        claim: str,
+        candidates: list[Candidate],
+        cov: list[float],
+        facts: DossierFacts | None,
+        order: list[int],
+    ) -> int:
+        """A passage whose frames state every frame of the claim (same act, same party, same polarity): the
+        paraphrase the words and the vector missed (« a mis fin » / « la résiliation », « informé » /
+        « notifié »), with every other check of a statement: modality, names, no clash."""
+        if facts is None:
+            return -1
+        who = _who(facts)
+        for i in order[: int(self.th.frame_depth)]:
+            c = candidates[i]
+            if c.similarity < self.th.frame_sim or cov[i] < self.th.frame_cov:
+                continue
+            doc = facts.doc_text.get(c.memory.document_id, "")
+            if (
+                fr.supports(claim, c.memory.text, doc, who, c.memory.context or "")
+                and not self._polarity_clash(claim, c.memory.text)
+                and not _slot_clash(claim, c.memory.text)
+                and not self.states(claim, c, facts, verb=False)
+            ):
+                return i
+        return -1
