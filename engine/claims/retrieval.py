@@ -52,7 +52,8 @@ ACTS = {
     "plan": re.compile(r"envisag|prevoy|intention|projet|sortie progressive|reorganisation"),
 }
 CLAIM_ACTS = {
-    "agreement": re.compile(r"consent|accord|accept|approuv|acquiesc|agree|refus"),
+    # what a party knew or was told is also shown by its own acts (its agreement to a proposal that said it)
+    "agreement": re.compile(r"consent|accord|accept|approuv|acquiesc|agree|refus|savait|inform|connaiss|ignor"),
     "reason": re.compile(r"pretexte|motif|mobile|raison|cause|justifi|servi|punir|sanction|represaille|visai|but|fait"),
     "plan": re.compile(
         r"intention|savait|connaiss|volont|cherch|visai|prepar|projet|des (?:fevrier|janvier|le mois)|prevu|"
@@ -60,7 +61,7 @@ CLAIM_ACTS = {
     ),
 }
 # claims that are not interpretations but whose evidence is also an act of that kind (« a refusé »)
-ACT_CLAIMS = re.compile(r"refus\w*|inform\w*|averti\w*|arrete sa decision|sa decision")
+ACT_CLAIMS = re.compile(r"refus\w*|inform\w*|ignor\w*|averti\w*|arrete sa decision|sa decision")
 # Legal notions a claim may name in words no clause uses (« s'était interdit de vendre à d'autres » for
 # « n'est pas exclusif »): claim cue -> the passages that settle the notion, added as a ranking like the acts.
 # These are notions of any contract (an exclusivity clause, a forum clause, where it was signed), not a pack's
@@ -73,6 +74,15 @@ CONCEPTS = {
     "for": (
         re.compile(r"tribunal|juridiction|arbitr|differend|litige|contestation"),
         re.compile(r"tribunal|arbitr|differend|litige|juridiction"),
+    ),
+    "forme": (  # how a piece was sent or said (by e-mail, registered letter, telephone)
+        re.compile(
+            r"telephon|oralement|verbalement|de vive voix|par (?:un )?(?:simple )?(?:courriel|e-?mail|lettre|courrier|sms|fax|ecrit)"
+            r"|voie electronique"
+        ),
+        re.compile(
+            r"\b(?:notifi|inform|annonc|confirm|adress|envoy)\w*\s+par\s+(?:courriel|e-?mail|lettre|courrier|telephone|fax)"
+        ),
     ),
     "signature": (
         re.compile(r"\bsigne\w* a |\bconclu\w* a |lieu de (?:signature|conclusion)"),

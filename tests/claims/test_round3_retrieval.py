@@ -1,7 +1,8 @@
 """Issue 19, round 4: claims retrieval for other people's wording (paraphrase classes, computed claims).
 
-Claims written for these tests, not taken from the dev or frozen sets. Each retrieval test fails with the
-mechanism switched off (checked: ``LEXICON = False`` / ``END_SLOTS = 0`` / ``BIGRAMS = False`` in ``engine.claims.retrieval``)."""
+Claims written for these tests, not taken from the dev or frozen sets. Each retrieval test fails with its
+mechanism switched off in ``engine.claims.retrieval`` (checked: ``LEXICON = False``, ``END_SLOTS = 0``,
+``BIGRAMS = False``, the « forme » notion removed, the knowledge cues removed)."""
 
 from __future__ import annotations
 
@@ -100,3 +101,26 @@ def test_bigrams_keep_the_privative_word():
 
     assert bigrams("une rupture sans préavis") == "zbrupturxsans zbsansxpreav"  # « une »: a stop word
     assert set(bigrams("rompre sans préavis").split()) & set(bigrams("résilié sans préavis").split())
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "L'annonce du déréférencement a été faite oralement au fabricant.",
+        "Le fabricant a appris la fin de la relation au téléphone.",
+    ],
+)
+def test_a_claim_on_the_form_of_a_notice_reads_how_it_was_sent(shipped, claim):
+    # the notion « forme » (how a piece was sent): the letter's « notifiée par courriel » shares no word with it
+    assert any("notifiée par courriel" in t.replace("\n", " ") for t in _texts(shipped, claim))
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Le fabricant ignorait tout du projet de sortie de ses produits.",
+        "Avant le 15 mars 2024, personne n'avait informé le fabricant du retrait envisagé.",
+    ],
+)
+def test_what_a_party_knew_reads_its_own_agreement(shipped, claim):
+    assert "C'est d'accord." in _texts(shipped, claim)
