@@ -479,7 +479,8 @@ def _entity_names(v: DocView, parsed: Any) -> None:
     marketing, X ») or whom the letter greets (« Bonjour Claire »). Recorded as weak names: they take a role only
     on evidence (the syntax of the rupture, an apposition), never by elimination."""
     weak: set[str] = v.cache.setdefault("weak", set())  # type: ignore[assignment]
-    tail = len(v.live.rstrip()) - 200  # the signature block
+    body = v.live.rstrip()
+    tail = max(body.rfind("\n\n"), len(body) - 200) if "\n\n" in body else len(body)  # the signature block
     for ent in parsed.ents:
         if ent.label_ not in ("ORG", "PER", "MISC", "LOC"):
             continue
@@ -528,6 +529,7 @@ def _entity_piece(v: DocView, parsed: Any, label: str, text: str, start: int, we
     if (
         label == "PER"
         and start >= tail
+        and not v.live[v.live.rfind("\n", 0, start) + 1 : start].strip(" \t—–-")  # it opens its line
         and (
             v.doc.kind in (DocumentKind.LETTER, DocumentKind.EMAIL, DocumentKind.SUBMISSION)
             or SIGNATORY_AFTER.match(v.live[start + len(text) : start + len(text) + 6])
@@ -825,7 +827,12 @@ def _rupture_votes(v: DocView, spec: ExtractionSpec, votes: _Votes) -> None:
     told = 0  # the first sentences telling the rupture tell its author; later ones, often the reply to it
     for s in v.sentences:
         trig = {tok.i: tok for tok in s.span if tok.lemma_.lower() in singles}
-        for cue in spec.termination_cues:
+        toks = list(s.span)
+        for cue in spec.termination_cues:  # a phrase cue on the lemmas too (« nous mettons fin »)
+            if " " in cue and (m := _rx(cue).search(s.lemmas)):
+                first = s.lemmas[: m.start()].count(" ")
+                if first < len(toks):
+                    trig.setdefault(toks[first].i, toks[first])
             for m in _rx(cue).finditer(s.low):
                 tok = s.token_at(s.start + m.start())
                 if tok.pos_ in ("PART", "ADV") and tok.head.pos_ in ("VERB", "AUX"):  # « ne plus commander »
