@@ -102,6 +102,11 @@ BETWEEN = re.compile(
     r"|(?P<c>[^,;.]{6,}?) (?:avant|apres) (?:de |d'|que |qu')(?P<d>[^,;.]{6,})"
 )
 END_SLOTS = 2  # at most this many of the top k go to the ends' best passages
+# a count of time units without a full date (« trois jours après le courriel », « trois mois pleins ») is computed
+# from the dates of the pieces it speaks of: their date lines take the place of bare lines (a header, a title, a
+# letterhead: at most DATE_LINE tokens, not a date line, not a table) in the top k
+DURATION = re.compile(r"\b\d+(?:[.,]\d+)? (?:jours?|semaines?|mois|ans|annees?)\b")  # a count of time units
+DATE_TOP = 5  # the pieces of this many best passages
 BIGRAMS = True  # adjacent content words as phrase tokens on both sides of BM25
 _KEEP_IN_PHRASE = {"sans", "pas", "non", "aucun", "aucune", "jamais", "hors"}
 LEXICON = True  # paraphrase class keys (``lexicon``) on both sides of BM25
@@ -360,6 +365,47 @@ class HybridMemory:
         ends = [e for e in m.groups() if e]
         return ends if all(any(not t.isdigit() for t in tokens(e)) for e in ends) else []
 
+    def _with_piece_dates(
+        self, claim: str, fused: list[tuple[int, float]], lex: dict[int, float]
+    ) -> list[tuple[int, float]]:
+        """A duration claim (``DURATION``) reads the dates of the pieces its best passages come from: each
+        piece's own date line (its latest date) takes the place of a bare line of the top k, from the bottom."""
+        n = normalise(claim)
+        if not DATE_TOP or FULL_DATE.search(n) or not DURATION.search(fold(n)):
+            return fused
+        top = [i for i, _ in fused]
+        self._date_lines("1 janvier 2000")  # builds the date index
+        dated_lines = {i for v in self.__dict__["_date_index"].values() for i in v}
+        bare = [
+            j
+            for j, i in enumerate(top)
+            if i not in dated_lines
+            and self.memories[i].grounding.note != "table"
+            and len(tokens(normalise(self.memories[i].text))) <= DATE_LINE
+        ]
+        if not bare:
+            return fused
+        self._date_lines("1 janvier 2000")  # builds the date index
+        by_doc = self.__dict__.get("_date_by_doc")
+        if by_doc is None:  # a piece's own date is its latest (« Objet : résiliation du contrat du 4 mars 2013 »)
+            dated: dict[str, list[tuple[tuple[int, int, int], int]]] = {}
+            for (day, month, year), found in self.__dict__["_date_index"].items():
+                for i in found:
+                    dated.setdefault(self.memories[i].document_id, []).append(
+                        ((int(year), MONTHS_FR.index(month), day), i)
+                    )
+            by_doc = {d: max(v)[1] for d, v in dated.items()}
+            self.__dict__["_date_by_doc"] = by_doc
+        lines: list[int] = []
+        for i in top[:DATE_TOP]:
+            line = by_doc.get(self.memories[i].document_id)
+            if line is not None and line not in top and line not in lines:
+                lines.append(line)
+        out = list(fused)
+        for j, line in zip(reversed(bare), lines):
+            out[j] = (line, out[j][1])
+        return out
+
     def _with_ends(self, claim: str, fused: list[tuple[int, float]], k: int, pool: int) -> list[tuple[int, float]]:
         """Each end of a computed claim gets its best passage (BM25 and e5 on that clause alone, fused) into
         the top ``k`` if it is not there yet, in place of the last ones."""
@@ -426,6 +472,8 @@ class HybridMemory:
             rankings.append([acts[i] for i in np.argsort(-sims_all)[:6]])
             weights.append(STRUCTURED_WEIGHT)
         fused = self._with_ends(claim, reciprocal_rank_fusion(rankings, k=RRF_K, weights=weights), k, pool)
+        lex = {int(i): float(s) for i, s in zip(lex_ids, lex_scores)}
+        fused = self._with_piece_dates(claim, fused, lex)
         dense_sim = {int(i): float(s) for i, s in zip(ids[0], sims[0]) if i >= 0}
         lex = {int(i): float(s) for i, s in zip(lex_ids, lex_scores)}
         out = []

@@ -2,7 +2,7 @@
 
 Claims written for these tests, not taken from the dev or frozen sets. Each retrieval test fails with its
 mechanism switched off in ``engine.claims.retrieval`` (checked: ``LEXICON = False``, ``END_SLOTS = 0``,
-``BIGRAMS = False``, the « forme » notion removed, the knowledge cues removed)."""
+``BIGRAMS = False``, ``DATE_TOP = 0``, the « forme » notion removed, the knowledge cues removed)."""
 
 from __future__ import annotations
 
@@ -124,3 +124,21 @@ def test_a_claim_on_the_form_of_a_notice_reads_how_it_was_sent(shipped, claim):
 )
 def test_what_a_party_knew_reads_its_own_agreement(shipped, claim):
     assert "C'est d'accord." in _texts(shipped, claim)
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        "Le fournisseur a eu trois mois pleins de préavis.",
+        "Le préavis laissé au fabricant couvrait trois mois entiers.",
+    ],
+)
+def test_a_duration_reads_the_date_of_the_piece_it_is_counted_from(shipped, claim):
+    # the notice runs from the letter's date: its date line shares no word with the claim (``DATE_TOP = 0``: fails)
+    assert "Lyon, le 18 mars 2024" in _texts(shipped, claim)
+
+
+def test_piece_dates_never_replace_a_date_line_or_a_dated_claim(shipped):
+    claim = "Moins d'un mois a passé entre la mise en demeure et le déréférencement du fabricant."
+    assert "Date: Fri, 15 Mar 2024 11:20:00 +0100" in _texts(shipped, claim)
+    assert shipped._with_piece_dates("Le 15 mars 2024, trois mois de préavis.", [(1, 1.0)], {}) == [(1, 1.0)]
