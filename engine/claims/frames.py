@@ -91,6 +91,9 @@ def _mention(tok: Any) -> str:
     """The party-naming part of an argument: a proper name inside it (« l'acheteur de Distrimarché »), else
     its head word (« la biscuiterie » -> biscuiterie, « nous »)."""
     if tok.pos_ != "PROPN":
+        for ch in tok.children:  # « la société Orion », « la société Vega » (a name the tagger calls a noun)
+            if ch.i == tok.i + 1 and ch.text[:1].isupper() and ch.dep_ in ("nmod", "amod", "appos", "flat:name"):
+                return str(fold(ch.text))
         for ch in tok.children:
             if ch.pos_ == "PROPN" and (ch.dep_ == "appos" or ch.dep_ == "nmod" and _case(ch) in ("de", "du", "d'")):
                 return str(fold(ch.text))
@@ -199,8 +202,8 @@ def _patient_of(tok: Any) -> str:
             if lexicon().classes.get(f"{_lemma(tok)} {_lemma(ch)}"):
                 continue  # « mettre fin à X »: the patient is X
             return _lemma(ch)
-        if tok.pos_ == "NOUN" and ch.dep_ == "nmod" and _case(ch) in ("de", "du", "des", "d'"):
-            return _lemma(ch)
+        if tok.pos_ == "NOUN" and ch.dep_ == "nmod" and _case(ch) in ("de", "du", "des", "d'") and ch.is_alpha:
+            return _lemma(ch)  # not « de 6 % »: a quantity is compared by the quantity reader
     for ch in tok.children:
         if ch.dep_ in ("obl:arg",) and _case(ch) in ("a", "au", "aux", "de", "du", "des", "d'") and ch.pos_ == "NOUN":
             return _lemma(ch)
@@ -214,13 +217,20 @@ def _nlp() -> Any:
     return nlp()
 
 
+@lru_cache(maxsize=4096)
+def _doc(text: str) -> Any:
+    """One parse per text (named entities are not needed: the parser and the lemmatiser only)."""
+    nlp = _nlp()
+    with nlp.select_pipes(disable=[p for p in ("ner",) if p in nlp.pipe_names]):
+        return nlp(" ".join(text.split())[:600])
+
+
 @lru_cache(maxsize=200_000)
 def frames(text: str) -> tuple[Frame, ...]:
     """Every frame of a sentence or a short passage (cached by text: a passage is parsed once)."""
-    text = " ".join(text.split())[:600]
-    if not text:
+    if not text.strip():
         return ()
-    doc = _nlp()(text)
+    doc = _doc(text)
     out: list[Frame] = []
     for tok in doc:
         if tok.pos_ not in ("VERB", "NOUN") or tok.dep_.startswith("aux"):
@@ -249,7 +259,7 @@ def frames(text: str) -> tuple[Frame, ...]:
 def unframed(text: str) -> bool:
     """A verb of the sentence carries no predicate class (« a remédié », « a été négociée »): its frames do not
     say all it says, so they cannot state it."""
-    for tok in _nlp()(" ".join(text.split())[:600]):
+    for tok in _doc(text):
         if tok.pos_ != "VERB" or tok.dep_.startswith("aux") or _lemma(tok) in ("etre", "avoir"):
             continue
         if not _classes(tok)[0]:
@@ -257,10 +267,11 @@ def unframed(text: str) -> bool:
     return False
 
 
+@lru_cache(maxsize=65536)
 def interpretive(text: str) -> bool:
     """The claim's main predicate (its root or the verb under it) interprets an act (« constituait un
     préavis », « a toléré »): read as interpretive."""
-    doc = _nlp()(" ".join(text.split())[:600])
+    doc = _doc(text)
     lex = lexicon().interpretive
     for tok in doc:
         if tok.dep_ == "ROOT" or tok.dep_ in ("acl:relcl", "xcomp", "ccomp") and tok.head.dep_ == "ROOT":
@@ -269,6 +280,20 @@ def interpretive(text: str) -> bool:
             if tok.dep_ == "ROOT" and any(ch.dep_ in ("xcomp",) and _lemma(ch) in lex for ch in tok.children):
                 return True
     return False
+
+
+@lru_cache(maxsize=256)
+def _prefixes(classes: frozenset[str]) -> tuple[str, ...]:
+    lex = lexicon()
+    wide = set(classes) | {c for pair in lex.antonyms if pair & classes for c in pair}
+    return tuple(sorted({w.split()[-1][:5] for w, cs in lex.classes.items() if cs & wide}))
+
+
+def could_align(claim: str, passage: str) -> bool:
+    """A cheap test before parsing a passage: it holds a word of one of the claim's classes or their antonyms."""
+    classes = frozenset(f.cls for f in frames(claim))
+    folded = fold(passage)
+    return bool(classes) and any(p in folded for p in _prefixes(classes))
 
 
 def antonyms(a: str, b: str) -> bool:
@@ -317,8 +342,14 @@ def parties(names: frozenset[str], docs: dict[str, str]) -> Parties:
     # a company's full name (« la société Biscuiterie des Monts d'Arrée, … ») makes its words one party
     cluster: dict[str, str] = {}
     for m in re.finditer(r"\bsociete ([a-z][a-z' -]{2,60}?)(?:,|\.|\bsas\b|\bsarl\b|\bsa\b|\bet\b|\n|\()", text):
-        ws = [w.split("'")[-1] for w in _WORD.findall(m.group(1)) if w not in people]
-        ws = [w for w in ws if len(w) > 3 and w in counts]  # words of the names the pieces capitalise
+        ws = []
+        for w in m.group(1).split():  # the name's words, up to the first word no piece capitalises
+            w = w.split("'")[-1]
+            if w in ("de", "des", "du", "d", "la", "le", "les") or len(w) < 3:
+                continue
+            if w not in counts or w in people:
+                break
+            ws.append(w)
         for w in ws:
             cluster.setdefault(w, next((cluster[x] for x in ws if x in cluster), ws[0]))
     best: dict[str, int] = {}
@@ -350,7 +381,7 @@ def parties(names: frozenset[str], docs: dict[str, str]) -> Parties:
 # --- alignment ------------------------------------------------------------------------------------------
 @lru_cache(maxsize=200_000)
 def lemmas(text: str) -> frozenset[str]:
-    return frozenset(_lemma(t) for t in _nlp()(" ".join(text.split())[:600]) if t.is_alpha)
+    return frozenset(_lemma(t) for t in _doc(text) if t.is_alpha)
 
 
 def _patient_ok(cf: Frame, ef: Frame, passage: str) -> bool:
@@ -380,6 +411,8 @@ def _agents(cf: Frame, ef: Frame, claim_doc: str, doc: str, who: Parties) -> tup
 def clash(claim: str, passage: str, doc: str, who: Parties) -> str:
     """Why an aligned frame of ``passage`` contradicts the claim ("" if none): the same act by another party,
     an antonym act with the same arguments, the same act negated on one side only."""
+    if not could_align(claim, passage):
+        return ""
     for cf in frames(claim):
         if cf.modal:
             continue
@@ -401,7 +434,7 @@ def adjuncts(text: str) -> frozenset[str]:
     """The circumstances the claim's acts carry (« par voie d'huissier », « à Lyon », « lors du rendez-vous »):
     head lemmas of the obliques of its predicates, numbers and dates aside."""
     out = set()
-    for tok in _nlp()(" ".join(text.split())[:600]):
+    for tok in _doc(text):
         if not _classes(tok)[0]:
             continue
         for ch in tok.children:
@@ -416,7 +449,7 @@ def supports(claim: str, passage: str, doc: str, who: Parties, context: str = ""
     same polarity and modality, the same acting party when the claim names one, a compatible object; at
     least one of them in the passage itself."""
     cfs = frames(claim)
-    if not cfs or unframed(claim):
+    if not cfs or unframed(claim) or not could_align(claim, passage + " " + context):
         return False
     said = lemmas(passage) | (lemmas(context) if context else frozenset())
     for word in adjuncts(claim):  # a circumstance the pieces never name is not stated by them
@@ -447,4 +480,6 @@ def aligned(claim: str, passage: str) -> bool:
     """A predicate class of the claim is carried by the passage (its verb said with a synonym or a
     nominalisation), whatever the arguments: the predicate check of a claim whose quantities agree."""
     classes = {f.cls for f in frames(claim) if f.verbal and f.cls != "decide"}
-    return bool(classes) and not unframed(claim) and any(f.cls in classes for f in frames(passage))
+    if not classes or unframed(claim) or not could_align(claim, passage):
+        return False
+    return any(f.cls in classes for f in frames(passage))

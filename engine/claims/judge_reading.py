@@ -697,9 +697,11 @@ class ReadingJudge:
         interpretive = bool(epistemic or INTERPRETIVE.search(f) or fr.interpretive(claim))
         if not interpretive:
             why, where = self._frame_clash(claim, candidates, cov, facts)
-            if why:
+            if why and where >= 0:
                 stances[where], nuances[where] = Stance.CONTRADICTS, why
                 return done(Status.CONTRADICTED, why)
+            if why:  # a piece states the claim's act, another piece as close gives it to another party
+                return done(Status.AMBIGUOUS, why)
         if interpretive:
             on_topic = [i for i in range(n) if candidates[i].similarity >= th.topic and cov[i] >= th.interp_cov]
             if epistemic:  # knowledge or a request: only a piece that records such an act makes it debatable
@@ -786,6 +788,18 @@ class ReadingJudge:
                 multi = not dates_only and len({(r.q.kind, round(r.q.value, 2)) for r in qs}) >= 2
                 sim_floor = th.multi_pred_sim if multi else th.quantity_pred_sim
                 cov_floor = th.multi_pred_cov if multi else th.quantity_pred_cov
+                who = _who(facts)
+
+                def framed(i: int) -> bool:
+                    """The passage's frames state every frame of the claim (same act, same party): a paraphrase
+                    whose words and vector fall under the floors (« a proposé une réduction » / « notre
+                    proposition : une baisse »)."""
+                    c = candidates[i]
+                    if facts is None or c.similarity < th.frame_sim or cov[i] < th.frame_cov:
+                        return False
+                    doc = facts.doc_text.get(c.memory.document_id, "")
+                    return fr.supports(claim, c.memory.text, doc, who, c.memory.context or "")
+
                 pred = [
                     i
                     for i in support
@@ -793,7 +807,7 @@ class ReadingJudge:
                         candidates[i].similarity >= th.quantity_pred_sim
                         and (cov[i] >= th.date_pred_cov or candidates[i].similarity >= th.date_pred_sim)
                         if dates_only
-                        else candidates[i].similarity >= sim_floor or cov[i] >= cov_floor
+                        else candidates[i].similarity >= sim_floor or cov[i] >= cov_floor or framed(i)
                     )
                     and not self.states(
                         claim,
@@ -888,10 +902,22 @@ class ReadingJudge:
                 continue
             doc = facts.doc_text.get(c.memory.document_id, "")
             why = fr.clash(claim, c.memory.text, doc, who)
-            if why and not any(
-                fr.supports(claim, o.memory.text, facts.doc_text.get(o.memory.document_id, ""), who) for o in candidates
-            ):
+            if not why:
+                continue
+            stating = [
+                j
+                for j, o in enumerate(candidates)
+                if fr.supports(claim, o.memory.text, facts.doc_text.get(o.memory.document_id, ""), who)
+            ]
+            if not stating:
                 return why, i
+            if "l'auteur" in why and any(  # the pieces disagree on who acted: neither side wins
+                candidates[j].similarity >= self.th.frame_clash_sim
+                and cov[j] >= self.th.frame_clash_cov
+                and candidates[j].memory.document_id != c.memory.document_id
+                for j in stating
+            ):
+                return f"les pièces divergent : {why}", -1
         return "", -1
 
     def _frame_support(

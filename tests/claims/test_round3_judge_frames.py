@@ -96,3 +96,42 @@ def test_frames_decide_paraphrases(shipped, claim, status):
 )
 def test_frames_never_verify_what_the_pieces_do_not_state(shipped, claim):
     assert _status(shipped, claim) != "VERIFIED"
+
+
+# --- a dossier written for the test: who acted, said by one piece or by two that disagree ------------------
+def _mini(with_attestation: bool):  # type: ignore[no-untyped-def]
+    from lexlogic.engine.claims.retrieval import HybridMemory
+    from lexlogic.engine.documents.model import Document, DocumentKind
+
+    docs = [
+        Document(
+            id="lettre",
+            kind=DocumentKind.LETTER,
+            text="Lettre de la société Orion à la société Vega.\n\nLa société Orion a résilié le contrat de "
+            "maintenance le 3 mai 2022. Orion regrette cette issue.",
+        ),
+        Document(
+            id="note",
+            kind=DocumentKind.OTHER,
+            text="Note. Orion et Vega sont en litige. Orion livre Vega depuis 2015. Vega paie Orion chaque mois.",
+        ),
+    ]
+    if with_attestation:
+        docs.append(
+            Document(
+                id="attestation",
+                kind=DocumentKind.OTHER,
+                text="Attestation de la société Vega.\n\nLa société Vega a résilié le contrat de maintenance le "
+                "3 mai 2022. Vega confirme ce fait.",
+            )
+        )
+    return HybridMemory.build(docs)
+
+
+def test_the_act_given_to_another_party_contradicts_and_two_pieces_that_disagree_are_ambiguous():
+    one, two = _mini(False), _mini(True)
+    claim = "Vega a résilié le contrat de maintenance."
+    assert find_evidence(one, claim, k=DEFAULT_K, judge=ReadingJudge()).status.value == "CONTRADICTED"
+    assert find_evidence(two, claim, k=DEFAULT_K, judge=ReadingJudge()).status.value == "AMBIGUOUS"
+    said = "La société Orion a mis fin au contrat de maintenance."  # « a mis fin » / « a résilié »
+    assert find_evidence(two, said, k=DEFAULT_K, judge=ReadingJudge()).status.value == "AMBIGUOUS"
