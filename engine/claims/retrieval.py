@@ -104,7 +104,7 @@ BETWEEN = re.compile(
 END_SLOTS = 2  # at most this many of the top k go to the ends' best passages
 # a count of time units without a full date (« trois jours après le courriel », « trois mois pleins ») is computed
 # from the dates of the pieces it speaks of: their date lines take the place of bare lines (a header, a title, a
-# letterhead: at most DATE_LINE tokens, not a date line, not a table) in the top k
+# letterhead: at most DATE_LINE tokens, not a date line, not a table, one claim word at most) in the top k
 DURATION = re.compile(r"\b\d+(?:[.,]\d+)? (?:jours?|semaines?|mois|ans|annees?)\b")  # a count of time units
 DATE_TOP = 5  # the pieces of this many best passages
 BIGRAMS = True  # adjacent content words as phrase tokens on both sides of BM25
@@ -376,12 +376,14 @@ class HybridMemory:
         top = [i for i, _ in fused]
         self._date_lines("1 janvier 2000")  # builds the date index
         dated_lines = {i for v in self.__dict__["_date_index"].values() for i in v}
+        said = set(tokens(n))
         bare = [
             j
             for j, i in enumerate(top)
             if i not in dated_lines
             and self.memories[i].grounding.note != "table"
-            and len(tokens(normalise(self.memories[i].text))) <= DATE_LINE
+            and len(words := tokens(normalise(self.memories[i].text))) <= DATE_LINE
+            and len(said.intersection(words)) < 2  # a signature the claim names (« signée de la directrice »)
         ]
         if not bare:
             return fused
