@@ -267,10 +267,18 @@ def unframed(text: str) -> bool:
     return False
 
 
+# the surface forms an interpretive lemma can take (irregular ones included): no parse without one of them
+_INTERP_FORMS = re.compile(
+    r"\b(?:consti|vau|val|equiva|consen|toler|entend|veu|voul|cherch|vis|souhait|pretend|analys|assimil|caracteris)"
+)
+
+
 @lru_cache(maxsize=65536)
 def interpretive(text: str) -> bool:
     """The claim's main predicate (its root or the verb under it) interprets an act (« constituait un
     préavis », « a toléré »): read as interpretive."""
+    if not _INTERP_FORMS.search(fold(text)):
+        return False
     doc = _doc(text)
     lex = lexicon().interpretive
     for tok in doc:
