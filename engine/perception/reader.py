@@ -1353,8 +1353,21 @@ class SpecReader:
             return
         others = [sp for n, sps in v.names.items() if n != name for sp in sps]
         hits = [h for h in hits if not any(o0 <= h[0] < o1 for o0, o1 in others)]
+        other_name = v.roles.get("defence" if fs.role == "claimant" else "claimant")
+        if other_name:  # what the other side is or does (« au grossiste Y », « Y, qui distribue ») is not this one's
+            theirs = _described(v, other_name, nominal=True)
+            hits = [h for h in hits if not any(a <= h[0] < b for a, b in theirs)]
         if not hits:
             return
+        if name:  # what the party's own phrase says it is or does: « X, prestataire de … », « X fabriquait … »
+            mine = _described(v, name)
+            core = _described(v, name, nominal=True, verbs=True)  # the name, its nouns, its own verbs
+            own = [h for h in hits if any(a <= h[0] < b for a, b in mine)]
+            if own:  # what its nouns and verbs say first (« X distribuait les montures fabriquées par Y »)
+                h0, h1, _order, value = min(own, key=lambda h: (not any(a <= h[0] < b for a, b in core), h[2], h[0]))
+                s = next((x for x in v.sentences if x.start <= h0 < x.end + 1), v.sentences[0])
+                yield self._finding(v, s, fact, fs, _typed(value), (h0, h1), confidence=0.75)
+                return
         best = None
         for a0, a1 in anchors:
             for h0, h1, order, value in hits:
@@ -1654,6 +1667,49 @@ def _conditional_words(s: Sentence, spec: ExtractionSpec, pos: int | None = None
         ends = [j for j in (low.find(";", i), low.find(":", i)) if j >= 0]
         low = low[start : min(ends) if ends else len(low)]
     return any(_rx(c.strip()).search(low) if c.strip()[-1:].isalnum() else c in low for c in spec.conditional_cues)
+
+
+def _described(v: DocView, name: str, nominal: bool = False, verbs: bool = False) -> list[tuple[int, int]]:
+    """The character spans that describe a party in the syntax: its own name, the noun it stands in apposition
+    to (« le grossiste X », « la société X »), its appositions and relative clauses (« X, prestataire de … »,
+    « X, qui fabriquait … »), and the verb phrase it is the subject of (« X fabrique des caisses »)."""
+    key = f"described|{name}|{nominal}|{verbs}"
+    if key in v.cache:
+        return v.cache[key]  # type: ignore[return-value]
+    spans: list[tuple[int, int]] = []
+    mentions = v.names.get(name, [])
+    for s in v.sentences:
+        for tok in s.span:
+            if not any(a <= tok.idx < b for a, b in mentions):
+                continue
+            head = tok
+            while any(a <= head.head.idx < b for a, b in mentions) and head.head.i != head.i:
+                head = head.head  # the mention's head token
+            if head.i != tok.i:
+                continue
+            pieces = [head]
+            if head.dep_ in ("appos", "flat:name", "nmod", "fixed") and head.head.pos_ == "NOUN":
+                pieces.append(head.head)  # « le grossiste X », « la société X »
+                top = head.head
+            else:
+                top = head
+            for c in top.children:
+                if c.dep_ in (("appos",) if nominal else ("appos", "acl", "acl:relcl")) and c.i != head.i:
+                    pieces += list(c.subtree)
+            for c in top.children if verbs else []:  # « X, qui usinait », « X, prestataire »: the head word only
+                if c.dep_ in ("appos", "acl", "acl:relcl") and c.i != head.i:
+                    pieces.append(c)
+            if verbs and top.dep_.startswith("nsubj") and top.head.pos_ in ("VERB", "AUX"):
+                pieces.append(top.head)
+            if not nominal and top.dep_.startswith("nsubj") and top.head.pos_ in ("VERB", "AUX"):
+                verb = top.head
+                pieces.append(verb)
+                for c in verb.children:
+                    if c.dep_ in ("obj", "xcomp", "obl:arg"):
+                        pieces += list(c.subtree)
+            spans += [(t.idx, t.idx + len(t.text)) for t in pieces]
+    v.cache[key] = spans
+    return spans
 
 
 def _has_rupture(reader: SpecReader, v: DocView) -> bool:

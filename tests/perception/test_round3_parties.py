@@ -94,3 +94,13 @@ def test_the_last_named_is_cette_derniere() -> None:
         "mars 2022, cette dernière a cessé toute commande sans préavis."
     )
     assert v.roles == {"claimant": "Fonderie Gaillac", "defence": "Robinetterie Ducros"}
+
+
+def test_the_victims_activity_is_what_its_own_phrase_says_not_the_other_sides() -> None:
+    # « le fabricant » describes the author (its apposition), never the victim named a few words later
+    facts = _facts(
+        "Par lettre du 3 mars 2021, le fabricant Verres Alpins a mis fin sans préavis à sa relation avec "
+        "Optiloire Vision. Optiloire Vision revendait depuis 2012 les montures dans ses quatre magasins."
+    )
+    assert facts["claimant_name"]["value"] == "Optiloire Vision"
+    assert facts.get("claimant_activity", {}).get("value") != "production"
