@@ -448,7 +448,7 @@ def _names(v: DocView) -> None:
         _entity_names(v, parsed)
 
 
-ENTITY_NAMES = True  # the parser's entities as party names: off until they are precise enough (see the note)
+ENTITY_NAMES = True  # the parser's entities as (weak) party names; False gives the round-3 roles without them
 PERSON_TITLE = re.compile(r"(?:\b(?:M|Mme|Mlle|Dr|Me|MM)\.?|\b(?:Monsieur|Madame|Maître|Docteur|Professeur))\s*$")
 SALUTATION = re.compile(
     r"(?im)^[ \t]*(?:bonjour|cher|chère|madame|monsieur)[ \t]+(?:(?:monsieur|madame|maître)[ \t]+)?("
