@@ -31,7 +31,7 @@ from lexlogic.engine.claims import frames as fr
 from lexlogic.engine.claims.derived import DossierFacts
 from lexlogic.engine.claims.models import Candidate, Judgement, SourceReading, Stance, Status
 from lexlogic.engine.claims.normalise import MONTHS_FR, fold, normalise
-from lexlogic.engine.claims.quantities import Quantity, agrees, event_of_date, quantities
+from lexlogic.engine.claims.quantities import Quantity, agrees, comparator, event_of_date, quantities
 
 INTERPRETIVE = re.compile(
     r"\b(consenti a\w*|consenti au\w*|consentement|jamais consenti|son accord|leur accord|d'accord|accept\w*|acquiesc\w*|approuv\w*|agree?\w*|pretexte|motif|mobile|en realite|au fond|"
@@ -175,14 +175,17 @@ class ReadingThresholds:
     date_pred_sim: float = 0.89  # ... or a very close passage
     multi_pred_sim: float = 0.86  # two or more distinct values of the claim all agree: the predicate floor
     multi_pred_cov: float = 0.4  # (0.84 / 0.5 and 0.82 / 0.4 scored the same on the dev sets)
-    contradict_sim: float = 0.84  # negation / antonym on a passage this close contradicts
+    contradict_sim: float = 0.84  # a negation (or another name in the slot) on a passage this close contradicts
+    # an antonym is a stronger sign: 0.83 (0.84 before: e5's 4-bit kernels put « n'est pas exclusif » at 0.8398
+    # on one CPU, 0.84+ on another, for a claim of exclusivity); dev 251 -> 252
+    antonym_sim: float = 0.83
     contradict_cov: float = 0.3
     disagree_delta: float = 0.1  # another document's value this close to the best one's: AMBIGUOUS
     disagree_cov: float = 0.5  # ... from a passage that covers this much of the claim
     antonym_depth: float = (
         10  # antonyms are read in this many best passages (negations: 3); dev: 3, 6, 10 -> 242, 243, 244
     )
-    antonym_deep_sim: float = 0.84  # the similarity an antonym below the top three needs
+    antonym_deep_sim: float = 0.83  # the similarity an antonym below the top three needs
     antonym_cov: float = 0.12  # an antonym is a strong sign: a lower floor than a negation (0.1 scored the same)
     slot_cov: float = 0.3  # a different proper name in the same slot ("… de Lyon" / "… de Paris")
     interp_cov: float = 0.1  # an interpretive claim: share of its stems around the act it interprets (0.15 before)
@@ -441,7 +444,7 @@ class ReadingJudge:
                 before = f[max(0, q.start - 30) : q.start]
                 if _DIFF.search(before) and (f[q.start : q.start + 2] == "d'" or before.rstrip().endswith(" de")):
                     q = Quantity(q.kind, q.value, q.role, "diff", q.precision, q.noun, q.year, q.start)
-            clause = re.split(r"[,;:]|\bet\b|\bmais\b", f[: q.start])[-1]
+            clause = re.split(r"[,;:]|\bet\b|\bmais\b", f[: comparator(f, q.start)[1]])[-1]
             if q.cmp != "diff" and _NEGATED.search(clause) and not _RESTRICTIVE.search(f[q.start - 40 : q.start + 5]):
                 q = Quantity(q.kind, q.value, q.role, "!" + q.cmp.strip("="), q.precision, q.noun, q.year, q.start)
             out.append(q)
@@ -771,7 +774,13 @@ class ReadingJudge:
             if trend is not None and not trend[0] and facts is not None:
                 srcs.append(facts.table_source)
             return done(Status.CONTRADICTED, why, srcs)
-        if states and all(s == "supported" for s in states):
+        # « la lettre recommandée du 18 mars 2024 porte la signature de X »: a date that only names the piece
+        # agrees, and says nothing of what the claim asserts about it: then the predicate decides, as without
+        # a quantity (the date can still contradict, above)
+        naming = bool(qs) and all(
+            r.q.kind == "date" and _NAMES_A_PIECE.search(f[max(0, r.q.start - 40) : r.q.start]) for r in qs
+        )
+        if states and all(s == "supported" for s in states) and not naming:
             support = list(dict.fromkeys(i for r in qs for i in r.support))
             if support:
                 # a date only says WHEN: the passage must also carry the rest of the claim (who, what)
@@ -828,7 +837,10 @@ class ReadingJudge:
             if pred:
                 if pred[0] >= 0:  # a negation already read into a quantity ("n'était pas de") is not a clash
                     negated = any(r.q.cmp.startswith("!") for r in qs)
-                    clash = self._polarity_clash(claim, candidates[pred[0]].memory.text, negation=not negated)
+                    passage = candidates[pred[0]].memory.text
+                    # the values agree, but the same head names another place or court (« tribunal de commerce
+                    # de Lyon » / « … de Paris »): the claim is false
+                    clash = self._polarity_clash(claim, passage, negation=not negated) or _slot_clash(claim, passage)
                     if clash:
                         return done(Status.CONTRADICTED, clash)
                 why = "; ".join(r.why for r in qs) or (trend[1] if trend else "")
@@ -836,10 +848,15 @@ class ReadingJudge:
                 if trend is not None and facts is not None:
                     srcs.append(facts.table_source)
                 return done(Status.VERIFIED, why, srcs)
+            for i in support:  # the passage dating the same act names another place or court in the same slot
+                clash = _slot_clash(claim, candidates[i].memory.text) if cov[i] >= th.slot_cov else ""
+                if clash:
+                    stances[i], nuances[i] = Stance.CONTRADICTS, f"{clash} (même date, même acte)"
+                    return done(Status.CONTRADICTED, clash)
             for i in support:
                 stances[i], nuances[i] = Stance.NEUTRAL, self.states(claim, candidates[i], facts) or nuances[i]
             return done(Status.UNKNOWN)
-        if states:  # some quantity the dossier does not give
+        if states and not (naming and all(s == "supported" for s in states)):  # a quantity the dossier lacks
             return done(Status.UNKNOWN)
         # no quantity: the predicate decides
         if best is None:
@@ -860,11 +877,21 @@ class ReadingJudge:
         depth = max(3, int(th.antonym_depth))
         for rank, i in enumerate(order[:depth] if not top_states else []):  # a statement outranks a clash below it
             c = candidates[i]
-            if c.similarity < (th.contradict_sim if rank < 3 else th.antonym_deep_sim):
+            if c.similarity < (min(th.contradict_sim, th.antonym_sim) if rank < 3 else th.antonym_deep_sim):
                 continue
             clash = self._polarity_clash(claim, c.memory.text)
             if clash and cov[i] < (th.antonym_cov if clash == "antonyme" else th.contradict_cov):
                 clash = ""
+            if clash and clash != "antonyme" and c.similarity < th.contradict_sim:
+                clash = ""
+            if c.similarity < th.contradict_sim and rank < 3:  # only an antonym below the negation floor
+                clash = clash if clash == "antonyme" else ""
+                if clash and c.similarity < th.antonym_sim:
+                    clash = ""
+                if clash:
+                    stances[i], nuances[i] = Stance.CONTRADICTS, f"{clash} sur le même prédicat"
+                    return done(Status.CONTRADICTED)
+                continue
             if rank >= 3:  # deeper than the top three, only an antonym (no negation, no slot) contradicts
                 clash = clash if clash == "antonyme" else ""
             else:

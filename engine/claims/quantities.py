@@ -43,9 +43,16 @@ RX_BARE = re.compile(
     r"annees?|mois|jours?|heures?|semaines?|\d))"
 )
 RX_YEAR = re.compile(r"\b(?:en|depuis|annee|exercice|de)\s+(19[5-9]\d|20[0-4]\d)\b")
-_CMP = [
+_CMP = [  # « pas plus de », « n'a pas dépassé »: the « < » phrases are tried first
+    (
+        "<",
+        re.compile(
+            r"(moins de|inferieur\w* a|pas plus de|au plus|a peine|en deca de|n'excede\w* pas|en dessous de"
+            r"|sous la barre (?:de|des)|n'(?:atteint|atteign\w*) pas|n'(?:a|ont|avait|avaient) pas atteint"
+            r"|ne depass\w* pas|n'(?:a|ont|avait|avaient) pas depasse)\s*$"
+        ),
+    ),
     (">", re.compile(r"(plus de|au moins|depass\w*|superieur\w* a|excede\w*|plus que|au-dela de|passe de)\s*$")),
-    ("<", re.compile(r"(moins de|inferieur\w* a|pas plus de|au plus|a peine|en deca de|n'excede\w* pas)\s*$")),
     ("~", re.compile(r"(environ|quelque|pres de|avoisin\w*|de l'ordre de|approximativement|autour de|en gros)\s*$")),
 ]
 NOT_COUNT_NOUNS = {"jour", "mois", "an", "ans", "annee", "heure", "semaine", "euro", "exercice", "dernier", "premier"}
@@ -88,7 +95,14 @@ def role_of(kind: str, f: str, start: int, end: int, window: int = 70, right_wei
     best = _role_near(kind, f, start, end, window, right_weight)
     if not best and kind != "event":
         best = _role_near(kind, f, start, end, max(len(f), 1), right_weight)
+    if kind == "amount" and best == "revenue" and _MARGIN_OF_SALES.search(re.split(r"[;:]|\bet\b", f[:start])[-1]):
+        best = "margin"  # « la marge brute tirée des ventes … 800 000 € »: the sales are the margin's complement
     return best
+
+
+_MARGIN_OF_SALES = re.compile(
+    r"\bmarges?\b[^;:]{0,30}\b(?:tire|realise|degage|genere|issu|degage)e?s? (?:des|de|sur|par)\b"
+)
 
 
 def _role_near(kind: str, f: str, start: int, end: int, window: int, right_weight: float) -> str:
@@ -133,11 +147,18 @@ def event_of_date(f: str, q: Quantity) -> str:
 
 
 def _cmp(f: str, start: int) -> str:
+    return comparator(f, start)[0]
+
+
+def comparator(f: str, start: int) -> tuple[str, int]:
+    """The comparator written just before a quantity at ``start`` of folded text ``f``, and where its phrase
+    starts (a negation inside it, « n'atteint pas », is its meaning, not a denial of the claim)."""
     before = f[max(0, start - 25) : start]
     for sym, rx in _CMP:
-        if rx.search(before):
-            return sym
-    return "="
+        m = rx.search(before)
+        if m:
+            return sym, max(0, start - 25) + m.start()
+    return "=", start
 
 
 def _year_near(f: str, start: int, end: int) -> int | None:
