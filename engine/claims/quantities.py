@@ -100,9 +100,7 @@ def role_of(kind: str, f: str, start: int, end: int, window: int = 70, right_wei
     return best
 
 
-_MARGIN_OF_SALES = re.compile(
-    r"\bmarges?\b[^;:]{0,30}\b(?:tire|realise|degage|genere|issu|degage)e?s? (?:des|de|sur|par)\b"
-)
+_MARGIN_OF_SALES = re.compile(r"\bmarges?\b[^;:]{0,30}\b(?:tire|realise|degage|genere|issu)e?s? (?:des|de|sur|par)\b")
 
 
 def _role_near(kind: str, f: str, start: int, end: int, window: int, right_weight: float) -> str:

@@ -28,7 +28,7 @@ def test_the_date_agrees_but_the_court_is_another(shipped) -> None:  # type: ign
 @pytest.mark.parametrize(
     "claim",
     [
-        "La lettre recommandée du 18 mars 2024 a été rédigée par l'avocat de la biscuiterie.",
+        "La lettre recommandée du 18 mars 2024 comporte en annexe l'historique des commandes.",  # VERIFIED before
         "Le courriel du 15 mars 2024 a été envoyé en copie au médiateur des relations commerciales.",
     ],
 )

@@ -6,22 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from lexlogic.engine.documents.layout import detect_blocks
-from lexlogic.engine.documents.model import Document, DocumentKind, Page
-from lexlogic.engine.perception.model import to_case_file
-from lexlogic.engine.perception.offline import extract
-
-
-def _facts(text: str) -> dict:  # type: ignore[type-arg]
-    doc = Document(
-        id="t",
-        kind=DocumentKind.OTHER,
-        text=text,
-        pages=[Page(number=1, char_start=0, char_end=len(text))],
-        blocks=detect_blocks(text, page=1),
-        metadata={"author_party": "neutral", "document_date": "2023-03-01"},
-    )
-    return to_case_file(extract([doc]), "t")["facts"]  # type: ignore[no-any-return]
+from tests.perception.one_text import facts_of as _facts
 
 
 def test_a_foreign_party_and_its_chosen_law() -> None:

@@ -4,26 +4,11 @@ test, not taken from any evaluation set)."""
 
 from __future__ import annotations
 
-from lexlogic.engine.documents.layout import detect_blocks
-from lexlogic.engine.documents.model import Document, DocumentKind, Page
+from lexlogic.engine.documents.model import DocumentKind
 from lexlogic.engine.perception import reader
-from lexlogic.engine.perception.model import to_case_file
-from lexlogic.engine.perception.offline import _spec, extract
-
-
-def _doc(text: str, author: str = "neutral", kind: DocumentKind = DocumentKind.OTHER) -> Document:
-    return Document(
-        id="t",
-        kind=kind,
-        text=text,
-        pages=[Page(number=1, char_start=0, char_end=len(text))],
-        blocks=detect_blocks(text, page=1),
-        metadata={"author_party": author, "document_date": "2023-03-01"},
-    )
-
-
-def _facts(text: str, author: str = "neutral", kind: DocumentKind = DocumentKind.OTHER) -> dict:  # type: ignore[type-arg]
-    return to_case_file(extract([_doc(text, author, kind)]), "t")["facts"]  # type: ignore[no-any-return]
+from lexlogic.engine.perception.offline import _spec
+from tests.perception.one_text import document as _doc
+from tests.perception.one_text import facts_of as _facts
 
 
 def _view(text: str, author: str = "neutral", kind: DocumentKind = DocumentKind.OTHER) -> reader.DocView:
