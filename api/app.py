@@ -20,10 +20,12 @@ from pydantic import BaseModel, Field
 
 from lexlogic.api import problems
 from lexlogic.api.boundary import BoundaryMiddleware
-from lexlogic.api.deps import Services, Settings
+from lexlogic.api.deps import ApiSettings, Services
+from lexlogic.api.local_login import LoginTokens
+from lexlogic.api.security_headers import SecurityHeadersMiddleware
 
 STATIC = Path(__file__).resolve().parent / "static"
-CORE_ROUTERS = ("cases", "documents", "runs", "verdicts", "packs")
+CORE_ROUTERS = ("cases", "documents", "runs", "verdicts", "sensitivity", "packs", "login")
 OPTIONAL_ROUTERS: tuple[str, ...] = ("fallacies", "evidence_graph", "dynamic_rules", "claims")
 log = logging.getLogger("lexlogic.api")
 
@@ -41,9 +43,7 @@ class Health(BaseModel):
 
 def _server_paths(svc: Services) -> list[str]:
     """Folders whose absolute paths must never reach a client (scrubbed from error bodies and streams)."""
-    import os
-
-    paths = [Path(__file__).resolve().parents[1], svc.data_dir, Path(os.environ.get("LEXLOGIC_HOME", ".lexlogic"))]
+    paths = [Path(__file__).resolve().parents[1], svc.data_dir, svc.settings.core.home]
     out = []
     for p in paths:
         out += [str(p), str(p.resolve())] if p.is_absolute() else [str(p.resolve())]
@@ -85,15 +85,15 @@ def _install_unavailable(app: FastAPI) -> None:
         app.add_exception_handler(cls, unavailable)
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    settings = settings or Settings.from_env()
+def create_app(settings: ApiSettings | None = None) -> FastAPI:
+    settings = settings or ApiSettings()
     svc = Services(settings)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        from lexlogic.engine.tasks import Resumer
+        from lexlogic.engine.jobs.tasks import Resumer
 
-        resumer = Resumer(svc.runs).start()  # interrupted runs resume by themselves (issue 21, point 4)
+        resumer = Resumer(svc.runs, settings.core).start()  # interrupted runs resume by themselves (issue 21, point 4)
         yield
         resumer.stop()
         svc.close()
@@ -124,6 +124,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ],
     )
     app.state.services = svc
+    app.state.login_tokens = LoginTokens()  # local mode's one-time login links (`lexlogic serve`)
     problems.install(app)
     _install_unavailable(app)
     app.add_middleware(  # inside the body limit: it buffers at most that much
@@ -132,6 +133,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(
         problems.BodyLimitMiddleware, default_limit=settings.max_body_bytes, upload_limit=settings.max_upload_bytes
     )
+    app.add_middleware(SecurityHeadersMiddleware)  # outermost: every answer, errors included
     loaded: list[str] = []
     for name in CORE_ROUTERS + OPTIONAL_ROUTERS:
         try:
@@ -153,10 +155,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     def health() -> Any:
         db = _database_ok(svc)
-        from lexlogic.engine.tasks import broker_status
+        from lexlogic.engine.jobs.tasks import broker_status
 
         body = Health(status="ok" if db == "ok" else "degraded", version=app.version, routers=loaded, database=db)
-        body.broker = broker_status()
+        body.broker = broker_status(settings.core)
         if db != "ok":
             return JSONResponse(body.model_dump(), status_code=503, headers={"Retry-After": str(RETRY_AFTER)})
         return body

@@ -12,10 +12,18 @@ and every path, and answers 422 problem+json naming the JSON path of the offendi
 - dates: a string shaped ``YYYY-MM-DD`` that is not a calendar date or lies outside 1800–2199 (the engine
   adds months and years to dates: 9999-12-31 cannot be computed with);
 - depth: nesting deeper than `MAX_DEPTH`;
-- path: a segment longer than `MAX_SEGMENT` characters or holding a control character.
+- path: a segment longer than `MAX_SEGMENT` characters or holding a control character;
+- strings anywhere (body, path, query): a lone UTF-16 surrogate (PostgreSQL cannot store it), bytes that are
+  not UTF-8 once percent-decoded;
+- the query string: every name and value goes through the same string checks (it was never checked:
+  ``?case_id=a%00b`` answered 500), and a run of more than 18 digits is refused like a JSON integer;
+- headers: two ``Content-Type`` headers are refused (400): the check read the first, FastAPI the last
+  (issue 34). Every POST/PUT/PATCH body that parses as JSON is checked, whatever its declared type; only
+  multipart and form bodies (uploads) are left to their routes.
 
-On the way out it scrubs server paths (the installation, the data folder, $LEXLOGIC_HOME) from error
-bodies (problem+json) and from event streams, whoever raised the error: an engine message naming
+On the way out it scrubs server paths (the installation, the data folder, $LEXLOGIC_HOME) from every JSON
+body (errors and results alike: the fallacy analysis named its taxonomy file) and from event streams,
+whoever wrote them: an engine message naming
 `/srv/…/rules/pack/file.yaml` reaches the client as `rules/pack/file.yaml`.
 """
 
@@ -25,8 +33,9 @@ import json
 import re
 from datetime import date
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import parse_qsl, unquote_to_bytes
 
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lexlogic.api.problems import BodyTooLarge, FieldError, json_path, problem_response
@@ -39,6 +48,9 @@ MAX_SEGMENT = 200
 MIN_YEAR, MAX_YEAR = 1800, 2199
 _DATE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONG_DIGITS = re.compile(r"[+-]?\d{19,}")
+_FORMS = (b"multipart/form-data", b"application/x-www-form-urlencoded")
 
 
 class _Bad(LexlogicError):
@@ -72,6 +84,8 @@ def _check_string(value: str, loc: list[Any], what: str) -> None:
         raise _Bad(loc, f"{what} of {len(value)} characters (max {MAX_KEY if what == 'key' else MAX_STRING})")
     if m := _CONTROL.search(value):
         raise _Bad(loc, f"{what} contains the control character U+{ord(m.group()):04X}")
+    if m := _SURROGATE.search(value):
+        raise _Bad(loc, f"{what} contains a lone surrogate U+{ord(m.group()):04X} (not valid Unicode text)")
     if what == "string" and (d := _DATE.match(value)):
         y, mo, da = (int(g) for g in d.groups())
         try:
@@ -107,9 +121,41 @@ def parse_checked(body: bytes) -> Any:
     return data
 
 
-def _path_problem(path: str) -> str | None:
-    for seg in path.split("/"):
-        raw = unquote(seg)
+def _routed(scope: Scope) -> bool:
+    """Whether a route of the app takes this method at this path (what the router will dispatch to)."""
+    router = getattr(scope.get("app"), "router", None)
+    if router is None:
+        return True
+    return any(route.matches(scope)[0] is Match.FULL for route in router.routes)
+
+
+def _query_problem(query: bytes) -> tuple[str, str] | None:
+    """(JSON path, why) of the first bad name or value of a query string; None when it is clean."""
+    try:
+        pairs = parse_qsl(query.decode("latin-1"), keep_blank_values=True, encoding="utf-8", errors="strict")
+    except (UnicodeDecodeError, ValueError):
+        return "$", "the query string is not UTF-8 once percent-decoded"
+    for name, value in pairs:
+        where = f"$.{name[:40]}"
+        try:
+            _check_string(name, [name[:40]], "key")
+            _check_string(value, [name[:40]], "string")
+        except _Bad as bad:
+            return where, bad.message
+        if _LONG_DIGITS.fullmatch(value.strip()):
+            return where, "a number of more than 18 digits"
+    return None
+
+
+def _path_problem(path: bytes) -> str | None:
+    """``path``: the raw (still percent-encoded) path, so bytes that are not UTF-8 are seen, not replaced."""
+    for seg in path.split(b"/"):
+        try:
+            raw = unquote_to_bytes(seg).decode("utf-8")
+        except UnicodeDecodeError:
+            return "a path segment that is not UTF-8 once percent-decoded"
+        if _SURROGATE.search(raw):
+            return "a lone surrogate in the path"
         if len(raw) > MAX_SEGMENT:
             return f"a path segment of {len(raw)} characters (max {MAX_SEGMENT})"
         if _CONTROL.search(raw) or "\n" in raw or "\r" in raw or "\t" in raw:
@@ -140,13 +186,13 @@ class BoundaryMiddleware:
         await self._inbound(scope, receive, send)
 
     def _scrubbing(self, send: Send) -> Send:
-        """Error bodies are buffered (small) and scrubbed; event-stream chunks are scrubbed one by one."""
+        """JSON bodies are buffered and scrubbed; event-stream chunks are scrubbed one by one."""
         state: dict[str, Any] = {"mode": None, "start": None, "body": b""}
 
         async def wrapped(message: Message) -> None:
             if message["type"] == "http.response.start":
                 ctype = dict(message.get("headers", [])).get(b"content-type", b"")
-                if ctype.startswith(b"application/problem+json"):
+                if ctype.startswith((b"application/problem+json", b"application/json")):
                     state["mode"], state["start"] = "buffer", message
                     return
                 state["mode"] = "stream" if ctype.startswith(b"text/event-stream") else None
@@ -171,15 +217,25 @@ class BoundaryMiddleware:
         return wrapped
 
     async def _inbound(self, scope: Scope, receive: Receive, send: Send) -> None:
-        why = _path_problem(scope.get("path", ""))
+        if not _routed(scope):  # no route takes this method here: the router answers 404/405, not us
+            await self.app(scope, receive, send)
+            return
+        why = _path_problem(scope.get("raw_path") or scope.get("path", "").encode("utf-8", "surrogatepass"))
         if why is not None:
             errors = [FieldError(location="path", path="$", message=why)]
             await problem_response(422, f"path: {why}", slug="validation", errors=errors)(scope, receive, send)
             return
-        ctype = dict(scope.get("headers", [])).get(b"content-type", b"").split(b";")[0].strip().lower()
-        if scope.get("method") not in ("POST", "PUT", "PATCH") or not (
-            ctype == b"application/json" or ctype.endswith(b"+json")
-        ):
+        if (bad_query := _query_problem(scope.get("query_string", b""))) is not None:
+            path, why = bad_query
+            errors = [FieldError(location="query", path=path, message=why)]
+            await problem_response(422, f"query {path}: {why}", slug="validation", errors=errors)(scope, receive, send)
+            return
+        ctypes = [v for k, v in scope.get("headers", []) if k.lower() == b"content-type"]
+        if len(ctypes) > 1:  # which one counts would depend on who reads: refuse, never guess
+            await problem_response(400, "more than one Content-Type header", slug="bad-request")(scope, receive, send)
+            return
+        ctype = (ctypes[0] if ctypes else b"").split(b";")[0].strip().lower()
+        if scope.get("method") not in ("POST", "PUT", "PATCH") or ctype in _FORMS:
             await self.app(scope, receive, send)
             return
         chunks: list[bytes] = []

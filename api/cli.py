@@ -8,15 +8,18 @@ from lexlogic.api import (
     cli_batch,
     cli_case,
     cli_claims,
+    cli_db,
     cli_dynamic,
     cli_fallacies,
     cli_fol,
     cli_kg,
     cli_rules,
     cli_serve,
+    cli_workbench,
     cli_worker,
 )
 from lexlogic.api.cli_common import FailingGroup
+from lexlogic.settings import Settings
 
 app = typer.Typer(
     name="lexlogic",
@@ -25,6 +28,9 @@ app = typer.Typer(
         "Rule packs are looked up in LEXLOGIC_RULES_DIR (default: the shipped rules/ folder); "
         "every command takes --rules DIR to point at another folder for one call."
     ),
+    epilog="Settings (environment, read once per call): "
+    + "; ".join(f"LEXLOGIC_{name.upper()}" for name in Settings.model_fields)
+    + " — docs/deployment.md says what each one does.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -35,6 +41,8 @@ for module in (cli_rules, cli_case, cli_fol, cli_dynamic, cli_kg, cli_claims, cl
     module.register(app)
 for module in (cli_worker, cli_batch):  # issue 22: distributed runs and batches
     module.register(app)
+cli_db.register(app)  # issue 34: `lexlogic db upgrade`, the migration history
+cli_workbench.register(app)  # issue 30: audit, impact, coverage, mutation
 cli_rules.add_rules_option(app)  # issue 16: `--rules DIR` on every command
 
 

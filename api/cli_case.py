@@ -22,24 +22,34 @@ def run(
     answer: list[str] = typer.Option([], "--answer", "-a", help="FACT=VALUE (JSON value), repeatable"),
     no_input: bool = typer.Option(False, "--no-input", help="stop at the question instead of asking"),
     fresh: bool = typer.Option(False, "--fresh", help="restart from scratch (ignore saved states)"),
+    resume: bool = typer.Option(False, "--resume", help="resume the saved run even if its pieces or pack changed"),
     out: Path | None = typer.Option(None, "--out", help="output directory (report.html, result.json)"),
     db: str | None = typer.Option(None, "--db", help="database URL (default LEXLOGIC_DATABASE_URL or SQLite)"),
     as_json: bool = typer.Option(False, "--json", help="print the result JSON on stdout"),
 ) -> None:
     """Analyse a dossier directory (resumes the last persisted state of the same dossier)."""
     from lexlogic.api.analyze_command import dossier_console
-    from lexlogic.engine.dossier import run_dossier
+    from lexlogic.api.context import current
+    from lexlogic.api.report_html import render_report
+    from lexlogic.engine.case.dossier import run_dossier
     from lexlogic.logic.errors import LexlogicError
 
     if not directory.is_dir():
         fail(f"{directory}: not a directory")
+    if fresh and resume:
+        fail("--fresh and --resume: choose one")
+    ctx = current()
     try:
         result = run_dossier(
             directory,
+            packs=ctx.packs,
+            settings=ctx.settings,
             db_url=db,
             answers=parse_assignments(answer, "--answer"),
             fresh=fresh,
+            resume=resume,
             out_dir=out,
+            render_report=render_report,
             **dossier_console(progress=not as_json, interactive=not no_input),
         )
     except LexlogicError as exc:
@@ -51,9 +61,10 @@ def run(
 @case_app.command("states")
 def states(case_id: str, db: str | None = typer.Option(None, "--db")) -> None:
     """List a case's persisted states (time travel)."""
+    from lexlogic.api.context import current
     from lexlogic.engine.store.cases import CaseStore
 
-    rows = CaseStore(db).states(case_id)
+    rows = CaseStore(db or current().settings.database).states(case_id)
     if not rows:
         fail(f"case {case_id!r}: no states")
     for r in rows:
@@ -63,19 +74,21 @@ def states(case_id: str, db: str | None = typer.Option(None, "--db")) -> None:
 @case_app.command("list")
 def list_cases(db: str | None = typer.Option(None, "--db")) -> None:
     """List the persisted cases."""
+    from lexlogic.api.context import current
     from lexlogic.engine.store.cases import CaseStore
 
-    for c in CaseStore(db).cases():
+    for c in CaseStore(db or current().settings.database).cases():
         typer.echo(f"{c['case_id']}  head={c['head']}  {c['phase']:<11} {c['status']:<15} {c['source']}")
 
 
 @case_app.command("restore")
 def restore(case_id: str, seq: int, db: str | None = typer.Option(None, "--db")) -> None:
     """Make state SEQ the head again (appended; history is kept). The next `case run` resumes from it."""
+    from lexlogic.api.context import current
     from lexlogic.engine.store.cases import CaseStore
 
     try:
-        new = CaseStore(db).restore(case_id, seq)
+        new = CaseStore(db or current().settings.database).restore(case_id, seq)
     except KeyError as exc:
         fail(str(exc.args[0]))
     typer.echo(f"{case_id}: state {seq} restored as state {new}")
@@ -84,11 +97,14 @@ def restore(case_id: str, seq: int, db: str | None = typer.Option(None, "--db"))
 @case_app.command("replay")
 def replay_cmd(case_id: str, seq: int, db: str | None = typer.Option(None, "--db")) -> None:
     """Re-run a case from state SEQ under the id CASE_ID@SEQ (original untouched)."""
-    from lexlogic.engine.orchestrator import replay
-    from lexlogic.engine.store.cases import CaseStore
+    from lexlogic.api.context import current
+    from lexlogic.engine.case.machine import replay
+    from lexlogic.engine.store.cases import CaseStore, LeaseTimes
 
     try:
-        state = replay(CaseStore(db), case_id, seq)
+        settings = current().settings
+        store = CaseStore(db or settings.database, LeaseTimes.from_settings(settings))
+        state = replay(store, case_id, seq, packs=current().packs, documents_cache=settings.documents_cache)
     except KeyError as exc:
         fail(str(exc.args[0]))
     typer.echo(f"{state.case_id}: {state.phase.value} {state.status} {state.message}")
@@ -104,7 +120,9 @@ def ingest(
     from lexlogic.engine.documents.ingest import IngestError, dossier_files, ingest_dossier
 
     try:
-        docs = ingest_dossier(directory)
+        from lexlogic.api.context import current
+
+        docs = ingest_dossier(directory, cache=current().settings.documents_cache)
         skipped = dossier_files(directory)[1]
     except IngestError as exc:
         fail(str(exc))

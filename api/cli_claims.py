@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 
 import typer
@@ -12,10 +11,18 @@ import typer
 from lexlogic.api.cli_common import OutputFormat, fail
 
 
+def _settings():  # type: ignore[no-untyped-def]
+    from lexlogic.api.context import current
+
+    return current().settings
+
+
 def _index_dir(dossier: Path, given: Path | None) -> Path:
     if given:
         return given
-    home = Path(os.environ.get("LEXLOGIC_HOME", ".lexlogic"))
+    from lexlogic.api.context import current
+
+    home = current().settings.home
     key = hashlib.sha256(str(dossier.resolve()).encode()).hexdigest()[:16]
     return home / "evidence" / key
 
@@ -30,6 +37,11 @@ def _where(e) -> str:  # type: ignore[no-untyped-def]
 
 def _render(result) -> str:  # type: ignore[no-untyped-def]
     lines = [f"{result.status.value:<13} {result.claim}", f"  confiance {result.confidence:.3f} · juge {result.judge}"]
+    if result.proposed is not None:  # withheld below the judge's precision threshold (issue 29)
+        lines.append(
+            f"  non tranché : le juge lirait {result.proposed.value} mais sa confiance "
+            f"({result.decision_confidence:.3f}) est sous le seuil de précision 0,97 — passage à vérifier"
+        )
     if result.evidence:
         e = result.evidence
         lines.append(f"  pièce : {_where(e)}")
@@ -73,7 +85,7 @@ def register(app: typer.Typer) -> None:
         except ImportError as exc:  # pragma: no cover - present in this tree
             fail(f"document ingestion is unavailable (engine.documents.ingest): {exc}")
         try:
-            documents = ingest_dossier(dossier)
+            documents = ingest_dossier(dossier, cache=_settings().documents_cache)
         except Exception as exc:  # ingestion names the file that failed
             fail(f"{dossier}: cannot ingest the dossier: {exc}")
         from lexlogic.engine.claims.batch import account_submission
@@ -81,7 +93,9 @@ def register(app: typer.Typer) -> None:
         from lexlogic.engine.claims.verify import default_judge, find_evidence
 
         memory = HybridMemory.open(_index_dir(dossier, index_dir), documents)
-        judge = default_judge()
+        from lexlogic.bridges.llm import LLMClient
+
+        judge = default_judge(LLMClient.from_settings(_settings()))
         if not documents:
             typer.echo(f"(dossier vide : {dossier})", err=True)
         if submission is None:

@@ -42,6 +42,12 @@ class FailingGroup(TyperGroup):
             return super().invoke(ctx)
         except LexlogicError as exc:
             fail(exc)
+        except Exception as exc:  # a full disk is the machine's state, not a bug: one line, exit 1
+            from lexlogic.engine.store.db import disk_full, is_disk_full
+
+            if is_disk_full(exc):
+                fail(disk_full(exc))
+            raise
 
 
 def parse_assignments(items: list[str], option: str) -> dict[str, Any]:

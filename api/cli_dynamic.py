@@ -24,15 +24,13 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from lexlogic.sandbox.errors import SandboxError
-from lexlogic.sandbox.pool import Limits, SandboxPool
-from lexlogic.sandbox.schema import SchemaError, build_output_adapter
 
 dynamic_app = typer.Typer(
     help="Dynamic (LLM- or person-written) rules: lifecycle and sandboxed runs.", no_args_is_help=True
 )
 
 
-class RuleMeta(BaseModel):
+class DynamicRuleMeta(BaseModel):
     """Metadata declared beside a rule file."""
 
     model_config = ConfigDict(extra="forbid")
@@ -48,6 +46,7 @@ class RuleMeta(BaseModel):
 
 
 from lexlogic.api.cli_common import fail
+from lexlogic.logic.printable import printable
 
 
 def _read_text(path: Path, what: str) -> str:
@@ -69,7 +68,7 @@ def _load_json(path: Path, what: str) -> Any:
         fail(f"{what} {path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}")
 
 
-def _load_meta(rule: Path) -> RuleMeta:
+def _load_meta(rule: Path) -> DynamicRuleMeta:
     for suffix in (".meta.json", ".meta.yaml", ".meta.yml"):
         path = rule.with_name(rule.stem + suffix)
         if not path.exists():
@@ -84,15 +83,15 @@ def _load_meta(rule: Path) -> RuleMeta:
             where = f":{mark.line + 1}:{mark.column + 1}" if mark else ""
             fail(f"metadata file {path}{where}: invalid YAML: {getattr(exc, 'problem', exc)}")
         try:
-            return RuleMeta.model_validate(data or {})
+            return DynamicRuleMeta.model_validate(data or {})
         except ValidationError as exc:
             err = exc.errors()[0]
             loc = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"])
             fail(f"metadata file {path}: {loc}: {err['msg']}")
-    return RuleMeta()
+    return DynamicRuleMeta()
 
 
-def _schema(option: str | None, meta: RuleMeta) -> Any:
+def _schema(option: str | None, meta: DynamicRuleMeta) -> Any:
     if option is None:
         spec = meta.output
     else:
@@ -100,6 +99,8 @@ def _schema(option: str | None, meta: RuleMeta) -> Any:
             spec = json.loads(option)
         except json.JSONDecodeError:
             spec = option  # a bare type name such as bool or list[int]
+    from lexlogic.sandbox.schema import SchemaError, build_output_adapter  # the sandbox: only for its commands
+
     try:
         build_output_adapter(spec)
     except SchemaError as exc:
@@ -108,13 +109,15 @@ def _schema(option: str | None, meta: RuleMeta) -> Any:
 
 
 def _store(db: str | None) -> Any:
-    from lexlogic.engine.dynamic_rules import DynamicRuleStore
+    from lexlogic.api.context import current
+    from lexlogic.engine.extensions.dynamic_rules import DeploymentPolicy, DynamicRuleStore
 
-    return DynamicRuleStore(db)
+    settings = current().settings
+    return DynamicRuleStore(db or settings.database, DeploymentPolicy.from_settings(settings))
 
 
 def _lifecycle(call: Any) -> Any:
-    from lexlogic.engine.dynamic_rules import DynamicRuleError
+    from lexlogic.engine.extensions.dynamic_rules import DynamicRuleError
 
     try:
         return call()
@@ -145,6 +148,8 @@ def run_cmd(
     meta = _load_meta(rule)
     spec = _schema(schema, meta)
     data = _load_json(facts, "facts file")
+    from lexlogic.sandbox.pool import Limits, SandboxPool
+
     limits = Limits(cpu_seconds=cpu_seconds, wall_seconds=timeout, memory_mb=memory_mb)
     with SandboxPool(size=1, limits=limits) as pool:
         try:
@@ -165,7 +170,7 @@ def run_cmd(
             )
         )
     else:
-        typer.echo(json.dumps(result.output, ensure_ascii=False, indent=2))
+        typer.echo(printable(json.dumps(result.output, ensure_ascii=False, indent=2), keep_lines=True))
         typer.echo(
             f"(read: {', '.join(result.reads) or 'nothing'}; sha256 {result.sha256[:12]}; {result.elapsed_ms:.1f} ms)",
             err=True,
@@ -187,7 +192,7 @@ def add_cmd(
     db: str | None = DbOpt,
 ) -> None:
     """Store a rule as proposed (active at once where the deployment requires no approval)."""
-    from lexlogic.engine.dynamic_rules import DEFAULT_RELIABILITY
+    from lexlogic.engine.extensions.dynamic_rules import DEFAULT_RELIABILITY
 
     source = _read_text(rule, "rule file")
     meta = _load_meta(rule)
@@ -196,6 +201,8 @@ def add_cmd(
     if not who:
         fail("--author is required (an LLM model name or a person), or `author` in the rule's metadata")
     store = _store(db)
+    from lexlogic.sandbox.pool import SandboxPool
+
     with SandboxPool(size=1) as pool:
         stored = _lifecycle(
             lambda: store.add(
@@ -258,7 +265,7 @@ def list_cmd(
     db: str | None = DbOpt,
 ) -> None:
     """List stored dynamic rules."""
-    from lexlogic.engine.dynamic_rules import RuleStatus
+    from lexlogic.engine.extensions.dynamic_rules import RuleStatus
 
     if status is not None and status not in {s.value for s in RuleStatus}:
         fail(f"--status must be one of {', '.join(s.value for s in RuleStatus)}, not {status!r}")
@@ -271,8 +278,8 @@ def list_cmd(
     for r in rules:
         scope = r.case_id or "all cases"
         typer.echo(
-            f"{r.id}  {r.status.value:<8}  {r.name}  by {r.author} ({r.author_kind.value})  "
-            f"reliability {r.reliability:.2f}  {scope}  sha256 {r.sha256[:12]}"
+            f"{r.id}  {r.status.value:<8}  {printable(r.name)}  by {printable(r.author)} ({r.author_kind.value})  "
+            f"reliability {r.reliability:.2f}  {printable(scope)}  sha256 {r.sha256[:12]}"
         )
 
 
@@ -294,9 +301,9 @@ def show_cmd(rule_id: str, fmt: str = FormatOpt, db: str | None = DbOpt) -> None
     for e in events:
         typer.echo(
             f"  {e.at.isoformat()}  {e.from_status.value if e.from_status else '-'} → {e.to_status.value}"
-            f"  by {e.actor}  {e.note}"
+            f"  by {printable(e.actor)}  {printable(e.note)}"
         )
-    typer.echo(rule.text)
+    typer.echo(printable(rule.text, keep_lines=True))
 
 
 @dynamic_app.command("apply")
@@ -307,23 +314,29 @@ def apply_cmd(
     db: str | None = DbOpt,
 ) -> None:
     """Run the ACTIVE rules of a case on its facts: DYNAMIC facts with their proof (exit 2 if any rule failed)."""
-    from lexlogic.engine.dynamic_rules import run_active_rules
+    from lexlogic.engine.extensions.dynamic_rules import run_active_rules
 
     data = _load_json(facts, "facts file")
     if not isinstance(data, dict):
         fail(f"facts file {facts}: $: expected a JSON object")
     store = _store(db)
+    from lexlogic.sandbox.pool import SandboxPool
+
     with SandboxPool(size=1) as pool:
         result = run_active_rules(store, data, case_id=case_id, pool=pool)
     if fmt == "json":
         typer.echo(result.model_dump_json())
     else:
         for fact in result.facts:
-            typer.echo(fact.proof.render())
+            typer.echo(fact.proof.render() + f"\n  premises: {fact.premises[:12]}")
         if not result.facts:
             typer.echo("no dynamic facts")
+        for set_id in result.provenance.sets:  # each rule run's premises, printed once
+            typer.echo(f"premises {set_id[:12]}:")
+            for node in result.provenance.premises(set_id):
+                typer.echo(node.render(1))
     for failure in result.failures:
-        typer.echo(f"error: rule {failure.rule_id}: {failure.message}", err=True)
+        typer.echo(f"error: rule {printable(failure.rule_id)}: {printable(failure.message)}", err=True)
     if result.failures:
         raise typer.Exit(2)
 
@@ -332,7 +345,10 @@ def _print_rule(rule: Any, fmt: str) -> None:
     if fmt == "json":
         typer.echo(json.dumps(rule.model_dump(mode="json", exclude={"text"}), ensure_ascii=False))
     else:
-        typer.echo(f"{rule.id}: {rule.status.value} ({rule.name}, by {rule.author}, sha256 {rule.sha256[:12]})")
+        typer.echo(
+            f"{printable(rule.id)}: {rule.status.value} ({printable(rule.name)}, by {printable(rule.author)}, "
+            f"sha256 {rule.sha256[:12]})"
+        )
 
 
 def _find_group(app: typer.Typer, name: str) -> typer.Typer | None:

@@ -16,6 +16,7 @@ class NavigatorChoice(str, Enum):
 
 
 from lexlogic.api.cli_common import OutputFormat, fail
+from lexlogic.api.context import current
 
 
 def _read_argument(text_or_file: str) -> str:
@@ -59,7 +60,10 @@ def register(app: typer.Typer) -> None:
             fail("the argument is empty")
         try:
             tax = load_taxonomy(taxonomy)
-            nav = make_navigator(navigator.value)
+            from lexlogic.bridges.llm import LLMClient
+
+            settings = current().settings
+            nav = make_navigator(navigator.value, LLMClient.from_settings(settings), settings.fallacies_cache)
             result = analyse(argument, tax, nav, beam_width=beam)
         except TaxonomyError as exc:
             fail(str(exc))

@@ -8,9 +8,14 @@ import os
 import typer
 
 from lexlogic.api.cli_common import fail
+from lexlogic.api.context import current
+from lexlogic.settings import FOL_SETTINGS, Settings
 
-fol_app = typer.Typer(help="Sorted first-order belief sets (TweetyProject .fologic syntax).", no_args_is_help=True)
-tweety_app = typer.Typer(help="TweetyProject jars for the Tweety FOL backend.", no_args_is_help=True)
+_EPILOG = "Settings:\n\n" + Settings.describe(FOL_SETTINGS)
+fol_app = typer.Typer(
+    help="Sorted first-order belief sets (TweetyProject .fologic syntax).", no_args_is_help=True, epilog=_EPILOG
+)
+tweety_app = typer.Typer(help="TweetyProject jars for the Tweety FOL backend.", no_args_is_help=True, epilog=_EPILOG)
 
 
 def _load(path: str, strict: bool = False):  # type: ignore[no-untyped-def]
@@ -33,6 +38,13 @@ def _load(path: str, strict: bool = False):  # type: ignore[no-untyped-def]
     return bs, warnings
 
 
+def _tools():  # type: ignore[no-untyped-def]
+    """Where E and Tweety are, from this call's settings (LEXLOGIC_EPROVER, LEXLOGIC_TWEETY_*)."""
+    from lexlogic.bridges.fol_tools import FolTools
+
+    return FolTools.from_settings(current().settings)
+
+
 @fol_app.command("check")
 def check(
     file: str = typer.Argument(..., help=".fologic file"),
@@ -49,11 +61,11 @@ def check(
         f"formulas, {len(bs.repairs)} repair(s)"
     )
     if consistency:
-        from lexlogic.engine.fol_check import check_belief_set
+        from lexlogic.engine.extensions.fol_check import check_belief_set
         from lexlogic.logic.fol.answers import FolReasonerError
 
         try:
-            report = check_belief_set(bs)
+            report = check_belief_set(bs, tools=_tools())
         except FolReasonerError as exc:
             fail(f"{file}: {exc}")
         typer.echo(report.summary())
@@ -92,7 +104,7 @@ def query(
                 f"'{u.expected}': no inferred link {u.actual} ⊑ {u.expected}"
             )
     try:
-        ans = entails(bs, q, backend=backend, proof=proof)  # type: ignore[arg-type]
+        ans = entails(bs, q, backend=backend, proof=proof, tools=_tools())  # type: ignore[arg-type]
     except FolReasonerError as exc:
         fail(f"{file}: {backend}: {exc}")
     if fmt == "json":
@@ -154,8 +166,9 @@ def tweety_status(
     from lexlogic.bridges.fol_tweety import ENV, TweetyLimits, available, probe, status
     from lexlogic.logic.fol.answers import FolReasonerError
 
-    st = status()
-    ok, why = available()
+    tools = _tools()
+    st = status(tools)
+    ok, why = available(tools)
     typer.echo(f"{ENV}={st['value'] or '(unset)'}")
     typer.echo(f"jars: {len(st['jars'])}" + "".join(f"\n  {j}" for j in st["jars"]))
     typer.echo(f"java: {st['java'] or 'not found'}")
@@ -164,7 +177,7 @@ def tweety_status(
         typer.echo("needed artifacts: " + ", ".join(st["artifacts"]))
         return
     try:
-        res = probe(TweetyLimits(seconds=timeout))
+        res = probe(TweetyLimits(seconds=timeout, memory_mb=tools.tweety_memory_mb), tools)
     except FolReasonerError as exc:
         fail(f"tweety backend: NOT usable — {exc}")
     if "limit" in res or not res.get("ok"):

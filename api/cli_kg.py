@@ -25,6 +25,7 @@ kg_app = typer.Typer(
 
 
 from lexlogic.api.cli_common import OutputFormat, fail
+from lexlogic.api.context import current
 
 
 class Tiers(str, Enum):
@@ -36,7 +37,7 @@ def _store(db: str | None):  # type: ignore[no-untyped-def]
     from lexlogic.engine.kg.store import KGStore
 
     try:
-        return KGStore(db)
+        return KGStore(db or current().settings.database)
     except Exception as exc:  # connection or schema errors: say where
         fail(f"cannot open the case database {db or '(LEXLOGIC_DATABASE_URL / default)'}: {exc}".splitlines()[0])
 
@@ -75,14 +76,14 @@ def extract_cmd(
         from lexlogic.engine.documents.ingest import ingest_dossier
 
         try:
-            documents = [(d.id, d.text) for d in ingest_dossier(path)]
+            documents = [(d.id, d.text) for d in ingest_dossier(path, cache=current().settings.documents_cache)]
         except Exception as exc:  # unreadable dossier: say which and why
             fail(f"{path}: cannot read the dossier: {exc}".splitlines()[0])
     elif len(text_or_file) < 4096 and path.is_file() and path.suffix.lower() in (".pdf", ".eml", ".csv", ".docx"):
         from lexlogic.engine.documents.ingest import ingest_file
 
         try:
-            d = ingest_file(path)
+            d = ingest_file(path, cache=current().settings.documents_cache)
         except Exception as exc:  # unreadable document: say which and why
             fail(f"{path}: cannot read the document: {exc}".splitlines()[0])
         documents = [(doc_id or d.id, d.text)]
@@ -94,7 +95,7 @@ def extract_cmd(
     else:
         documents = [(doc_id or "text", text_or_file)]
     extractor = discursive_extract if discursive_only else full_extract
-    llm = None if no_llm else LLMClient.from_env()
+    llm = None if no_llm else LLMClient.from_settings(current().settings)
     per_doc: list[tuple[str, ExtractionResult]] = []
     for doc, text in documents:
         result = extractor(text, doc)

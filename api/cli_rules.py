@@ -6,21 +6,22 @@ import json
 import sys
 from difflib import get_close_matches
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import typer
 from rich.console import Console
+from typer._click.globals import get_current_context
 
-from lexlogic.engine.pack_check import check_pack
-from lexlogic.engine.packs import get_pack, pack_by_name
-from lexlogic.logic.facts import CaseFileError, facts_json_schema, load_case
-from lexlogic.logic.pack import PackError, find_packs
+from lexlogic.api.context import AppContext, current
+from lexlogic.engine.packs.library import load_folder
+from lexlogic.logic.facts import facts_json_schema
+from lexlogic.logic.pack import PackError, find_packs, load_pack
 
 err = Console(stderr=True)
 out = Console(highlight=False, soft_wrap=True)
 
 
-from lexlogic.api.cli_common import fail, parse_assignments
+from lexlogic.api.cli_common import fail
 
 RULES_HELP = "rules folder (default: LEXLOGIC_RULES_DIR, else the shipped rules/)"
 
@@ -28,18 +29,17 @@ RULES_HELP = "rules folder (default: LEXLOGIC_RULES_DIR, else the shipped rules/
 def _packs_path(path: Path | None) -> Path:
     """A command's pack path: the argument — a folder, or a pack's name under the rules folder — else the rules
     folder itself (``--rules`` / ``LEXLOGIC_RULES_DIR``)."""
-    from lexlogic.engine.packs import rules_dir
-
+    rules_dir = current().packs.root
     if path is None:
-        return rules_dir()
+        return rules_dir
     if not path.exists() and not path.is_absolute() and len(path.parts) == 1:
-        named = rules_dir() / path.name
+        named = rules_dir / path.name
         if (named / "pack.yaml").exists():
             return named
-        known = sorted(r.name for r in find_packs(rules_dir()))
+        known = sorted(r.name for r in find_packs(rules_dir))
         hint = get_close_matches(path.name, known, n=1)
         fail(
-            f"{path}: neither a folder nor a pack of the rules folder {rules_dir()}"
+            f"{path}: neither a folder nor a pack of the rules folder {rules_dir}"
             + (f" (did you mean {hint[0]!r}?)" if hint else f" (its packs: {', '.join(known) or 'none'})")
         )
     return path
@@ -57,12 +57,19 @@ def check(
         fail(f"{path}: no pack.yaml found")
     total = 0
     for root in roots:
+        from lexlogic.engine.workbench.check import check_pack  # the pack checker: only for `check`
+        from lexlogic.engine.workbench.priors import fallback_prior_warnings
+
         problems = check_pack(root)
         total += len(problems)
         for p in problems:
             err.print(f"{p.location()}: {p.message}", highlight=False, soft_wrap=True)
+        warnings = [] if problems else fallback_prior_warnings(load_pack(root))
+        for w in warnings:
+            err.print(f"{w.location()}: warning: {w.message}", highlight=False, soft_wrap=True)
         if not problems:
-            out.print(f"{root}: ok")
+            n = len(warnings)
+            out.print(f"{root}: ok" + (f" ({n} warning{'s' if n > 1 else ''})" if n else ""))
     if total:
         raise typer.Exit(code=2)
 
@@ -76,20 +83,43 @@ def test(
     pattern: str | None = typer.Option(
         None, "-k", help="run only the tests and properties whose name, id, file or pack contains PATTERN"
     ),
-    verbose: bool = typer.Option(False, "--verbose", "-v"),
+    verbose: bool = typer.Option(
+        False, "--verbose", "-v", help="list passing tests; under a failing one, the proof or why-not and the values"
+    ),
+    facts: str | None = typer.Option(
+        None, "--facts", help="TEST_ID (FILE:LINE as printed, or name): write that test's case as a facts file"
+    ),
+    facts_out: Path | None = typer.Option(None, "--out", help="with --facts: the file to write (default: stdout)"),
+    coverage: bool = typer.Option(
+        False,
+        "--coverage",
+        help="instead of pass/fail: the rules, computation branches and parameter periods exercised",
+    ),
 ) -> None:
     """Run the packs' YAML rule tests (and properties); ends with `N passed, N failed`."""
     # imported here: hypothesis costs ~0.1–0.4 s at start, and only this command uses it
-    from lexlogic.engine.ruletests import PropertyViolation, check_property, check_test, pack_properties, pack_tests
+    from lexlogic.engine.workbench.ruletests import (
+        PropertyViolation,
+        check_property,
+        check_test,
+        pack_properties,
+        pack_tests,
+    )
 
     passed = failed = 0
     path = _packs_path(path)
     roots = find_packs(path)
     if not roots:
         fail(f"{path}: no pack.yaml found")
+    if facts is not None:
+        _write_test_facts(roots, facts, facts_out)
+        return
+    if coverage:
+        _coverage(roots, pattern)
+        return
     for root in roots:
         try:
-            pack, _ = get_pack(root)
+            pack = load_folder(root).pack
             tests = pack_tests(pack)
             props = pack_properties(pack) if properties else []
         except PackError as exc:
@@ -109,6 +139,11 @@ def test(
                 out.print(f"FAIL {t.file}:{t.line} {t.name}")
                 for f in outcome.failures:
                     out.print(f"     {f}")
+                if verbose and outcome.result is not None:
+                    from lexlogic.engine.workbench.explain_test import explain_failure
+
+                    for line in explain_failure(pack, t, outcome.result):
+                        out.print(f"     {line}", markup=False, emoji=False)
         for spec in props:
             try:
                 check_property(root, spec, max_examples)
@@ -123,100 +158,121 @@ def test(
         raise typer.Exit(code=1)
 
 
-def analyze(
-    source: Path = typer.Argument(..., help="a case facts file (JSON) or a dossier folder"),
-    format: str = typer.Option("text", "--format", help="text | json"),
-    answer: list[str] = typer.Option([], "--answer", help="FACT=VALUE, repeatable: answers to questions"),
-    whatif: list[str] = typer.Option([], "--whatif", help="NAME=VALUE, repeatable: override a prior or weight"),
-    no_input: bool = typer.Option(False, "--no-input", help="never prompt: stop at the question"),
-    inference: str = typer.Option(
-        "auto", "--inference", help="auto | exact | sampling | pyro (Pyro's importance sampling on the same model)"
-    ),
-    html: Path | None = typer.Option(None, "--html", help="also write an HTML report here"),
-    evidence: Path | None = typer.Option(
-        None, "--evidence", help=("dossier folder the submissions' claims are verified against")
-    ),
-    claimant_submission: Path | None = typer.Option(
-        None,
-        "--claimant-submission",
-        help=("the claimant's written submission: verified claims move the priors of their facts"),
-    ),
-    defence_submission: Path | None = typer.Option(
-        None, "--defence-submission", help=("the defence's written submission (same)")
-    ),
-    dynamic_rules: bool = typer.Option(
-        False,
-        "--dynamic-rules",
-        help=(
-            "run the ACTIVE dynamic rules of the store (LEXLOGIC_DATABASE_URL) in the sandbox; their outputs "
-            "fill facts nobody gave, marked as interpretations"
-        ),
-    ),
-    proof: bool = typer.Option(False, "--proof", help="print the whole proof tree (each shared part once)"),
-    debug: bool = typer.Option(False, "--debug", help="show rule and fact identifiers"),
-) -> None:
-    """Analyse a case: the verdict, its decisive reasons, what is missing and the next question."""
-    if format not in ("text", "json"):
-        fail(f"--format {format!r}: expected text or json")
-    answers = parse_assignments(answer, "--answer")
-    overrides = parse_assignments(whatif, "--whatif")
-    from lexlogic.engine.verdict import INFERENCE, INFERENCE_METHODS
+def _coverage(roots: list[Path], pattern: str | None) -> None:
+    """`lexlogic test --coverage`: what the tests exercise, and what none does, at file:line."""
+    from lexlogic.engine.workbench.coverage import coverage, render
+    from lexlogic.engine.workbench.ruletests import pack_tests
 
-    if inference not in INFERENCE_METHODS:
-        fail(f"--inference {inference!r}: expected one of {', '.join(INFERENCE_METHODS)}")
-    INFERENCE.set(inference)  # the default of every decide() of this command
-    if source.is_dir():
-        from lexlogic.api.analyze_command import analyse_dossier
+    for root in roots:
+        loaded = load_folder(root)
+        pack, program = loaded.pack, loaded.program
+        tests = pack_tests(pack)
+        if pattern:
+            tests = [t for t in tests if pattern.lower() in f"{root.name} {Path(t.file).name} {t.name}".lower()]
+        for line in render(coverage(pack, program, tests)):
+            out.print(line, markup=False, emoji=False)
 
-        analyse_dossier(
-            source,
-            format=format,
-            answers=answers,
-            whatif=overrides,
-            interactive=not no_input and sys.stdin.isatty(),
-            html=html,
-            proof=proof,
-            debug=debug,
-        )
-        return
-    try:
-        case, _pack = load_case(source, lambda name: pack_by_name(name)[0])
-        pack, _program = pack_by_name(case.pack)
-    except (CaseFileError, PackError) as exc:
-        fail(str(exc))
-    for name in answers:
-        if name not in pack.facts:
-            fail(f"--answer {name}: unknown fact (not declared in pack {pack.name})")
-    from lexlogic.api.analyze_command import analyse_facts
 
-    submissions: list[tuple[Literal["claimant", "defence"], str]] = []
-    parties: tuple[tuple[Literal["claimant", "defence"], Path | None], ...] = (
-        ("claimant", claimant_submission),
-        ("defence", defence_submission),
-    )
-    for party, path in parties:
-        if path is None:
-            continue
+def _write_test_facts(roots: list[Path], test_id: str, dest: Path | None) -> None:
+    """`lexlogic test --facts TEST_ID`: the test's case as a facts file (one pack's tests, or all)."""
+    from lexlogic.engine.workbench.explain_test import UnknownTest, case_of_test, find_test
+    from lexlogic.engine.workbench.ruletests import pack_tests
+
+    found = []
+    problem: Exception | str = f"{test_id}: no test found"
+    for root in roots:
+        pack = load_folder(root).pack
         try:
-            submissions.append((party, path.read_text(encoding="utf-8")))
-        except (OSError, UnicodeDecodeError) as exc:
-            fail(f"{path}: cannot read the submission: {exc}")
-    if submissions and (evidence is None or not evidence.is_dir()):
-        fail("--claimant-submission/--defence-submission need --evidence DOSSIER_DIR (a folder)")
-    analyse_facts(
-        pack,
-        case,
+            found.append((pack, find_test(pack_tests(pack), test_id)))
+        except UnknownTest as exc:
+            problem = exc
+    if len(found) != 1:
+        fail(str(problem) if not found else f"{test_id}: tests of several packs match; name the pack")
+    pack, t = found[0]
+    text = json.dumps(case_of_test(pack, t), ensure_ascii=False, indent=2) + "\n"
+    if dest is None:
+        print(text, end="")
+    else:
+        dest.write_text(text, encoding="utf-8")
+        err.print(f"wrote {dest} ({t.file}:{t.line} {t.name})", highlight=False)
+
+
+# `analyze`'s options: one line each in the command's signature (what each does is said in its help)
+SOURCE = typer.Argument(..., help="a case facts file (JSON) or a dossier folder")
+FORMAT = typer.Option("text", "--format", help="text | json")
+ANSWER = typer.Option([], "--answer", help="FACT=VALUE, repeatable: answers to questions")
+WHATIF = typer.Option([], "--whatif", help="NAME=VALUE, repeatable: override a prior or weight")
+NO_INPUT = typer.Option(False, "--no-input", help="never prompt: stop at the question")
+INFERENCE = typer.Option(
+    "auto", "--inference", help="auto | exact | sampling | pyro (Pyro's importance sampling on the same model)"
+)
+HTML = typer.Option(None, "--html", help="also write an HTML report here")
+EVIDENCE = typer.Option(
+    None, "--evidence", help="a facts file: the dossier folder the submissions are verified against"
+)
+CLAIMANT = typer.Option(
+    None,
+    "--claimant-submission",
+    help="the claimant's written submission: verified claims move the priors of their facts",
+)
+DEFENCE = typer.Option(None, "--defence-submission", help="the defence's written submission (same)")
+DYNAMIC = typer.Option(
+    False,
+    "--dynamic-rules",
+    help=(
+        "run the ACTIVE dynamic rules of the store (LEXLOGIC_DATABASE_URL) in the sandbox; their outputs "
+        "fill facts nobody gave, marked as interpretations"
+    ),
+)
+PROOF = typer.Option(False, "--proof", help="print the whole proof tree (each shared part once)")
+DEBUG = typer.Option(False, "--debug", help="show rule and fact identifiers")
+FRESH = typer.Option(False, "--fresh", help="a dossier: analyse afresh (ignore its saved run)")
+RESUME = typer.Option(
+    False, "--resume", help="a dossier: resume its saved run even if its pieces or pack changed since"
+)
+
+
+def analyze(
+    source: Path = SOURCE,
+    format: str = FORMAT,
+    answer: list[str] = ANSWER,
+    whatif: list[str] = WHATIF,
+    no_input: bool = NO_INPUT,
+    inference: str = INFERENCE,
+    html: Path | None = HTML,
+    evidence: Path | None = EVIDENCE,
+    claimant_submission: Path | None = CLAIMANT,
+    defence_submission: Path | None = DEFENCE,
+    dynamic_rules: bool = DYNAMIC,
+    proof: bool = PROOF,
+    debug: bool = DEBUG,
+    fresh: bool = FRESH,
+    resume: bool = RESUME,
+) -> None:
+    """Analyse a case: the verdict, its decisive reasons, what is missing and the next question.
+
+    A facts file and a dossier go through the same state machine (a facts file enters it after perception),
+    so every flag means the same on both; a flag that cannot apply to the input is refused with its reason.
+    A dossier's saved run is resumed only when its pieces and pack are unchanged; otherwise the analysis
+    starts afresh and says why."""
+    from lexlogic.api.analyze_command import AnalyzeFlags, analyse_source
+
+    flags = AnalyzeFlags.checked(
         format=format,
-        answers=answers,
-        whatif=overrides,
+        answer=answer,
+        whatif=whatif,
+        inference=inference,
         interactive=not no_input and sys.stdin.isatty(),
         html=html,
-        dynamic_rules=dynamic_rules,
         evidence=evidence,
-        submissions=submissions,
+        parties=(("claimant", claimant_submission), ("defence", defence_submission)),
+        dynamic_rules=dynamic_rules,
         proof=proof,
         debug=debug,
+        fresh=fresh,
+        resume=resume,
     )
+    analyse_source(source, flags, current())
 
 
 def docs(
@@ -224,12 +280,11 @@ def docs(
     write: bool = typer.Option(False, "--write", help="write PACK/RULES.md instead of printing"),
 ) -> None:
     """The pack's rule table (rule, legal source, validity dates) in Markdown."""
-    from lexlogic.engine.pack_docs import pack_table
-    from lexlogic.engine.packs import pack_root
+    from lexlogic.engine.workbench.docs import pack_table
 
     try:
         if not (path / "pack.yaml").exists() and not path.is_absolute() and len(path.parts) == 1:
-            path = pack_root(path.name)
+            path = current().packs.folder(path.name)
         text = pack_table(path)
     except PackError as exc:
         fail(str(exc))
@@ -248,10 +303,8 @@ def schema_facts(
     pack: str | None = typer.Option(None, help="pack name (default: the first pack of the rules folder)"),
 ) -> None:
     """Print the JSON Schema of a case facts file for a pack."""
-    from lexlogic.engine.packs import default_pack
-
     try:
-        rule_pack, _ = pack_by_name(pack or default_pack())
+        rule_pack = current().packs.pack(pack)
     except PackError as exc:
         fail(str(exc))
     out.print_json(json.dumps(facts_json_schema(rule_pack), ensure_ascii=False))
@@ -275,7 +328,7 @@ def schema_pack(
 ) -> None:
     """JSON Schemas of every pack file (pack.yaml, facts, computations, parameters, tests, properties, …),
     for editors that validate YAML as you type."""
-    from lexlogic.engine.pack_schema import pack_schemas
+    from lexlogic.engine.workbench.schema import pack_schemas
 
     schemas = pack_schemas()
     if file is not None:
@@ -306,7 +359,7 @@ def new_pack(
 ) -> None:
     """Create a pack that passes `lexlogic check` and `lexlogic test`: manifest, facts, one parameter, one
     computation, one annotated rule, tests, a property, RULES.md — then edit it (docs/pack-authoring.md)."""
-    from lexlogic.engine.pack_scaffold import scaffold
+    from lexlogic.engine.workbench.scaffold import scaffold
 
     try:
         root = scaffold(name, _packs_path(folder), title)
@@ -319,11 +372,10 @@ def new_pack(
 
 
 def with_rules_option(command: Any) -> Any:
-    """Give a command a `--rules DIR` option: the rules folder packs are looked up in, for this call
-    (it sets LEXLOGIC_RULES_DIR while the command runs, so every layer sees the same folder)."""
+    """Give a command a `--rules DIR` option and build the call's context (settings + rule packs) on Typer's
+    context object before it runs: `--rules` is that context's rules folder; the environment is never written."""
     import functools
     import inspect
-    import os
 
     sig = inspect.signature(command)
     if "rules" in sig.parameters:
@@ -337,19 +389,12 @@ def with_rules_option(command: Any) -> Any:
 
     @functools.wraps(command)
     def wrapper(*args: Any, rules: Path | None = None, **kwargs: Any) -> Any:
-        if rules is None:
-            return command(*args, **kwargs)
-        if not rules.is_dir():
+        if rules is not None and not rules.is_dir():
             fail(f"--rules {rules}: not a folder")
-        before = os.environ.get("LEXLOGIC_RULES_DIR")
-        os.environ["LEXLOGIC_RULES_DIR"] = str(rules.resolve())
-        try:
-            return command(*args, **kwargs)
-        finally:
-            if before is None:
-                os.environ.pop("LEXLOGIC_RULES_DIR", None)
-            else:
-                os.environ["LEXLOGIC_RULES_DIR"] = before
+        typer_ctx = get_current_context(silent=True)
+        if typer_ctx is not None:
+            typer_ctx.find_root().obj = AppContext.build(rules=rules)
+        return command(*args, **kwargs)
 
     params = [
         p.replace(kind=inspect.Parameter.KEYWORD_ONLY) if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD else p

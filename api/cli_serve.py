@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from lexlogic.api.cli_common import fail
+from lexlogic.settings import SERVER_SETTINGS, Settings
 
 keys_app = typer.Typer(help="API keys (hashed at rest) mapped to tenants.", no_args_is_help=True)
 DB_HELP = "database URL (default: LEXLOGIC_DATABASE_URL, else ./.lexlogic/lexlogic.db)"
@@ -14,7 +15,9 @@ def _store(db: str | None):  # type: ignore[no-untyped-def]
     from lexlogic.engine.store.tenants import TenantStore
 
     try:
-        return TenantStore(db)
+        from lexlogic.api.context import current
+
+        return TenantStore(db or current().settings.database)
     except Exception as exc:
         fail(f"cannot open database {db or '(default)'}: {exc}")
 
@@ -67,29 +70,57 @@ def serve(
     db: str | None = typer.Option(None, "--db", help=DB_HELP),
     workers: int = typer.Option(1, min=1, help="uvicorn worker processes"),
     log_level: str = typer.Option("info"),
+    local: bool | None = typer.Option(
+        None,
+        "--local/--no-local",
+        help="single-user mode: a key made at start and a one-click login URL (default: on for a loopback host)",
+    ),
 ) -> None:
     """Serve the HTTP API (/v1, OpenAPI at /docs) and the glass-box page at /."""
-    import os
-
     import uvicorn
 
-    if db:
-        os.environ["LEXLOGIC_DATABASE_URL"] = db
-    if workers > 1:
-        uvicorn.run(
-            "lexlogic.api.app:create_app", factory=True, host=host, port=port, workers=workers, log_level=log_level
-        )
-    else:
-        from lexlogic.api.app import create_app
+    from lexlogic.api.app import create_app
+    from lexlogic.api.context import current
+    from lexlogic.api.deps import ApiSettings
+    from lexlogic.api.local_login import LOOPBACK
 
-        try:
-            app = create_app()
-        except Exception as exc:
-            fail(f"cannot start: {exc}")
-        uvicorn.run(app, host=host, port=port, log_level=log_level)
+    core = current().settings
+    if db:
+        core = core.model_copy(update={"database_url": db})
+    local = (host in LOOPBACK and workers == 1) if local is None else local
+    if local and host not in LOOPBACK:
+        fail(f"--local: only on a loopback address ({', '.join(LOOPBACK)}), not {host}")
+    if local and workers > 1:
+        fail("--local: one worker only (the login link lives in the serving process)")
+    if workers > 1:  # each worker process builds its app from the environment: --db cannot reach it
+        if db:
+            fail("--db with --workers > 1: set LEXLOGIC_DATABASE_URL instead (each worker reads its environment)")
+        uvicorn.run(
+            "lexlogic.api.app:create_app",
+            factory=True,
+            host=host,
+            port=port,
+            workers=workers,
+            log_level=log_level,
+            http="lexlogic.api.slow_clients:TimedH11Protocol",  # read timeouts for slow clients (issue 34)
+        )
+        return
+    try:
+        app = create_app(ApiSettings(core=core))
+    except Exception as exc:
+        fail(f"cannot start: {exc}")
+    if local:
+        _, key = app.state.services.tenants.create_key("local", label="lexlogic serve (local mode)")
+        token = app.state.login_tokens.issue(key)
+        shown = f"[{host}]" if ":" in host else host
+        typer.echo(f"lexlogic : ouvrez http://{shown}:{port}/?login={token}", err=True)
+        typer.echo("(lien à usage unique, valable 5 minutes ; la clé reste dans ce navigateur)", err=True)
+    from lexlogic.api.slow_clients import TimedH11Protocol
+
+    uvicorn.run(app, host=host, port=port, log_level=log_level, http=TimedH11Protocol)  # read timeouts (issue 34)
 
 
 def register(app: typer.Typer) -> None:
     """Add this capability's commands to `app`."""
     app.add_typer(keys_app, name="keys")
-    app.command("serve")(serve)
+    app.command("serve", epilog="Settings:\n\n" + Settings.describe(SERVER_SETTINGS))(serve)

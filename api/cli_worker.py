@@ -13,6 +13,8 @@ import socket
 import typer
 
 from lexlogic.api.cli_common import fail
+from lexlogic.api.context import current
+from lexlogic.settings import WORKER_SETTINGS, Settings
 
 
 def worker(
@@ -23,12 +25,12 @@ def worker(
     log_level: str = typer.Option("info", "--log-level"),
 ) -> None:
     """Consume runs from the broker at LEXLOGIC_BROKER_URL (PostgreSQL at LEXLOGIC_DATABASE_URL holds state)."""
-    # The pool forks this process: no background model loading here (perception's spaCy warm-up thread
-    # would be mid-load, holding its lock, at fork time, and every pool process would wait on it forever).
-    os.environ.setdefault("LEXLOGIC_NLP_WARMUP", "0")
-    from lexlogic.engine import tasks
+    # The pool forks this process: no background model loading here (a spaCy warm-up thread would be
+    # mid-load, holding its lock, at fork time); workers never start one (only the dossier driver does).
+    from lexlogic.engine.jobs import tasks
 
-    url = tasks.broker_url()
+    settings = current().settings  # the worker's edge: its environment, read once, passed to every task
+    url = settings.broker_url
     if not url:
         fail(f"no broker: set {tasks.BROKER_ENV} (e.g. amqp://guest:guest@127.0.0.1:5672//)")
     wanted = [q.strip() for q in queues.split(",") if q.strip()]
@@ -37,13 +39,13 @@ def worker(
         fail(f"--queues: unknown queue(s) {', '.join(bad) or '(none)'} (choose among ingest, analysis)")
     if pool not in ("prefork", "solo", "threads"):
         fail(f"--pool: {pool!r} is not one of prefork, solo, threads")
-    app = tasks.celery_app(url)
-    _install_signals()
+    app = tasks.celery_app(settings, url)
+    _install_signals(settings)
     argv = [
         "worker",
         f"--loglevel={log_level.upper()}",
         "-Q",
-        ",".join(tasks.queue_name(q) for q in wanted),  # type: ignore[arg-type]
+        ",".join(tasks.queue_name(q, settings) for q in wanted),  # type: ignore[arg-type]
         f"--concurrency={concurrency or os.cpu_count() or 1}",
         f"--pool={pool}",
         "-n",
@@ -54,15 +56,15 @@ def worker(
     app.worker_main(argv)
 
 
-def _install_signals() -> None:
+def _install_signals(settings: Settings) -> None:
     from celery.signals import worker_process_init, worker_ready, worker_shutdown
 
-    from lexlogic.engine import tasks
+    from lexlogic.engine.jobs import tasks
 
     state: dict[str, tasks.Resumer] = {}
 
     def ready(**_: object) -> None:  # the main process: interrupted runs are re-enqueued
-        state["resumer"] = tasks.Resumer().start()
+        state["resumer"] = tasks.Resumer(tasks.store_for(settings), settings).start()
 
     def child(**_: object) -> None:  # a forked pool process: never reuse the parent's connections
         tasks.forget_stores()
@@ -77,4 +79,4 @@ def _install_signals() -> None:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("worker")(worker)
+    app.command("worker", epilog="Settings:\n\n" + Settings.describe(WORKER_SETTINGS))(worker)

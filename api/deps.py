@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import threading
 from functools import cached_property
 from pathlib import Path
@@ -13,14 +12,20 @@ from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBea
 from pydantic import BaseModel, Field
 
 from lexlogic.api.problems import ProblemError
+from lexlogic.api.uploads import UploadJobs
+from lexlogic.engine.packs.library import PackLibrary
 from lexlogic.engine.store.api_cases import ApiCase, ApiCaseStore
-from lexlogic.engine.store.cases import CaseStore
-from lexlogic.engine.store.db import default_url, make_engine
+from lexlogic.engine.store.cases import CaseStore, LeaseTimes
+from lexlogic.engine.store.db import make_engine
 from lexlogic.engine.store.tenants import TenantStore
+from lexlogic.settings import Settings
 
 
-class Settings(BaseModel):
-    db_url: str | None = Field(default=None, description="SQLAlchemy URL; None → LEXLOGIC_DATABASE_URL or SQLite")
+class ApiSettings(BaseModel):
+    """The HTTP face's own limits, beside the one ``Settings`` of the distribution (``core``)."""
+
+    core: Settings = Field(default_factory=Settings, description="the distribution's settings (LEXLOGIC_*)")
+    db_url: str | None = Field(default=None, description="SQLAlchemy URL; None → core.database")
     data_dir: Path | None = Field(
         default=None, description="uploaded documents (per tenant/case); None → $LEXLOGIC_HOME/api"
     )
@@ -28,35 +33,33 @@ class Settings(BaseModel):
     max_upload_bytes: int = 20_000_000
     sync_upload_bytes: int = Field(default=5_000_000, description="larger uploads are read in the background (202)")
     verdict_cache_size: int = 256
-    quota_limits: Any = Field(default=None, description="sandbox.quota.QuotaLimits; None → from the environment")
-
-    @classmethod
-    def from_env(cls) -> Settings:
-        return cls(
-            db_url=os.environ.get("LEXLOGIC_DATABASE_URL") or None,
-            data_dir=Path(os.environ["LEXLOGIC_API_DATA"]) if os.environ.get("LEXLOGIC_API_DATA") else None,
-        )
+    quota_limits: Any = Field(default=None, description="engine.tenancy.quota.QuotaLimits; None → from core")
 
     def resolved_data_dir(self) -> Path:
-        return self.data_dir or Path(os.environ.get("LEXLOGIC_HOME", ".lexlogic")) / "api"
+        return self.data_dir or self.core.api_data or self.core.home / "api"
 
 
 class Services:
     """Everything the routes share, built once per app (one SQLAlchemy engine for all stores)."""
 
-    def __init__(self, settings: Settings) -> None:
-        from lexlogic.engine.verdict_service import VerdictService
+    def __init__(self, settings: ApiSettings) -> None:
+        from lexlogic.api.warm import VerdictWarmer
+        from lexlogic.engine.verdict.build import VerdictService
 
         self.settings = settings
-        url = settings.db_url or default_url()
+        # the rule packs of this process, passed to every route (re-read when a pack's files change)
+        self.packs = PackLibrary(settings.core.rules_dir, settings.core.default_pack, watch=True)
+        url = settings.db_url or settings.core.database
         if url.startswith("sqlite:///"):
             Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
         self.engine = make_engine(url)
         self.tenants = TenantStore(engine=self.engine)
         self.cases = ApiCaseStore(engine=self.engine)
-        self.runs = CaseStore(url)  # the orchestrator's snapshots (its own pool on the same database)
+        # the orchestrator's snapshots (its own pool on the same database), with the settings' lease times
+        self.runs = CaseStore(url, LeaseTimes.from_settings(settings.core))
         self.data_dir = settings.resolved_data_dir()
-        self.verdicts = VerdictService(settings.verdict_cache_size)
+        self.verdicts = VerdictService(self.packs, settings.verdict_cache_size)
+        self.warmer = VerdictWarmer(self.verdicts)  # new cases' verdicts, off the request thread
         self.heads: dict[str, tuple[int, object]] = {}  # run id → (seq, parsed CaseState)
         self._case_locks: dict[str, threading.Lock] = {}
         self._locks_guard = threading.Lock()
@@ -64,23 +67,35 @@ class Services:
     @cached_property
     def dynamic_rules(self):  # type: ignore[no-untyped-def]
         """The dynamic-rule store on the API's database (created on first use: an optional router)."""
-        from lexlogic.engine.dynamic_rules import DynamicRuleStore
+        from lexlogic.engine.extensions.dynamic_rules import DeploymentPolicy, DynamicRuleStore
 
-        return DynamicRuleStore(self.engine)
+        return DynamicRuleStore(self.engine, DeploymentPolicy.from_settings(self.settings.core))
 
     @cached_property
-    def upload_jobs(self):  # type: ignore[no-untyped-def]
-        """Background uploads of this process (api.routers.documents.UploadJobs)."""
-        from lexlogic.api.routers.documents import UploadJobs
-
+    def upload_jobs(self) -> UploadJobs:
+        """Background uploads of this process (api.uploads)."""
         return UploadJobs()
 
     @cached_property
     def quotas(self):  # type: ignore[no-untyped-def]
-        """Per-tenant quotas on the shared sandbox and other costly calls (sandbox.quota)."""
-        from lexlogic.sandbox.quota import QuotaLimits, TenantQuotas
+        """Per-tenant quotas on the shared sandbox and other costly calls (engine.tenancy.quota)."""
+        from lexlogic.engine.tenancy.quota import QuotaLimits, TenantQuotas
 
-        return TenantQuotas(self.settings.quota_limits or QuotaLimits.from_env())
+        return TenantQuotas(self.settings.quota_limits or QuotaLimits.from_settings(self.settings.core))
+
+    @cached_property
+    def sandbox(self):  # type: ignore[no-untyped-def]
+        """The process's dynamic-rule sandbox pool (``core.sandbox_workers`` processes, made on first use)."""
+        from lexlogic.sandbox.pool import default_pool
+
+        return default_pool(self.settings.core.sandbox_workers)
+
+    @cached_property
+    def llm(self):  # type: ignore[no-untyped-def]
+        """The configured LLM endpoint (``core.llm_*``), or None: offline."""
+        from lexlogic.bridges.llm import LLMClient
+
+        return LLMClient.from_settings(self.settings.core)
 
     @cached_property
     def kg(self):  # type: ignore[no-untyped-def]
@@ -97,6 +112,7 @@ class Services:
         return self.data_dir / case.tenant_id / case.id / "dossier"
 
     def close(self) -> None:
+        self.warmer.close()
         self.engine.dispose()
         self.runs.close()
 
@@ -147,7 +163,7 @@ Case = Annotated[ApiCase, Depends(owned_case)]
 
 
 def too_many(exc: Exception) -> ProblemError:
-    """A quota refusal (sandbox.quota.QuotaExceeded) as 429 with Retry-After."""
+    """A quota refusal (engine.tenancy.quota.QuotaExceeded) as 429 with Retry-After."""
     retry = int(getattr(exc, "retry_after", 1))
     return ProblemError(429, str(exc), slug="quota", headers={"Retry-After": str(retry)})
 

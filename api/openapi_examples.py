@@ -30,13 +30,15 @@ class PackExamples:
 
 def _load() -> PackExamples:
     try:
-        from lexlogic.engine.packs import default_pack, pack_root
-        from lexlogic.logic.pack import FactType, load_pack
+        from lexlogic.engine.packs.library import PackLibrary
+        from lexlogic.logic.pack import FactType
         from lexlogic.logic.weights import load_weights
+        from lexlogic.settings import SHIPPED_RULES
 
-        name = default_pack()
-        root = pack_root(name)
-        pack = load_pack(root)
+        shipped = PackLibrary(SHIPPED_RULES)  # the documentation's examples are the shipped pack's
+        name = shipped.default_name()
+        pack = shipped.pack(name)
+        root = pack.root
     except Exception:
         return PackExamples()
     example = ROOT / "examples" / name / "facts.json"

@@ -4,25 +4,43 @@ Identifiers (rule ids, fact names) appear only with ``--debug``."""
 
 from __future__ import annotations
 
-from lexlogic.engine import formatting
-from lexlogic.engine.verdict_model import Verdict
-from lexlogic.engine.wording import PROOF_TITLE, Reason, assumes_open, evidence_of, open_facts, rests_on_open
+from lexlogic.engine.text import formatting
+from lexlogic.engine.text.inference_words import method_phrase
+from lexlogic.engine.verdict.model import Verdict
+from lexlogic.engine.verdict.wording import (
+    PROOF_TITLE,
+    Reason,
+    assumes_open,
+    evidence_of,
+    open_facts,
+    proof_mark,
+    unestablished,
+)
 from lexlogic.logic.pack import RulePack
 from lexlogic.logic.proof import NodeKind, ProofNode
 
 MARK = {"établi": "✔", "non établi": "✘", "indéterminé": "?", "à apprécier par le juge": "⚖"}
-METHOD = {"exact": "calcul exact", "monte_carlo": "échantillonnage", "symbolic": "règles seules", "pyro": "Pyro"}
+TENTATIVE_MARK = "◇"  # holds (or fails) only on the machine's readings or an interpretation: to be confirmed
 
 
 def _probability_line(v: Verdict) -> str | None:
     p = v.probability
     if p.p_target is None:
         return None
-    how = METHOD.get(p.method, p.method)
-    err = f" ± {formatting.probability(p.error)}" if p.error else ""
-    worlds = f", {formatting.number(p.n_worlds)} monde{'s' if p.n_worlds > 1 else ''}" if p.n_worlds else ""
     name = v.target_label or v.target
-    return f"  Probabilité ({name}) : {formatting.probability(p.p_target)}{err} ({how}{worlds})"
+    if p.unweighed and 0.0 < p.p_target < 1.0:  # a percentage would weigh what the model cannot weigh
+        labels = [pack_label(v, f) for f in p.unweighed]
+        return f"  Probabilité ({name}) : non chiffrée en l'état — rien pour peser : {', '.join(labels)}"
+    how = method_phrase(p.model_dump(mode="json"))  # a sampled P is « estimée par échantillonnage (± x) »
+    return f"  Probabilité ({name}) : {formatting.probability(p.p_target)} {how}".rstrip()
+
+
+def pack_label(v: Verdict, fact: str) -> str:
+    """A fact's label as the verdict's facts table or missing list words it (its name otherwise)."""
+    labels = {r.fact: r.label for r in v.facts} | {m.fact: m.label for m in v.missing}
+    if fact in labels:
+        return labels[fact][:1].lower() + labels[fact][1:]
+    return fact.replace("_", " ")
 
 
 def _distribution_lines(v: Verdict) -> list[str]:
@@ -33,7 +51,7 @@ def _distribution_lines(v: Verdict) -> list[str]:
             continue
 
         def fmt(x: float, unit: str = d.unit) -> str:
-            return formatting.money(x) if unit == "EUR" else formatting.value(None, x, unit)
+            return formatting.money_estimate(x) if unit == "EUR" else formatting.value(None, x, unit)
 
         out.append(
             f"  {d.label or 'Distribution'} : médiane {fmt(d.p50)} (8 chances sur 10 entre {fmt(d.p10)} et {fmt(d.p90)})"
@@ -43,7 +61,7 @@ def _distribution_lines(v: Verdict) -> list[str]:
 
 def _reason_lines(r: Reason, debug: bool) -> list[str]:
     tag = f"  [{r.check}]" if debug else ""
-    mark = "–" if r.check == "defeaters" else MARK[r.state]
+    mark = "–" if r.check == "defeaters" else MARK.get(r.state, TENTATIVE_MARK)
     lines = [f"  {mark} {r.sentence}{tag}"]
     for f in r.facts:
         lines.append(f"      · {f.text()}" + (f"  [{f.fact}]" if debug else ""))
@@ -74,6 +92,9 @@ def render_verdict(v: Verdict, pack: RulePack | None = None, *, proof: bool = Fa
     lines += ["", "Motifs :"]
     for r in v.reasons:
         lines += _reason_lines(r, debug)
+    if v.set_aside_rules:
+        lines += ["", "Règles hors de leur période de validité (non appliquées) :"]
+        lines += [f"  – {r}" for r in v.set_aside_rules]
     if v.missing:
         lines += ["", "Ce qui manque : " + "; ".join(m.label for m in v.missing[:6])]
     if v.best_question is not None:
@@ -86,7 +107,7 @@ def render_verdict(v: Verdict, pack: RulePack | None = None, *, proof: bool = Fa
         lines += ["", PROOF_TITLE.get(status, PROOF_TITLE["unknown"]) + " :"]
         if tree is not None:
             still_open = open_facts(v.values) if status == "unknown" else None
-            lines += render_proof(tree, pack, debug=debug, open_facts=still_open)
+            lines += render_proof(tree, pack, debug=debug, open_facts=still_open, shaky=unestablished(v))
     else:
         lines += ["", "(preuve complète : --proof)"]
     return "\n".join(lines)
@@ -147,11 +168,13 @@ def render_proof(
     *,
     debug: bool = False,
     open_facts: set[str] | None = None,
+    shaky: set[str] | None = None,
 ) -> list[str]:
     """The whole tree once: a subtree already printed is referred to, sources are numbered notes.
 
     ``open_facts``: for a conclusion that is not established, the facts still unknown; the tree is then one
-    possible reading, and a leaf that assumes how an open fact turns out is marked « ? », never ✔."""
+    possible reading, and a leaf that assumes how an open fact turns out is marked « ? », never ✔.
+    ``shaky``: what holds only on readings (``wording.unestablished``): marked « ◇ », never ✔ or ✘."""
     sources: dict[str, int] = {}
     printed: dict[str, int] = {}
     lines: list[str] = []
@@ -161,7 +184,7 @@ def render_proof(
 
     def visit(n: ProofNode, depth: int) -> None:
         pad = "  " * (depth + 1)
-        mark = "?" if rests_on_open(n, open_facts) else ("✔" if n.holds else "✘")
+        mark = proof_mark(n, open_facts, shaky)[0]
         k = key(n)
         if k in printed and n.children:
             lines.append(f"{pad}{mark} {_node_text(n, pack)} (voir plus haut, ligne {printed[k]})")
@@ -178,8 +201,10 @@ def render_proof(
         )
         lines.append(f"{pad}{mark} {_node_text(n, pack)}{_kind_note(n, pack)}{hyp} {note}".rstrip() + ident)
         printed[k] = len(lines)
+        read = n.kind is NodeKind.FACT and n.atom.split("(")[0] in (shaky or set())
         for e in evidence_of(n):
-            lines.append(f"{pad}    ↳ {e.text()}")
+            said = f"lu dans {e.text()} (à confirmer)" if read and e.document else e.text()
+            lines.append(f"{pad}    ↳ {said}")
         if n.note and n.kind is not NodeKind.RULE:
             lines.append(f"{pad}    ({n.note})")
         for child in n.children:

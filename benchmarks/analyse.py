@@ -22,11 +22,11 @@ import time
 from datetime import date, timedelta
 from typing import Any
 
-from lexlogic.engine.analysis import analyse, input_assignment
-from lexlogic.engine.packs import pack_by_name
-from lexlogic.engine.values import gather_values
+from lexlogic.engine.symbolic.analysis import analyse, input_assignment
+from lexlogic.engine.symbolic.values import gather_values
 from lexlogic.logic.facts import parse_case
 from lexlogic.logic.pack import FactType, RulePack
+from tests.support.packs import pack_by_name
 
 
 def random_facts(pack: RulePack, rng: random.Random, known: float = 0.8) -> dict[str, Any]:

@@ -1,26 +1,37 @@
-"""Batch throughput: cases/s on the local pool and on 1 and 2 Celery workers, and the projection for 10,000 cases.
+"""Batch throughput: cases/s case by case (local pool) and in portfolio mode (issue 33: case files grouped by
+pack and skeleton, one process per group, no snapshots), on 1 and 2 processes, medians of ``--repeat`` runs
+interleaved in the same run (so the ratio is read under the same load); ``--celery`` adds the per-case path on
+1 and 2 Celery workers. Prints the projection for 10,000 cases from the measured per-case CPU, and for 1,000,000 on N workers from
+the measured per-chunk figures (``projection``).
 
 Needs RabbitMQ (``LEXLOGIC_BROKER_URL``, default amqp://guest:guest@127.0.0.1:5672//) and PostgreSQL
 (``LEXLOGIC_TEST_PG_URL``, default the local ``test`` database; a fresh schema is used and dropped).
-Usage: ``.venv/bin/python benchmarks/batch.py [--cases 40]``. Workers are started and killed here.
+Usage: ``.venv/bin/python benchmarks/batch.py [--cases 40] [--repeat 3] [--celery]``. Workers are started
+and killed here.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from lexlogic.engine.batch import run_batch
+from lexlogic.engine.jobs.batch import run_batch
+from lexlogic.engine.jobs.portfolio import run_portfolio
+from lexlogic.engine.packs.library import PackLibrary
+from lexlogic.settings import SHIPPED_RULES, Settings
 from tests.distributed.make_cases import write_cases
 
 LEXLOGIC = str(Path(sys.executable).parent / "lexlogic")
@@ -53,11 +64,19 @@ def kill(proc: subprocess.Popen) -> None:
     proc.wait(20)
 
 
-def timed(root: Path, db: str, **kw: object) -> tuple[float, float]:
+def timed(root: Path, db: str, portfolio: bool = False, **kw: object) -> tuple[float, float]:
     """(wall seconds, CPU seconds of this process and its finished children) for one fresh batch."""
     cpu0 = os.times()
     t0 = time.perf_counter()
-    report = run_batch(root, db_url=db, batch_id=f"bench-{uuid.uuid4().hex[:8]}", **kw)  # type: ignore[arg-type]
+    run = run_portfolio if portfolio else run_batch
+    report = run(  # type: ignore[operator]
+        root,
+        packs=PackLibrary(SHIPPED_RULES),
+        settings=Settings(),
+        db_url=db,
+        batch_id=f"bench-{uuid.uuid4().hex[:8]}",
+        **kw,
+    )
     wall = time.perf_counter() - t0
     cpu1 = os.times()
     assert len(report.results) == len(list(root.glob("*.json"))), report.summary
@@ -66,9 +85,61 @@ def timed(root: Path, db: str, **kw: object) -> tuple[float, float]:
     return wall, cpu
 
 
+CHUNKS: list[tuple[int, float]] = []  # (cases, CPU seconds) of each chunk run in this process (portfolio, 1 process)
+
+
+@contextlib.contextmanager
+def timed_chunks() -> Iterator[None]:
+    """Record each portfolio chunk's size and CPU time while in-process (``run_group`` is called per chunk;
+    restored after: a pool pickles ``run_group`` by name)."""
+    from lexlogic.engine.jobs import portfolio
+
+    inner = portfolio.run_group
+
+    def run_group(rules_dir: str, items: list, proofs: bool = False) -> list:
+        c = time.process_time()
+        out = inner(rules_dir, items, proofs)
+        CHUNKS.append((len(items), time.process_time() - c))
+        return out
+
+    portfolio.run_group = run_group  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        portfolio.run_group = inner  # type: ignore[assignment]
+
+
+def compare(cases: Path, warm: Path, db: str, n: int, repeat: int) -> tuple[list[tuple[str, float, float]], float]:
+    """Case by case and portfolio on 1 and 2 processes, interleaved ``repeat`` times: (mode, median wall,
+    median CPU) rows and the per-case CPU of the sequential per-case path."""
+    for c in (1, 2):  # imports, spawned pools, the first evaluation
+        timed(warm, db, distributed=False, concurrency=c)
+        timed(warm, db, portfolio=True, concurrency=c)
+    runs: dict[str, list[tuple[float, float]]] = {}
+    CHUNKS.clear()
+    for _ in range(repeat):
+        for c in (1, 2):
+            runs.setdefault(f"case by case, {c} process{'es' if c > 1 else ''}", []).append(
+                timed(cases, db, distributed=False, concurrency=c)
+            )
+            with timed_chunks() if c == 1 else contextlib.nullcontext():
+                runs.setdefault(f"portfolio, {c} process{'es' if c > 1 else ''}", []).append(
+                    timed(cases, db, portfolio=True, concurrency=c)
+                )
+    rows = [(k, statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in runs.items()]
+    return rows, rows[0][2] / n
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cases", type=int, default=40)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--celery", action="store_true", help="also the per-case path on 1 and 2 Celery workers")
+    ap.add_argument(
+        "--portfolio-only",
+        action="store_true",
+        help="portfolio mode alone (a portfolio too large for the per-case path)",
+    )
     args = ap.parse_args()
     import psycopg
 
@@ -79,6 +150,7 @@ def main() -> None:
     db = f"{PG}?options=-csearch_path%3D{schema}"
     prefix = f"lexlogic-bench-{uuid.uuid4().hex[:6]}"
     workers: list[subprocess.Popen] = []
+    celery: list[tuple[str, float, float]] = []
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp)
         cases, warm = home / "cases", home / "warm"
@@ -92,41 +164,107 @@ def main() -> None:
             "LEXLOGIC_HOME": str(home),
         }
         os.environ.update({k: v for k, v in env.items() if k.startswith("LEXLOGIC_")})
-        print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs; {args.cases} cases")
-        rows = []
+        load0 = os.getloadavg()
+        print(f"load average before: {load0[0]:.2f} on {os.cpu_count()} CPUs; {args.cases} cases, {args.repeat} runs")
         try:
-            timed(warm, db, distributed=False, concurrency=1)  # imports and the first evaluation
-            wall, cpu = timed(cases, db, distributed=False, concurrency=1)
-            per_case_cpu = cpu / args.cases
-            rows.append(("in-process, 1 (sequential)", wall, args.cases / wall))
-            for n in (1, 2):
+            if args.portfolio_only:
+                portfolio_only(cases, warm, db, args.cases, args.repeat, load0[0])
+                return
+            rows, per_case_cpu = compare(cases, warm, db, args.cases, args.repeat)
+            for n in (1, 2) if args.celery else ():
                 while len(workers) < n:
                     workers.append(start_worker(f"bench{len(workers) + 1}-{prefix}", env, home))
                     timed(warm, db, distributed=True, timeout=300)  # warm each worker's pool process
                 wall, _ = timed(cases, db, distributed=True, timeout=600)
-                rows.append((f"Celery, {n} worker{'s' if n > 1 else ''} (-c 1)", wall, args.cases / wall))
+                celery.append((f"Celery, {n} worker{'s' if n > 1 else ''} (-c 1), case by case", wall, float("nan")))
         finally:
             for w in workers:
                 kill(w)
-            from lexlogic.engine.tasks import celery_app
+            if workers:
+                from lexlogic.engine.jobs.tasks import celery_app
 
-            with celery_app(BROKER).connection_for_write() as conn:
-                for q in ("ingest", "analysis"):
-                    conn.default_channel.queue_delete(f"{prefix}.{q}")
+                with celery_app(Settings(), BROKER).connection_for_write() as conn:
+                    for q in ("ingest", "analysis"):
+                        conn.default_channel.queue_delete(f"{prefix}.{q}")
             with psycopg.connect(raw, autocommit=True) as conn:
                 conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
-    print("\n| mode | wall (s) | cases/s |\n|---|---:|---:|")
-    for name, wall, rate in rows:
-        print(f"| {name} | {wall:.2f} | {rate:.2f} |")
-    print(f"\nper-case CPU (in-process, warm): {per_case_cpu * 1000:.0f} ms")
-    print("\nprojection for 10,000 cases (per-case CPU × cases / workers, one core each):")
-    for w in (1, 2, 8, 32):
-        print(f"  {w:>3} workers: {10_000 * per_case_cpu / w / 60:7.1f} min")
-    r1, r2 = rows[1][2], rows[2][2]
+    print(f"load average after: {os.getloadavg()[0]:.2f} (before {load0[0]:.2f})")
+    report(rows, celery, args.cases, per_case_cpu)
+    projection(rows[1][2], args.cases, args.repeat)
+
+
+def report(
+    rows: list[tuple[str, float, float]], celery: list[tuple[str, float, float]], n: int, per_case: float
+) -> None:
+    """The table (medians, the portfolio's ratio to case by case on as many processes) and the projection."""
     print(
-        f"measured here: 1 worker {10_000 / r1 / 60:.1f} min, 2 workers {10_000 / r2 / 60:.1f} min "
-        f"(scaling ×{r2 / r1:.2f} on {os.cpu_count()} shared CPUs)"
+        "\n| mode | median wall (s) | median CPU (s) | cases/s | wall ratio vs case by case |\n|---|---:|---:|---:|---:|"
     )
+    base = {1: rows[0][1], 2: rows[2][1]}
+    for name, wall, cpu in [*rows, *celery]:
+        k = 2 if "2 process" in name else 1
+        ratio = f"{base[k] / wall:.2f}×" if name.startswith("portfolio") else ""
+        print(f"| {name} | {wall:.2f} | {cpu:.2f} | {n / wall:.2f} | {ratio} |")
+    pf_cpu = rows[1][2] / n
+    print(f"\nper-case CPU, sequential: case by case {per_case * 1000:.0f} ms, portfolio {pf_cpu * 1000:.0f} ms")
+    print("projection for 10,000 cases (per-case CPU × cases / workers, one core each):")
+    for w in (1, 2, 8, 32):
+        print(
+            f"  {w:>3} workers: case by case {10_000 * per_case / w / 60:7.1f} min, "
+            f"portfolio {10_000 * pf_cpu / w / 60:7.1f} min"
+        )
+
+
+def portfolio_only(cases: Path, warm: Path, db: str, n: int, repeat: int, load0: float) -> None:
+    """Portfolio mode on 1 and 2 processes (medians of ``repeat``), then the 1,000,000-case projection."""
+    for c in (1, 2):
+        timed(warm, db, portfolio=True, concurrency=c)
+    runs: dict[int, list[tuple[float, float]]] = {1: [], 2: []}
+    CHUNKS.clear()
+    for _ in range(repeat):
+        for c in (1, 2):
+            with timed_chunks() if c == 1 else contextlib.nullcontext():
+                runs[c].append(timed(cases, db, portfolio=True, concurrency=c))
+    print(f"load average after: {os.getloadavg()[0]:.2f} (before {load0:.2f})")
+    print("\n| mode | median wall (s) | median CPU (s) | cases/s |\n|---|---:|---:|---:|")
+    for c, v in runs.items():
+        wall, cpu = statistics.median(w for w, _ in v), statistics.median(x for _, x in v)
+        print(f"| portfolio, {c} process{'es' if c > 1 else ''} | {wall:.2f} | {cpu:.2f} | {n / wall:.2f} |")
+    projection(statistics.median(x for _, x in runs[1]), n, repeat)
+
+
+def projection(portfolio_cpu: float, n: int, repeat: int, total: int = 1_000_000) -> None:
+    """1,000,000 cases of this portfolio on N workers, from the measured chunks: a chunk's CPU fitted as
+    a + b·cases (least squares over every chunk of the in-process portfolio runs), the portfolio's groups at
+    that size counted from the cases' skeletons (the skeleton repeats every 180 cases), chunks of 64; the
+    coordinator's own CPU per case (reading, grouping, recording each result: the run's CPU minus its chunks')
+    is serial. Assumes one free core per worker."""
+    from lexlogic.engine.jobs.portfolio import skeleton
+    from tests.distributed.make_cases import variation
+
+    ks = [k for k, _ in CHUNKS]
+    cs = [c for _, c in CHUNKS]
+    mk, mc = statistics.fmean(ks), statistics.fmean(cs)
+    var = sum((k - mk) ** 2 for k in ks)
+    b = sum((k - mk) * (c - mc) for k, c in zip(ks, cs)) / var if var else mc / mk
+    a = max(0.0, mc - b * mk)
+    coordinator = max(0.0, portfolio_cpu - sum(cs) / repeat) / n
+    pack = PackLibrary(SHIPPED_RULES).pack("rupture_brutale")
+    period = 180
+    keys = [skeleton(variation(i), pack) for i in range(period)]
+    sizes: dict[str, int] = {}
+    for i, k in enumerate(keys):  # cases i, i+180, i+360, … below ``total`` share case i's skeleton
+        sizes[k] = sizes.get(k, 0) + len(range(i, total, period))
+    chunks = sum(-(-s // 64) for s in sizes.values())
+    work = chunks * a + total * b
+    print(
+        f"\nper chunk (fit over {len(CHUNKS)} chunks of 1–{max(ks)} cases): {a * 1000:.1f} ms + {b * 1000:.1f} ms a case;"
+        f" coordinator {coordinator * 1000:.1f} ms a case (serial)"
+    )
+    print(f"projection for {total:,} cases ({len(sizes)} groups, {chunks:,} chunks of ≤ 64), one core per worker:")
+    for w in (1, 2, 8, 32, 128):
+        wall = max(work / w, total * coordinator)
+        print(f"  {w:>3} workers: {wall / 3600:8.2f} h  ({total / wall:8.1f} cases/s)")
 
 
 if __name__ == "__main__":

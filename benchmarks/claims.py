@@ -4,6 +4,8 @@
     .venv/bin/python benchmarks/claims.py --quick    # 2,000 chunks
     .venv/bin/python benchmarks/claims.py --embed-only
     .venv/bin/python benchmarks/claims.py --independent   # the frozen independent sets (accuracy, recall@10)
+    .venv/bin/python benchmarks/claims.py --decisions tests/claims/data/transfer/claims.yaml ...
+        # precision of the judge's VERIFIED/CONTRADICTED by confidence band, before and after the issue-29 gate
 
 Chunk texts are synthetic French dossier sentences (deterministic); their passage vectors are cached in
 ``$LEXLOGIC_HOME/bench/`` (default ``.lexlogic/bench/``) keyed by the texts' hash, so reruns are fast.
@@ -23,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lexlogic.logic.french_words import MONTH_NAMES
+from lexlogic.engine.text.numbers import MONTH_NAMES
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -275,6 +277,52 @@ def run(texts: list[str], vectors: np.ndarray, n_claims: int) -> None:
     )
 
 
+DECISION_BANDS = [0.0, 0.80, 0.84, 0.86, 0.8714, 0.88, 0.90, 1.0001]
+
+
+def decisions(paths: list[Path]) -> None:
+    """Issue 29: VERIFIED/CONTRADICTED only at or above the confidence (similarity of the deciding passage)
+    from which the judge's decisions are right ≥ 97 % of the time on the transfer set. Prints, per claims
+    file, the judge's own decisions by confidence band, the lowest confidence from which they reach 0.97, and
+    the statuses given after the shipped gate (engine/claims/data/decision.yaml)."""
+    import yaml
+
+    from lexlogic.engine.claims.retrieval import HybridMemory
+    from lexlogic.engine.claims.threshold import shipped
+    from lexlogic.engine.claims.verify import DEFAULT_K, ReadingJudge, verify_all
+    from lexlogic.engine.documents.ingest import ingest_dossier
+
+    root = Path(__file__).resolve().parents[1]
+    memory = HybridMemory.build(ingest_dossier(root / "examples" / "rupture_brutale" / "dossier"))
+    threshold = shipped().decide_from
+    print(f"gate: VERIFIED/CONTRADICTED only from confidence {threshold} (engine/claims/data/decision.yaml)")
+    for path in paths:
+        items = yaml.safe_load(path.read_text(encoding="utf-8"))
+        results = verify_all(memory, [it["claim"] for it in items], k=DEFAULT_K, judge=ReadingJudge())
+        rows = [
+            (r.decision_confidence, (r.proposed or r.status).value, r.status.value, it["status"])
+            for it, r in zip(items, results)
+        ]
+        judged = [(c, j == g) for c, j, _, g in rows if j in ("VERIFIED", "CONTRADICTED")]
+        given = [(c, s == g) for c, _, s, g in rows if s in ("VERIFIED", "CONTRADICTED")]
+        print(f"== {path}: {len(rows)} claims; the judge decides {len(judged)}, right {sum(r for _, r in judged)}")
+        for lo, hi in zip(DECISION_BANDS, DECISION_BANDS[1:]):
+            cell = [r for c, r in judged if lo <= c < hi]
+            if cell:
+                print(
+                    f"   confidence [{lo:.4f}, {min(hi, 1):.4f}): {len(cell):3} decisions, precision {sum(cell) / len(cell):.3f}"
+                )
+        above = sorted({c for c, _ in judged})
+        t = next((x for x in above if (a := [r for c, r in judged if c >= x]) and sum(a) / len(a) >= 0.97), None)
+        wrong_above = max((c for c, r in judged if not r and (t is None or c < t)), default=None)
+        print(f"   decisions at or above {t} have precision >= 0.97 (highest wrong one below: {wrong_above})")
+        gp = f"{sum(r for _, r in given) / len(given):.3f}" if given else "—"
+        print(
+            f"   after the gate: {len(given)} VERIFIED/CONTRADICTED given, precision {gp}; accuracy of all statuses "
+            f"{sum(s == g for _, _, s, g in rows) / len(rows):.3f} (judge's own {sum(j == g for _, j, _, g in rows) / len(rows):.3f})"
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="2,000 chunks instead of 10,000")
@@ -285,7 +333,11 @@ def main() -> None:
     ap.add_argument(
         "--independent", action="store_true", help="score the frozen independent sets (tests/claims/independent.py)"
     )
+    ap.add_argument("--decisions", nargs="+", type=Path, default=None, help="claims YAML files (issue 29 gate)")
     args = ap.parse_args()
+    if args.decisions:
+        decisions(args.decisions)
+        return
     if args.independent:
         from tests.claims import independent
 

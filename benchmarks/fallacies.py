@@ -29,16 +29,18 @@ from lexlogic.engine.fallacies.labelled import load_labelled
 from lexlogic.engine.fallacies.navigation import navigate
 from lexlogic.engine.fallacies.navigators.offline import OfflineNavigator
 from lexlogic.engine.fallacies.taxonomy import Taxonomy, builtin_taxonomy, load_argumentum_csv
+from lexlogic.settings import Settings
 
 DEFAULT_CSV = ROOT.parent / "shared" / "taxonomy" / "argumentum_fallacies_taxonomy.csv"
 EVAL_SET = ROOT / "tests" / "fallacies" / "data" / "eval_fr.yaml"
 
 
 def run(taxonomy: Taxonomy, texts: list[str], label: str) -> dict[str, float]:
+    cache = Settings().fallacies_cache  # this script is an edge: LEXLOGIC_HOME (set by --cold) places the cache
     t0 = time.perf_counter()
-    embedding_index.index_for(taxonomy)
+    embedding_index.index_for(taxonomy, cache)
     build = time.perf_counter() - t0
-    nav = OfflineNavigator()
+    nav = OfflineNavigator(cache=cache)
     totals, navs = [], []
     confirmed = 0
     for text in texts:
@@ -90,7 +92,7 @@ def main() -> int:
         os.environ["LEXLOGIC_HOME"] = tempfile.mkdtemp(prefix="lexlogic-bench-")
     print(
         f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', '(unset)')} "
-        f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', '(unset)')} cache={embedding_index.cache_dir()}"
+        f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', '(unset)')} cache={Settings().fallacies_cache}"
     )
     texts = [i.text for i in load_labelled(EVAL_SET)]
     texts = texts[:10] if args.quick else texts

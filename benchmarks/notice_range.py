@@ -30,16 +30,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from analyse import random_facts  # the generator of the analysis benchmark
 
-from lexlogic.engine.analysis import analyse
-from lexlogic.engine.packs import get_pack
+from lexlogic.engine.packs.library import load_folder
+from lexlogic.engine.symbolic.analysis import analyse
 from lexlogic.logic.facts import parse_case
 
 FACTORS = ("economic_dependence_proven", "dedicated_investments", "exclusivity", "private_label")
 
 
 def ranges(pack_dir: Path, cases: int, seed: int, generator: Path | None = None) -> list[tuple[float, float, bool]]:
-    pack, program = get_pack(pack_dir)
-    gen = get_pack(generator)[0] if generator else pack  # whose fact list drives the generator
+    loaded = load_folder(pack_dir)
+    pack, program = loaded.pack, loaded.program
+    gen = load_folder(generator).pack if generator else pack  # whose fact list drives the generator
     rng = random.Random(seed)
     frng = random.Random(seed + 1)  # the factors, drawn alike whatever the pack's defaults
     out: list[tuple[float, float, bool]] = []

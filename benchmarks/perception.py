@@ -121,18 +121,37 @@ def to_document(item: dict[str, Any]):  # type: ignore[no-untyped-def]
     )
 
 
+def use_pack(name: str) -> None:
+    """Score another pack's reader (its facts, its sets): the module's functions read ``PACK`` at call time."""
+    global PACK
+    PACK = name
+
+
+def _pack_obj() -> Any:
+    from lexlogic.engine.packs.library import PackLibrary
+    from lexlogic.settings import SHIPPED_RULES
+
+    return PackLibrary(SHIPPED_RULES).pack(PACK)
+
+
 def extract_offline(item: dict[str, Any]) -> dict[str, dict[str, Any]]:
     from lexlogic.engine.perception.model import to_case_file
     from lexlogic.engine.perception.offline import extract
 
-    return to_case_file(extract([to_document(item)]), str(item["id"]))["facts"]
+    pack = _pack_obj()
+    return to_case_file(extract([to_document(item)], pack), str(item["id"]), pack)["facts"]
 
 
 def extract_llm(item: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    from lexlogic.bridges.llm import LLMClient
     from lexlogic.engine.perception.llm import extract as llm_extract
     from lexlogic.engine.perception.model import to_case_file
+    from lexlogic.settings import Settings
 
-    return to_case_file(llm_extract([to_document(item)]), str(item["id"]))["facts"]
+    s = Settings()
+    client = LLMClient(s.llm_base_url, s.llm_model, s.llm_api_key) if s.llm_base_url else None
+    pack = _pack_obj()
+    return to_case_file(llm_extract([to_document(item)], pack, client), str(item["id"]), pack)["facts"]
 
 
 # --- value comparison --------------------------------------------------------------------------------
@@ -257,9 +276,9 @@ def _analysis_facts(facts: dict[str, dict[str, Any]], types: dict[str, str], gol
 
 
 def outcomes_of(facts: dict[str, Any]) -> dict[str, str] | None:
-    from lexlogic.engine.analysis import analyse
-    from lexlogic.engine.packs import pack_by_name
+    from lexlogic.engine.symbolic.analysis import analyse
     from lexlogic.logic.facts import parse_case
+    from tests.support.packs import pack_by_name
 
     pack, program = pack_by_name(PACK)
     try:
@@ -273,7 +292,7 @@ def outcomes_of(facts: dict[str, Any]) -> dict[str, str] | None:
 def run(
     dirs: list[Path], extractor: str = "offline", show: str | None = None, all_facts: bool = False
 ) -> dict[str, Any]:
-    from lexlogic.engine.packs import pack_by_name
+    from tests.support.packs import pack_by_name
 
     pack, _ = pack_by_name(PACK)
     types = {name: spec.type.value for name, spec in pack.facts.items()}

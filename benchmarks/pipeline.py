@@ -25,8 +25,12 @@ sys.path.insert(0, str(ROOT))
 DOSSIER = ROOT / "examples" / "rupture_brutale" / "dossier"
 STAGES = ("ingest", "perceive", "evidence_graph", "plan", "analyse", "evaluate", "execute", "persist", "report")
 COLD = (
-    "import sys, json; from lexlogic.engine.dossier import run_dossier; "
-    "r = run_dossier(sys.argv[1], db_url=sys.argv[2], out_dir=sys.argv[3]); "
+    "import sys, json; from lexlogic.engine.case.dossier import run_dossier; "
+    "from lexlogic.engine.packs.library import PackLibrary; from lexlogic.settings import Settings; "
+    "from lexlogic.api.report_html import render_report; "
+    "s = Settings(); "
+    "r = run_dossier(sys.argv[1], packs=PackLibrary(s.rules_dir), settings=s, db_url=sys.argv[2], "
+    "out_dir=sys.argv[3], render_report=render_report); "
     "print(json.dumps({'seconds': r.seconds, 'timings': r.timings, 'status': r.status}))"
 )
 
@@ -60,14 +64,20 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["LEXLOGIC_HOME"] = tmp
         os.environ.pop("LEXLOGIC_LLM_BASE_URL", None)
-        from lexlogic.engine.dossier import run_dossier
+        from lexlogic.api.report_html import render_report
+        from lexlogic.engine.case.dossier import run_dossier
+        from lexlogic.engine.packs.library import PackLibrary
+        from lexlogic.settings import SHIPPED_RULES
 
+        packs = PackLibrary(SHIPPED_RULES)
         db = f"sqlite:///{tmp}/w.db"
-        first = run_dossier(DOSSIER, db_url=db, case_id="warmup", out_dir=tmp)
+        first = run_dossier(DOSSIER, packs=packs, db_url=db, case_id="warmup", out_dir=tmp, render_report=render_report)
         warm, warm_t = [], []
         for i in range(n):
             t = time.perf_counter()
-            r = run_dossier(DOSSIER, db_url=db, case_id=f"warm-{i}", out_dir=tmp)
+            r = run_dossier(
+                DOSSIER, packs=packs, db_url=db, case_id=f"warm-{i}", out_dir=tmp, render_report=render_report
+            )
             warm.append(time.perf_counter() - t)
             warm_t.append(r.timings)
     print(

@@ -26,11 +26,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from lexlogic.engine.packs import pack_by_name
 from lexlogic.engine.prob import BoolVar, ProbProgram, analyse, clear_cache, infer
 from lexlogic.engine.prob.case_model import build_case_model
 from lexlogic.logic.facts import parse_case
 from tests.prob.case_oracle import to_problog
+from tests.support.packs import pack_by_name
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "rupture_brutale" / "facts.json"
 

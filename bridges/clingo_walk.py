@@ -131,6 +131,26 @@ def _instantiate(lit: Lit, binding: Binding) -> Premise:
     return Premise(PremiseKind.OTHER, lit.text, lit.negated)
 
 
+def _filter_comparison(lit: Lit, bindings: list[Binding]) -> tuple[list[Binding], Obstacle | None, list[str]]:
+    """A comparison premise: an assignment extends the binding; else it holds or is the obstacle."""
+    out: list[Binding] = []
+    obstacle: Obstacle | None = None
+    for b in bindings:
+        nb = assign(lit.node, b)
+        if nb is not None:
+            out.append(nb)
+            continue
+        try:
+            ok, text = compare(lit.node, b)
+        except Unevaluable:
+            continue
+        if ok:
+            out.append(b)
+        elif obstacle is None:
+            obstacle = Obstacle(ObstacleKind.COMPARISON, text=text)
+    return out, obstacle, []
+
+
 class RuleWalker:
     """Rules of one compiled program walked against one solved case (see the module docstring)."""
 
@@ -211,55 +231,55 @@ class RuleWalker:
     def _filter(
         self, lit: Lit, bindings: list[Binding], view: View
     ) -> tuple[list[Binding], Obstacle | None, list[str]]:
+        """The bindings under which premise ``lit`` holds (or may hold), the first obstacle met, and the
+        atoms left undecided."""
+        if lit.kind == "atom":
+            return self._filter_atom(lit, bindings, view)
+        if lit.kind == "cmp":
+            return _filter_comparison(lit, bindings)
+        return list(bindings), None, []  # aggregates etc.: not evaluated here
+
+    def _filter_atom(
+        self, lit: Lit, bindings: list[Binding], view: View
+    ) -> tuple[list[Binding], Obstacle | None, list[str]]:
         out: list[Binding] = []
         obstacle: Obstacle | None = None
         undecided: list[str] = []
-        if lit.kind == "atom":
-            for b in bindings:
-                try:
-                    text = lit.ground_text if lit.ground_text is not None else str(evaluate(lit.node, b))
-                except Unevaluable:
-                    if lit.negated:
-                        continue  # a negated premise with a free variable: not checked (unsafe in ASP anyway)
-                    try:
-                        name, arity = signature(lit.node)
-                    except (Unevaluable, AttributeError):
-                        continue
-                    for cand in self._instances(view, name, arity):
-                        nb = unify(lit.node, cand, b)
-                        if nb is not None:
-                            out.append(nb)
-                            cand_text = str(cand)
-                            if view is View.CONSEQUENCES and cand_text not in self.solution.cautious:
-                                undecided.append(cand_text)
-                    if not out and obstacle is None:
-                        obstacle = Obstacle(ObstacleKind.NO_INSTANCE, predicate=name, text=str(lit.node))
-                    continue
-                value = self.truth(text, view)
+        for b in bindings:
+            try:
+                text = lit.ground_text if lit.ground_text is not None else str(evaluate(lit.node, b))
+            except Unevaluable:
                 if lit.negated:
-                    value = None if value is None else not value
-                if value is None:
-                    out.append(b)
-                    undecided.append(text)
-                elif value:
-                    out.append(b)
-                elif obstacle is None:
-                    kind = ObstacleKind.BLOCKED if lit.negated else ObstacleKind.ABSENT
-                    obstacle = Obstacle(kind, atom=text)
-            return out, obstacle, undecided
-        if lit.kind == "cmp":
-            for b in bindings:
-                nb = assign(lit.node, b)
-                if nb is not None:
-                    out.append(nb)
-                    continue
-                try:
-                    ok, text = compare(lit.node, b)
-                except Unevaluable:
-                    continue
-                if ok:
-                    out.append(b)
-                elif obstacle is None:
-                    obstacle = Obstacle(ObstacleKind.COMPARISON, text=text)
-            return out, obstacle, undecided
-        return list(bindings), None, undecided  # aggregates etc.: not evaluated here
+                    continue  # a negated premise with a free variable: not checked (unsafe in ASP anyway)
+                name = self._bind_instances(lit, b, view, out, undecided)
+                if name is not None and not out and obstacle is None:
+                    obstacle = Obstacle(ObstacleKind.NO_INSTANCE, predicate=name, text=str(lit.node))
+                continue
+            value = self.truth(text, view)
+            if lit.negated:
+                value = None if value is None else not value
+            if value is None:
+                out.append(b)
+                undecided.append(text)
+            elif value:
+                out.append(b)
+            elif obstacle is None:
+                kind = ObstacleKind.BLOCKED if lit.negated else ObstacleKind.ABSENT
+                obstacle = Obstacle(kind, atom=text)
+        return out, obstacle, undecided
+
+    def _bind_instances(self, lit: Lit, b: Binding, view: View, out: list[Binding], undecided: list[str]) -> str | None:
+        """A premise with a free variable: every instance of its predicate that unifies extends ``b`` (into
+        ``out``; not cautious ones are also ``undecided``). The predicate's name, or None when it has none."""
+        try:
+            name, arity = signature(lit.node)
+        except (Unevaluable, AttributeError):
+            return None
+        for cand in self._instances(view, name, arity):
+            nb = unify(lit.node, cand, b)
+            if nb is not None:
+                out.append(nb)
+                cand_text = str(cand)
+                if view is View.CONSEQUENCES and cand_text not in self.solution.cautious:
+                    undecided.append(cand_text)
+        return name

@@ -90,6 +90,7 @@ class GroundCircuit:
     rules: list[GroundRule]
     n_atoms: int
     unsupported: str | None = None
+    groups: list[list[int | bool]] = field(default_factory=list)  # exclusive atoms, as ``observed``
 
 
 def _ground(text: str, options: Sequence[str]) -> clingo.Control:
@@ -114,8 +115,11 @@ def _observed(ctl: clingo.Control, names: Sequence[str]) -> list[int | bool]:
     return out
 
 
-def ground_circuit(text: str, inputs: Sequence[Sequence[str]], observed: Sequence[str]) -> GroundCircuit:
-    """Ground ``text`` (which opens every input atom with a choice rule) and read the circuit back."""
+def ground_circuit(
+    text: str, inputs: Sequence[Sequence[str]], observed: Sequence[str], groups: Sequence[Sequence[str]] = ()
+) -> GroundCircuit:
+    """Ground ``text`` (which opens every input atom with a choice rule) and read the circuit back.
+    ``groups``: sets of derived atoms of which exactly one holds in every world (a value's classes)."""
     ctl = clingo.Control(["--warn=none"])
     obs = _Observer()
     ctl.register_observer(cast(clingo.Observer, obs))  # duck-typed: clingo calls the methods it needs
@@ -171,7 +175,8 @@ def ground_circuit(text: str, inputs: Sequence[Sequence[str]], observed: Sequenc
         + [a for a in observed_ids if not isinstance(a, bool)]
         + [0]
     )
-    return GroundCircuit(input_ids, facts, observed_ids, rules, n_atoms, unsupported)
+    group_ids = [_observed(ctl, g) for g in groups]
+    return GroundCircuit(input_ids, facts, observed_ids, rules, n_atoms, unsupported, group_ids)
 
 
 class ClingoWorlds:

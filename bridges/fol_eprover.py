@@ -11,98 +11,80 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 import time
 
+from lexlogic.bridges.fol_tools import FolTools
+from lexlogic.logic.fol import model as fm
 from lexlogic.logic.fol.answers import ConsistencyAnswer, EntailmentAnswer, FolReasonerError
 from lexlogic.logic.fol.hierarchy import SortHierarchy
-from lexlogic.logic.fol.model import (
-    ANY,
-    And,
-    Atom,
-    BeliefSet,
-    Bottom,
-    Equals,
-    Exists,
-    Forall,
-    Formula,
-    Iff,
-    Implies,
-    Not,
-    NotEquals,
-    Or,
-    Top,
-    Var,
-    Xor,
-    free_vars,
-)
-from lexlogic.logic.fol.syntax import print_formula
+from lexlogic.logic.fol.printer import print_formula
 from lexlogic.logic.proof import NodeKind, ProofNode
 
 DEFAULT_TIMEOUT = 20.0
 
 
-def binary() -> str | None:
-    return os.environ.get("LEXLOGIC_EPROVER") or shutil.which("eprover")
+def binary(tools: FolTools | None = None) -> str | None:
+    """The E prover binary: ``tools.eprover`` (``LEXLOGIC_EPROVER`` at the edge), else ``eprover`` on PATH."""
+    return (tools or FolTools()).eprover_binary()
 
 
 def _t(t: object) -> str:
-    return f"V{t.name}" if isinstance(t, Var) else f"c_{t.name}"  # type: ignore[attr-defined]
+    return f"V{t.name}" if isinstance(t, fm.Var) else f"c_{t.name}"  # type: ignore[attr-defined]
 
 
-def tptp_formula(f: Formula) -> str:
-    if isinstance(f, Atom):
+def tptp_formula(f: fm.Formula) -> str:
+    if isinstance(f, fm.Atom):
         return f"p_{f.pred}" + (f"({','.join(_t(a) for a in f.args)})" if f.args else "")
-    if isinstance(f, Equals):
+    if isinstance(f, fm.Equals):
         return f"({_t(f.left)} = {_t(f.right)})"
-    if isinstance(f, NotEquals):
+    if isinstance(f, fm.NotEquals):
         return f"({_t(f.left)} != {_t(f.right)})"
-    if isinstance(f, Top):
+    if isinstance(f, fm.Top):
         return "$true"
-    if isinstance(f, Bottom):
+    if isinstance(f, fm.Bottom):
         return "$false"
-    if isinstance(f, Not):
+    if isinstance(f, fm.Not):
         return f"~({tptp_formula(f.body)})"
-    if isinstance(f, (And, Or)):
-        op = " & " if isinstance(f, And) else " | "
+    if isinstance(f, (fm.And, fm.Or)):
+        op = " & " if isinstance(f, fm.And) else " | "
         return "(" + op.join(tptp_formula(p) for p in f.parts) + ")"
-    if isinstance(f, Xor):
+    if isinstance(f, fm.Xor):
         acc = tptp_formula(f.parts[0])
         for p in f.parts[1:]:
             acc = f"({acc} <~> {tptp_formula(p)})"
         return acc
-    if isinstance(f, Implies):
+    if isinstance(f, fm.Implies):
         return f"({tptp_formula(f.left)} => {tptp_formula(f.right)})"
-    if isinstance(f, Iff):
+    if isinstance(f, fm.Iff):
         return f"({tptp_formula(f.left)} <=> {tptp_formula(f.right)})"
-    if isinstance(f, (Forall, Exists)):
+    if isinstance(f, (fm.Forall, fm.Exists)):
         v = _t(f.var)
         body = tptp_formula(f.body)
-        if f.var.sort == ANY:
-            return f"{'!' if isinstance(f, Forall) else '?'}[{v}]: {body}"
+        if f.var.sort == fm.ANY:
+            return f"{'!' if isinstance(f, fm.Forall) else '?'}[{v}]: {body}"
         guard = f"s_{f.var.sort}({v})"
-        if isinstance(f, Forall):
+        if isinstance(f, fm.Forall):
             return f"![{v}]: ({guard} => {body})"
         return f"?[{v}]: ({guard} & {body})"
     raise TypeError(f)
 
 
-def _close(f: Formula) -> Formula:
-    for name in sorted(free_vars(f)):
-        sort = next((t.sort for t in _vars(f) if t.name == name), ANY)
-        f = Forall(Var(name, sort), f)
+def _close(f: fm.Formula) -> fm.Formula:
+    for name in sorted(fm.free_vars(f)):
+        sort = next((t.sort for t in _vars(f) if t.name == name), fm.ANY)
+        f = fm.Forall(fm.Var(name, sort), f)
     return f
 
 
-def _vars(f: Formula):  # type: ignore[no-untyped-def]
+def _vars(f: fm.Formula):  # type: ignore[no-untyped-def]
     from lexlogic.logic.fol.model import terms_of
 
-    return [t for t in terms_of(f) if isinstance(t, Var)]
+    return [t for t in terms_of(f) if isinstance(t, fm.Var)]
 
 
-def problem(bs: BeliefSet, conjecture: Formula | None = None) -> tuple[str, dict[str, int | str]]:
+def problem(bs: fm.BeliefSet, conjecture: fm.Formula | None = None) -> tuple[str, dict[str, int | str]]:
     """TPTP text and a map from axiom name to formula index (or a description)."""
     names: dict[str, int | str] = {}
     out: list[str] = []
@@ -135,8 +117,8 @@ _USED = re.compile(r"file\('[^']*',\s*(\w+)\)")
 STRATEGIES = (["--auto"], ["-tAuto"])
 
 
-def _run(text: str, timeout: float) -> tuple[str, list[str]]:
-    exe = binary()
+def _run(text: str, timeout: float, tools: FolTools | None = None) -> tuple[str, list[str]]:
+    exe = binary(tools)
     if exe is None:
         raise FolReasonerError("E prover not found: install Debian's `eprover` (2.6) or set LEXLOGIC_EPROVER")
     fd, path = tempfile.mkstemp(suffix=".p", prefix="lexlogic_")
@@ -181,7 +163,7 @@ def _run(text: str, timeout: float) -> tuple[str, list[str]]:
     return status, used
 
 
-def _proof(used: list[str], names: dict[str, int | str], bs: BeliefSet, root_text: str) -> ProofNode:
+def _proof(used: list[str], names: dict[str, int | str], bs: fm.BeliefSet, root_text: str) -> ProofNode:
     root = ProofNode(
         atom=root_text,
         label=f"{root_text} (E prover refutation; premises used)",
@@ -200,7 +182,7 @@ def _proof(used: list[str], names: dict[str, int | str], bs: BeliefSet, root_tex
                 if text in repaired
                 else (
                     NodeKind.FACT
-                    if not free_vars(bs.formulas[ref]) and isinstance(bs.formulas[ref], (Atom, Not))
+                    if not fm.free_vars(bs.formulas[ref]) and isinstance(bs.formulas[ref], (fm.Atom, fm.Not))
                     else NodeKind.RULE
                 )
             )
@@ -219,11 +201,18 @@ def _proof(used: list[str], names: dict[str, int | str], bs: BeliefSet, root_tex
     return root
 
 
-def entails(bs: BeliefSet, query: Formula, *, proof: bool = True, timeout: float = DEFAULT_TIMEOUT) -> EntailmentAnswer:
+def entails(
+    bs: fm.BeliefSet,
+    query: fm.Formula,
+    *,
+    proof: bool = True,
+    timeout: float = DEFAULT_TIMEOUT,
+    tools: FolTools | None = None,
+) -> EntailmentAnswer:
     t0 = time.perf_counter()
     qtext = print_formula(query)
     text, names = problem(bs, query)
-    status, used = _run(text, timeout)
+    status, used = _run(text, timeout, tools)
     ms = (time.perf_counter() - t0) * 1000
     if status in ("Theorem", "ContradictoryAxioms"):
         inconsistent = status == "ContradictoryAxioms" or "query" not in used
@@ -249,10 +238,12 @@ def entails(bs: BeliefSet, query: Formula, *, proof: bool = True, timeout: float
     )
 
 
-def consistent(bs: BeliefSet, *, timeout: float = DEFAULT_TIMEOUT) -> ConsistencyAnswer:
+def consistent(
+    bs: fm.BeliefSet, *, timeout: float = DEFAULT_TIMEOUT, tools: FolTools | None = None
+) -> ConsistencyAnswer:
     t0 = time.perf_counter()
     text, names = problem(bs)
-    status, used = _run(text, timeout)
+    status, used = _run(text, timeout, tools)
     ms = (time.perf_counter() - t0) * 1000
     if status in ("Unsatisfiable", "ContradictoryAxioms"):
         idx = [names[u] for u in used if isinstance(names.get(u), int)]

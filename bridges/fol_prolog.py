@@ -25,15 +25,15 @@ from lexlogic.logic.fol.answers import ConsistencyAnswer, EntailmentAnswer, FolR
 from lexlogic.logic.fol.clauses import Clause, Clausifier, HornProgram, NotClausal, horn_program
 from lexlogic.logic.fol.hierarchy import SortHierarchy
 from lexlogic.logic.fol.model import ANY, Atom, BeliefSet, Formula, Not, Var
+from lexlogic.logic.fol.printer import fingerprint, print_formula
 from lexlogic.logic.fol.repair import Repair
-from lexlogic.logic.fol.syntax import print_formula
 from lexlogic.logic.proof import NodeKind, ProofNode
 
 T = TypeVar("T")
 
 
 # ------------------------------------------------------------------------------- single worker
-class _Worker:
+class _PrologWorker:
     def __init__(self) -> None:
         self._q: queue.Queue[tuple[Callable[[], Any], Future[Any]]] = queue.Queue()
         self._thread: threading.Thread | None = None
@@ -68,7 +68,7 @@ class _Worker:
                 fut.set_exception(exc)
 
 
-_WORKER = _Worker()
+_WORKER = _PrologWorker()
 
 
 def _q(name: str) -> str:
@@ -177,7 +177,7 @@ def _load(bs: BeliefSet) -> _Loaded:
     if cached and cached[0] == _version(bs) and cached[2] is bs:
         fp = cached[1]
     else:
-        fp = bs.fingerprint()
+        fp = fingerprint(bs)
         _BY_ID[id(bs)] = (_version(bs), fp, bs)
     if fp in _CACHE:
         return _CACHE[fp]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from lexlogic.bridges.fol_tools import FolTools
 from lexlogic.logic.fol.answers import ConsistencyAnswer, EntailmentAnswer, FolReasonerError
 from lexlogic.logic.fol.clauses import NotClausal, horn_program
 from lexlogic.logic.fol.model import BeliefSet, Formula
@@ -23,7 +24,10 @@ def _horn(bs: BeliefSet) -> bool:
         return False
 
 
-def entails(bs: BeliefSet, query: Formula, *, backend: Backend = "auto", proof: bool = True) -> EntailmentAnswer:
+def entails(
+    bs: BeliefSet, query: Formula, *, backend: Backend = "auto", proof: bool = True, tools: FolTools | None = None
+) -> EntailmentAnswer:
+    """``tools``: where E and Tweety are (``FolTools.from_settings`` at the edge; default: E on PATH)."""
     if backend == "auto":
         if _horn(bs):
             from lexlogic.bridges import fol_prolog
@@ -41,15 +45,16 @@ def entails(bs: BeliefSet, query: Formula, *, backend: Backend = "auto", proof: 
     if backend == "eprover":
         from lexlogic.bridges import fol_eprover
 
-        return fol_eprover.entails(bs, query, proof=proof)
+        return fol_eprover.entails(bs, query, proof=proof, tools=tools)
     if backend in ("tweety", "tweety-simple"):
         from lexlogic.bridges import fol_tweety
 
-        return fol_tweety.entails(bs, query, reasoner="simple" if backend == "tweety-simple" else "eprover")
+        reasoner = "simple" if backend == "tweety-simple" else "eprover"
+        return fol_tweety.entails(bs, query, reasoner=reasoner, tools=tools)
     raise FolReasonerError(f"unknown backend {backend!r}")
 
 
-def consistent(bs: BeliefSet, *, backend: Backend = "auto") -> ConsistencyAnswer:
+def consistent(bs: BeliefSet, *, backend: Backend = "auto", tools: FolTools | None = None) -> ConsistencyAnswer:
     if backend == "auto":
         backend = "prolog" if _horn(bs) else "eprover"
     if backend == "prolog":
@@ -59,9 +64,10 @@ def consistent(bs: BeliefSet, *, backend: Backend = "auto") -> ConsistencyAnswer
     if backend == "eprover":
         from lexlogic.bridges import fol_eprover
 
-        return fol_eprover.consistent(bs)
+        return fol_eprover.consistent(bs, tools=tools)
     if backend in ("tweety", "tweety-simple"):
         from lexlogic.bridges import fol_tweety
 
-        return fol_tweety.consistent(bs, reasoner="simple" if backend == "tweety-simple" else "eprover")
+        reasoner = "simple" if backend == "tweety-simple" else "eprover"
+        return fol_tweety.consistent(bs, reasoner=reasoner, tools=tools)
     raise FolReasonerError(f"unknown backend {backend!r}")

@@ -13,7 +13,6 @@ answers "unknown (timeout)" / "unknown (memory)" instead of hanging or eating th
 
 from __future__ import annotations
 
-import glob
 import json
 import os
 import signal
@@ -25,10 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lexlogic.bridges.fol_tools import FolTools
 from lexlogic.logic.fol.answers import ConsistencyAnswer, EntailmentAnswer, FolReasonerError
 from lexlogic.logic.fol.lowering import lower, lower_query
 from lexlogic.logic.fol.model import BeliefSet, Formula
-from lexlogic.logic.fol.syntax import print_formula
+from lexlogic.logic.fol.printer import print_formula
+from lexlogic.settings import child_environment
 
 ENV = "LEXLOGIC_TWEETY_CLASSPATH"
 MAVEN_ARTIFACTS = [
@@ -42,28 +43,20 @@ VERSION = "1.31"
 _LOCK = threading.Lock()
 
 
-def classpath() -> list[str]:
-    """Jar files named by LEXLOGIC_TWEETY_CLASSPATH (os.pathsep-separated files, dirs or globs)."""
-    raw = os.environ.get(ENV, "")
-    jars: list[str] = []
-    for part in filter(None, raw.split(os.pathsep)):
-        if os.path.isdir(part):
-            jars += sorted(glob.glob(os.path.join(part, "*.jar")))
-        else:
-            jars += (
-                sorted(glob.glob(part)) if any(ch in part for ch in "*?[") else ([part] if os.path.isfile(part) else [])
-            )
-    return jars
+def classpath(tools: FolTools | None = None) -> list[str]:
+    """Jar files named by ``tools.tweety_classpath`` (``LEXLOGIC_TWEETY_CLASSPATH`` at the edge)."""
+    return (tools or FolTools()).tweety_jars()
 
 
-def status() -> dict[str, Any]:
-    jars = classpath()
+def status(tools: FolTools | None = None) -> dict[str, Any]:
+    tools = tools or FolTools()
+    jars = classpath(tools)
     import shutil
 
     java = shutil.which("java")
     return {
         "env": ENV,
-        "value": os.environ.get(ENV),
+        "value": tools.tweety_classpath or None,
         "jars": jars,
         "java": java,
         "artifacts": [f"{g}:{a}:{VERSION}" for g, a in MAVEN_ARTIFACTS],
@@ -71,9 +64,9 @@ def status() -> dict[str, Any]:
     }
 
 
-def available() -> tuple[bool, str]:
+def available(tools: FolTools | None = None) -> tuple[bool, str]:
     """Configured (jars and java present)? Cheap: loads nothing. `probe()` actually loads the classes."""
-    st = status()
+    st = status(tools)
     if not st["jars"]:
         return False, f"no Tweety jars: set {ENV} to the jar files or their folder (see `lexlogic tweety install`)"
     if st["java"] is None:
@@ -94,30 +87,28 @@ class TweetyLimits:
     memory_mb: int = 512  # JVM heap (-Xmx); the child's E prover is bounded by the same deadline
 
     @classmethod
-    def from_env(cls) -> TweetyLimits:
-        return cls(
-            seconds=float(os.environ.get("LEXLOGIC_TWEETY_TIMEOUT", cls.seconds)),
-            memory_mb=int(os.environ.get("LEXLOGIC_TWEETY_MEMORY_MB", cls.memory_mb)),
-        )
+    def of(cls, tools: FolTools) -> TweetyLimits:
+        return cls(seconds=tools.tweety_seconds, memory_mb=tools.tweety_memory_mb)
 
 
 _ROOT = str(Path(__file__).resolve().parents[1])
 _BOOT = f"import sys; sys.path.append({_ROOT!r}); from lexlogic.bridges.fol_tweety import _child; _child()"
 
 
-def _call(job: dict[str, Any], limits: TweetyLimits) -> dict[str, Any]:
+def _call(job: dict[str, Any], limits: TweetyLimits, tools: FolTools) -> dict[str, Any]:
     """Run `job` in a child; {"ok": …} from it, or {"limit": "timeout"|"memory"|"crash", …}."""
-    ok, why = available()
+    ok, why = available(tools)
     if not ok:
         raise FolReasonerError(f"Tweety is not available: {why}")
-    job = {**job, "classpath": classpath(), "memory_mb": limits.memory_mb}
+    job = {**job, "classpath": classpath(tools), "memory_mb": limits.memory_mb}
     proc = subprocess.Popen(
         [sys.executable, "-I", "-B", "-c", _BOOT],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
-        env={k: v for k, v in os.environ.items() if k.startswith(("PATH", "JAVA", "LANG", "LC_", "HOME", "LEXLOGIC_"))},
+        # the child gets its classpath and E prover in the job: no LEXLOGIC_* variable reaches it
+        env=child_environment(("PATH", "JAVA", "LANG", "LC_", "HOME")),
     )
     try:
         out, _ = proc.communicate(json.dumps(job).encode(), timeout=limits.seconds)
@@ -154,35 +145,45 @@ def _lowered(bs: BeliefSet) -> dict[str, Any]:
     }
 
 
-def _eprover() -> str:
-    from lexlogic.bridges.fol_eprover import binary
-
-    exe = binary()
+def _eprover(tools: FolTools) -> str:
+    exe = tools.eprover_binary()
     if exe is None:
         raise FolReasonerError("E prover binary not found (Tweety's EFOLReasoner would silently answer false)")
     return exe
 
 
-def probe(limits: TweetyLimits | None = None) -> dict[str, Any]:
+def probe(limits: TweetyLimits | None = None, tools: FolTools | None = None) -> dict[str, Any]:
     """Load the FOL classes in a child JVM and run a one-line entailment (SimpleFolReasoner):
     {"loaded": [...], "entailment": "Flies(tweety) |= Flies(tweety): true", "ms": …} or a limit."""
-    return _call({"op": "probe"}, limits or TweetyLimits(seconds=60.0))
+    return _call({"op": "probe"}, limits or TweetyLimits(seconds=60.0), tools or FolTools())
 
 
-def entails(
-    bs: BeliefSet, query: Formula, *, reasoner: str = "eprover", limits: TweetyLimits | None = None
-) -> EntailmentAnswer:
-    t0 = time.perf_counter()
-    limits = limits or TweetyLimits.from_env()
+def _query(
+    bs: BeliefSet, query: str, reasoner: str, limits: TweetyLimits | None, tools: FolTools | None
+) -> dict[str, Any]:
+    """One Tweety query of the lowered belief set (``-``: a contradiction), answered by a child JVM."""
+    tools = tools or FolTools()
     job = {
         "op": "query",
         "kb": _lowered(bs),
-        "query": print_formula(lower_query(bs, query)),
+        "query": query,
         "reasoner": reasoner,
-        "eprover": _eprover() if reasoner != "simple" else None,
+        "eprover": _eprover(tools) if reasoner != "simple" else None,
     }
     with _LOCK:  # one JVM child at a time: each may take `memory_mb` of heap
-        reply = _call(job, limits)
+        return _call(job, limits or TweetyLimits.of(tools), tools)
+
+
+def entails(
+    bs: BeliefSet,
+    query: Formula,
+    *,
+    reasoner: str = "eprover",
+    limits: TweetyLimits | None = None,
+    tools: FolTools | None = None,
+) -> EntailmentAnswer:
+    t0 = time.perf_counter()
+    reply = _query(bs, print_formula(lower_query(bs, query)), reasoner, limits, tools)
     return EntailmentAnswer(
         query=print_formula(query),
         entailed=reply.get("result") if "limit" not in reply else None,
@@ -192,18 +193,11 @@ def entails(
     )
 
 
-def consistent(bs: BeliefSet, *, reasoner: str = "eprover", limits: TweetyLimits | None = None) -> ConsistencyAnswer:
+def consistent(
+    bs: BeliefSet, *, reasoner: str = "eprover", limits: TweetyLimits | None = None, tools: FolTools | None = None
+) -> ConsistencyAnswer:
     t0 = time.perf_counter()
-    limits = limits or TweetyLimits.from_env()
-    job = {
-        "op": "query",
-        "kb": _lowered(bs),
-        "query": "-",
-        "reasoner": reasoner,
-        "eprover": _eprover() if reasoner != "simple" else None,
-    }
-    with _LOCK:
-        reply = _call(job, limits)
+    reply = _query(bs, "-", reasoner, limits, tools)
     return ConsistencyAnswer(
         consistent=(not reply["result"]) if "limit" not in reply else None,
         backend=f"tweety-{reasoner}",

@@ -1,7 +1,8 @@
 """OpenAI-compatible chat-completions client (any server speaking that protocol).
 
-Configured by ``LEXLOGIC_LLM_BASE_URL``, ``LEXLOGIC_LLM_MODEL`` and ``LEXLOGIC_LLM_API_KEY``. When the
-base URL is unset, ``LLMClient.from_env()`` returns None and callers use their offline path.
+Configured by ``LEXLOGIC_LLM_BASE_URL``, ``LEXLOGIC_LLM_MODEL`` and ``LEXLOGIC_LLM_API_KEY`` (fields of the
+one ``Settings``). When the base URL is unset, ``LLMClient.from_settings(settings)`` returns None and the
+edge passes None down: callers use their offline path.
 Outputs are validated (JSON schema via Pydantic) and retried a bounded number of times; the error of a
 failed attempt is sent back to the model so it can correct itself.
 """
@@ -9,13 +10,13 @@ failed attempt is sent back to the model so it can correct itself.
 from __future__ import annotations
 
 import json
-import os
 from typing import Any, TypeVar
 
 import httpx
 from pydantic import BaseModel, ValidationError
 
 from lexlogic.logic.errors import UnavailableError
+from lexlogic.settings import Settings
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -60,11 +61,11 @@ class LLMClient:
         self._http = httpx.Client(timeout=timeout)
 
     @classmethod
-    def from_env(cls) -> LLMClient | None:
-        base = os.environ.get("LEXLOGIC_LLM_BASE_URL")
-        if not base:
+    def from_settings(cls, settings: Settings) -> LLMClient | None:
+        """The configured endpoint, or None (offline) when ``settings.llm_base_url`` is unset."""
+        if not settings.llm_base_url:
             return None
-        return cls(base, os.environ.get("LEXLOGIC_LLM_MODEL", "default"), os.environ.get("LEXLOGIC_LLM_API_KEY", ""))
+        return cls(settings.llm_base_url, settings.llm_model, settings.llm_api_key)
 
     def chat(
         self,

@@ -7,6 +7,9 @@ own subclass (``PackError``, ``CaseFileError``, ``SandboxError``…) so callers 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from difflib import get_close_matches
+
 
 class LexlogicError(Exception):
     """Bad input or an unavailable component, said in one line that names what and where.
@@ -45,3 +48,9 @@ class InvalidInput(LexlogicError):
         super().__init__(message)
         self.issues = list(issues or [])
         self.kind = kind
+
+
+def did_you_mean(name: str, choices: Iterable[object]) -> str:
+    """' (did you mean 'x'?)' for a near miss, else ''."""
+    near = get_close_matches(str(name), [str(c) for c in choices], n=1, cutoff=0.75)
+    return f" (did you mean '{near[0]}'?)" if near else ""

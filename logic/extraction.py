@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lexlogic.logic.errors import LexlogicError
 
-Reader = Literal["date", "months", "quantity", "percent", "amounts_by_year", "bool", "enum", "party", "count"]
+Reader = Literal["date", "months", "quantity", "amount", "percent", "amounts_by_year", "bool", "enum", "party", "count"]
 Unit = Literal["days", "weeks", "months", "years"]
 EventKindName = Literal["signature", "order", "notification", "termination", "formal_notice", "claim", "other"]
 Party = Literal["claimant", "defence"]
@@ -44,7 +44,7 @@ class FactExtraction(BaseModel):
         default=None, description="enum: first value a guess far from the party's name may give (later ones too)"
     )
     default_value: str | None = Field(default=None, description="enum value when a cue is met but no value cue")
-    zero: list[str] = Field(default_factory=list, description="months: phrases that mean none (0)")
+    zero: list[str] = Field(default_factory=list, description="months, amount, quantity: phrases that mean none (0)")
     role: Party | None = None
     alleged_in: list[Party] = Field(default_factory=list, description="whose own document makes it an allegation")
     evidence_in_letters_of: list[Party] = Field(
@@ -54,6 +54,10 @@ class FactExtraction(BaseModel):
         default_factory=list, description="that party asserting it admits it: evidence, not allegation"
     )
     negatable: bool = True
+    in_contracts: bool = Field(
+        default=False,
+        description="also read in a written contract (whose clauses the structural readers read otherwise)",
+    )
     conditional_blocks: bool = True
     from_document_date: bool = Field(default=False, description="date: the author's own letter dates it")
     min_precision: Literal["day", "month", "year"] = Field(
@@ -74,6 +78,29 @@ class FactExtraction(BaseModel):
     unit: Unit = Field(default="months", description="quantity: the unit the value is counted in")
     event: EventKindName | None = Field(default=None, description="date: a dated event of this kind in the ontology")
     min_similarity: float = 0.0
+    amount_marks: list[str] = Field(
+        default_factory=list, description="amount: a sum written with one of these (« TTC ») is preferred"
+    )
+    amount_excluded_marks: list[str] = Field(
+        default_factory=list, description="amount: a sum written with one of these (« HT ») is never the value alone"
+    )
+    amount_added: list[str] = Field(
+        default_factory=list,
+        description="amount: the tax (« TVA ») that, given beside an excluded-mark sum, makes the value with it",
+    )
+    date_lead: str | None = Field(
+        default=None, description="date: a pattern a date right after which is the fact's (« facture n° X du »)"
+    )
+    unless_in_document: list[str] = Field(
+        default_factory=list,
+        description="amount: a document with one of these (an instalment: « acompte ») gives no reading",
+    )
+    local_exclude: bool = Field(
+        default=False, description="amount: an excluded word drops only the sums nearer to it than to a cue"
+    )
+    ranked_cues: bool = Field(
+        default=False, description="the sentence of the earliest-listed cue wins (« solde restant dû » first)"
+    )
 
 
 class ClauseReading(BaseModel):
@@ -256,6 +283,7 @@ READER_TYPES: dict[str, set[str]] = {
     "date": {"date"},
     "months": {"months"},
     "quantity": {"int", "months", "amount"},
+    "amount": {"amount"},
     "percent": {"percent"},
     "amounts_by_year": {"amounts_by_year"},
     "bool": {"bool"},
@@ -281,55 +309,75 @@ def _line_of(lines: list[str], needle: str, start: int = 0) -> int | None:
     return None
 
 
-def extraction_problems(pack_dir: Path | str, facts: dict[str, Any]) -> list[tuple[str, int | None, str]]:
+_Problem = tuple[str, int | None, str]
+_Reading = tuple[str, str | None, list[str | None]]  # (fact, structural reader, regular expressions)
+
+
+def extraction_problems(pack_dir: Path | str, facts: dict[str, Any]) -> list[_Problem]:
     """(file, line, message) for every mistake of ``extraction.yaml``: a malformed file, a fact the pack does
     not have (with a « did you mean »), a reader that cannot give the fact's type, an enum value the fact
     does not take, a pattern that is not a regular expression."""
-    import re
-    from difflib import get_close_matches
-
     path = Path(pack_dir) / "extraction.yaml"
     if not path.is_file():
         return []
     text = path.read_text(encoding="utf-8")
-    lines = text.splitlines()
     try:
         spec = ExtractionSpec.model_validate(yaml.safe_load(text))
     except (yaml.YAMLError, ValidationError) as exc:
         line = getattr(getattr(exc, "problem_mark", None), "line", None)
         return [(str(path), None if line is None else line + 1, f"malformed extraction specification: {exc}")]
-    out: list[tuple[str, int | None, str]] = []
+    where = _SpecFile(str(path), text.splitlines(), facts)
+    return _fact_reader_problems(where, spec) + _reading_problems(where, _structural_readings(spec.structural))
 
-    def unknown(name: str, needle: str) -> bool:
-        if name in facts:
-            return False
-        near = get_close_matches(name, list(facts), n=1, cutoff=0.75)
+
+class _SpecFile:
+    """extraction.yaml's lines and the pack's facts: where a problem is, and whether a fact exists."""
+
+    def __init__(self, path: str, lines: list[str], facts: dict[str, Any]) -> None:
+        self.path, self.lines, self.facts = path, lines, facts
+
+    def unknown(self, name: str, needle: str) -> _Problem | None:
+        """The problem of a fact name the pack does not have (with a « did you mean »), else None."""
+        from difflib import get_close_matches
+
+        if name in self.facts:
+            return None
+        near = get_close_matches(name, list(self.facts), n=1, cutoff=0.75)
         hint = f" (did you mean '{near[0]}'?)" if near else ""
-        out.append((str(path), _line_of(lines, needle), f"unknown fact '{name}'{hint}"))
-        return True
+        return (self.path, _line_of(self.lines, needle), f"unknown fact '{name}'{hint}")
 
-    def typ(name: str) -> str:
-        t = getattr(facts[name], "type", None)
+    def type_of(self, name: str) -> str:
+        t = getattr(self.facts[name], "type", None)
         return str(getattr(t, "value", t))
 
+
+def _fact_reader_problems(where: _SpecFile, spec: ExtractionSpec) -> list[_Problem]:
+    """Each per-fact reader: a fact of the pack, a reader that can give its type, enum values it takes."""
+    out: list[_Problem] = []
     for name, fs in spec.facts.items():
-        if unknown(name, f"{name}:"):
+        if (problem := where.unknown(name, f"{name}:")) is not None:
+            out.append(problem)
             continue
-        at = (_line_of(lines, f"  {name}:") or 1) - 1
-        if typ(name) not in READER_TYPES[fs.reader]:
-            where = _line_of(lines, "reader:", at)
-            out.append((str(path), where, f"{name}: reader '{fs.reader}' cannot read a {typ(name)}"))
-        allowed = set(getattr(facts[name], "values", None) or []) | (
-            {"true", "false"} if typ(name) == "bool" else set()
+        at = (_line_of(where.lines, f"  {name}:") or 1) - 1
+        typ = where.type_of(name)
+        if typ not in READER_TYPES[fs.reader]:
+            out.append(
+                (where.path, _line_of(where.lines, "reader:", at), f"{name}: reader '{fs.reader}' cannot read a {typ}")
+            )
+        allowed = set(getattr(where.facts[name], "values", None) or []) | (
+            {"true", "false"} if typ == "bool" else set()
         )
         for value in fs.values:
             if fs.reader == "enum" and value not in allowed:
-                where = _line_of(lines, f"{value}:", at) or _line_of(lines, f'"{value}":', at)
-                out.append((str(path), where, f"{name}: '{value}' is not one of its values"))
-    st = spec.structural
-    readings: list[tuple[str, str | None, list[str | None]]] = [
-        (c.fact, c.reader, [c.pattern, c.fallback]) for c in st.contract
-    ]
+                line = _line_of(where.lines, f"{value}:", at) or _line_of(where.lines, f'"{value}":', at)
+                out.append((where.path, line, f"{name}: '{value}' is not one of its values"))
+    return out
+
+
+def _structural_readings(st: StructuralSpec) -> list[_Reading]:
+    """What the structural readers fill (contract parties and clauses, the table, the dated event, an
+    acceptance), each with the reader's kind and the regular expressions it uses."""
+    readings: list[_Reading] = [(c.fact, c.reader, [c.pattern, c.fallback]) for c in st.contract]
     readings += [(c.fact, "present", [c.pattern, c.context, c.required, c.skip_before]) for c in st.clauses]
     readings += [(c.fact, None, [f.pattern, f.context, f.required]) for c in st.clauses for f in c.otherwise_false]
     if st.table is not None:
@@ -337,45 +385,60 @@ def extraction_problems(pack_dir: Path | str, facts: dict[str, Any]) -> list[tup
         if st.table.complete_before:
             readings.append((st.table.complete_before, "date", []))
     if st.event is not None:
-        ev = st.event
-        for slot, slot_reader in (
-            ("date", "date"),
-            ("written", "present"),
-            ("notice", "duration"),
-            ("agreed_notice", "duration"),
-            ("share", "ratio"),
-        ):
-            if (name := getattr(ev, slot)) is not None:
-                readings.append((name, slot_reader, []))
-        if ev.kind_fact:
-            readings.append((ev.kind_fact, None, []))
-        pats: list[str | None] = [
-            *ev.patterns,
-            ev.partial_pattern,
-            ev.recipient_author,
-            ev.oral,
-            ev.media,
-            ev.written_media,
-        ]
-        pats += [ev.immediate, ev.immediate_context, ev.end_date, ev.notice_lead, ev.agreed_words]
-        readings.append(("", None, pats))
+        readings += _event_readings(st.event)
     if st.acceptance is not None:
         readings.append(
             (st.acceptance.fact, None, [st.acceptance.accept, *(r.proposal for r in st.acceptance.readings)])
         )
+    return readings
+
+
+def _event_readings(ev: EventSpec) -> list[_Reading]:
+    """The dated event's slots (date, written, notice, agreed notice, share, kind) and its patterns."""
+    readings: list[_Reading] = []
+    for slot, slot_reader in (
+        ("date", "date"),
+        ("written", "present"),
+        ("notice", "duration"),
+        ("agreed_notice", "duration"),
+        ("share", "ratio"),
+    ):
+        if (name := getattr(ev, slot)) is not None:
+            readings.append((name, slot_reader, []))
+    if ev.kind_fact:
+        readings.append((ev.kind_fact, None, []))
+    pats: list[str | None] = [
+        *ev.patterns,
+        ev.partial_pattern,
+        ev.recipient_author,
+        ev.oral,
+        ev.media,
+        ev.written_media,
+    ]
+    pats += [ev.immediate, ev.immediate_context, ev.end_date, ev.notice_lead, ev.agreed_words]
+    readings.append(("", None, pats))
+    return readings
+
+
+def _reading_problems(where: _SpecFile, readings: list[_Reading]) -> list[_Problem]:
+    """Each structural reading fills a fact of the pack with a type its reader gives; its patterns compile."""
+    import re
+
+    out: list[_Problem] = []
     for name, reader, patterns in readings:
-        if name and not unknown(name, f": {name}") and reader and typ(name) not in STRUCTURAL_TYPES[reader]:
-            out.append(
-                (str(path), _line_of(lines, f": {name}"), f"{name}: a {reader} reading cannot fill a {typ(name)}")
-            )
+        if name:
+            problem = where.unknown(name, f": {name}")
+            if problem is not None:
+                out.append(problem)
+            elif reader and where.type_of(name) not in STRUCTURAL_TYPES[reader]:
+                message = f"{name}: a {reader} reading cannot fill a {where.type_of(name)}"
+                out.append((where.path, _line_of(where.lines, f": {name}"), message))
         for pattern in patterns:
             if not pattern:
                 continue
             try:
                 re.compile(pattern.replace("{DATE}", "x"))
             except re.error as exc:
-                needle = pattern[:30]
-                out.append(
-                    (str(path), _line_of(lines, needle), f"pattern is not a regular expression ({exc}): {pattern[:60]}")
-                )
+                message = f"pattern is not a regular expression ({exc}): {pattern[:60]}"
+                out.append((where.path, _line_of(where.lines, pattern[:30]), message))
     return out

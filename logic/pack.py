@@ -75,6 +75,13 @@ class FactSpec(BaseModel):
     burden: Literal["claimant", "defence"] | None = Field(
         default=None, description="who must prove the fact (art. 1353 C. civ.); required with a default"
     )
+    not_before: list[str] = Field(
+        default_factory=list,
+        description="date facts this date cannot precede (a case giving both in the wrong order is refused)",
+    )
+    maximum: float | None = Field(
+        default=None, description="largest value accepted (default: the type's computable ceiling, logic.facts)"
+    )
 
 
 class Computation(BaseModel):
@@ -187,6 +194,24 @@ class PackFiles(BaseModel):
     claims: str | None = Field(
         default=None, description="claim→fact map for claim verification (default: claims.yaml if present)"
     )
+    calibration: str | None = Field(
+        default=None,
+        description="the offline reader's calibration (default: calibration/reader.yaml if present; none: the "
+        "reader's raw scores, and no reading enters as given)",
+    )
+
+
+Colour = Literal["red", "green", "blue", "neutral"]
+
+
+class TargetColours(BaseModel):
+    """The verdict's colour when the target holds and when it fails: the pack says which outcome is adverse
+    (a liability is red; a valid withdrawal is not), the faces only paint it. Neutral unless the pack says."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    holds: Colour = "neutral"
+    fails: Colour = "neutral"
 
 
 class Manifest(BaseModel):
@@ -203,6 +228,14 @@ class Manifest(BaseModel):
         default_factory=dict, description="outcome atom -> label, or {label, affirmative, negative} (sentences)"
     )
     target_label: str = Field(default="", description="what the target's probability is called, e.g. 'responsabilité'")
+    target_colours: TargetColours = Field(
+        default_factory=TargetColours, description="the verdict's colour when the target holds / fails"
+    )
+    defeaters_heading: str = Field(
+        default="Examinés et écartés",
+        description="the heading of the defeaters examined and set aside, in the pack's terms of art "
+        "(« Fins de non-recevoir examinées et écartées »)",
+    )
     remedy: Remedy | None = None
     versions: Versions | None = None
     burden: BurdenWording = Field(default_factory=BurdenWording)
@@ -235,6 +268,9 @@ class RulePack(BaseModel):
     parameters_date_fact: str | None = None
     parameter_refs: list[tuple[str, int, str]] = Field(
         default_factory=list, description="(file, line, name) of every parameter referenced (check: undefined/unused)"
+    )
+    dated_rules: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="in-force atom → the dated rule it gates (logic/validity.py)"
     )
 
     @property
@@ -302,11 +338,6 @@ class RulePack(BaseModel):
         """The pack's name for a party (``claimant`` → « la demanderesse », « le créancier »…)."""
         return self.manifest.burden.parties.get(party or "", party or "?")
 
-    def value_label(self, name: str, value: Any) -> str:
-        """How an enum value of fact `name` is written (its `value_labels`), else the value itself."""
-        spec = self.facts.get(name)
-        return (spec.value_labels or {}).get(str(value), str(value)) if spec else str(value)
-
     def parameter_date(self, values: dict[str, Any], fact: str | None = None) -> date | None:
         """The case's relevant date for parameters (from `values`: plain values or ValueInfo-like)."""
         name = (
@@ -321,12 +352,6 @@ class RulePack(BaseModel):
             return raw if isinstance(raw, date) else date.fromisoformat(str(raw)) if raw else None
         except ValueError:
             return None
-
-    def parameter_value(self, name: str, day: date | None) -> tuple[Any, Any]:
-        """(value, period) of a parameter in force at `day`; (None, None) when no period covers it."""
-        p = self.parameters[name]
-        period = p.period_at(day)
-        return (period.value, period) if period else (None, None)
 
     def source(self, sid: str) -> LegalSource | None:
         return self.manifest.sources.get(sid)
@@ -502,7 +527,7 @@ def _load_parameters(pack: RulePack, raw_manifest: Any, raw_facts: Any) -> None:
             refs.append((comp.file, comp.line or 0, n))
         refs += [(comp.file, comp.line or 0, n) for n in params_mod.placeholders(comp.label)]
         comp.used_parameters = sorted(params_mod.params_in_logic(comp.logic))
-        comp.logic = params_mod.params_as_vars(comp.logic)
+        comp.logic = params_mod.params_as_vars(comp.logic, params)
         comp.label = render(comp.label, params)
         if comp.note:
             comp.note = render(comp.note, params)

@@ -147,17 +147,32 @@ def params_in_logic(logic: Any) -> set[str]:
     return set()
 
 
-def params_as_vars(logic: Any) -> Any:
-    """``{param: x}`` → ``{var: x}``: the engine passes the dated value in the data, as any input."""
+def params_as_vars(logic: Any, parameters: dict[str, Parameter] | None = None) -> Any:
+    """``{param: x}`` → ``{var: x}``: the engine passes the dated value in the data, as any input.
+    ``{param: [x, periods]}`` → x's whole table ``[[from, to, value], …]`` as a literal (for
+    ``period_sum``: a value that changes during the period a computation covers, e.g. a semester rate)."""
     if isinstance(logic, list):
-        return [params_as_vars(x) for x in logic]
+        return [params_as_vars(x, parameters) for x in logic]
     if isinstance(logic, dict) and len(logic) == 1:
         ((op, args),) = logic.items()
         if op == "param":
             name = args[0] if isinstance(args, list) and args else args
+            if isinstance(args, list) and args[1:] == ["periods"] and parameters and name in parameters:
+                return periods_table(parameters[name])
             return {"var": name}
-        return {op: params_as_vars(args)}
+        return {op: params_as_vars(args, parameters)}
     return logic
+
+
+def periods_table(p: Parameter) -> list[list[Any]]:
+    """A parameter's periods as JSON-Logic literals: ``[from | None, to | None, value]`` (ISO dates)."""
+
+    def iso(d: date | None) -> str | None:
+        return d.isoformat() if d else None
+
+    return [
+        [iso(x.valid_from), iso(x.valid_to), x.value] for x in sorted(p.values, key=lambda x: x.valid_from or date.min)
+    ]
 
 
 def resolve_in(obj: Any, parameters: dict[str, Parameter]) -> Any:

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from lexlogic.logic.grounding import Grounding
+from lexlogic.logic.printable import printable
 
 
 class LegalSource(BaseModel):
@@ -86,20 +87,20 @@ class ProofNode(BaseModel):
             NodeKind.ASSUMPTION: "no evidence",
             NodeKind.MISSING: "MISSING",
         }[self.kind]
-        head = f"{pad}{mark} {self.label or self.atom}"
+        head = f"{pad}{mark} {printable(self.label or self.atom)}"
         if self.value is not None and self.value is not True:
-            head += f" = {self.value}"
+            head += f" = {printable(self.value)}"
         head += f"  [{tag}"
         if self.rule_id:
-            head += f" {self.rule_id}"
+            head += f" {printable(self.rule_id)}"
         head += "]"
-        lines = [head]
+        lines = [head]  # every piece of data escaped: a newline or ESC in a value cannot draw a line
         for src in self.sources:
-            lines.append(f"{pad}    § {src.cite()}")
+            lines.append(f"{pad}    § {printable(src.cite())}")
         for g in self.grounding:
-            lines.append(f"{pad}    ↳ {g.describe()}")
+            lines.append(f"{pad}    ↳ {printable(g.describe())}")
         if self.note:
-            lines.append(f"{pad}    note: {self.note}")
+            lines.append(f"{pad}    note: {printable(self.note)}")
         for child in self.children:
             lines.extend(child._lines(indent + 1))
         return lines

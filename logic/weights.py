@@ -201,6 +201,12 @@ class NumberLaw(BaseModel):
     max: float | None = None
     strata: int = Field(default=8, ge=2, le=64)
     at_least: dict[str, str] | None = None
+    decides: str | None = Field(
+        default=None,
+        description="an appreciation yes/no fact that holds exactly when the number exceeds `at_least.value` "
+        "(the judge finds the notice insufficient ⇔ the notice he deems reasonable exceeds the notice given): "
+        "its probability is the law's, so one event has one probability",
+    )
     calibration: str | None = None
 
     @model_validator(mode="after")
@@ -218,6 +224,8 @@ class NumberLaw(BaseModel):
             raise ValueError("discrete: as many probs as values, summing to 1")
         if self.dist == "lognormal_regression" and (len(self.mean) != 3 or len(self.cov) != 3):
             raise ValueError("lognormal_regression: mean and cov over (a, b, ln sigma)")
+        if self.decides and not (self.at_least and self.at_least.get("value")):
+            raise ValueError("decides: needs at_least.value (the value the number must exceed)")
         return self
 
 

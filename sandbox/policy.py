@@ -317,8 +317,9 @@ class RunContext:
         return SandboxViolation(message)
 
     def caught(self) -> None:
-        """Called first thing in every `except` block of a rule (injected at compile time): a rule that
-        swallows a MemoryError/RecursionError still gets its run failed and its worker recycled."""
+        """Called first thing in every `except` and `finally` block of a rule (injected at compile time): a
+        rule that swallows a MemoryError/RecursionError (a handler, or a `return`/`break` in `finally`) still
+        gets its run failed and its worker recycled."""
         exc = sys.exc_info()[1]
         if isinstance(exc, MemoryError):
             self.caught_limit = "memory"
@@ -483,6 +484,16 @@ class RulePolicy(RestrictingNodeTransformer):
             ast.copy_location(n, handler)
         handler.body.insert(0, call)
         return handler
+
+    def visit_Try(self, node: ast.Try) -> Any:
+        tried = super().visit_Try(node)
+        if isinstance(tried, ast.Try) and tried.finalbody:
+            # a `return`/`break` in `finally` swallows an error no handler saw: report it here too
+            call = ast.Expr(value=ast.Call(func=ast.Name(id="_caught_", ctx=ast.Load()), args=[], keywords=[]))
+            for n in ast.walk(call):
+                ast.copy_location(n, tried.finalbody[0])
+            tried.finalbody.insert(0, call)
+        return tried
 
     def visit_Global(self, node: ast.Global) -> Any:
         self.error(node, "global statements are not allowed in rules")

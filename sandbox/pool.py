@@ -15,7 +15,6 @@ import atexit
 import hashlib
 import json
 import os
-import queue
 import signal
 import subprocess
 import sys
@@ -64,6 +63,7 @@ class RuleRun(BaseModel):
     elapsed_ms: float  # round trip seen by the parent (IPC + scheduling + the run)
     worker_ms: float  # time spent inside the worker on this run
     worker_pid: int
+    cache_hit: bool = False  # the compiled rule came from the worker's cache (of this scope): for tests only
 
 
 def source_sha256(source: str) -> str:
@@ -80,7 +80,7 @@ def _facts_default(obj: Any) -> Any:
     raise TypeError(f"a {type(obj).__name__} cannot be given to a rule as a fact")
 
 
-class _Worker:
+class _SandboxWorker:
     def __init__(self, limits: Limits, drop_privileges: bool) -> None:
         cfg = {
             "memory_mb": limits.memory_mb,
@@ -105,6 +105,7 @@ class _Worker:
         self.reader = FrameReader(self.rfd)
         self.info: dict[str, Any] | None = None
         self.runs = 0
+        self.scope: str | None = None  # the tenant whose rules it ran (None: fresh, nobody's yet)
 
     @property
     def pid(self) -> int:
@@ -153,47 +154,85 @@ class SandboxPool:
         self.limits = limits or Limits()
         self.acquire_timeout = acquire_timeout
         self.drop_privileges = drop_privileges
-        self._idle: queue.LifoQueue[_Worker] = queue.LifoQueue()  # LIFO: the hottest worker first
+        self._idle: list[_SandboxWorker] = []  # the last released at the end: the hottest worker first
         self._lock = threading.Lock()
-        self._all: set[_Worker] = set()
+        self._freed = threading.Condition(self._lock)
+        self._all: set[_SandboxWorker] = set()
         self._closed = False
         self.replaced = 0  # workers killed (or recycled) and replaced: an operations figure
+        self.recycled_for_tenant = 0  # of which: a worker that served one tenant, replaced for another
         for _ in range(size):
-            self._idle.put(self._spawn())
+            self._put_idle(self._spawn())
 
     # ------------------------------------------------------------------ lifecycle
 
-    def _spawn(self) -> _Worker:
-        worker = _Worker(self.limits, self.drop_privileges)
+    def _spawn(self) -> _SandboxWorker:
+        worker = _SandboxWorker(self.limits, self.drop_privileges)
         with self._lock:
             self._all.add(worker)
         return worker
 
-    def _acquire(self) -> _Worker:
+    def _put_idle(self, worker: _SandboxWorker) -> None:
+        with self._freed:
+            self._idle.append(worker)
+            self._freed.notify()
+
+    def _take_idle(self, scope: str | None, deadline: float) -> _SandboxWorker:
+        """The idle worker for ``scope``: the hottest that served this scope, else a fresh one, else the one
+        idle the LONGEST (the caller recycles it: the tenant it served is the least likely to come back; taking
+        the hottest made two active tenants recycle each other's worker on every call while a third tenant's
+        stale worker sat idle). ``scope`` None (a probe) runs nothing of anybody's: the hottest worker."""
+        with self._freed:
+            while not self._idle:
+                left = deadline - time.monotonic()
+                if left <= 0 or not self._freed.wait(left):
+                    if not self._idle:
+                        raise SandboxError(
+                            ErrorKind.LIMIT, "busy", f"no sandbox worker free within {self.acquire_timeout} s"
+                        )
+            if scope is None:
+                return self._idle.pop()
+            for want in (scope, None):
+                for i in range(len(self._idle) - 1, -1, -1):
+                    if self._idle[i].scope == want:
+                        return self._idle.pop(i)
+            return self._idle.pop(0)
+
+    def _acquire(self, scope: str | None = None) -> _SandboxWorker:
+        """A live worker that has run no other tenant's rules than ``scope``'s: one that served another
+        tenant is recycled (killed, a fresh one started), never handed over — nothing one tenant's rule
+        left in the interpreter (garbage under the memory limit, anything a policy bypass could plant) is
+        met by the next tenant's."""
         if self._closed:
             raise RuntimeError("the sandbox pool is closed")
         deadline = time.monotonic() + self.acquire_timeout
         while True:
-            try:
-                worker = self._idle.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                raise SandboxError(
-                    ErrorKind.LIMIT, "busy", f"no sandbox worker free within {self.acquire_timeout} s"
-                ) from None
-            if worker.proc.poll() is None:
-                return worker
-            self._release(worker, healthy=False)  # died while idle (killed from outside): replace it
+            worker = self._take_idle(scope, deadline)
+            if worker.proc.poll() is not None:
+                self._release(worker, healthy=False)  # died while idle (killed from outside): replace it
+                continue
+            if scope is not None and worker.scope not in (None, scope):
+                self._discard(worker)
+                with self._lock:
+                    self.recycled_for_tenant += 1
+                worker = self._spawn()
+            if scope is not None:
+                worker.scope = scope
+            return worker
 
-    def _release(self, worker: _Worker, healthy: bool) -> None:
-        if healthy and not self._closed:
-            self._idle.put(worker)
-            return
+    def _discard(self, worker: _SandboxWorker) -> None:
         worker.kill()
         with self._lock:
             self._all.discard(worker)
+
+    def _release(self, worker: _SandboxWorker, healthy: bool) -> None:
+        if healthy and not self._closed:
+            self._put_idle(worker)
+            return
+        self._discard(worker)
         if not self._closed:
             self.replaced += 1
-            self._idle.put(self._spawn())
+            self._put_idle(self._spawn())
 
     def close(self) -> None:
         self._closed = True
@@ -219,7 +258,8 @@ class SandboxPool:
         self, request: dict[str, Any], wall: float, max_output: int, cpu: int
     ) -> tuple[dict[str, Any], bytes | None, int, float]:
         payload = json.dumps(request, ensure_ascii=False).encode("utf-8", "surrogatepass")
-        worker = self._acquire()
+        # a run or a check belongs to its scope (the tenant; "" = no tenant, the CLI); a probe to nobody
+        worker = self._acquire(str(request.get("scope") or "") if request["op"] in ("run", "check") else None)
         healthy = False
         try:
             try:
@@ -243,7 +283,9 @@ class SandboxPool:
         finally:
             self._release(worker, healthy)
 
-    def _diagnose(self, worker: _Worker, exc: FrameError, wall: float, cpu: int, max_output: int) -> SandboxError:
+    def _diagnose(
+        self, worker: _SandboxWorker, exc: FrameError, wall: float, cpu: int, max_output: int
+    ) -> SandboxError:
         if exc.reason == "timeout":
             worker.kill()
             return SandboxError(
@@ -279,8 +321,10 @@ class SandboxPool:
         cpu_seconds: int | None = None,
         wall_seconds: float | None = None,
         max_output_bytes: int | None = None,
+        scope: str = "",
     ) -> RuleRun:
-        """Run one rule on `facts` in the sandbox; raise SandboxError saying why if it did not succeed."""
+        """Run one rule on `facts` in the sandbox; raise SandboxError saying why if it did not succeed.
+        ``scope``: whose compile cache the rule may use (the tenant): no compile is shared across scopes."""
         overrides: dict[str, Any] = {
             "cpu_seconds": cpu_seconds,
             "wall_seconds": wall_seconds,
@@ -300,6 +344,7 @@ class SandboxPool:
             "op": "run",
             "source": source,
             "filename": filename,
+            "scope": scope,
             "facts": facts_json,
             "cpu_seconds": int(lim.cpu_seconds),
             "max_output_bytes": int(lim.max_output_bytes),
@@ -340,12 +385,14 @@ class SandboxPool:
             elapsed_ms=elapsed,
             worker_ms=float(meta.get("worker_ms", 0.0)),
             worker_pid=pid,
+            cache_hit=bool(meta.get("cache_hit", False)),
         )
 
-    def check(self, source: str, filename: str = "<rule>") -> None:
+    def check(self, source: str, filename: str = "<rule>", scope: str = "") -> None:
         """Compile the rule in a worker under the policy; raise SandboxError(REFUSED) if refused."""
+        request = {"op": "check", "source": source, "filename": filename, "scope": scope}
         meta, _, _, _ = self._roundtrip(
-            {"op": "check", "source": source, "filename": filename, "cpu_seconds": int(self.limits.cpu_seconds)},
+            {**request, "cpu_seconds": int(self.limits.cpu_seconds)},
             self.limits.wall_seconds,
             0,
             self.limits.cpu_seconds,
@@ -378,12 +425,13 @@ _default: SandboxPool | None = None
 _default_lock = threading.Lock()
 
 
-def default_pool() -> SandboxPool:
-    """The process-wide pool (created on first use, closed at exit)."""
+def default_pool(size: int = 2) -> SandboxPool:
+    """The process-wide pool (created on first use with ``size`` workers — ``Settings.sandbox_workers``,
+    passed by the edge — and closed at exit)."""
     global _default
     with _default_lock:
         if _default is None or _default._closed:
-            _default = SandboxPool(size=int(os.environ.get("LEXLOGIC_SANDBOX_WORKERS", "2")))
+            _default = SandboxPool(size=size)
             atexit.register(_default.close)
         return _default
 

@@ -12,16 +12,20 @@ protocol pipes, 2 is /dev/null), in its own session. Before it accepts work it:
 
 Each request carries the rule source, the facts (JSON text) and the per-run CPU budget; the reply is a
 JSON meta frame, then (on success) the raw JSON output frame. After a memory or recursion limit the
-worker exits after replying ("recycle"), so the next run gets a clean interpreter.
+worker exits after replying ("recycle"), so the next run gets a clean interpreter. After every run the
+garbage is collected and the resident memory checked (`_bloated`); a worker never serves two tenants (the
+pool recycles it when the tenant changes, `sandbox.pool.SandboxPool._acquire`).
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import resource
 import sys
 import time
+import unicodedata
 from collections import OrderedDict
 from datetime import date
 from typing import Any
@@ -42,7 +46,10 @@ from lexlogic.sandbox.protocol import FrameError, frame, read_frame, write_all
 RFD, WFD = 0, 1
 MAX_REQUEST = 64 * 1024 * 1024
 NOBODY = 65534
-_cache: OrderedDict[tuple[str, str], tuple[Any, int]] = OrderedDict()
+# compiled rules, per (scope, source, filename): the scope is the tenant, so one tenant's compile never
+# serves another's (a cache shared by all tenants answered « this exact rule exists » by timing, issue 34)
+_cache: OrderedDict[tuple[str, str, str], tuple[Any, int]] = OrderedDict()
+_hit = False  # whether the last _compile came from the cache (reported to the pool, never to a client)
 _CACHE_SIZE = 256
 _CACHE_BYTES = 16 * 1024 * 1024  # compiled code is bounded in BYTES, not only in entries
 _cache_bytes = 0
@@ -152,10 +159,11 @@ def _near_cpu_end(budget: int) -> bool:
     return hard != resource.RLIM_INFINITY and _cpu_used() + 2 * budget + 2 > hard
 
 
-def _compile(source: str, filename: str) -> Any:
-    global _cache_bytes
-    key = (source, filename)
+def _compile(source: str, filename: str, scope: str = "") -> Any:
+    global _cache_bytes, _hit
+    key = (scope, source, filename)
     hit = _cache.get(key)
+    _hit = hit is not None
     if hit is not None:
         _cache.move_to_end(key)
         return hit[0]
@@ -180,7 +188,7 @@ def _run(req: dict[str, Any]) -> tuple[dict[str, Any], bytes | None]:
     max_output = int(req["max_output_bytes"])
     _arm_cpu(budget)
     try:
-        code = _compile(req["source"], filename)
+        code = _compile(req["source"], filename, str(req.get("scope") or ""))
     except RuleRefused as exc:
         problems = [{"line": p.line, "message": p.message} for p in exc.problems]
         return _error("refused", "compile", str(exc), exc.problems[0].line, problems=problems), None
@@ -242,7 +250,11 @@ def _caught(what: str) -> dict[str, Any]:
 
 def _bloated() -> bool:
     """Recycle when the worker holds more than half its memory limit after a run (leaks, fragmentation,
-    a bomb that did not raise): the next tenant gets a clean interpreter, never a starved one."""
+    a bomb that did not raise): the next run gets a clean interpreter, never a starved one. Garbage is
+    collected first: a cycle a rule promoted to the oldest generation before dropping it (110 MB under the
+    128 MB threshold) waited for a full collection that might not come before the next run, which then
+    failed on memory it never used (issue 34)."""
+    gc.collect()
     limit = int(_cfg.get("memory_mb", 256)) * 1024 * 1024
     return _rss() > limit // 2
 
@@ -250,7 +262,7 @@ def _bloated() -> bool:
 def _check(req: dict[str, Any]) -> dict[str, Any]:
     _arm_cpu(int(req.get("cpu_seconds", 2)))
     try:
-        _compile(req["source"], str(req.get("filename") or "<rule>"))
+        _compile(req["source"], str(req.get("filename") or "<rule>"), str(req.get("scope") or ""))
     except RuleRefused as exc:
         problems = [{"line": p.line, "message": p.message} for p in exc.problems]
         return _error("refused", "compile", str(exc), exc.problems[0].line, problems=problems)
@@ -268,9 +280,20 @@ def _send(meta: dict[str, Any], data: bytes | None = None) -> None:
     write_all(WFD, raw)
 
 
+def _preload() -> None:
+    """What the parser loads lazily, loaded now: a non-ASCII identifier (« ancienneté », « préavis ») is
+    NFKC-normalised through ``unicodedata``, which the tokenizer imports on first use, after privileges are
+    dropped and files closed to us, so the worker died on the first French rule (issue 34)."""
+    assert unicodedata.normalize("NFKC", "ancienneté") == "ancienneté"
+    compile("ancienneté = préavis = 1\n", "<preload>", "exec")
+    compile_rule("def rule(facts):\n    préavis = 1\n    return {'x': préavis}\n", "<preload>")
+
+
 def serve(cfg: dict[str, Any]) -> None:
     sys.stdout = sys.stderr  # fd 1 is the protocol pipe: stray writes go to /dev/null
     _cfg.update(cfg)
+    _preload()
+    gc.freeze()  # what the worker is before any rule: never scanned again, so the collection after a run is cheap
     _apply_limits(cfg)
     if cfg.get("os_layer", True):
         oslayer.unshare_network()  # while still root: needs CAP_SYS_ADMIN
@@ -291,6 +314,7 @@ def serve(cfg: dict[str, Any]) -> None:
             started = time.perf_counter()
             meta, data = _run(req)
             meta["worker_ms"] = (time.perf_counter() - started) * 1000
+            meta["cache_hit"] = _hit
             runs += 1
             recycle = (
                 bool(meta.pop("recycle", False))

@@ -1,11 +1,18 @@
-"""Shared fixtures: the database URLs the suite runs against (SQLite always, PostgreSQL when up)."""
+"""Shared fixtures: the database URLs the suite runs against (SQLite always, PostgreSQL when up), and the real
+app on such a database (``api``, ``sqlite_api``: tests/support/api_app.py)."""
 
 from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from tests.support.api_app import Api
 
 PG_URL = os.environ.get("LEXLOGIC_TEST_PG_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
@@ -47,3 +54,19 @@ def _drop_schema(raw: str, schema: str) -> None:
 
     with psycopg.connect(raw, autocommit=True) as conn:
         conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
+
+@pytest.fixture
+def api(db_url: str, tmp_path: Path) -> Iterator[Api]:
+    """The app with two tenants, parametrised over SQLite and PostgreSQL (the ``db_url`` fixture)."""
+    from tests.support.api_app import make_api
+
+    yield from make_api(db_url, tmp_path)
+
+
+@pytest.fixture
+def sqlite_api(tmp_path: Path) -> Iterator[Api]:
+    """The app with two tenants on an SQLite file (tests that need no PostgreSQL run)."""
+    from tests.support.api_app import make_api
+
+    yield from make_api(f"sqlite:///{tmp_path / 'api.db'}", tmp_path)

@@ -4,28 +4,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
-
 from lexlogic.api.deps import Services
 from lexlogic.api.problems import ProblemError
-from lexlogic.engine.evaluation import CaseEvaluator
-from lexlogic.engine.orchestrator import CaseState, Orchestrator
+from lexlogic.engine.case.evaluation import CaseEvaluator
+from lexlogic.engine.case.machine import CaseState, Orchestrator
+from lexlogic.engine.documents.cache import scoped
+from lexlogic.engine.documents.isolated import IngestLimits, isolated_reader
 from lexlogic.engine.store.api_cases import ApiCase, repair_answers
-from lexlogic.engine.store.cases import CaseRun
 
 
 def head(svc: Services, case: ApiCase) -> tuple[int, CaseState]:
     """The head state; parsed once per (case, seq): a read costs one small query when nothing changed.
     Callers that modify the returned state must copy it first (``fresh_head``)."""
-    with svc.runs.Session() as s:
-        seq = s.scalar(select(CaseRun.head_seq).where(CaseRun.case_id == case.run_id))
+    seq = svc.runs.head_seq(case.run_id)
     if not seq:
         return 0, CaseState(case_id=case.run_id, pack=case.pack)
     hit = svc.heads.get(case.run_id)
     if hit is not None and hit[0] == seq and isinstance(hit[1], CaseState):
         return hit[0], hit[1]
     state = CaseState.model_validate(svc.runs.get(case.run_id, seq))
-    repair_answers(state)  # a case broken by bad stored data recovers (saved with the next state)
+    repair_answers(state, svc.packs)  # a case broken by bad stored data recovers (saved with the next state)
     svc.heads[case.run_id] = (seq, state)
     return seq, state
 
@@ -45,8 +43,20 @@ def case_file_of(svc: Services, case: ApiCase) -> tuple[CaseState, dict[str, Any
 
 def evaluator(svc: Services) -> CaseEvaluator:
     """The orchestrator's default evaluator: the same typed verdict as GET …/verdict."""
-    return CaseEvaluator()
+    return CaseEvaluator(svc.packs)
 
 
-def orchestrator(svc: Services, on_transition=None) -> Orchestrator:  # type: ignore[no-untyped-def]
-    return Orchestrator(svc.runs, evaluator(svc), on_transition=on_transition)
+def orchestrator(svc: Services, case: ApiCase, on_transition=None) -> Orchestrator:  # type: ignore[no-untyped-def]
+    """The case's orchestrator: its uploads are read once per content, by the limited child, through the
+    tenant's own cache (what the upload read is not read again)."""
+    core = svc.settings.core
+    cache = scoped(core.documents_cache, case.tenant_id)
+    return Orchestrator(
+        svc.runs,
+        evaluator(svc),
+        packs=svc.packs,
+        on_transition=on_transition,
+        step_delay=core.step_delay,
+        documents_cache=cache,
+        read_document=isolated_reader(IngestLimits.from_settings(core), cache),
+    )

@@ -12,8 +12,7 @@ from lexlogic.api.deps import Case, Svc, Tenant
 from lexlogic.api.openapi_examples import EXAMPLES
 from lexlogic.api.problems import FieldError, ProblemError, problem_responses
 from lexlogic.api.routers._state import head
-from lexlogic.engine.orchestrator import CaseState, Phase
-from lexlogic.engine.packs import default_pack, pack_by_name
+from lexlogic.engine.case.machine import CaseState, Phase
 from lexlogic.logic.facts import CaseFileError, parse_case
 from lexlogic.logic.pack import PackError
 
@@ -94,10 +93,10 @@ def create_case(
     ),
 ) -> CaseDetail:
     pack_name = body.pack or (
-        str(body.case_file.get("pack")) if body.case_file and body.case_file.get("pack") else default_pack()
+        str(body.case_file.get("pack")) if body.case_file and body.case_file.get("pack") else svc.packs.default_name()
     )
     try:
-        pack, _ = pack_by_name(pack_name)
+        pack = svc.packs.pack(pack_name)
     except PackError:
         raise ProblemError(
             422,
@@ -129,7 +128,7 @@ def create_case(
     else:
         state = CaseState(case_id=case.run_id, pack=pack.name, source=str(svc.dossier_dir(case)))
         note = "created, awaiting documents"
-    svc.runs.save(
+    seq = svc.runs.save(
         case.run_id,
         state.model_dump(mode="json"),
         phase=state.phase.value,
@@ -138,6 +137,8 @@ def create_case(
         note=note,
         source=state.source,
     )
+    if case_file:  # its verdict computed off the request thread, ready (or under way) for the first GET
+        svc.warmer.submit(case.id, case.run_id, seq, case_file)
     return case_out(svc, case, detail=True)  # type: ignore[return-value]
 
 

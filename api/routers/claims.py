@@ -56,7 +56,9 @@ def verify_claims(
     from lexlogic.engine.claims.batch import account_submission, classify, split_submission
     from lexlogic.engine.claims.retrieval import HybridMemory
     from lexlogic.engine.claims.verify import default_judge, verify_all
+    from lexlogic.engine.documents.cache import scoped
     from lexlogic.engine.documents.ingest import ingest_dossier
+    from lexlogic.engine.documents.isolated import IngestLimits, isolated_reader
 
     claims = [c.strip() for c in body.claims if c.strip()]
     has_claims = bool(claims) or bool(
@@ -71,8 +73,10 @@ def verify_claims(
     folder = svc.dossier_dir(case)
     lock = svc.case_lock(f"claims:{case.id}")
     with lock:  # one index build per case at a time
-        memory = HybridMemory.open(folder.parent / "evidence", ingest_dossier(folder))
-    judge = default_judge()
+        core = svc.settings.core  # the uploads as the upload read them (the tenant's cache), else a child
+        read = isolated_reader(IngestLimits.from_settings(core), scoped(core.documents_cache, tenant))
+        memory = HybridMemory.open(folder.parent / "evidence", ingest_dossier(folder, read=read))
+    judge = default_judge(svc.llm)
     results = verify_all(memory, claims, k=body.k, judge=judge) if claims else []
     sentences: list[dict[str, Any]] = []
     if body.submission:

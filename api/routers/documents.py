@@ -11,33 +11,23 @@ import time
 import unicodedata
 import uuid
 from collections.abc import Iterator
-from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from fastapi import APIRouter, File, Query, UploadFile
 from fastapi import Path as PathParam
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, Field
 
 from lexlogic.api.deps import Case, Svc, Tenant
 from lexlogic.api.problems import ProblemError, problem_responses
+from lexlogic.api.uploads import DocumentJob, DocumentOut
+from lexlogic.engine.documents.cache import scoped
 from lexlogic.engine.documents.ingest import SUPPORTED, IngestError, document_id
-from lexlogic.engine.documents.isolated import ingest_isolated
+from lexlogic.engine.documents.isolated import IngestLimits, ingest_isolated
+from lexlogic.engine.store.api_cases import DocumentExists
 
 router = APIRouter(prefix="/v1/cases/{case_id}/documents", tags=["documents"])
-
-
-class DocumentOut(BaseModel):
-    id: str = Field(examples=["01-contrat-cadre"], description="the id groundings use (from the file name)")
-    filename: str
-    media_type: str
-    kind: str = Field(examples=["contract"])
-    size: int
-    sha256: str
-    pages: int
-    chars: int
-    created_at: datetime
 
 
 class PageSpan(BaseModel):
@@ -75,64 +65,27 @@ def _safe_name(name: str | None) -> str:
     return stem.strip()[:MAX_STEM].strip() + ext
 
 
-class DocumentJob(BaseModel):
-    """A large upload read in the background: poll it, or follow its event stream."""
-
-    id: str
-    status: Literal["queued", "reading", "done", "failed"]
-    filename: str
-    pages_done: int = 0
-    pages_total: int | None = None
-    document: DocumentOut | None = None
-    error: str | None = None
-    events: str = Field(description="server-sent events: `progress` {pages_done, pages_total}, then `done` or `error`")
-
-
-class UploadJobs:
-    """Background uploads of this API process (in memory: a job is followed on the replica that took it)."""
-
-    def __init__(self) -> None:
-        self.jobs: dict[str, DocumentJob] = {}
-        self.owner: dict[str, tuple[str, str]] = {}  # job id → (tenant, case)
-        self.cond = threading.Condition()
-
-    def add(self, job: DocumentJob, tenant: str, case_id: str) -> None:
-        with self.cond:
-            if len(self.jobs) > 1000:  # forget finished jobs first
-                for jid in [j for j, v in self.jobs.items() if v.status in ("done", "failed")][:500]:
-                    self.jobs.pop(jid, None)
-                    self.owner.pop(jid, None)
-            self.jobs[job.id] = job
-            self.owner[job.id] = (tenant, case_id)
-
-    def update(self, job_id: str, **fields: object) -> None:
-        with self.cond:
-            job = self.jobs[job_id]
-            self.jobs[job_id] = job.model_copy(update=fields)
-            self.cond.notify_all()
-
-    def get(self, tenant: str, case_id: str, job_id: str) -> DocumentJob | None:
-        with self.cond:
-            return self.jobs.get(job_id) if self.owner.get(job_id) == (tenant, case_id) else None
-
-    def pending(self, tenant: str, case_id: str, doc_id: str) -> bool:
-        with self.cond:
-            return any(
-                self.owner.get(j) == (tenant, case_id)
-                and v.status in ("queued", "reading")
-                and v.id.split("-", 1)[1] == doc_id
-                for j, v in self.jobs.items()
-            )
-
-
 def _ingest_and_store(
-    svc: Svc, tenant: str, case: Case, name: str, doc_id: str, staged: Path, data: bytes, progress=None
-) -> DocumentOut:  # type: ignore[no-untyped-def]
-    """Read the staged file in the limited child process, then move it into the dossier and record it.
-    Any refusal removes the file: nothing unread ever sits in the dossier for a run to trip on."""
+    svc: Svc,
+    tenant: str,
+    case: Case,
+    name: str,
+    doc_id: str,
+    staged: Path,
+    data: bytes,
+    progress=None,  # type: ignore[no-untyped-def]
+    replace: bool = False,
+) -> DocumentOut:
+    """Read the staged file in the limited child process, then record it and move it into the dossier in
+    one step (engine.store.api_cases.put_document): the file is renamed into place (atomic) inside the
+    transaction that records it, under the row's lock, so a half-written upload is never in the dossier and
+    of two uploads of one name the file beside the row is always the recorded one's. Any refusal removes
+    only this request's staged file."""
     try:
         # a separate, limited process: time, memory, pages, decompressed size (engine.documents.isolated)
-        doc = ingest_isolated(staged, progress=progress)
+        core = svc.settings.core
+        cache = scoped(core.documents_cache, tenant)  # the tenant's own readings (engine.documents.cache)
+        doc = ingest_isolated(staged, IngestLimits.from_settings(core), cache=cache, progress=progress)
     except IngestError as exc:
         staged.unlink(missing_ok=True)
         message = _no_paths(str(exc).replace(staged.name, name), staged.parent)
@@ -142,12 +95,12 @@ def _ingest_and_store(
         raise ProblemError(422, f"cannot read {name}: {type(exc).__name__}", slug="ingest-failed") from None
     folder = svc.dossier_dir(case)
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
-    staged.replace(path)
     try:
-        row = svc.cases.add_document(
+        row = svc.cases.put_document(
             tenant,
             case.id,
+            replace=replace,
+            place=lambda: staged.replace(folder / name),
             doc_id=doc_id,
             filename=name,
             media_type=doc.media_type,
@@ -157,9 +110,10 @@ def _ingest_and_store(
             text=doc.text.replace("\x00", " "),  # PostgreSQL refuses NUL; offsets kept
             pages=[{"number": p.number, "char_start": p.char_start, "char_end": p.char_end} for p in doc.pages],
         )
-    except BaseException:
-        path.unlink(missing_ok=True)  # the database refused it (or is down): no orphan file
-        raise
+    except DocumentExists as exc:
+        raise ProblemError(409, str(exc), slug="duplicate-document") from None
+    finally:
+        staged.unlink(missing_ok=True)  # still staged: refused (or the database is down); placed: gone already
     return DocumentOut(**row.as_dict())
 
 
@@ -179,12 +133,15 @@ def upload_document(
     svc: Svc,
     file: UploadFile = File(description="txt, md, csv, eml, pdf or image"),
     background: bool = Query(False, description="read in the background (always, above the synchronous size)"),
+    replace: bool = Query(False, description="replace the case's document of the same name (else 409)"),
 ) -> Any:
     """Read at once (201) or, for a file over `sync_upload_bytes` or with background=true, in the background
     (202 with a job to poll or follow). Either way in a separate, limited process."""
     name = _safe_name(file.filename)
     doc_id = document_id(Path(name))
-    if svc.cases.has_document(tenant, case.id, doc_id) or svc.upload_jobs.pending(tenant, case.id, doc_id):
+    if not replace and (
+        svc.cases.has_document(tenant, case.id, doc_id) or svc.upload_jobs.pending(tenant, case.id, doc_id)
+    ):
         raise ProblemError(409, f"document {doc_id!r} already exists in this case", slug="duplicate-document")
     data = file.file.read(svc.settings.max_upload_bytes + 1)
     if len(data) > svc.settings.max_upload_bytes:
@@ -196,7 +153,7 @@ def upload_document(
     staged = staging / f"{uuid.uuid4().hex[:8]}-{name}"
     staged.write_bytes(data)
     if not background and len(data) <= svc.settings.sync_upload_bytes:
-        return _ingest_and_store(svc, tenant, case, name, doc_id, staged, data)
+        return _ingest_and_store(svc, tenant, case, name, doc_id, staged, data, replace=replace)
     job_id = f"{uuid.uuid4().hex[:12]}-{doc_id}"
     events = f"/v1/cases/{case.id}/documents/jobs/{job_id}/events"
     jobs = svc.upload_jobs
@@ -214,6 +171,7 @@ def upload_document(
                 staged,
                 data,
                 progress=lambda done, total: jobs.update(job_id, pages_done=done, pages_total=total),
+                replace=replace,
             )
             jobs.update(job_id, status="done", document=out)
         except ProblemError as exc:
@@ -323,3 +281,26 @@ def get_document(case: Case, doc_id: str, tenant: Tenant, svc: Svc) -> DocumentO
 def get_document_text(case: Case, doc_id: str, tenant: Tenant, svc: Svc) -> DocumentText:
     row = _doc(svc, tenant, case.id, doc_id)
     return DocumentText(id=row.doc_id, text=row.text, page_spans=[PageSpan(**p) for p in row.pages or []])
+
+
+@router.delete(
+    "/{doc_id}",
+    status_code=204,
+    summary="Delete a document",
+    responses=problem_responses(401, 404, 409, 422),
+)
+def delete_document(case: Case, doc_id: str, tenant: Tenant, svc: Svc) -> Response:
+    """Remove the document from the case: its record and its file in the dossier, together. Refused (409)
+    while the case runs. Earlier runs keep their history (their snapshots hold what they read); the next
+    run reads the dossier without it (a run is keyed by its documents' content, so it is a new run)."""
+    _doc(svc, tenant, case.id, doc_id)
+    lease = svc.runs.lease(case.run_id)
+    if lease is not None and lease["live"]:
+        raise ProblemError(409, "this case is running: delete its documents once the run ends", slug="busy")
+    row = svc.cases.get_document(tenant, case.id, doc_id)
+    path = svc.dossier_dir(case) / row.filename if row is not None else None
+    if path is None or not svc.cases.delete_document(
+        tenant, case.id, doc_id, remove=lambda: path.unlink(missing_ok=True)
+    ):
+        raise ProblemError(404, f"no document {doc_id!r} in this case", slug="not-found")
+    return Response(status_code=204)

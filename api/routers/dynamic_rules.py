@@ -19,7 +19,7 @@ from starlette.concurrency import run_in_threadpool
 from lexlogic.api.deps import Case, Svc, Tenant, key_id, too_many
 from lexlogic.api.problems import ProblemError, problem_responses
 from lexlogic.api.routers._state import case_file_of
-from lexlogic.sandbox.quota import QuotaExceeded
+from lexlogic.engine.tenancy.quota import QuotaExceeded
 
 router = APIRouter(tags=["dynamic rules"])
 EXAMPLE_RULE = (
@@ -100,12 +100,19 @@ class DynamicFactOut(BaseModel):
     value: Any
     rule_id: str
     reliability: float
-    proof: dict[str, Any] = Field(description="ProofNode (kind DYNAMIC) with the premises the rule read")
+    proof: dict[str, Any] = Field(description="ProofNode (kind DYNAMIC); its premises are named by `premises`")
+    premises: str = Field(default="", description="id of the premise list in the response's `provenance.sets`")
+
+
+class ProvenanceOut(BaseModel):
+    nodes: dict[str, dict[str, Any]] = Field(default_factory=dict, description="sha256 → premise ProofNode, once")
+    sets: dict[str, list[str]] = Field(default_factory=dict, description="premise-list id → premise digests")
 
 
 class RunOut(BaseModel):
     facts: list[DynamicFactOut] = Field(default_factory=list)
     failures: list[Failure] = Field(default_factory=list)
+    provenance: ProvenanceOut = Field(default_factory=ProvenanceOut, description="the rules' premises, each once")
     output: Any = Field(default=None, description="the raw output (single-rule runs)")
 
 
@@ -156,8 +163,17 @@ def _owned(svc: Svc, tenant: str, rule_id: str) -> tuple[Any, str | None]:
 
 def _fact(f: Any) -> DynamicFactOut:
     return DynamicFactOut(
-        name=f.name, value=f.value, rule_id=f.rule_id, reliability=f.reliability, proof=f.proof.model_dump(mode="json")
+        name=f.name,
+        value=f.value,
+        rule_id=f.rule_id,
+        reliability=f.reliability,
+        proof=f.proof.model_dump(mode="json"),
+        premises=f.premises,
     )
+
+
+def _provenance(p: Any) -> ProvenanceOut:
+    return ProvenanceOut(**p.model_dump(mode="json"))
 
 
 @router.post(
@@ -187,9 +203,8 @@ def add_rule(
 ) -> RuleOut:
     """Compiled in the sandbox first (a refused rule is never stored: 422 with its line); PROPOSED until a
     person approves it (unless the deployment requires no approval)."""
-    from lexlogic.engine.dynamic_rules import DynamicRuleError
+    from lexlogic.engine.extensions.dynamic_rules import DynamicRuleError
     from lexlogic.sandbox.errors import SandboxError
-    from lexlogic.sandbox.pool import default_pool
 
     if body.case_id is not None and svc.cases.get_case(tenant, body.case_id) is None:
         raise ProblemError(404, f"no case {body.case_id!r}", slug="not-found")
@@ -202,8 +217,8 @@ def add_rule(
         raise too_many(exc) from None
 
     def checker(source: str, filename: str = "<rule>") -> None:
-        with svc.quotas.run(tenant):
-            default_pool().check(source, filename)
+        with svc.quotas.run(tenant):  # a compile check is short: charged after, not reserved
+            svc.sandbox.check(source, filename, scope=tenant)
 
     try:
         rule = svc.dynamic_rules.add(
@@ -260,7 +275,7 @@ def get_rule(rule_id: str, tenant: Tenant, svc: Svc) -> RuleOut:
 
 
 def _transition(fn: Any) -> Any:
-    from lexlogic.engine.dynamic_rules import DynamicRuleError
+    from lexlogic.engine.extensions.dynamic_rules import DynamicRuleError
 
     try:
         return fn()
@@ -316,8 +331,9 @@ async def run_rule(rule_id: str, tenant: Tenant, svc: Svc, body: RunBody) -> Run
     rule, _ = _owned(svc, tenant, rule_id)
 
     def call() -> RunOut:
-        with svc.quotas.run(tenant):
-            return _run_one(rule, body.facts)
+
+        with svc.quotas.run(tenant, reserve=svc.sandbox.limits.wall_seconds):
+            return _run_one(svc.sandbox, rule, body.facts, tenant)
 
     try:
         return await run_in_threadpool(call)
@@ -325,10 +341,10 @@ async def run_rule(rule_id: str, tenant: Tenant, svc: Svc, body: RunBody) -> Run
         raise too_many(exc) from None
 
 
-def _run_one(rule: Any, facts: dict[str, Any]) -> RunOut:
-    from lexlogic.engine.dynamic_rules import rule_facts
+def _run_one(pool: Any, rule: Any, facts: dict[str, Any], tenant: str) -> RunOut:
+    from lexlogic.engine.extensions.dynamic_rules import rule_facts
+    from lexlogic.engine.extensions.provenance import Provenance
     from lexlogic.sandbox.errors import SandboxError
-    from lexlogic.sandbox.pool import default_pool
     from lexlogic.sandbox.schema import SchemaError
 
     if not rule.intact:
@@ -343,15 +359,14 @@ def _run_one(rule: Any, facts: dict[str, Any]) -> RunOut:
             ]
         )
     try:
-        run = default_pool().run(rule.text, facts, output_schema=rule.output_schema, filename=f"dynamic:{rule.id}")
+        run = pool.run(rule.text, facts, output_schema=rule.output_schema, filename=f"dynamic:{rule.id}", scope=tenant)
     except SandboxError as exc:
         return RunOut(failures=[Failure(rule_id=rule.id, kind=exc.kind.value, code=exc.code, message=exc.describe())])
     except SchemaError as exc:
         return RunOut(failures=[Failure(rule_id=rule.id, kind="output", code="schema_declared", message=str(exc))])
-    return RunOut(
-        facts=[_fact(f) for f in rule_facts(rule, run.output, run.reads, facts, missing=run.missing)],
-        output=run.output,
-    )
+    provenance = Provenance()
+    made = rule_facts(rule, run.output, run.reads, facts, missing=run.missing, provenance=provenance)
+    return RunOut(facts=[_fact(f) for f in made], output=run.output, provenance=_provenance(provenance))
 
 
 class _TenantRules:
@@ -371,15 +386,24 @@ class _TenantRules:
     responses=problem_responses(401, 404, 409, 422, 429),
 )
 def run_case_rules(case: Case, tenant: Tenant, svc: Svc) -> RunOut:
-    from lexlogic.engine.dynamic_rules import run_active_rules
-    from lexlogic.sandbox.pool import default_pool
+    from lexlogic.engine.extensions.dynamic_rules import run_active_rules
 
     _, cf = case_file_of(svc, case)
     facts = {k: (v.get("value") if isinstance(v, dict) else v) for k, v in (cf.get("facts") or {}).items()}
     rules = [svc.dynamic_rules.get(rid) for rid in svc.cases.rule_ids(tenant, case.id)]
-    try:
-        with svc.quotas.run(tenant):
-            ev = run_active_rules(_TenantRules(rules), facts, pool=default_pool())  # type: ignore[arg-type]
+    pool = svc.sandbox
+    try:  # admitted rule by rule, each reserving the most one run can cost (the pool's wall limit)
+        ev = run_active_rules(
+            _TenantRules(rules),  # type: ignore[arg-type]
+            facts,
+            pool=pool,
+            admit=lambda: svc.quotas.run(tenant, reserve=pool.limits.wall_seconds),
+            scope=tenant,
+        )
     except QuotaExceeded as exc:
         raise too_many(exc) from None
-    return RunOut(facts=[_fact(f) for f in ev.facts], failures=[Failure(**f.model_dump()) for f in ev.failures])
+    return RunOut(
+        facts=[_fact(f) for f in ev.facts],
+        failures=[Failure(**f.model_dump()) for f in ev.failures],
+        provenance=_provenance(ev.provenance),
+    )

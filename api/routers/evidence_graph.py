@@ -53,7 +53,6 @@ def _journaled(svc: Svc, kg_case: str) -> set[str]:
     responses=problem_responses(401, 404, 409, 422),
 )
 def extract_case(case: Case, tenant: Tenant, svc: Svc) -> ExtractOut:
-    from lexlogic.bridges.llm import LLMClient
     from lexlogic.engine.kg.extract import extract
     from lexlogic.engine.kg.hybrid import confirm
 
@@ -65,7 +64,7 @@ def extract_case(case: Case, tenant: Tenant, svc: Svc) -> ExtractOut:
         raise ProblemError(409, "an extraction of this case is running", slug="busy")
     try:
         done = _journaled(svc, case.run_id)
-        llm = LLMClient.from_env()
+        llm = svc.llm
         extracted: list[str] = []
         skipped: list[str] = []
         n = 0

@@ -11,7 +11,7 @@ from typing import Any, Literal
 from fastapi import APIRouter, Body
 from pydantic import BaseModel, ConfigDict, Field
 
-from lexlogic.api.deps import Tenant
+from lexlogic.api.deps import Svc, Tenant
 from lexlogic.api.problems import ProblemError, problem_responses
 
 router = APIRouter(prefix="/v1/fallacies", tags=["fallacies"])
@@ -59,6 +59,7 @@ def _taxonomy() -> Any:
 )
 def analyse_text(
     _: Tenant,
+    svc: Svc,
     body: FallacyRequest = Body(
         openapi_examples={
             "authority": {
@@ -76,7 +77,12 @@ def analyse_text(
     if not body.text.strip():
         raise ProblemError(422, "$.text: the argument is empty", slug="validation")
     try:
-        result = analyse(body.text, _taxonomy(), make_navigator(body.navigator), beam_width=body.beam)
+        result = analyse(
+            body.text,
+            _taxonomy(),
+            make_navigator(body.navigator, svc.llm, svc.settings.core.fallacies_cache),
+            beam_width=body.beam,
+        )
     except NavigatorUnavailable as exc:
         raise ProblemError(422, str(exc), slug="navigator-unavailable") from exc
     except LLMError as exc:

@@ -10,15 +10,14 @@ from typing import Any
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
-from lexlogic.api.deps import Svc, Tenant, too_many
+from lexlogic.api.deps import Services, Svc, Tenant, too_many
 from lexlogic.api.openapi_examples import EXAMPLES
 from lexlogic.api.problems import ProblemError, problem_responses
-from lexlogic.engine.pack_check import check_pack
-from lexlogic.engine.packs import pack_by_name, rules_dir
-from lexlogic.engine.ruletests import check_test, pack_tests
+from lexlogic.engine.tenancy.quota import QuotaExceeded
+from lexlogic.engine.workbench.check import check_pack
+from lexlogic.engine.workbench.ruletests import check_test, pack_tests
 from lexlogic.logic.facts import facts_json_schema
-from lexlogic.logic.pack import PackError, RulePack, find_packs
-from lexlogic.sandbox.quota import QuotaExceeded
+from lexlogic.logic.pack import PackError, RulePack
 
 router = APIRouter(prefix="/v1/packs", tags=["rule packs"])
 
@@ -52,7 +51,7 @@ class PackProblem(BaseModel):
     message: str
 
 
-class CheckResult(BaseModel):
+class PackCheckReport(BaseModel):
     pack: str
     ok: bool
     problems: list[PackProblem]
@@ -72,9 +71,9 @@ class TestReport(BaseModel):
     results: list[TestResult]
 
 
-def _pack(name: str) -> RulePack:
+def _pack(svc: Services, name: str) -> RulePack:
     try:
-        pack, _ = pack_by_name(name)
+        pack = svc.packs.pack(name)
     except PackError:
         raise ProblemError(404, f"no rule pack named {name!r}", slug="not-found") from None
     return pack
@@ -94,11 +93,11 @@ def _out(pack: RulePack) -> dict[str, Any]:
 
 
 @router.get("", response_model=list[PackOut], summary="Installed rule packs", responses=problem_responses(401))
-def list_packs(_: Tenant) -> list[PackOut]:
+def list_packs(_: Tenant, svc: Svc) -> list[PackOut]:
     out = []
-    for root in find_packs(rules_dir()):
+    for name in svc.packs.names():
         try:
-            out.append(PackOut(**_out(pack_by_name(root.name)[0])))
+            out.append(PackOut(**_out(svc.packs.pack(name))))
         except PackError:
             continue  # a broken pack is reported by …/check, not listed
     return out
@@ -110,8 +109,8 @@ def list_packs(_: Tenant) -> list[PackOut]:
     summary="A pack's manifest and fact vocabulary",
     responses=problem_responses(401, 404),
 )
-def get_pack(name: str, _: Tenant) -> PackDetail:
-    pack = _pack(name)
+def get_pack(name: str, _: Tenant, svc: Svc) -> PackDetail:
+    pack = _pack(svc, name)
     return PackDetail(
         **_out(pack),
         vocabulary=[
@@ -128,13 +127,13 @@ def get_pack(name: str, _: Tenant) -> PackDetail:
     response_model=dict[str, Any],
     responses=problem_responses(401, 404),
 )
-def pack_schema(name: str, _: Tenant) -> dict[str, Any]:
-    return facts_json_schema(_pack(name))
+def pack_schema(name: str, _: Tenant, svc: Svc) -> dict[str, Any]:
+    return facts_json_schema(_pack(svc, name))
 
 
 def _relative(text: str, pack: RulePack) -> str:
     """No server path in a response: paths under the pack (or the rules folder) become relative."""
-    for root in (str(pack.root), str(rules_dir())):
+    for root in (str(pack.root), str(Path(pack.root).parent)):
         text = text.replace(root.rstrip("/") + "/", "").replace(root, "")
     return text
 
@@ -170,14 +169,14 @@ def _cached(kind: str, pack: RulePack, tenant: str, svc: Svc, compute: Any) -> A
 
 @router.post(
     "/{name}/check",
-    response_model=CheckResult,
+    response_model=PackCheckReport,
     summary="Check a pack (lexlogic check)",
     responses=problem_responses(401, 404, 429),
 )
-def check(name: str, tenant: Tenant, svc: Svc) -> CheckResult:
-    pack = _pack(name)
+def check(name: str, tenant: Tenant, svc: Svc) -> PackCheckReport:
+    pack = _pack(svc, name)
     problems = _cached("check", pack, tenant, svc, lambda: check_pack(pack.root))
-    return CheckResult(
+    return PackCheckReport(
         pack=name,
         ok=not problems,
         problems=[
@@ -198,7 +197,7 @@ def test(
     svc: Svc,
     only: str | None = Query(None, max_length=200, description="run only tests whose name contains this"),
 ) -> TestReport:
-    pack = _pack(name)
+    pack = _pack(svc, name)
 
     def run_all() -> list[TestResult]:
         out = []

@@ -9,7 +9,6 @@ the event stream, the states and the verdict are the same whether the run is loc
 from __future__ import annotations
 
 import json
-import os
 import queue
 import threading
 import time
@@ -23,10 +22,10 @@ from pydantic import BaseModel, Field
 from lexlogic.api.deps import Case, Services, Svc
 from lexlogic.api.problems import ProblemError, problem_responses
 from lexlogic.api.routers._state import fresh_head, head, orchestrator
-from lexlogic.engine import tasks
-from lexlogic.engine.orchestrator import CaseState, Orchestrator, Phase
+from lexlogic.engine.case.machine import CaseState, Orchestrator, Phase
+from lexlogic.engine.jobs import tasks
 from lexlogic.engine.store.api_cases import ApiCase
-from lexlogic.engine.store.cases import QUEUED_LEASE_SECONDS, RunBusyError, new_owner
+from lexlogic.engine.store.cases import RunBusyError, new_owner
 from lexlogic.logic.errors import UnavailableError
 
 router = APIRouter(prefix="/v1/cases/{case_id}", tags=["runs"])
@@ -84,8 +83,9 @@ def _prepare(svc: Services, case: ApiCase, restart: bool) -> CaseState:
     return state
 
 
-API_JOB = tasks.Job(kind="api")
-WAIT_SECONDS = float(os.environ.get("LEXLOGIC_RUN_WAIT_SECONDS", "600") or 600)
+def api_job(case: ApiCase) -> tasks.Job:
+    """A run of the API: its scope (the tenant) says whose document cache the worker reads through."""
+    return tasks.Job(kind="api", scope=case.tenant_id)
 
 
 def _busy() -> ProblemError:
@@ -94,11 +94,11 @@ def _busy() -> ProblemError:
 
 def _claim(svc: Services, case: ApiCase, remote: bool, on_transition=None) -> Orchestrator:  # type: ignore[no-untyped-def]
     """The busy check, before any write: the case's lease, for this request's run."""
-    orch = orchestrator(svc, on_transition)
-    orch.job = API_JOB.model_dump()
+    orch = orchestrator(svc, case, on_transition)
+    orch.job = api_job(case).model_dump()
     try:
         if remote:  # held for the queued run (a worker adopts it), no heartbeat from here
-            orch.claim(case.run_id, owner=new_owner("queued"), ttl=QUEUED_LEASE_SECONDS)
+            orch.claim(case.run_id, owner=new_owner("queued"), ttl=svc.runs.leases.queued)
         else:
             orch.claim(case.run_id)
     except RunBusyError:
@@ -122,7 +122,7 @@ def _enqueue(svc: Services, orch: Orchestrator, case: ApiCase, state: CaseState,
             orch.persist(state, "resume")
         seq = h.seq
         orch.let_go(case.run_id, release=False)
-        tasks.submit(case.run_id, API_JOB, adopt=h.owner, store=svc.runs)
+        tasks.submit(case.run_id, api_job(case), settings=svc.settings.core, adopt=h.owner, store=svc.runs)
         return seq
     except UnavailableError as exc:
         svc.runs.release(case.run_id, h.owner)
@@ -132,9 +132,10 @@ def _enqueue(svc: Services, orch: Orchestrator, case: ApiCase, state: CaseState,
         raise
 
 
-def _follow(svc: Services, case: ApiCase, after: int, timeout: float = WAIT_SECONDS) -> Iterator[tuple[int, CaseState]]:
-    """The snapshots a remote run writes after ``after``, until its lease is released (or ``timeout``)."""
-    deadline = time.monotonic() + timeout
+def _follow(svc: Services, case: ApiCase, after: int) -> Iterator[tuple[int, CaseState]]:
+    """The snapshots a remote run writes after ``after``, until its lease is released (or the settings'
+    ``run_wait_seconds``)."""
+    deadline = time.monotonic() + svc.settings.core.run_wait_seconds
     last = after
     while True:
         running = svc.runs.lease(case.run_id) is not None
@@ -188,7 +189,7 @@ def run_case(
     stream: bool = Query(True, description="SSE progress; false → one JSON result"),
     restart: bool = Query(False, description="start again from the documents / facts (history kept)"),
 ):
-    remote = tasks.broker_url() is not None
+    remote = svc.settings.core.broker_url is not None
     events: queue.Queue[str | None] = queue.Queue()
     orch = _claim(svc, case, remote, lambda s, seq: events.put(_event("transition", _transition(s, seq))))
     try:

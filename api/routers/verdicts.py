@@ -14,11 +14,11 @@ from lexlogic.api.deps import Case, Svc
 from lexlogic.api.openapi_examples import EXAMPLES
 from lexlogic.api.problems import ProblemError, problem_responses
 from lexlogic.api.routers._state import case_file_of, fresh_head, head, orchestrator
-from lexlogic.engine.argument_graph import Graph, build_graph
-from lexlogic.engine.narratives import ambiguous_facts, apply_priors
-from lexlogic.engine.orchestrator import Orchestrator
-from lexlogic.engine.verdict_model import Magnitude, Question, Verdict
-from lexlogic.engine.verdict_service import validate_inputs
+from lexlogic.engine.case.machine import Orchestrator
+from lexlogic.engine.present.argument_graph import ArgumentGraph, build_graph
+from lexlogic.engine.symbolic.narratives import ambiguous_facts, apply_priors
+from lexlogic.engine.verdict.build import validate_inputs
+from lexlogic.engine.verdict.model import Magnitude, Question, Verdict
 
 router = APIRouter(prefix="/v1/cases/{case_id}", tags=["verdicts"])
 
@@ -103,9 +103,10 @@ def _save(svc: Svc, case: Case, answers: dict[str, Any], priors: dict[str, float
         raise ProblemError(409, "this case is running", slug="busy")
     try:
         _, state = fresh_head(svc, case)
-        orch = orchestrator(svc)
+        orch = orchestrator(svc, case)
         if priors:
-            state.case_file = apply_priors(state.case_file or {}, priors)
+            weighed = apply_priors(svc.verdicts.read(state.case_file or {}), priors)
+            state.case_file = weighed.model_dump(mode="json")
             state.log.append("priors: " + ", ".join(f"{k}={v}" for k, v in priors.items()))
         if answers:
             state = Orchestrator.add_answers(state, answers)
@@ -143,10 +144,19 @@ def what_if(
         }
     ),
 ) -> Response:
+    if not body.persist:  # the cache first: a what-if asked before is never validated or modelled again
+        seq, _ = head(svc, case)
+        raw = {"run": case.run_id, "seq": seq, "what-if": [body.answers, body.priors, body.weights]}
+        hit = svc.verdicts.peek(raw)
+        if hit is not None:
+            return Response(hit, media_type="application/json", headers={"X-Cache": "hit"})
     state, cf = case_file_of(svc, case)
-    answers = validate_inputs(cf, body.answers, body.priors, body.weights, saved=dict(state.answers))
+    case_file = svc.verdicts.read(cf)  # the edge: the stored case, typed once
+    answers = validate_inputs(
+        case_file, body.answers, body.priors, body.weights, saved=dict(state.answers), packs=svc.packs
+    )
     if body.persist:
-        amb = set(ambiguous_facts(cf))
+        amb = set(ambiguous_facts(case_file))
         transient = [f"$.priors.{k}" for k in body.priors if k not in amb] + [f"$.weights.{k}" for k in body.weights]
         if transient:
             raise ProblemError(
@@ -157,7 +167,9 @@ def what_if(
             )
         _save(svc, case, answers, body.priors)
         return _verdict_response(svc, case, {}, {})
-    return _verdict_response(svc, case, answers, body.priors, body.weights)
+    response = _verdict_response(svc, case, answers, body.priors, body.weights)
+    svc.verdicts.remember(raw, bytes(response.body))  # only valid inputs reach this line
+    return response
 
 
 @router.get(
@@ -186,20 +198,20 @@ def answer(
         openapi_examples={"bool": {"summary": "a yes/no fact", "value": {"answers": {EXAMPLES.bool_fact: False}}}}
     ),
 ) -> Response:
-    _, cf = case_file_of(svc, case)
-    answers = validate_inputs(cf, body.answers, {})
+    state, cf = case_file_of(svc, case)
+    answers = validate_inputs(svc.verdicts.read(cf), body.answers, {}, saved=dict(state.answers), packs=svc.packs)
     _save(svc, case, answers, {})
     return _verdict_response(svc, case, {}, {})
 
 
 @router.get(
     "/graph",
-    response_model=Graph,
+    response_model=ArgumentGraph,
     summary="Argument graph (from the proof trees of each narrative)",
     responses=problem_responses(401, 404, 409, 422),
 )
-def graph(case: Case, svc: Svc) -> Graph:
+def graph(case: Case, svc: Svc) -> ArgumentGraph:
     state, cf = case_file_of(svc, case)
-    worlds = [(w.value, p, c, a) for w, p, c, a in svc.verdicts.worlds(cf, dict(state.answers), {})]
+    worlds = [(w.value, p, c, a) for w, p, c, a in svc.verdicts.worlds(svc.verdicts.read(cf), dict(state.answers), {})]
     main = _verdict(svc, case).main_world  # the most probable narrative under the probabilistic model
     return build_graph(case.id, worlds, main.value)

@@ -54,6 +54,7 @@ function render(v) {
   renderHeader(v);
   renderSummary(v);
   renderNodeStates(v);
+  renderOutlineStates(v);
   renderExplain(v);
   renderFacts(v);
   renderQuestion(v);
@@ -65,12 +66,17 @@ function render(v) {
 
 function renderHeader(v) {
   const btn = $("#verdict");
-  btn.className = `v-${v.label}${state.criticalOn ? " active" : ""}`;
+  // the colour is the pack's polarity (Verdict.tone), dashed while the target rests on readings to confirm
+  const tentative = v.outcome_knowledge?.[v.target]?.on_record === false;
+  btn.className = `tone-${v.tone || "neutral"}${tentative ? " tentative" : ""}${state.criticalOn ? " active" : ""}`;
   $("#verdict-label").textContent = v.status_text;
   $("#headline").textContent = v.headline;
   const p = v.probability.p_target;
   $("#prob").dataset.p = p == null ? "" : String(p);
-  $("#prob").textContent = p == null ? `P(${v.target_label}) indisponible` : `P(${v.target_label}) = ${pct(p)}`;
+  const unweighed = (v.probability.unweighed || []).length > 0 && p != null && p > 0 && p < 1; // nothing to weigh with
+  $("#prob").textContent = p == null ? `P(${v.target_label}) indisponible`
+    : unweighed ? `P(${v.target_label}) non chiffrée en l'état (rien pour peser : ${v.probability.unweighed.map((f) => (factRows(v, f)[0] || v.missing.find((m) => m.fact === f) || { label: f }).label).join(", ")})`
+    : `P(${v.target_label}) = ${pct(p)}`;
 }
 
 function renderSummary(v) {
@@ -95,7 +101,9 @@ function renderSummary(v) {
 
 // ---------------------------------------------------------------- what a node says, from the verdict
 const baseAtom = (atom) => (atom || "").split("(")[0].trim();
-const FLIP = { "établi": "non établi", "non établi": "établi" };
+const FLIP = { "établi": "non établi", "non établi": "établi",
+  "retenu sur lecture (à confirmer)": "écarté sur lecture (à confirmer)", "écarté sur lecture (à confirmer)": "retenu sur lecture (à confirmer)",
+  "retenu sur interprétation (à confirmer)": "écarté sur interprétation (à confirmer)", "écarté sur interprétation (à confirmer)": "retenu sur interprétation (à confirmer)" };
 
 function factRows(v, fact) { return (v.facts || []).filter((r) => r.fact === fact); }
 
@@ -119,7 +127,8 @@ function nodeInfo(n, v) {
   return {};
 }
 
-const stateClass = (st) => ({ "établi": "s-yes", "non établi": "s-no", "indéterminé": "s-unknown", "à apprécier par le juge": "s-judge" }[st] || "");
+const stateClass = (st) => ({ "établi": "s-yes", "non établi": "s-no", "indéterminé": "s-unknown", "à apprécier par le juge": "s-judge" }[st]
+  || (String(st || "").endsWith("(à confirmer)") ? "s-tentative" : "")); // retenu / écarté sur lecture: never a proof
 
 function renderNodeStates(v) {
   for (const g of document.querySelectorAll("#graph .node")) {
@@ -127,7 +136,7 @@ function renderNodeStates(v) {
     const info = nodeInfo(n, v);
     const line = g.querySelector("text.state");
     if (info.outcome) g.dataset.outcome = info.outcome; else delete g.dataset.outcome;
-    g.classList.remove("s-yes", "s-no", "s-unknown", "s-judge", "f-unknown");
+    g.classList.remove("s-yes", "s-no", "s-unknown", "s-judge", "s-tentative", "f-unknown");
     if (info.state) {
       g.classList.add(stateClass(info.state));
       g.dataset.state = info.state;
@@ -168,7 +177,7 @@ function renderExplain(v) {
     for (const f of r.facts) {
       const docs = f.evidence.map((e) => e.document ? `${e.document}${e.pages.length ? " p. " + e.pages.join(", ") : ""}${e.passages > 1 ? ` (${e.passages} passages)` : ""}` : e.origin).join(" ; ");
       const li = h("li", { class: "fact-link", title: "voir les pièces", data: { fact: f.fact } }, `${f.label} : ${f.value}`,
-        docs ? h("span", { class: "docs" }, ` — ${docs}`) : null);
+        docs ? h("span", { class: "docs" }, f.read ? ` — lu dans ${docs} (à confirmer)` : ` — ${docs}`) : null);
       li.addEventListener("click", () => openFact(f.fact));
       facts.append(li);
     }
@@ -187,9 +196,58 @@ function renderFacts(v) {
       a.addEventListener("click", () => openFact(r.fact, r));
       pass.append(a);
     } else pass.textContent = "—";
+    const check = h("td", { class: "check" }, r.confirm ? confirmControls(r) : "");
     body.append(h("tr", { class: r.status === "inconnu" ? "unknown" : "", data: { fact: r.fact } },
-      h("td", {}, r.label), h("td", {}, r.value), h("td", {}, r.status), h("td", {}, r.by || "—"), pass));
+      h("td", {}, r.label), h("td", {}, r.value), h("td", {}, r.status), h("td", {}, r.by || "—"), pass, check));
   }
+}
+
+// a fact read by the machine: « Confirmer » posts the reading as the user's answer, « Corriger » lets the user
+// type or pick the value; both through POST …/answers, then the verdict is reloaded
+function confirmControls(r) {
+  const c = r.confirm, box = h("div", { class: "confirm" });
+  const ok = h("button", { type: "button", class: "confirm-btn", textContent: "Confirmer" });
+  ok.setAttribute("aria-label", `Confirmer la lecture : ${r.label} — ${r.value}`);
+  ok.addEventListener("click", () => postAnswer(r.fact, c.value, r.value, r.label));
+  const fix = h("button", { type: "button", class: "correct-btn", textContent: "Corriger" });
+  fix.setAttribute("aria-label", `Corriger la lecture : ${r.label}`);
+  fix.setAttribute("aria-expanded", "false");
+  fix.addEventListener("click", () => {
+    const open = box.querySelector("form");
+    if (open) { open.remove(); fix.setAttribute("aria-expanded", "false"); return; }
+    box.append(correctionForm(r)); fix.setAttribute("aria-expanded", "true");
+    box.querySelector("form .correct-value").focus();
+  });
+  box.append(ok);
+  if (c.value === null || typeof c.value !== "object") box.append(fix); // a table of amounts per year: confirm only
+  return box;
+}
+
+function correctionForm(r) {
+  const c = r.confirm, form = h("form", { class: "correct-form" });
+  let field;
+  if (c.choices.length) {
+    field = h("select", { class: "correct-value" });
+    c.choices.forEach((o, i) => field.append(h("option", { value: JSON.stringify(o), textContent: c.choice_labels[i] ?? String(o) })));
+    const other = c.choices.findIndex((o) => JSON.stringify(o) !== JSON.stringify(c.value));
+    if (other >= 0) field.selectedIndex = other; // a correction is another value than the one read
+  } else {
+    const type = c.type === "date" ? "date" : c.type === "str" ? "text" : "number";
+    field = h("input", { class: "correct-value", type });
+    if (type === "number") field.step = "any";
+    if (c.value != null) field.value = String(c.value);
+  }
+  field.setAttribute("aria-label", `Valeur corrigée : ${r.label}`);
+  const save = h("button", { type: "submit", textContent: "Enregistrer" });
+  form.append(field, save);
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    if (field.tagName === "SELECT") return postAnswer(r.fact, JSON.parse(field.value), field.options[field.selectedIndex].textContent, r.label);
+    if (field.value === "") { field.setCustomValidity("une valeur"); field.reportValidity(); return; }
+    const value = field.type === "number" ? Number(field.value) : field.value;
+    return postAnswer(r.fact, value, field.value, r.label);
+  });
+  return form;
 }
 
 function renderQuestion(v) {
@@ -208,11 +266,13 @@ function renderQuestion(v) {
     const labels = q.choices?.length ? q.choice_labels : choices.map((o) => (o === true ? "oui" : o === false ? "non" : String(o)));
     const list = choices.length ? choices : [true, false];
     const sel = h("select", { id: "answer-value", data: { type: q.type || "" } });
+    sel.setAttribute("aria-label", text.textContent || "réponse");
     list.forEach((o, i) => sel.append(h("option", { value: JSON.stringify(o), textContent: labels[i] ?? (o === true ? "oui" : o === false ? "non" : String(o)) })));
     input.append(sel);
     return;
   }
   const box = h("input", { id: "answer-value", type: q.type === "date" ? "date" : q.type === "str" ? "text" : "number", data: { type: q.type || "" } });
+  box.setAttribute("aria-label", text.textContent || "réponse");
   if (box.type === "number") box.step = "any";
   input.append(box);
 }
@@ -239,17 +299,20 @@ $("#answer-form").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const fact = $("#question-text").dataset.fact;
   if (!fact) return;
-  const value = answerValue(), text = answerText();
   const label = (factRows(state.verdict, fact)[0] || {}).label || $("#question-text").textContent;
+  await postAnswer(fact, answerValue(), answerText(), label);
+});
+
+async function postAnswer(fact, value, text, label) { // the one way an answer reaches the case
   state.rankToken += 1; // the ranking of the old hypotheses stops: the answer's analysis goes first
   try {
     setStatus("réponse enregistrée, analyse…");
-    await api(`/v1/cases/${state.caseId}/answers`, { method: "POST", body: JSON.stringify({ answers: { [fact]: value } }) });
+    await api(`/v1/cases/${encodeURIComponent(state.caseId)}/answers`, { method: "POST", body: JSON.stringify({ answers: { [fact]: value } }) });
     state.priors = {}; state.weights = {};
     await loadCase(state.caseId);
     setStatus(`Réponse enregistrée — ${label} : ${text}`);
   } catch (e) { setStatus(`erreur : ${e.message}`); }
-});
+}
 
 // ---------------------------------------------------------------- charts
 function renderCharts(v) {
@@ -257,7 +320,8 @@ function renderCharts(v) {
   $("#prob-detail").textContent = `${v.status_text} · incertitude ${pr.entropy == null ? "—" : num(pr.entropy, 3)} bit (seuil ${pr.entropy_threshold == null ? "—" : num(pr.entropy_threshold, 2)})`;
   $("#prob-detail").dataset.entropy = pr.entropy == null ? "" : String(pr.entropy);
   $("#prob-method").textContent = pr.method;
-  $("#prob-note").textContent = `Modèle probabiliste : ${pr.n_worlds ?? "?"} mondes${pr.error ? `, erreur ± ${num(pr.error, 3)}` : ""}. ` +
+  // the server's words for how P was computed (« calcul exact … » / « estimée par échantillonnage (± …) »)
+  $("#prob-note").textContent = `Modèle probabiliste : ${pr.method_text || `${pr.n_worlds ?? "?"} monde${pr.n_worlds === 1 ? "" : "s"}`}. ` +
     "Les faits incertains sont des variables (a priori du pack), chaque ambiguïté oppose le récit de la demanderesse à celui de la défense ; probabilités et preuve viennent des mêmes règles.";
   const svg = $("#posterior-chart"); svg.innerHTML = "";
   const rows = [{ name: "ensemble", p: pr.p_target, w: null, cls: "bar-s" }].concat(
@@ -346,23 +410,14 @@ function placeSliders(v) {
   $("#sliders-more").hidden = order.length <= TOP;
 }
 
-async function rankSliders(v) {
+async function rankSliders(v) { // one request: the server ranks every slider (POST …/sensitivity, cached)
   const token = ++state.rankToken, id = state.caseId;
   state.sens = {}; delete document.body.dataset.ranked;
   $("#sens-note").textContent = "classement en cours…";
-  const base = { priors: { ...state.priors }, weights: { ...state.weights } };
   try {
-    for (const s of v.sliders) {
-      const ps = [];
-      for (const x of [s.min, s.max]) {
-        const body = { priors: { ...base.priors }, weights: { ...base.weights } };
-        body[s.group][s.name] = x;
-        const r = await api(`/v1/cases/${id}/what-if`, { method: "POST", body: JSON.stringify(body) });
-        if (token !== state.rankToken) return;
-        ps.push(r.probability.p_target ?? 0);
-      }
-      state.sens[s.name] = Math.abs(ps[1] - ps[0]);
-    }
+    const r = await api(`/v1/cases/${encodeURIComponent(id)}/sensitivity`, { method: "POST", body: JSON.stringify({ priors: state.priors, weights: state.weights }) });
+    if (token !== state.rankToken || id !== state.caseId) return;
+    for (const e of r.sliders) state.sens[e.name] = e.sensitivity;
   } catch (e) { if (token === state.rankToken) $("#sens-note").textContent = `classement indisponible (${e.message})`; return; }
   placeSliders(state.verdict);
   $("#sens-note").textContent = `Classées par influence : variation de P(${v.target_label}) entre le minimum et le maximum de chaque hypothèse ; les ${TOP} premières sont affichées.`;
@@ -373,7 +428,7 @@ async function whatIf() {
   const seq = (state.whatIfSeq = (state.whatIfSeq || 0) + 1), id = state.caseId;
   try {
     setStatus("recalcul…");
-    const v = await api(`/v1/cases/${id}/what-if`, { method: "POST",
+    const v = await api(`/v1/cases/${encodeURIComponent(id)}/what-if`, { method: "POST",
       body: JSON.stringify({ priors: state.priors, weights: state.weights }) });
     if (seq !== state.whatIfSeq || id !== state.caseId) return; // a later move (or another case) wins
     render(v);
@@ -542,6 +597,8 @@ function drawGraph(g) {
   }
   if (state.verdict) renderNodeStates(state.verdict);
   $("#graph").classList.toggle("critical-on", state.criticalOn);
+  $("#graph-count").textContent = `${L.visible.size} nœuds affichés sur ${g.nodes.length} (« + » déplie un sous-arbre)`;
+  $("#graph").dataset.visible = String(L.visible.size);
 }
 
 function toggleCollapse(id) {
@@ -565,6 +622,7 @@ function applyView() {
 
 function fit() {
   const r = $("#graph").getBoundingClientRect(), m = 12;
+  if (r.width < 1 || r.height < 1) return; // hidden (the outline is shown)
   const { w, h } = state.extent || { w: 1, h: 1 };
   const k = Math.min((r.width - 2 * m) / w, (r.height - 2 * m) / h, 1.4);
   state.view = { k, x: (r.width - w * k) / 2, y: (r.height - h * k) / 2 };
@@ -619,7 +677,7 @@ $("#verdict").addEventListener("click", () => toggleCritical());
 // ---------------------------------------------------------------- side panel: the fact and its passages
 function evidenceOf(n) {
   const ids = state.graph.edges.filter((e) => e.kind === "grounds" && e.target === n.id).map((e) => e.source);
-  return state.graph.nodes.filter((x) => ids.includes(x.id)).map((x) => ({ document: x.document_id, page: x.page, char_start: x.char_start, char_end: x.char_end, quote: x.quote }));
+  return state.graph.nodes.filter((x) => ids.includes(x.id)).map((x) => ({ document_id: x.document_id, page: x.page, char_start: x.char_start, char_end: x.char_end, quote: x.quote }));
 }
 
 function openSide(title, detail, passages, empty) {
@@ -628,7 +686,7 @@ function openSide(title, detail, passages, empty) {
   $("#fact-detail").textContent = detail;
   const list = $("#fact-evidence"); list.innerHTML = "";
   passages.forEach((ev, i) => {
-    const li = h("li", { class: i === 0 ? "current" : "" }, `${ev.document}${ev.page != null ? ", p. " + ev.page : ""} — « ${(ev.quote || "").replace(/\s+/g, " ")} »`);
+    const li = h("li", { class: i === 0 ? "current" : "" }, `${ev.document_id}${ev.page != null ? ", p. " + ev.page : ""} — « ${(ev.quote || "").replace(/\s+/g, " ")} »`);
     li.addEventListener("click", () => { list.querySelectorAll("li").forEach((x) => x.classList.remove("current")); li.classList.add("current"); openDocument(ev); });
     list.append(li);
   });
@@ -642,7 +700,7 @@ async function onNode(n) {
   const g = document.querySelector(`#graph .node[data-id="${CSS.escape(n.id)}"]`); if (g) g.classList.add("selected");
   if (n.kind === "verdict") { toggleCritical(); return; }
   const v = state.verdict, info = nodeInfo(n, v);
-  let passages = n.kind === "evidence" ? [{ document: n.document_id, page: n.page, char_start: n.char_start, char_end: n.char_end, quote: n.quote }] : evidenceOf(n);
+  let passages = n.kind === "evidence" ? [{ document_id: n.document_id, page: n.page, char_start: n.char_start, char_end: n.char_end, quote: n.quote }] : evidenceOf(n);
   if (!passages.length && info.row) passages = info.row.passages;
   const what = n.kind === "fact" ? "Fait" : n.kind === "evidence" ? "Pièce" : "Règle";
   const words = [what];
@@ -680,7 +738,7 @@ async function openFact(fact, row = null) {
 
 async function openDocument(ev) {
   try {
-    const doc = await api(`/v1/cases/${state.caseId}/documents/${encodeURIComponent(ev.document)}/text`);
+    const doc = await api(`/v1/cases/${encodeURIComponent(state.caseId)}/documents/${encodeURIComponent(ev.document_id)}/text`);
     $("#doc-title").textContent = `${doc.id}${ev.page != null ? ", page " + ev.page : ""} — caractères ${ev.char_start} à ${ev.char_end}`;
     const pre = $("#doc-text"); pre.innerHTML = "";
     const mark = h("mark", { id: "span" }, doc.text.slice(ev.char_start, ev.char_end));
@@ -689,7 +747,7 @@ async function openDocument(ev) {
     pre.scrollTop = Math.max(0, mark.offsetTop - pre.offsetTop - pre.clientHeight / 3);
     $("#side").scrollTop = 0;
   } catch (e) {
-    $("#doc-title").textContent = `${ev.document} : document indisponible (${e.message})`;
+    $("#doc-title").textContent = `${ev.document_id} : document indisponible (${e.message})`;
     $("#doc-text").textContent = ev.quote || "";
   }
 }
@@ -698,20 +756,22 @@ $("#side-close").addEventListener("click", () => { $("#side").hidden = true; });
 
 // ---------------------------------------------------------------- loading
 async function loadCase(id) {
-  if (id !== state.caseId) { state.priors = {}; state.weights = {}; state.collapsed.clear(); }
+  if (id !== state.caseId) { state.priors = {}; state.weights = {}; state.collapsed.clear(); state.graphShaped = false; }
   state.caseId = id;
   setStatus("chargement…");
-  const [v, g] = await Promise.all([api(`/v1/cases/${id}/verdict`), api(`/v1/cases/${id}/graph`)]);
+  const [v, g] = await Promise.all([api(`/v1/cases/${encodeURIComponent(id)}/verdict`), api(`/v1/cases/${encodeURIComponent(id)}/graph`)]);
   state.verdict = v;
-  drawGraph(g);
+  state.graph = g;
+  state.byId = Object.fromEntries(g.nodes.map((n) => [n.id, n]));
+  buildOutline(g);
+  if (!$("#graph-wrap").hidden) showGraph(); else { $("#nodes").innerHTML = ""; $("#edges").innerHTML = ""; }
   render(v);
-  fit();
   setStatus("");
   document.body.dataset.loaded = id;
-  // the ranking starts once the page is idle (an answer or another case in the meantime cancels it)
+  // the ranking: one request, once the verdict is on screen (an answer or another case cancels it)
   const token = state.rankToken;
   delete document.body.dataset.ranked;
-  setTimeout(() => { if (token === state.rankToken && id === state.caseId) rankSliders(v); }, 1200);
+  setTimeout(() => { if (token === state.rankToken && id === state.caseId) rankSliders(v); }, 0);
 }
 
 async function listCases() {
@@ -722,24 +782,299 @@ async function listCases() {
   return data.items;
 }
 
+async function redeemLogin() { // local mode: a one-time token from `lexlogic serve` becomes the key, then leaves the URL
+  const params = new URLSearchParams(location.search), token = params.get("login");
+  if (!token) return;
+  params.delete("login");
+  history.replaceState(null, "", location.pathname + (params.toString() ? `?${params}` : "") + location.hash);
+  try {
+    const r = await fetch("/v1/login", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ token }) });
+    const body = await r.json().catch(() => ({}));
+    if (!r.ok) throw new Error(body.detail || r.statusText);
+    localStorage.setItem("lexlogic-key", body.key);
+    setStatus("connecté (mode local)");
+  } catch (e) { setStatus(`lien de connexion refusé : ${e.message}`); }
+}
+
 async function init() {
-  const hash = new URLSearchParams(location.hash.slice(1));
-  if (hash.get("key")) { localStorage.setItem("lexlogic-key", hash.get("key")); history.replaceState(null, "", location.pathname + location.search); }
+  // A key is never taken from the URL (a `#key=` link would plant the sender's key in this browser):
+  // a fragment holding one is dropped from the address bar, unread (issue 32's login redeems a one-time token).
+  if (new URLSearchParams(location.hash.slice(1)).has("key")) history.replaceState(null, "", location.pathname + location.search);
+  await redeemLogin();
   state.key = localStorage.getItem("lexlogic-key") || "";
   $("#key").value = state.key;
   $("#key").addEventListener("change", async () => { state.key = $("#key").value.trim(); localStorage.setItem("lexlogic-key", state.key); await start(); });
-  $("#case-select").addEventListener("change", async (e) => { if (e.target.value) { history.replaceState(null, "", `?case=${e.target.value}`); await loadCase(e.target.value).catch((x) => setStatus(`erreur : ${x.message}`)); } });
+  $("#case-select").addEventListener("change", async (e) => { if (e.target.value) { history.replaceState(null, "", `?case=${encodeURIComponent(e.target.value)}`); await loadCase(e.target.value).catch((x) => setStatus(`erreur : ${x.message}`)); } });
+  if (new URLSearchParams(location.search).get("view") === "graph") { $("#outline-wrap").hidden = true; $("#graph-wrap").hidden = false; }
   await start();
 }
 
 async function start() {
   if (!state.key) { setStatus("saisissez une clé API"); return; }
   try {
+    loadPacks().catch(() => {});
     const items = await listCases();
     const wanted = new URLSearchParams(location.search).get("case") || (items[0] && items[0].id);
     if (wanted) { $("#case-select").value = wanted; await loadCase(wanted); }
-    else setStatus("aucune affaire pour ce tenant");
+    else { setStatus("aucune affaire : créez-en une"); openNewCase(true); }
   } catch (e) { setStatus(`erreur : ${e.message}`); }
 }
+
+
+// ---------------------------------------------------------------- the outline: the reasons as a tree of details
+// Built from the argument graph once per case: the verdict first, then its premises, critical path first and
+// open; the rest folded (rendered when first opened). Each line says its status word (or a fact's value), its
+// probability and its sources; a fact or a passage opens the side panel. States follow every render().
+const OUTLINE_DEPTH_OPEN = 3;
+
+function premisesOf(g) {
+  const premises = {};
+  for (const e of g.edges) if (e.kind !== "contradiction") (premises[e.target] ||= []).push(e.source);
+  for (const k of Object.keys(premises)) {
+    premises[k] = [...new Set(premises[k])].sort((a, b) => (state.byId[b]?.critical ? 1 : 0) - (state.byId[a]?.critical ? 1 : 0));
+  }
+  return premises;
+}
+
+function outlineLine(n) {
+  const line = h("span", { class: "line" });
+  const word = h("span", { class: "word" });
+  const lab = h("span", { class: "lab" });
+  if (n.kind === "evidence") {
+    word.textContent = "pièce";
+    const b = h("button", { type: "button", class: "open-fact" }, `${n.document_id}${n.page != null ? ", p. " + n.page : ""}`);
+    b.addEventListener("click", (ev) => { ev.preventDefault(); onNode(n); });
+    lab.append(h("span", { class: "quote" }, `« ${(n.quote || n.label || "").replace(/\s+/g, " ").slice(0, 160)} » — `), b);
+  } else if (n.kind === "fact") {
+    const b = h("button", { type: "button", class: "open-fact" }, nodeLabel(n));
+    b.addEventListener("click", (ev) => { ev.preventDefault(); onNode(n); });
+    lab.append(b);
+  } else lab.textContent = nodeLabel(n);
+  line.append(word, lab, h("span", { class: "p" }));
+  if (n.sources?.length) line.append(sourceLinks(n.sources));
+  return line;
+}
+
+function outlineItem(id, premises, seen, depth) {
+  const n = state.byId[id];
+  const li = h("li", { class: `${n.kind === "fact" ? "f" : n.kind === "evidence" ? "ev" : "r"}${n.critical ? " crit" : ""}`, data: { id } });
+  const kids = premises[id] || [];
+  if (!kids.length || seen.has(id)) {
+    li.append(h("span", { class: "tw leaf", "aria-hidden": "true" }, "•"), outlineLine(n));
+    if (kids.length) li.append(h("span", { class: "more" }, " (détaillé plus haut)"));
+    return li;
+  }
+  seen.add(id);
+  // a toggle button (not <details>: the line holds links and buttons, which a <summary> may not contain)
+  const tw = h("button", { type: "button", class: "tw", textContent: "▸" });
+  tw.setAttribute("aria-expanded", "false");
+  tw.setAttribute("aria-label", `déplier (${kids.length})`);
+  const ul = h("ul", { hidden: true });
+  const fill = () => {
+    if (li.dataset.filled) return;
+    li.dataset.filled = "1";
+    for (const k of kids) ul.append(outlineItem(k, premises, seen, depth + 1));
+    if (state.verdict) renderOutlineStates(state.verdict, ul);
+  };
+  const set = (open) => {
+    if (open) fill();
+    ul.hidden = !open; tw.textContent = open ? "▾" : "▸";
+    tw.setAttribute("aria-expanded", String(open));
+    tw.setAttribute("aria-label", `${open ? "replier" : "déplier"} (${kids.length})`);
+  };
+  li.toggleOutline = set;
+  tw.addEventListener("click", () => set(ul.hidden));
+  li.append(tw, outlineLine(n), h("span", { class: "more" }, ` (${kids.length})`), ul);
+  if (depth < OUTLINE_DEPTH_OPEN && (n.critical || n.kind === "verdict")) set(true);
+  return li;
+}
+
+function buildOutline(g) {
+  const ul = $("#outline"); ul.innerHTML = "";
+  state.outlinePremises = premisesOf(g);
+  ul.append(outlineItem(g.verdict_node, state.outlinePremises, new Set(), 0));
+}
+
+function renderOutlineStates(v, root = document) {
+  for (const li of root.querySelectorAll("#outline li[data-id]")) {
+    const n = state.byId?.[li.dataset.id]; if (!n || n.kind === "evidence") continue;
+    const info = nodeInfo(n, v);
+    const line = li.querySelector(".line"), word = line.querySelector(".word"), p = line.querySelector(".p");
+    li.classList.remove("s-yes", "s-no", "s-unknown", "s-judge", "f-unknown");
+    if (info.state) {
+      li.classList.add(stateClass(info.state));
+      word.textContent = info.state; li.dataset.state = info.state;
+      p.textContent = info.p == null ? "" : ` · P = ${pct(info.p)}`;
+    } else if (info.value != null) {
+      if (info.status === "inconnu") li.classList.add("f-unknown");
+      word.textContent = info.status || "fait"; li.dataset.state = info.status || "";
+      p.textContent = ` = ${info.value}`;
+    } else { word.textContent = n.kind === "fact" ? "fait" : "règle"; p.textContent = ""; }
+  }
+}
+
+function setOutline(open) {
+  const items = () => [...document.querySelectorAll("#outline li")].filter((li) => li.toggleOutline);
+  if (!open) { items().forEach((li) => li.toggleOutline(false)); return; }
+  for (let pass = 0; pass < 3; pass++) items().forEach((li) => li.toggleOutline(true)); // a few levels per click
+}
+$("#outline-open").addEventListener("click", () => setOutline(true));
+$("#outline-close").addEventListener("click", () => setOutline(false));
+
+// ---------------------------------------------------------------- the full graph, on demand, a few dozen nodes
+const MAX_VISIBLE = 30;
+
+function shapeGraph(g) { // fold at the deepest level that keeps at most MAX_VISIBLE nodes in view
+  const premises = structure(g).premises, depth = { [g.verdict_node]: 0 }, queue = [g.verdict_node];
+  while (queue.length) { const n = queue.shift(); for (const c of premises[n] || []) if (!(c in depth)) { depth[c] = depth[n] + 1; queue.push(c); } }
+  const byDepth = [];
+  for (const [id, d] of Object.entries(depth)) (byDepth[d] ||= []).push(id);
+  let keep = 0, total = 0;
+  for (let d = 0; d < byDepth.length; d++) { total += byDepth[d].length; if (total > MAX_VISIBLE && d > 0) break; keep = d; }
+  state.collapsed.clear();
+  for (const id of byDepth[keep] || []) if ((premises[id] || []).length) state.collapsed.add(id);
+  state.graphShaped = true;
+}
+
+function showGraph() {
+  $("#outline-wrap").hidden = true; $("#graph-wrap").hidden = false;
+  if (!state.graph) return;
+  if (!state.graphShaped) shapeGraph(state.graph);
+  drawGraph(state.graph);
+  fit();
+}
+$("#show-graph").addEventListener("click", () => { showGraph(); $("#show-outline").focus(); });
+$("#show-outline").addEventListener("click", () => { $("#graph-wrap").hidden = true; $("#outline-wrap").hidden = false; $("#show-graph").focus(); });
+
+// ---------------------------------------------------------------- a new case from the page
+// Drop a dossier's files (or a folder), or a facts file; choose the pack among the server's; the case is
+// created, its documents uploaded (one step per file), then run with live progress (server-sent events).
+const PHASE_WORDS = { INIT: "lecture des pièces", PLANNING: "plan des vérifications", EXECUTING: "vérifications",
+  EVALUATING: "verdict", INTERACTING: "question", VERDICT: "verdict rendu", INCONSISTENT: "faits incohérents" };
+const nc = { files: new Map(), facts: null };
+
+async function loadPacks() {
+  const packs = await api("/v1/packs"), sel = $("#nc-pack");
+  sel.innerHTML = "";
+  for (const p of packs) sel.append(h("option", { value: p.name, textContent: p.title || p.name }));
+}
+
+function openNewCase(force) {
+  const box = $("#new-case"), open = force ?? box.hidden;
+  box.hidden = !open;
+  $("#new-case-btn").setAttribute("aria-expanded", String(open));
+  if (open) $("#nc-name").focus();
+}
+$("#new-case-btn").addEventListener("click", () => openNewCase());
+
+async function addFiles(list) {
+  for (const f of list) {
+    if (/\.json$/i.test(f.name)) {
+      try {
+        const data = JSON.parse(await f.text());
+        if (data && typeof data.facts === "object") { nc.facts = { name: f.name, data }; continue; }
+      } catch (e) { setStatus(`${f.name} : JSON illisible (${e.message})`); continue; }
+    }
+    nc.files.set(f.webkitRelativePath || f.name, f);
+  }
+  showChosen();
+}
+
+function showChosen() {
+  const ul = $("#nc-list"); ul.innerHTML = "";
+  if (nc.facts) ul.append(h("li", {}, `fichier de faits : ${nc.facts.name}`));
+  for (const [name, f] of nc.files) ul.append(h("li", {}, `${name} (${num(f.size / 1024, 0)} Ko)`));
+  $("#nc-go").disabled = !(nc.facts || nc.files.size);
+  if (nc.facts?.data.pack && [...$("#nc-pack").options].some((o) => o.value === nc.facts.data.pack)) $("#nc-pack").value = nc.facts.data.pack;
+}
+
+(function dropZone() {
+  const zone = $("#drop");
+  zone.addEventListener("dragover", (e) => { e.preventDefault(); zone.classList.add("over"); });
+  zone.addEventListener("dragleave", () => zone.classList.remove("over"));
+  zone.addEventListener("drop", async (e) => {
+    e.preventDefault(); zone.classList.remove("over");
+    const items = [...(e.dataTransfer.items || [])].map((i) => i.webkitGetAsEntry?.()).filter(Boolean);
+    if (items.some((x) => x.isDirectory)) { for (const x of items) await addFiles(await entryFiles(x)); }
+    else await addFiles([...e.dataTransfer.files]);
+  });
+  zone.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); $("#nc-files").click(); } });
+  zone.addEventListener("click", () => $("#nc-files").click());
+  for (const id of ["#nc-files", "#nc-folder", "#nc-facts"]) $(id).addEventListener("change", (e) => addFiles([...e.target.files]));
+  $("#nc-clear").addEventListener("click", () => { nc.files.clear(); nc.facts = null; showChosen(); });
+})();
+
+async function entryFiles(entry) { // a dropped folder, read recursively (hidden files skipped)
+  if (entry.isFile) return entry.name.startsWith(".") ? [] : [await new Promise((ok, ko) => entry.file(ok, ko))];
+  const reader = entry.createReader(), out = [];
+  for (;;) {
+    const batch = await new Promise((ok, ko) => reader.readEntries(ok, ko));
+    if (!batch.length) break;
+    for (const e of batch) out.push(...(await entryFiles(e)));
+  }
+  return out;
+}
+
+function ncStep(text, done, total) {
+  $("#nc-step").textContent = text;
+  const bar = $("#nc-bar");
+  if (total) { bar.max = total; bar.value = done; } else bar.removeAttribute("value");
+  $("#nc-log").append(h("li", {}, text));
+}
+
+async function upload(cid, name, file) {
+  const form = new FormData(); form.append("file", file, name.split("/").pop());
+  const r = await fetch(`/v1/cases/${encodeURIComponent(cid)}/documents`, { method: "POST", headers: { "X-API-Key": state.key }, body: form });
+  const body = await r.json().catch(() => ({}));
+  if (!r.ok) throw new Error(`${name} : ${body.detail || r.statusText}`);
+  return body;
+}
+
+async function runWithProgress(cid) { // POST …/run answers a stream of server-sent events
+  const r = await fetch(`/v1/cases/${encodeURIComponent(cid)}/run`, { method: "POST", headers: { "X-API-Key": state.key, Accept: "text/event-stream" } });
+  if (!r.ok) { const b = await r.json().catch(() => ({})); throw new Error(b.detail || r.statusText); }
+  const reader = r.body.getReader(), dec = new TextDecoder();
+  let buf = "", last = null, n = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buf += dec.decode(value, { stream: true });
+    let cut;
+    while ((cut = buf.indexOf("\n\n")) >= 0) {
+      const block = buf.slice(0, cut); buf = buf.slice(cut + 2);
+      const ev = /^event: (.*)$/m.exec(block)?.[1], data = JSON.parse(/^data: (.*)$/m.exec(block)?.[1] || "{}");
+      if (ev === "transition") { n += 1; ncStep(`${PHASE_WORDS[data.phase] || data.phase}${data.message ? " — " + data.message : ""}`, 0, 0); $("#nc-progress").dataset.transitions = String(n); }
+      else if (ev === "error") throw new Error(data.detail);
+      else if (ev === "done") last = data;
+    }
+  }
+  return last;
+}
+
+$("#new-case-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  const pack = $("#nc-pack").value, name = $("#nc-name").value.trim() || nc.facts?.name || [...nc.files.keys()][0]?.split("/")[0] || "affaire";
+  $("#nc-go").disabled = true; $("#nc-progress").hidden = false; $("#nc-log").innerHTML = "";
+  delete document.body.dataset.created;
+  try {
+    const body = nc.facts ? { name, pack, case_file: nc.facts.data } : { name, pack };
+    const c = await api("/v1/cases", { method: "POST", body: JSON.stringify(body) });
+    const files = nc.facts ? [] : [...nc.files];
+    let i = 0;
+    for (const [fname, f] of files) { ncStep(`pièce ${i + 1}/${files.length} : ${fname}`, i, files.length); await upload(c.id, fname, f); i += 1; }
+    if (files.length) ncStep(`${files.length} pièce${files.length > 1 ? "s" : ""} lue${files.length > 1 ? "s" : ""}`, files.length, files.length);
+    ncStep("analyse…", 0, 0);
+    const done = await runWithProgress(c.id);
+    ncStep(done?.status === "awaiting_answer" ? "analyse terminée : une question attend votre réponse" : "analyse terminée", 1, 1);
+    nc.files.clear(); nc.facts = null; showChosen();
+    await listCases();
+    $("#case-select").value = c.id;
+    history.replaceState(null, "", `?case=${c.id}`);
+    await loadCase(c.id);
+    openNewCase(false); // the verdict takes the room; « Nouvelle affaire » shows the log again
+    $("#verdict").focus();
+    document.body.dataset.created = c.id;
+  } catch (err) { ncStep(`erreur : ${err.message}`, 0, 1); setStatus(`erreur : ${err.message}`); $("#nc-go").disabled = false; }
+});
 
 init();

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from lexlogic.engine.claims import facets as fx
 from lexlogic.engine.claims.fact_map import FactRule, Take, load_map
-from lexlogic.engine.claims.models import Evidence, Status, VerificationResult
+from lexlogic.engine.claims.models import ClaimEvidence, Status, VerificationResult
 from lexlogic.logic.grounding import Grounding
 
 VERIFIED_PRIOR = 0.9  # a claim a memory explicitly confirms
@@ -35,25 +35,25 @@ class PriorUpdate(BaseModel):
     grounding: list[Grounding] = Field(default_factory=list)
 
 
-class World(BaseModel):
+class ClaimWorld(BaseModel):
     value: Any
     grounding: list[Grounding] = Field(default_factory=list)
     note: str = ""
 
 
-class Ambiguity(BaseModel):
+class ClaimAmbiguity(BaseModel):
     """Open two worlds on ``fact``: A (the claim's side) and B (the other memory's side)."""
 
     fact: str
     claim: str
     status: Status
-    world_a: World
-    world_b: World
+    world_a: ClaimWorld
+    world_b: ClaimWorld
 
 
 class CaseUpdates(BaseModel):
     priors: list[PriorUpdate] = Field(default_factory=list)
-    ambiguities: list[Ambiguity] = Field(default_factory=list)
+    ambiguities: list[ClaimAmbiguity] = Field(default_factory=list)
     unmapped: list[str] = Field(default_factory=list, description="decisive claims no fact rule matched")
 
 
@@ -101,15 +101,14 @@ def value_of(text: str, take: Take | str) -> Any:
     raise ValueError(f"unknown take {take!r}")
 
 
-def _world(ev: Evidence, take: str) -> World:
-    return World(value=value_of(ev.content, take), grounding=[ev.grounding], note=ev.nuance)
+def _world(ev: ClaimEvidence, take: str) -> ClaimWorld:
+    return ClaimWorld(value=value_of(ev.content, take), grounding=[ev.grounding], note=ev.nuance)
 
 
-def updates_for(results: list[VerificationResult], rules: tuple[FactRule, ...] | None = None) -> CaseUpdates:
+def updates_for(results: list[VerificationResult], rules: tuple[FactRule, ...]) -> CaseUpdates:
     """VERIFIED → raise the prior of the claimed value; CONTRADICTED → lower it (bool facts) or open two
     worlds (valued facts: the claim's value vs the memory's); AMBIGUOUS → two worlds, one per memory.
-    ``rules``: the case's pack's map (``load_map(pack)``); None reads the default pack's."""
-    rules = rules if rules is not None else load_map()
+    ``rules``: the case's pack's map (``load_map(pack)``)."""
     out = CaseUpdates()
     for r in results:
         if r.status is Status.UNKNOWN or r.evidence is None:
@@ -144,23 +143,23 @@ def updates_for(results: list[VerificationResult], rules: tuple[FactRule, ...] |
                 )
             else:
                 out.ambiguities.append(
-                    Ambiguity(
+                    ClaimAmbiguity(
                         fact=rule.fact,
                         claim=r.claim,
                         status=r.status,
-                        world_a=World(value=claimed, note="affirmé par la partie, sans pièce à l'appui"),
+                        world_a=ClaimWorld(value=claimed, note="affirmé par la partie, sans pièce à l'appui"),
                         world_b=_world(r.evidence, rule.take),
                     )
                 )
         else:  # AMBIGUOUS: the supporting memory against the first contradicting one
             other = r.contradictory[0] if r.contradictory else None
             out.ambiguities.append(
-                Ambiguity(
+                ClaimAmbiguity(
                     fact=rule.fact,
                     claim=r.claim,
                     status=r.status,
                     world_a=_world(r.evidence, rule.take),
-                    world_b=_world(other, rule.take) if other else World(value=None),
+                    world_b=_world(other, rule.take) if other else ClaimWorld(value=None),
                 )
             )
     return out

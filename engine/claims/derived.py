@@ -15,12 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
-from lexlogic.bridges.text_index import tokens
 from lexlogic.engine.claims import facets as fx
 from lexlogic.engine.claims.models import Memory
-from lexlogic.engine.claims.normalise import fold, normalise
+from lexlogic.engine.claims.normalise import normalise
 from lexlogic.engine.claims.quantities import Quantity, event_of_date, lexicon, quantities
 from lexlogic.engine.documents.model import Document
+from lexlogic.engine.text.fold import fold
+from lexlogic.engine.text.terms import search_terms
 
 
 @dataclass
@@ -69,7 +70,7 @@ class DossierFacts:
         out.passages = {m.id: m for m in memories}
         df: Counter[str] = Counter()
         for m in memories:
-            df.update({t[:6] for t in tokens(normalise(m.text))})
+            df.update({t[:6] for t in search_terms(normalise(m.text))})
         n = max(len(memories), 1)
         out.idf = {t: math.log((n + 1) / (c + 0.5)) for t, c in df.items()}
         out.max_idf = math.log((n + 1) / 0.5)

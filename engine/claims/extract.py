@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from lexlogic.bridges.llm import LLMClient
 from lexlogic.engine.claims import facets as fx
+from lexlogic.engine.claims.sentences import classify, clean_sentence, split_submission
 
 MIN_CHARS, MAX_CHARS = 20, 400
 _EVENT = re.compile(
@@ -28,21 +29,6 @@ _ARGUMENT = re.compile(
     r"il est demande|nous demandons|le tribunal|il en resulte|des lors que|a titre subsidiaire)",
     re.IGNORECASE,
 )
-_CONNECTOR = re.compile(
-    r"^(?:en effet|ainsi|or|de plus|par ailleurs|enfin|en outre|d'abord|ensuite|"
-    r"au surplus|de surcroit|tout d'abord)\s*,\s*",
-    re.IGNORECASE,
-)
-
-
-def _clean(sentence: str) -> str:
-    s = re.sub(r"\s+", " ", sentence).strip().lstrip("-•* ").strip()
-    s = re.sub(r"^\d+[.)]\s+", "", s)  # numbered paragraphs
-    m = _CONNECTOR.match(s)
-    if m:
-        s = s[m.end() :]
-        s = s[:1].upper() + s[1:]
-    return s
 
 
 def is_claim(sentence: str) -> bool:
@@ -62,11 +48,9 @@ def is_claim(sentence: str) -> bool:
 def extract_claims_offline(text: str) -> list[str]:
     """Every sentence that is a factual claim (``batch.classify``: a claim unless recognisably a heading, a
     question, a request, the law or a qualification) — issue 10's word filters dropped real claims."""
-    from lexlogic.engine.claims.batch import classify, split_submission
-
     out: list[str] = []
     for sentence in split_submission(text):
-        s = _clean(sentence)
+        s = clean_sentence(sentence)
         if classify(s)[0] == "claim" and MIN_CHARS <= len(s) and s not in out:
             out.append(s)
     return out
@@ -84,8 +68,8 @@ _SYSTEM = (
 
 
 def extract_claims(text: str, client: LLMClient | None = None) -> list[str]:
-    """Claims of ``text``: by the LLM when a client is given (or configured), else offline."""
-    client = client if client is not None else LLMClient.from_env()
+    """Claims of ``text``: by the LLM when a client is given (the edge's ``LLMClient.from_settings``), else
+    offline."""
     if client is None:
         return extract_claims_offline(text)
     reply = client.complete_json(
@@ -93,7 +77,7 @@ def extract_claims(text: str, client: LLMClient | None = None) -> list[str]:
     )
     out: list[str] = []
     for c in reply.claims:
-        c = _clean(c)
+        c = clean_sentence(c)
         if MIN_CHARS <= len(c) <= MAX_CHARS and c not in out:
             out.append(c)
     return out

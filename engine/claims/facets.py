@@ -9,12 +9,14 @@ fast (hundreds of verifications per second), with no model.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from lexlogic.logic.french_words import MONTHS as ALL_MONTHS
-from lexlogic.logic.french_words import NUMBER_WORDS, number_from_words
+from lexlogic.engine.text.amounts import amount
+from lexlogic.engine.text.fold import fold
+from lexlogic.engine.text.numbers import MONTHS as ALL_MONTHS
+from lexlogic.engine.text.numbers import NUMBER_WORDS, parse_number
+from lexlogic.engine.text.stopwords import CLAIM_STOPWORDS
 
 MONTHS = {m: n for m, n in ALL_MONTHS.items() if m.isascii()}  # the text is folded (no accents)
 _NUMWORDS = NUMBER_WORDS
@@ -39,18 +41,6 @@ _UNITS = {
     "trimestres": 3.0,
 }
 
-STOPWORDS = set(
-    """
-a au aux avec ce ces cet cette d de des du elle elles en et est etait eu il ils l la le les leur leurs
-lui ma mais me meme mes mon n ne nos notre nous on ou par pas pour qu que qui s sa se ses son sur ta te
-tes ton tu un une vos votre vous y c j m t ont sont ete etre avait avaient fait plus ainsi dont cela
-tout tous toute toutes entre apres avant depuis lors selon aupres chez sous vers afin alors aussi bien
-encore jamais aucun aucune sans non rien point guere nullement toujours deja ci la-dessus celle celui
-ceux lequel laquelle lesquels dans a-t-elle a-t-il soit sera seront serait fut societe sas sarl quoi
-ledit ladite lesdites lesdits
-""".split()
-)
-
 # Words that mean the same thing in a dossier, mapped to one key (so "a rompu" meets "la rupture").
 _CANON = [
     (("rompr", "rompu", "rompt", "ruptur", "resili", "resilie", "mettre fin", "mis fin", "met fin"), "ruptur"),
@@ -61,7 +51,12 @@ _CANON = [
     (("factur",), "factur"),
     (("command",), "command"),
     (("contrat", "convention"), "contrat"),
-    (("demarr", "commenc", "debut", "debute", "noue", "noua"), "debut"),  # « nouer », not « nouveau »
+    # « nouer », not « nouveau »; an agreement's taking effect is its start (« prend effet », « entré en vigueur »)
+    (
+        ("demarr", "commenc", "debut", "debute", "noue", "noua", "prend effet", "pris effet", "prise d'effet")
+        + ("entre en vigueur", "entree en vigueur"),
+        "debut",
+    ),
     (("chiffr",), "chiffr"),  # « CA » (the abbreviation) is read as a whole word in stem()
     (("relanc", "rappel"), "relanc"),
     (("exclusiv", "exclusi"), "exclusi"),
@@ -91,21 +86,6 @@ Demanderesse Défenderesse Cher Chère Bonjour Cordialement Veuillez France Pari
 """.split()
 )
 _COMPANY = r"(?:[Ss]oci[ée]t[ée]|SAS|SARL|SA|SNC|EURL|[Gg]roupe|[ÉEée]tablissements?|Ets)"
-
-
-@lru_cache(maxsize=65536)
-def fold(text: str) -> str:
-    """Lowercase, no accents, typographic quotes/spaces normalised (the form every facet reads)."""
-    text = text.replace("\u2019", "'").replace("\u00a0", " ").replace("\u202f", " ").replace("\u2013", "-")
-    text = unicodedata.normalize("NFKD", text.lower())
-    return "".join(c for c in text if not unicodedata.combining(c))
-
-
-def parse_number(raw: str) -> float | None:
-    raw = raw.strip()
-    if re.fullmatch(_DIGITNUM, raw):
-        return float(re.sub(r"[ .](?=\d{3})", "", raw).replace(",", "."))
-    return number_from_words(raw)
 
 
 @dataclass(frozen=True)
@@ -191,7 +171,7 @@ def _role(f: str, start: int) -> str:
     if _ROLE_START.search(before):
         return "start"
     m = _ROLE_OF.search(before)
-    if m and m.group(1) not in STOPWORDS:
+    if m and m.group(1) not in CLAIM_STOPWORDS:
         return "of:" + stem(m.group(1))
     return "event"
 
@@ -230,12 +210,9 @@ def _extract_numbers(f: str, out: Facets) -> str:
         out.dates.append(DateValue(int(m.group(2)), MONTHS[m.group(1)], None, _role(f, m.start())))
         f = _mask(f, m.span())
     for m in _RX_AMOUNT.finditer(f):
-        v = parse_number(m.group(1))
+        v = amount(m.group(1), m.group(2))
         if v is not None:
-            mult = {"m": 1e6, "k": 1e3}.get((m.group(2) or " ")[0], 1)
-            if m.group(2) and m.group(2).startswith("milliard"):
-                mult = 1e9
-            out.amounts.append((v * mult, m.group(4) or ""))
+            out.amounts.append((v, m.group(4) or ""))
             f = _mask(f, m.span())
     for m in _RX_PERCENT.finditer(f):
         v = parse_number(m.group(1))
@@ -249,7 +226,7 @@ def _extract_numbers(f: str, out: Facets) -> str:
             f = _mask(f, m.span())
     for m in _RX_COUNT.finditer(f):
         raw, noun = m.group(1), m.group(2)
-        if raw.strip() in ("un", "une") or noun in STOPWORDS:
+        if raw.strip() in ("un", "une") or noun in CLAIM_STOPWORDS:
             continue
         v = parse_number(raw)
         if v is None or re.fullmatch(r"(19|20)\d\d", raw.strip()):
@@ -276,7 +253,7 @@ def _negation(tokens: list[str]) -> tuple[set[str], bool]:
         for w in ws:
             if w in _SCOPE_BREAK:
                 break
-            if w in STOPWORDS or w.endswith("'"):
+            if w in CLAIM_STOPWORDS or w.endswith("'"):
                 continue
             scope.add(stem(w))
             got += 1
@@ -326,7 +303,7 @@ _RX_PREP_BEFORE = re.compile(
 
 
 def _is_stop(word: str) -> bool:
-    return word in _PARTY_STOP or fold(word) in STOPWORDS or fold(word) in MONTHS or len(word) < 2
+    return word in _PARTY_STOP or fold(word) in CLAIM_STOPWORDS or fold(word) in MONTHS or len(word) < 2
 
 
 def _parties(text: str, known: frozenset[str]) -> tuple[set[str], str | None]:
@@ -386,7 +363,7 @@ def _read(text: str, known_parties: frozenset[str]) -> Facets:
     out.content = {
         stem(t)
         for t in tokens
-        if t not in STOPWORDS
+        if t not in CLAIM_STOPWORDS
         and not t.endswith("'")
         and len(t) > 1
         and t not in party_keys
@@ -399,7 +376,7 @@ def _read(text: str, known_parties: frozenset[str]) -> Facets:
         stem(tokens[i + 1])
         for i, t in enumerate(tokens[:-1])
         if t in ("a", "ont", "avait", "avaient", "est", "sont", "ete", "fut", "etait", "etaient", "sera", "seront")
-        and tokens[i + 1] not in STOPWORDS
+        and tokens[i + 1] not in CLAIM_STOPWORDS
     }
     return out
 

@@ -87,14 +87,10 @@ def _cached(path: Path, stamp: float) -> tuple[FactRule, ...]:
     return read_map(path)
 
 
-def load_map(pack: RulePack | Path | str | None = None) -> tuple[FactRule, ...]:
-    """The map of a pack (loaded pack or its folder; None: the default pack). No map: an empty map."""
+def load_map(pack: RulePack | Path | str) -> tuple[FactRule, ...]:
+    """The map of a pack (loaded pack or its folder). No map: an empty map."""
     from lexlogic.logic.pack import load_pack
 
-    if pack is None:
-        from lexlogic.engine.packs import default_pack, pack_root
-
-        pack = pack_root(default_pack())
     loaded = pack if isinstance(pack, RulePack) else load_pack(pack)
     path = map_path(loaded)
     if path is None:
@@ -104,7 +100,7 @@ def load_map(pack: RulePack | Path | str | None = None) -> tuple[FactRule, ...]:
 
 def map_problems(pack: RulePack) -> list[PackError]:
     """``lexlogic check``: unreadable map, unknown facts (with a "did you mean"), readings of the wrong type."""
-    from lexlogic.engine.pack_check import did_you_mean
+    from lexlogic.logic.errors import did_you_mean
 
     path = map_path(pack)
     if path is None:

@@ -1,6 +1,6 @@
 """Predicate-argument frames (issue 19, round 4): the judge reads WHO did WHAT to WHOM, not a wording.
 
-A sentence is parsed with spaCy (``engine.perception.nlp``: lemmas and dependencies) into frames: the
+A sentence is parsed with spaCy (``bridges.spacy_nlp``: lemmas and dependencies) into frames: the
 predicate's class (``data/predicates.yaml``: a verb, its synonyms and its nominalisations — « notifier »,
 « notification », « informer » are one class), its agent, its recipient, its patient's head lemma, a
 negation and a modality. Arguments that name a party are resolved to the party (« la biscuiterie », « le
@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from lexlogic.engine.claims.normalise import fold
+from lexlogic.engine.text.fold import fold
 
 _DATA = Path(__file__).parent / "data" / "predicates.yaml"
 
@@ -48,7 +48,7 @@ def lexicon() -> Lexicon:
 
 
 @dataclass(frozen=True)
-class Frame:
+class PredicateFrame:
     cls: str  # predicate class
     lemma: str  # the word that carries it (folded lemma)
     agent: str = ""  # the acting party's mention, folded (a name, a noun, « nous » …); "" when none
@@ -212,9 +212,9 @@ def _patient_of(tok: Any) -> str:
 
 @lru_cache(maxsize=1)
 def _nlp() -> Any:
-    from lexlogic.engine.perception.nlp import nlp
+    from lexlogic.bridges.spacy_nlp import french
 
-    return nlp()
+    return french()
 
 
 @lru_cache(maxsize=4096)
@@ -226,12 +226,12 @@ def _doc(text: str) -> Any:
 
 
 @lru_cache(maxsize=200_000)
-def frames(text: str) -> tuple[Frame, ...]:
+def frames(text: str) -> tuple[PredicateFrame, ...]:
     """Every frame of a sentence or a short passage (cached by text: a passage is parsed once)."""
     if not text.strip():
         return ()
     doc = _doc(text)
-    out: list[Frame] = []
+    out: list[PredicateFrame] = []
     for tok in doc:
         if tok.pos_ not in ("VERB", "NOUN") or tok.dep_.startswith("aux"):
             continue
@@ -241,7 +241,7 @@ def frames(text: str) -> tuple[Frame, ...]:
         agent = _agent_of(tok)
         for cls in sorted(classes):
             out.append(
-                Frame(
+                PredicateFrame(
                     cls=cls,
                     lemma=lemma,
                     agent=agent,
@@ -392,7 +392,7 @@ def lemmas(text: str) -> frozenset[str]:
     return frozenset(_lemma(t) for t in _doc(text) if t.is_alpha)
 
 
-def _patient_ok(cf: Frame, ef: Frame, passage: str) -> bool:
+def _patient_ok(cf: PredicateFrame, ef: PredicateFrame, passage: str) -> bool:
     """The objects agree: one is unsaid, they are the same word or the same act (« la fin » / « la
     rupture »), or the claim's object is named in the passage."""
     if not cf.patient or not ef.patient or cf.patient == ef.patient:
@@ -405,14 +405,14 @@ def _patient_ok(cf: Frame, ef: Frame, passage: str) -> bool:
     return cf.patient in lemmas(passage)
 
 
-def _agent(f: Frame, doc: str, who: Parties) -> str:
+def _agent(f: PredicateFrame, doc: str, who: Parties) -> str:
     """A frame's acting party; a nominal's « de X » is its agent when X is a party (« la proposition de Beta »)."""
     if not f.agent and not f.verbal and f.patient:
         return who.resolve(f.patient)
     return who.resolve(f.agent, doc)
 
 
-def _agents(cf: Frame, ef: Frame, claim_doc: str, doc: str, who: Parties) -> tuple[str, str]:
+def _agents(cf: PredicateFrame, ef: PredicateFrame, claim_doc: str, doc: str, who: Parties) -> tuple[str, str]:
     return _agent(cf, claim_doc, who), _agent(ef, doc, who)
 
 

@@ -28,7 +28,7 @@ class Thresholds:
 
 
 @dataclass
-class Reading:
+class StanceReading:
     stance: Stance
     nuance: str
     sentence: str
@@ -102,7 +102,7 @@ def _antonym_hits(claim: set[str], doc: set[str]) -> list[tuple[set[str], set[st
 
 def read_candidate(
     claim: fx.Facets, sentence: str, similarity: float, known: set[str], th: Thresholds, whole: bool = False
-) -> Reading:
+) -> StanceReading:
     """One sentence (or, ``whole``, a whole memory: then only numbers may contradict, since a negation
     elsewhere in the memory is about something else)."""
     doc = fx.read(sentence, known)
@@ -112,7 +112,7 @@ def read_candidate(
     coverage = (len(shared) + len(antonyms)) / max(len(content), 1)
     shared_n = len(shared) + len(antonyms)
     if similarity < th.min_similarity or coverage < th.min_coverage or shared_n < min(2, len(content)):
-        return Reading(
+        return StanceReading(
             Stance.IRRELEVANT,
             f"hors sujet (similarité {similarity:.2f}, recouvrement {coverage:.0%})",
             sentence,
@@ -150,7 +150,7 @@ def read_candidate(
         ):
             conflicts.append(f"partie agissante : affirmé {claim.agent}, la pièce dit {doc.agent}")
     if claim.modality != doc.modality:  # a threat is not a rupture, a faculty is not a fact: not evidence
-        return Reading(
+        return StanceReading(
             Stance.NEUTRAL,
             f"modalité différente ({', '.join(sorted(claim.modality)) or 'fait'} "
             f"contre {', '.join(sorted(doc.modality)) or 'fait'})",
@@ -158,24 +158,26 @@ def read_candidate(
             coverage,
         )
     if conflicts:
-        return Reading(Stance.CONTRADICTS, "; ".join(conflicts), sentence, coverage)
+        return StanceReading(Stance.CONTRADICTS, "; ".join(conflicts), sentence, coverage)
     if missing:
-        return Reading(Stance.NEUTRAL, f"la pièce ne précise pas : {', '.join(missing)}", sentence, coverage)
+        return StanceReading(Stance.NEUTRAL, f"la pièce ne précise pas : {', '.join(missing)}", sentence, coverage)
     if not matched and coverage < th.support_coverage_no_facet:
-        return Reading(Stance.NEUTRAL, f"proche mais pas explicite (recouvrement {coverage:.0%})", sentence, coverage)
+        return StanceReading(
+            Stance.NEUTRAL, f"proche mais pas explicite (recouvrement {coverage:.0%})", sentence, coverage
+        )
     what = ", ".join(matched) if matched else "termes"
-    return Reading(Stance.SUPPORTS, f"concorde ({what}; recouvrement {coverage:.0%})", sentence, coverage)
+    return StanceReading(Stance.SUPPORTS, f"concorde ({what}; recouvrement {coverage:.0%})", sentence, coverage)
 
 
 _RANK = {Stance.CONTRADICTS: 3, Stance.SUPPORTS: 3, Stance.NEUTRAL: 1, Stance.IRRELEVANT: 0}
 
 
-def best_reading(claim: fx.Facets, text: str, similarity: float, known: set[str], th: Thresholds) -> Reading:
+def best_reading(claim: fx.Facets, text: str, similarity: float, known: set[str], th: Thresholds) -> StanceReading:
     """Read each sentence of the memory and keep the most telling one (decisive, then best covered)."""
     spans = fx.sentences(text)
     readings = [read_candidate(claim, text[s:e], similarity, known, th) for s, e in spans]
     if not readings:
-        return Reading(Stance.IRRELEVANT, "mémoire vide", "", 0.0)
+        return StanceReading(Stance.IRRELEVANT, "mémoire vide", "", 0.0)
     best = max(readings, key=lambda r: (_RANK[r.stance], r.coverage))
     if best.stance in (Stance.SUPPORTS, Stance.CONTRADICTS) or len(spans) < 2:
         return best

@@ -21,17 +21,24 @@ VERIFIED stays the hardest status: every quantity supported, the predicate state
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from lexlogic.bridges.text_index import tokens
 from lexlogic.engine.claims import facets as fx
 from lexlogic.engine.claims import frames as fr
 from lexlogic.engine.claims.derived import DossierFacts
 from lexlogic.engine.claims.models import Candidate, Judgement, SourceReading, Stance, Status
-from lexlogic.engine.claims.normalise import MONTHS_FR, fold, normalise
-from lexlogic.engine.claims.quantities import Quantity, agrees, comparator, event_of_date, quantities
+from lexlogic.engine.claims.normalise import MONTHS_FR, normalise
+from lexlogic.engine.claims.quantities import (
+    Quantity,
+    agrees,
+    comparator,
+    event_of_date,
+    quantities,
+    starts_agreement,
+)
+from lexlogic.engine.text.fold import fold, strip_accents
+from lexlogic.engine.text.terms import search_terms
 
 INTERPRETIVE = re.compile(
     r"\b(consenti a\w*|consenti au\w*|consentement|jamais consenti|son accord|leur accord|d'accord|accept\w*|acquiesc\w*|approuv\w*|agree?\w*|pretexte|motif|mobile|en realite|au fond|"
@@ -214,7 +221,7 @@ class _Q:
 
 def _stems(text: str) -> set[str]:
     """Snowball stems cut at six letters: "exclusivité" meets "exclusif", "renouvelable" "renouvelle"."""
-    return {t[:6] for t in tokens(normalise(text)) if not t.isdigit()}
+    return {t[:6] for t in search_terms(normalise(text)) if not t.isdigit()}
 
 
 def coverage(claim: str, passage: str, idf: dict[str, float] | None = None, default: float = 1.0) -> float:
@@ -311,7 +318,7 @@ def _sender_clash(f: str, facts: DossierFacts | None, raw: str = "") -> tuple[st
     """« le courriel du 15 mars 2024 émanait de la directrice des achats »: the e-mail of that date (its
     ``Date:`` header) is from someone whose signature in it carries another title."""
     m, who = _MAIL_DATE.search(f), _SENT_BY.search(f)
-    plain = "".join(ch for ch in unicodedata.normalize("NFD", raw) if not unicodedata.combining(ch))
+    plain = strip_accents(raw)
     person = _SENT_BY_NAME.search(" ".join(plain.split())) if raw else None
     if not (m and (who or person) and facts is not None):
         return ()
@@ -358,58 +365,79 @@ _SINCE = re.compile(
 
 
 def _other_slot_value(claim: str, candidates: list[Candidate], facts: DossierFacts | None) -> tuple[str, int]:
+    """(why, candidate index) when a piece gives the claim's slot another value: the place a piece was
+    signed, the month a relation started, the sender of a piece, an acceptance told as a refusal."""
     f = " ".join(fold(normalise(claim)).split())
-    m = _SIGNED_AT.search(f)
-    proper = {fold(w.strip(".,;:()«»")) for w in claim.split() if w[:1].isupper()}
-    if m and _PIECE.search(f) and m.group(1) in proper and not _NEGATED.search(f):
-        place = m.group(1)
-        others = []
-        for i, c in enumerate(candidates):
-            t = " ".join(fold(c.memory.text).split())
-            doc = facts.doc_text.get(c.memory.document_id, "") if facts else t
-            for hit in re.finditer(r"(?:^|[.;] )(?:fait|signe|signee) a ([a-z][a-z-]{2,})", t):
-                if hit.group(1) == place:
-                    return "", -1
-                if _PIECE.search(doc or t):
-                    others.append((i, hit.group(1)))
-        if others:
-            return f"lieu de signature : « {others[0][1]} », non « {place} »", others[0][0]
-    start = _START_CUE.search(f)
-    if start and not _NEGATED.search(f):
-        after = f[start.end() : start.end() + 50]
-        month = _MONTH_RE.search(after)
-        claim_month = (
-            month.group(1) if month else ("janvier" if re.search(r"debut de (?:l'annee|\d{4})", after) else "")
-        )
-        year = re.search(r"\b(\d{4})\b", after)
-        for i, c in enumerate(candidates[:5]):
-            t = " ".join(fold(normalise(c.memory.text)).split())
-            since = _SINCE.search(t)
-            if not claim_month or not since or c.similarity < 0.84 or coverage(claim, c.memory.text) < 0.3:
-                continue
-            if year and since.group(2) and since.group(2) != year.group(1):
-                continue
-            if since.group(1) != claim_month:
-                return f"début : « {since.group(1)} », non « {claim_month} »", i
-            break
+    for clash in (_signature_place(claim, f, candidates, facts), _start_month(claim, f, candidates)):
+        if clash is not None:
+            return clash
     sender = _sender_clash(f, facts, claim)
     if sender:
         return sender[0], next((i for i, c in enumerate(candidates) if c.memory.document_id == sender[1]), 0)
+    return _acceptance_refused(f, candidates, facts)
+
+
+def _signature_place(
+    claim: str, f: str, candidates: list[Candidate], facts: DossierFacts | None
+) -> tuple[str, int] | None:
+    """« signé à Lyon »: a piece signed at another place contradicts; one signed there settles the slot."""
+    m = _SIGNED_AT.search(f)
+    proper = {fold(w.strip(".,;:()«»")) for w in claim.split() if w[:1].isupper()}
+    if not (m and _PIECE.search(f) and m.group(1) in proper and not _NEGATED.search(f)):
+        return None
+    place = m.group(1)
+    others = []
+    for i, c in enumerate(candidates):
+        t = " ".join(fold(c.memory.text).split())
+        doc = facts.doc_text.get(c.memory.document_id, "") if facts else t
+        for hit in re.finditer(r"(?:^|[.;] )(?:fait|signe|signee) a ([a-z][a-z-]{2,})", t):
+            if hit.group(1) == place:
+                return "", -1
+            if _PIECE.search(doc or t):
+                others.append((i, hit.group(1)))
+    return (f"lieu de signature : « {others[0][1]} », non « {place} »", others[0][0]) if others else None
+
+
+def _start_month(claim: str, f: str, candidates: list[Candidate]) -> tuple[str, int] | None:
+    """« depuis mars 2015 »: the first close passage that says since when, in another month, contradicts."""
+    start = _START_CUE.search(f)
+    if not start or _NEGATED.search(f):
+        return None
+    after = f[start.end() : start.end() + 50]
+    month = _MONTH_RE.search(after)
+    claim_month = month.group(1) if month else ("janvier" if re.search(r"debut de (?:l'annee|\d{4})", after) else "")
+    year = re.search(r"\b(\d{4})\b", after)
+    for i, c in enumerate(candidates[:5]):
+        t = " ".join(fold(normalise(c.memory.text)).split())
+        since = _SINCE.search(t)
+        if not claim_month or not since or c.similarity < 0.84 or coverage(claim, c.memory.text) < 0.3:
+            continue
+        if year and since.group(2) and since.group(2) != year.group(1):
+            continue
+        if since.group(1) != claim_month:
+            return f"début : « {since.group(1)} », non « {claim_month} »", i
+        break
+    return None
+
+
+def _acceptance_refused(f: str, candidates: list[Candidate], facts: DossierFacts | None) -> tuple[str, int]:
+    """« X a refusé … »: a short piece accepting what a retrieved piece proposed, in an exchange asking for it."""
     refused = _REFUSED.search(f)
-    if refused and (refused.group(0).startswith("n'") or not _NEGATED.search(f)) and facts is not None:
-        obj = _object_of(f[refused.end() :])
-        for i, c in enumerate(candidates):
-            t = " ".join(fold(c.memory.text).split()).lstrip("> ")
-            if not _ACCEPTED.search(t) or len(t.split()) > 8:
-                continue
-            doc = facts.doc_text.get(c.memory.document_id, "")
-            asked = [  # the exchange: the acceptance answers a request, and a retrieved piece proposes the object
-                j
-                for j, o in enumerate(candidates)
-                if _PROPOSED.search(fold(o.memory.text)) and coverage(obj, o.memory.context or o.memory.text) >= 0.2
-            ]
-            if obj and asked and _ASKED.search(doc):
-                return "la pièce relate une acceptation (« " + c.memory.text.strip() + " »)", i
+    if not (refused and (refused.group(0).startswith("n'") or not _NEGATED.search(f)) and facts is not None):
+        return "", -1
+    obj = _object_of(f[refused.end() :])
+    for i, c in enumerate(candidates):
+        t = " ".join(fold(c.memory.text).split()).lstrip("> ")
+        if not _ACCEPTED.search(t) or len(t.split()) > 8:
+            continue
+        doc = facts.doc_text.get(c.memory.document_id, "")
+        asked = [  # the exchange: the acceptance answers a request, and a retrieved piece proposes the object
+            j
+            for j, o in enumerate(candidates)
+            if _PROPOSED.search(fold(o.memory.text)) and coverage(obj, o.memory.context or o.memory.text) >= 0.2
+        ]
+        if obj and asked and _ASKED.search(doc):
+            return "la pièce relate une acceptation (« " + c.memory.text.strip() + " »)", i
     return "", -1
 
 
@@ -426,6 +454,102 @@ def _who(facts: DossierFacts | None) -> fr.Parties:
             _WHO.clear()
         hit = _WHO[id(facts)] = (facts, fr.parties(facts.parties, facts.doc_text))
     return hit[1]
+
+
+# a value found for a claim's quantity: (value, candidate index or -1 for derived, document id, match, how,
+# source ids)
+_Ev = tuple[float, int, str, float, str, list[str]]
+
+
+def _weigh_difference(q: Quantity, ev: list[_Ev]) -> _Q:
+    """« un écart de N »: some two of the values found differ by the claim's amount (supported), or none do."""
+    r = _Q(q)
+    vals = sorted({round(v, 3) for v, *_ in ev})
+    diffs = [(abs(a - b), a, b) for a in vals for b in vals if a > b]
+    hit = [d for d in diffs if agrees(Quantity(q.kind, q.value, q.role), d[0], q.kind)]
+    if hit:
+        r.state, r.why = "supported", f"écart de {hit[0][0]:g} entre deux valeurs de même rôle"
+        r.support = [i for _, i, *_ in ev if i >= 0]
+    elif diffs:
+        r.state, r.why = "contradicted", f"aucun écart de {q.describe()} entre les valeurs {vals}"
+        r.against = [i for _, i, *_ in ev if i >= 0]
+    return r
+
+
+@dataclass
+class _Judging:
+    """One claim under judgement: its candidates, how much of the claim each covers, and the stance and
+    nuance given to each so far. Every step of ``ReadingJudge._judge`` reads and marks it."""
+
+    claim: str
+    candidates: list[Candidate]
+    facts: DossierFacts | None
+    f: str  # the claim, normalised and folded
+    cov: list[float]
+    idf: dict[str, float] | None
+    dflt: float
+    stances: list[Stance]
+    nuances: list[str]
+
+    @classmethod
+    def of(cls, th: ReadingThresholds, claim: str, candidates: list[Candidate], facts: DossierFacts | None) -> _Judging:
+        """Nothing decided yet: candidates above the topic floor are neutral, the others irrelevant."""
+        idf, dflt = (facts.idf, facts.max_idf) if facts is not None and facts.idf else (None, 1.0)
+        return cls(
+            claim=claim,
+            candidates=candidates,
+            facts=facts,
+            f=fold(normalise(claim)),
+            cov=[coverage(claim, c.memory.context or c.memory.text, idf, dflt) for c in candidates],
+            idf=idf,
+            dflt=dflt,
+            stances=[Stance.NEUTRAL if c.similarity >= th.topic else Stance.IRRELEVANT for c in candidates],
+            nuances=[""] * len(candidates),
+        )
+
+    def mark(self, i: int, stance: Stance, nuance: str) -> None:
+        self.stances[i], self.nuances[i] = stance, nuance
+
+    def done(self, status: Status, why: str = "", sources: list[str] | None = None) -> Judgement:
+        """The judgement: with the passages a value was read from, or with the closest candidate carrying
+        the reason when no candidate was marked for or against."""
+        sentences = [c.memory.text for c in self.candidates]
+        if sources and status in (Status.VERIFIED, Status.CONTRADICTED):
+            stance = Stance.CONTRADICTS if status is Status.CONTRADICTED else Stance.SUPPORTS
+            reads = [SourceReading(id=pid, stance=stance, nuance=why) for pid in dict.fromkeys(sources)]
+            return Judgement(
+                status=status, stances=self.stances, nuances=self.nuances, sentences=sentences, sources=reads
+            )
+        decided = any(s in (Stance.SUPPORTS, Stance.CONTRADICTS) for s in self.stances)
+        if why and status is not Status.UNKNOWN and not decided and self.candidates:
+            best = max(range(len(self.candidates)), key=lambda i: self.candidates[i].similarity)
+            self.mark(best, Stance.CONTRADICTS if status is Status.CONTRADICTED else Stance.SUPPORTS, why)
+        return Judgement(status=status, stances=self.stances, nuances=self.nuances, sentences=sentences)
+
+
+def _states_a_start(passage: str) -> bool:
+    """The passage words a start (« a débuté », « prend effet », « entré en vigueur », « à compter du » an
+    agreement), not only a date (« le contrat-cadre du 4 mars 2013 » names a piece)."""
+    if "debut" in fx.read(passage).content:
+        return True
+    f = fold(normalise(passage))
+    return any(q.kind == "date" and starts_agreement(f, q.start) for q in quantities(passage))
+
+
+def _start_stated(claim: str, passage: str) -> bool:
+    """A claim that something began, and a passage dating an agreement's start by « à compter du »: the
+    passage states the start although it says « conclu à compter du », not « a débuté »."""
+    return "debut" in fx.read(claim).verbs and _states_a_start(passage)
+
+
+def _trend_role(f: str) -> str:
+    """The series a claim of change (« a doublé », « en baisse ») speaks of: revenue, margin or orders."""
+    if not re.search(r"doubl|tripl|augment|hauss|progress|baiss|diminu|recul", f):
+        return ""
+    for role, cues in (("revenue", ("chiffre", "ventes")), ("margin", ("marge",)), ("orders", ("command",))):
+        if any(c in f for c in cues):
+            return role
+    return ""
 
 
 class ReadingJudge:
@@ -453,14 +577,39 @@ class ReadingJudge:
     def _read_quantity(
         self, q: Quantity, claim: str, cands: list[Candidate], cov: list[float], facts: DossierFacts | None
     ) -> _Q:
-        th, r = self.th, _Q(q)
+        """One value of the claim against the candidates' values of the same kind and role, and against the
+        values derived from the dossier (an event's dates, a computed duration, a table's figure)."""
         f = fold(normalise(claim))
-        modal = _modality(claim)
-        # evidence: (value, candidate index or -1 for derived, document id, match, how, source ids)
-        read: list[tuple[float, int, str, float, str, list[str]]] = []
-        derived: list[tuple[float, int, str, float, str, list[str]]] = []
         event = event_of_date(f, q) if q.kind == "date" else ""
+        if q.kind == "date" and not event:  # a date of no named event: a close passage stating that very date
+            return self._dated_passage(q, cands, cov)
+        read = self._values_read(q, claim, f, event, cands, cov)
+        derived = self._values_derived(q, claim, event, facts)
+        if not read and not derived:
+            return _Q(q)
+        if q.cmp == "diff":
+            return _weigh_difference(q, read + derived)
+        return self._weigh(q, read, derived, cov)
+
+    def _dated_passage(self, q: Quantity, cands: list[Candidate], cov: list[float]) -> _Q:
+        """A date the claim ties to no event: supported by a close passage that states that very date."""
+        th, r = self.th, _Q(q)
+        for i, c in enumerate(cands):
+            if c.similarity < th.verify_date_sim or cov[i] < th.verify_date_cov:
+                continue
+            if any(dq.kind == "date" and agrees(q, dq.value, "date") for dq in quantities(c.memory.text)):
+                r.state, r.why, r.support = "supported", c.memory.text, [i]
+                return r
+        return r
+
+    def _values_read(
+        self, q: Quantity, claim: str, f: str, event: str, cands: list[Candidate], cov: list[float]
+    ) -> list[_Ev]:
+        """The values of the same kind and role (a date: of the same event) that close passages state, in
+        the claim's modality; a notice a clause requires is not the notice a party gave."""
+        th, modal = self.th, _modality(claim)
         clause = _clause(f) if q.role == "notice" and q.cmp != "diff" else None
+        read: list[_Ev] = []
         for i, c in enumerate(cands):
             if c.similarity < th.quantity_topic:
                 continue
@@ -473,51 +622,49 @@ class ReadingJudge:
                 continue  # the notice a clause requires is not the notice a party gave
             match = c.similarity + 0.1 * cov[i]
             for dq in quantities(c.memory.text):
-                if dq.kind != q.kind:
-                    continue
-                if q.kind == "date":
-                    if not event or event_of_date(cf, dq) != event or self._other_verb(claim, c.memory.text):
-                        continue
-                elif dq.role != q.role or q.kind == "duration" and not q.role:
-                    continue
-                if q.year and dq.year and q.year != dq.year:
-                    continue
-                if q.kind == "amount" and q.precision and dq.precision and q.precision != dq.precision:
-                    continue
-                read.append((dq.value, i, c.memory.document_id, match, c.memory.text, []))
-        if facts is not None and q.kind == "date" and event:
+                if self._same_quantity(q, dq, event, cf, claim, c.memory.text):
+                    read.append((dq.value, i, c.memory.document_id, match, c.memory.text, []))
+        return read
+
+    def _same_quantity(self, q: Quantity, dq: Quantity, event: str, cf: str, claim: str, text: str) -> bool:
+        """A passage's value ``dq`` speaks of the claim's ``q``: same kind, same role (a date: same event and
+        verb), same year and precision when both say."""
+        if dq.kind != q.kind:
+            return False
+        if q.kind == "date":
+            if not event or event_of_date(cf, dq) != event:
+                return False
+            if self._other_verb(claim, text) and not _start_stated(claim, text):
+                return False
+        elif dq.role != q.role or q.kind == "duration" and not q.role:
+            return False
+        if q.year and dq.year and q.year != dq.year:
+            return False
+        return not (q.kind == "amount" and q.precision and dq.precision and q.precision != dq.precision)
+
+    def _values_derived(self, q: Quantity, claim: str, event: str, facts: DossierFacts | None) -> list[_Ev]:
+        """Values the dossier gives without a sentence stating the claim: the dates of the same event (not of
+        another act), a duration computed between two dates, a figure of the dossier's table."""
+        if facts is None:
+            return []
+        derived: list[_Ev] = []
+        if q.kind == "date" and event:
             dated = facts.events.get(event) or (facts.events.get(event[4:], []) if event.startswith("doc:") else [])
             for value, pid in sorted(dated)[:MAX_DATES]:  # a dossier dates an act a handful of times
                 said = facts.passages.get(facts.statements.get(pid, pid))
-                if said is not None and self._other_verb(claim, said.text):
+                if said is not None and self._other_verb(claim, said.text) and not _start_stated(claim, said.text):
                     continue  # the date of another act ("passées au plus tard le" is not "livrées le")
                 derived.append((value, -1, pid.split("#")[0], 1.0, f"date de l'événement « {event} » ({pid})", [pid]))
-        elif facts is not None and q.kind != "date":
+        elif q.kind != "date":
             d = facts.duration(q, claim) if q.kind == "duration" else facts.table_value(q, claim)
             if d is not None:
                 derived.append((d.value, -1, "derived", 1.0, f"calculé : {d.how} ({', '.join(d.sources)})", d.sources))
-        if q.kind == "date" and not event:  # a date of no named event: a close passage stating that very date
-            for i, c in enumerate(cands):
-                if c.similarity < th.verify_date_sim or cov[i] < th.verify_date_cov:
-                    continue
-                if any(dq.kind == "date" and agrees(q, dq.value, "date") for dq in quantities(c.memory.text)):
-                    r.state, r.why, r.support = "supported", c.memory.text, [i]
-                    return r
-            return r
-        ev = read + derived
-        if not ev:
-            return r
-        if q.cmp == "diff":
-            vals = sorted({round(v, 3) for v, *_ in ev})
-            diffs = [(abs(a - b), a, b) for a in vals for b in vals if a > b]
-            hit = [d for d in diffs if agrees(Quantity(q.kind, q.value, q.role), d[0], q.kind)]
-            if hit:
-                r.state, r.why = "supported", f"écart de {hit[0][0]:g} entre deux valeurs de même rôle"
-                r.support = [i for _, i, *_ in ev if i >= 0]
-            elif diffs:
-                r.state, r.why = "contradicted", f"aucun écart de {q.describe()} entre les valeurs {vals}"
-                r.against = [i for _, i, *_ in ev if i >= 0]
-            return r
+        return derived
+
+    def _weigh(self, q: Quantity, read: list[_Ev], derived: list[_Ev], cov: list[float]) -> _Q:
+        """The values found, weighed: pieces of different documents that disagree among the closest make a
+        disagreement; a computed value outranks a sentence's; else the closest agreeing or clashing value."""
+        th, r = self.th, _Q(q)
         if read:
             best = max(e[3] for e in read)
             pool = [e for e in read if e[3] >= best - th.disagree_delta and cov[e[1]] >= th.disagree_cov]
@@ -664,246 +811,252 @@ class ReadingJudge:
         return Judgement(status=status, stances=stances, nuances=nuances, sentences=whole.sentences, sources=sources)
 
     def _judge(self, claim: str, candidates: list[Candidate], facts: DossierFacts | None = None) -> Judgement:
-        th = self.th
-        n = len(candidates)
-        stances = [Stance.IRRELEVANT] * n
-        nuances = [""] * n
-        sentences = [c.memory.text for c in candidates]
-        for i, c in enumerate(candidates):
-            if c.similarity >= th.topic:
-                stances[i] = Stance.NEUTRAL
-        idf, dflt = (facts.idf, facts.max_idf) if facts is not None and facts.idf else (None, 1.0)
-        cov = [coverage(claim, c.memory.context or c.memory.text, idf, dflt) for c in candidates]
-        f = fold(normalise(claim))
-
-        def done(status: Status, why: str = "", sources: list[str] | None = None) -> Judgement:
-            if sources and status in (Status.VERIFIED, Status.CONTRADICTED):
-                stance = Stance.CONTRADICTS if status is Status.CONTRADICTED else Stance.SUPPORTS
-                reads = [SourceReading(id=pid, stance=stance, nuance=why) for pid in dict.fromkeys(sources)]
-                return Judgement(status=status, stances=stances, nuances=nuances, sentences=sentences, sources=reads)
-            if (
-                why
-                and status is not Status.UNKNOWN
-                and not any(s in (Stance.SUPPORTS, Stance.CONTRADICTS) for s in stances)
-            ):
-                best = max(range(n), key=lambda i: candidates[i].similarity) if n else None
-                if best is not None:
-                    stances[best] = Stance.CONTRADICTS if status is Status.CONTRADICTED else Stance.SUPPORTS
-                    nuances[best] = why
-            return Judgement(status=status, stances=stances, nuances=nuances, sentences=sentences)
-
+        """One claim against its candidates: a value in another slot, then an interpretation, then a frame
+        clash, then the claim's quantities, then the predicate alone."""
+        j = _Judging.of(self.th, claim, candidates, facts)
         other, where = _other_slot_value(claim, candidates, facts)
         if other:
-            stances[where], nuances[where] = Stance.CONTRADICTS, other
-            return done(Status.CONTRADICTED, other)
-        epistemic = [act for claim_cue, act in EPISTEMIC if claim_cue.search(f)]
-        interpretive = bool(epistemic or INTERPRETIVE.search(f) or fr.interpretive(claim))
-        if not interpretive:
-            why, where = self._frame_clash(claim, candidates, cov, facts)
-            if why and where >= 0:
-                stances[where], nuances[where] = Stance.CONTRADICTS, why
-                return done(Status.CONTRADICTED, why)
-            if why:  # a piece states the claim's act, another piece as close gives it to another party
-                return done(Status.AMBIGUOUS, why)
-        if interpretive:
-            on_topic = [i for i in range(n) if candidates[i].similarity >= th.topic and cov[i] >= th.interp_cov]
-            if epistemic:  # knowledge or a request: only a piece that records such an act makes it debatable
-                obj = _object_of(f)  # what was known or asked for: the piece must speak of THAT
-                on_topic = [
-                    i
-                    for i in on_topic
-                    if coverage(obj, candidates[i].memory.text, idf, dflt) >= th.epistemic_cov
-                    and any(a.search(fold(normalise(candidates[i].memory.text))) for a in epistemic)
-                ]
-            # a number the pieces contradict settles the claim whatever its interpretation (not the date that
-            # names a piece, « le courriel du 1er février valait notification »: what it was worth is the point)
-            for q in self._claim_quantities(claim):
-                if q.kind == "date" and _NAMES_A_PIECE.search(f[max(0, q.start - 40) : q.start]):
-                    continue
-                r = self._read_quantity(q, claim, candidates, cov, facts)
-                if r.state == "contradicted":
-                    for i in r.against:
-                        stances[i], nuances[i] = Stance.CONTRADICTS, f"même rôle ({q.role or 'date'}) : {r.why}"
-                    return done(Status.CONTRADICTED, r.why, r.sources)
-            said = self._reported_reason(claim, f, candidates, facts)
-            if said >= 0:
-                stances[said], nuances[said] = Stance.SUPPORTS, "la partie donne elle-même ce motif dans sa pièce"
-                return done(Status.VERIFIED)
-            if on_topic:
-                for i in on_topic[:2]:
-                    stances[i] = Stance.SUPPORTS if i == on_topic[0] else Stance.CONTRADICTS
-                    nuances[i] = "la pièce relate l'acte ; son interprétation (accord, motif, intention) est discutable"
-                return done(Status.AMBIGUOUS)
-            return done(Status.UNKNOWN)
+            j.mark(where, Stance.CONTRADICTS, other)
+            return j.done(Status.CONTRADICTED, other)
+        epistemic = [act for claim_cue, act in EPISTEMIC if claim_cue.search(j.f)]
+        if epistemic or INTERPRETIVE.search(j.f) or fr.interpretive(claim):
+            return self._judge_interpretation(j, epistemic)
+        why, where = self._frame_clash(claim, candidates, j.cov, facts)
+        if why and where >= 0:
+            j.mark(where, Stance.CONTRADICTS, why)
+            return j.done(Status.CONTRADICTED, why)
+        if why:  # a piece states the claim's act, another piece as close gives it to another party
+            return j.done(Status.AMBIGUOUS, why)
+        return self._judge_quantities(j)
 
-        qs = [self._read_quantity(q, claim, candidates, cov, facts) for q in self._claim_quantities(claim)]
-        trend = None
-        if facts is not None and re.search(r"doubl|tripl|augment|hauss|progress|baiss|diminu|recul", f):
-            role = next(
-                (
-                    r
-                    for r, cues in (
-                        ("revenue", ("chiffre", "ventes")),
-                        ("margin", ("marge",)),
-                        ("orders", ("command",)),
-                    )
-                    if any(c in f for c in cues)
-                ),
-                "",
-            )
-            trend = facts.trend(claim, role) if role else None
+    def _judge_interpretation(self, j: _Judging, epistemic: list[re.Pattern[str]]) -> Judgement:
+        """An interpretive claim (an agreement, a motive, what a party knew or asked): a number the pieces
+        contradict settles it; else the party's own stated reason; else a piece relating the act makes it
+        debatable."""
+        th, cands = self.th, j.candidates
+        on_topic = [i for i in range(len(cands)) if cands[i].similarity >= th.topic and j.cov[i] >= th.interp_cov]
+        if epistemic:  # knowledge or a request: only a piece that records such an act makes it debatable
+            obj = _object_of(j.f)  # what was known or asked for: the piece must speak of THAT
+            on_topic = [
+                i
+                for i in on_topic
+                if coverage(obj, cands[i].memory.text, j.idf, j.dflt) >= th.epistemic_cov
+                and any(a.search(fold(normalise(cands[i].memory.text))) for a in epistemic)
+            ]
+        # a number the pieces contradict settles the claim whatever its interpretation (not the date that
+        # names a piece, « le courriel du 1er février valait notification »: what it was worth is the point)
+        for q in self._claim_quantities(j.claim):
+            if q.kind == "date" and _NAMES_A_PIECE.search(j.f[max(0, q.start - 40) : q.start]):
+                continue
+            r = self._read_quantity(q, j.claim, cands, j.cov, j.facts)
+            if r.state == "contradicted":
+                for i in r.against:
+                    j.mark(i, Stance.CONTRADICTS, f"même rôle ({q.role or 'date'}) : {r.why}")
+                return j.done(Status.CONTRADICTED, r.why, r.sources)
+        said = self._reported_reason(j.claim, j.f, cands, j.facts)
+        if said >= 0:
+            j.mark(said, Stance.SUPPORTS, "la partie donne elle-même ce motif dans sa pièce")
+            return j.done(Status.VERIFIED)
+        if on_topic:
+            for i in on_topic[:2]:
+                stance = Stance.SUPPORTS if i == on_topic[0] else Stance.CONTRADICTS
+                j.mark(
+                    i, stance, "la pièce relate l'acte ; son interprétation (accord, motif, intention) est discutable"
+                )
+            return j.done(Status.AMBIGUOUS)
+        return j.done(Status.UNKNOWN)
+
+    def _judge_quantities(self, j: _Judging) -> Judgement:
+        """The claim's values (dates, durations, amounts, a trend of the dossier's table) read in the pieces:
+        a disagreement or a contradiction settles it; agreeing values need the predicate too."""
+        qs = [self._read_quantity(q, j.claim, j.candidates, j.cov, j.facts) for q in self._claim_quantities(j.claim)]
+        role = _trend_role(j.f) if j.facts is not None else ""
+        trend = j.facts.trend(j.claim, role) if j.facts is not None and role else None
         for r in qs:
             for i in r.support:
-                stances[i], nuances[i] = (
-                    Stance.SUPPORTS,
-                    f"même rôle ({r.q.role or 'date'}) : {r.q.describe()} concorde",
-                )
+                j.mark(i, Stance.SUPPORTS, f"même rôle ({r.q.role or 'date'}) : {r.q.describe()} concorde")
             for i in r.against:
-                if stances[i] is not Stance.SUPPORTS:
-                    stances[i], nuances[i] = Stance.CONTRADICTS, f"même rôle ({r.q.role or 'date'}) : {r.why}"
-        states = [r.state for r in qs]
-        if trend is not None:
-            states.append("supported" if trend[0] else "contradicted")
-        best = max(range(n), key=lambda i: (candidates[i].similarity, cov[i])) if n else None
-
+                if j.stances[i] is not Stance.SUPPORTS:
+                    j.mark(i, Stance.CONTRADICTS, f"même rôle ({r.q.role or 'date'}) : {r.why}")
+        states = [r.state for r in qs] + (["supported" if trend[0] else "contradicted"] if trend is not None else [])
         if "disagreement" in states:
-            return done(Status.AMBIGUOUS, "les pièces divergent")
+            return j.done(Status.AMBIGUOUS, "les pièces divergent")
         if "contradicted" in states:
             why = next((r.why for r in qs if r.state == "contradicted"), trend[1] if trend else "")
             srcs = [p for r in qs if r.state == "contradicted" for p in r.sources]
-            if trend is not None and not trend[0] and facts is not None:
-                srcs.append(facts.table_source)
-            return done(Status.CONTRADICTED, why, srcs)
+            if trend is not None and not trend[0] and j.facts is not None:
+                srcs.append(j.facts.table_source)
+            return j.done(Status.CONTRADICTED, why, srcs)
         # « la lettre recommandée du 18 mars 2024 porte la signature de X »: a date that only names the piece
         # agrees, and says nothing of what the claim asserts about it: then the predicate decides, as without
         # a quantity (the date can still contradict, above)
         naming = bool(qs) and all(
-            r.q.kind == "date" and _NAMES_A_PIECE.search(f[max(0, r.q.start - 40) : r.q.start]) for r in qs
+            r.q.kind == "date" and _NAMES_A_PIECE.search(j.f[max(0, r.q.start - 40) : r.q.start]) for r in qs
         )
         agreed = bool(states) and all(s == "supported" for s in states)
         if agreed and not naming:
-            support = list(dict.fromkeys(i for r in qs for i in r.support))
-            if support:
-                # a date only says WHEN: the passage must also carry the rest of the claim (who, what)
-                dates_only = all(r.q.kind == "date" for r in qs)
+            return self._judge_agreed(j, qs, trend)
+        if (states and not (naming and agreed)) or not j.candidates:  # a quantity the dossier does not give
+            return j.done(Status.UNKNOWN)
+        return self._judge_predicate(j)
 
-                def role_backed(i: int) -> bool:
-                    """An amount or a rate of a named role (an investment, a price change) agrees on this passage:
-                    the role's cue words on both sides are the predicate (« a engagé » / « a investi » 380 000 €).
-                    Not a duration: « dans les quinze jours » frames an act, it does not say it was done."""
-                    return any(i in r.support and r.q.kind in ("amount", "percent") and r.q.role for r in qs)
+    def _judge_agreed(self, j: _Judging, qs: list[_Q], trend: tuple[bool, str] | None) -> Judgement:
+        """Every value of the claim agrees: verified when a passage also states the predicate (or, for values
+        derived from the dossier, when the claim names the dossier's parties and asserts)."""
+        support = list(dict.fromkeys(i for r in qs for i in r.support))
+        if support:
+            pred = self._predicate_backed(j, qs, support)
+        else:
+            pred, settled = self._derived_only(j, qs)
+            if settled is not None:
+                return settled
+        if pred:
+            return self._verified_by_values(j, qs, trend, pred)
+        for i in support:  # the passage dating the same act names another place or court in the same slot
+            clash = _slot_clash(j.claim, j.candidates[i].memory.text) if j.cov[i] >= self.th.slot_cov else ""
+            if clash:
+                j.mark(i, Stance.CONTRADICTS, f"{clash} (même date, même acte)")
+                return j.done(Status.CONTRADICTED, clash)
+        for i in support:
+            j.mark(i, Stance.NEUTRAL, self.states(j.claim, j.candidates[i], j.facts) or j.nuances[i])
+        return j.done(Status.UNKNOWN)
 
-                # several values of the claim agreeing (a notice AND its end date, a date AND a computed
-                # interval) identify its subject better than one: a lower floor, and the values stand for the verb
-                multi = not dates_only and len({(r.q.kind, round(r.q.value, 2)) for r in qs}) >= 2
-                sim_floor = th.multi_pred_sim if multi else th.quantity_pred_sim
-                cov_floor = th.multi_pred_cov if multi else th.quantity_pred_cov
-                who = _who(facts)
-
-                def framed(i: int) -> bool:
-                    """The passage's frames state every frame of the claim (same act, same party): a paraphrase
-                    whose words and vector fall under the floors (« a proposé une réduction » / « notre
-                    proposition : une baisse »)."""
-                    c = candidates[i]
-                    if facts is None or c.similarity < th.frame_sim or cov[i] < th.frame_cov:
-                        return False
-                    doc = facts.doc_text.get(c.memory.document_id, "")
-                    return fr.supports(claim, c.memory.text, doc, who, c.memory.context or "")
-
-                pred = [
-                    i
-                    for i in support
-                    if (
-                        candidates[i].similarity >= th.quantity_pred_sim
-                        and (cov[i] >= th.date_pred_cov or candidates[i].similarity >= th.date_pred_sim)
-                        if dates_only
-                        else candidates[i].similarity >= sim_floor or cov[i] >= cov_floor or framed(i)
-                    )
-                    and not self.states(
-                        claim,
-                        candidates[i],
-                        facts,
-                        verb=not role_backed(i) and not (multi and sum(i in r.support for r in qs) >= 2),
-                    )
-                ]
-            else:  # derived only: the claim's names must be the dossier's, and it must assert, not envisage
-                docs = " ".join(facts.doc_text.values()) if facts else ""
-                pred = [-1] if not _modality(claim) and all(nm in docs for nm in names(claim)) else []
-                if pred and facts is not None:  # a dated event: the sentence stating it must not name another actor
-                    for r in qs:
-                        for pid in r.sources:
-                            stating = facts.passages.get(facts.statements.get(pid, pid))
-                            if stating is not None and self.other_agent(claim, stating.text, facts):
-                                return done(Status.CONTRADICTED, self.other_agent(claim, stating.text, facts), [pid])
-            if pred:
-                if pred[0] >= 0:  # a negation already read into a quantity ("n'était pas de") is not a clash
-                    negated = any(r.q.cmp.startswith("!") for r in qs)
-                    passage = candidates[pred[0]].memory.text
-                    # the values agree, but the same head names another place or court (« tribunal de commerce
-                    # de Lyon » / « … de Paris »): the claim is false
-                    clash = self._polarity_clash(claim, passage, negation=not negated) or _slot_clash(claim, passage)
-                    if clash:
-                        return done(Status.CONTRADICTED, clash)
-                why = "; ".join(r.why for r in qs) or (trend[1] if trend else "")
-                srcs = [p for r in qs for p in r.sources]
-                if trend is not None and facts is not None:
-                    srcs.append(facts.table_source)
-                return done(Status.VERIFIED, why, srcs)
-            for i in support:  # the passage dating the same act names another place or court in the same slot
-                clash = _slot_clash(claim, candidates[i].memory.text) if cov[i] >= th.slot_cov else ""
-                if clash:
-                    stances[i], nuances[i] = Stance.CONTRADICTS, f"{clash} (même date, même acte)"
-                    return done(Status.CONTRADICTED, clash)
-            for i in support:
-                stances[i], nuances[i] = Stance.NEUTRAL, self.states(claim, candidates[i], facts) or nuances[i]
-            return done(Status.UNKNOWN)
-        if states and not (naming and agreed):  # a quantity the dossier does not give
-            return done(Status.UNKNOWN)
-        # no quantity: the predicate decides
-        if best is None:
-            return done(Status.UNKNOWN)
-        order = sorted(range(n), key=lambda i: -(candidates[i].similarity + 0.1 * cov[i]))
-        top = order[0]
-        top_states = (
-            (
-                candidates[top].similarity >= th.verify_sim
-                and cov[top] >= th.verify_cov
-                or candidates[top].similarity >= th.verify_sim_high
-                and cov[top] >= th.verify_cov_low
-            )
-            and not self._polarity_clash(claim, candidates[top].memory.text)
-            and not _slot_clash(claim, candidates[top].memory.text)
-            and not self.states(claim, candidates[top], facts)
+    def _predicate_backed(self, j: _Judging, qs: list[_Q], support: list[int]) -> list[int]:
+        """The supporting passages that also carry the rest of the claim (who, what), not only its values."""
+        th, cands = self.th, j.candidates
+        dates_only = all(r.q.kind == "date" for r in qs)  # a date only says WHEN
+        # several values of the claim agreeing (a notice AND its end date, a date AND a computed interval)
+        # identify its subject better than one: a lower floor, and the values stand for the verb
+        multi = not dates_only and len({(r.q.kind, round(r.q.value, 2)) for r in qs}) >= 2
+        sim_floor = th.multi_pred_sim if multi else th.quantity_pred_sim
+        cov_floor = th.multi_pred_cov if multi else th.quantity_pred_cov
+        who = _who(j.facts)
+        # a claim that something began, dated only: a passage dating the same start event at the claim's
+        # precision states it when it words a start (its words and vector need not be the claim's)
+        starts = (
+            dates_only
+            and "debut" in fx.read(j.claim).verbs
+            and all(event_of_date(j.f, r.q) == "contract_start" for r in qs)
         )
-        depth = max(3, int(th.antonym_depth))
-        for rank, i in enumerate(order[:depth] if not top_states else []):  # a statement outranks a clash below it
-            c = candidates[i]
-            clash = self._polarity_clash(claim, c.memory.text)
-            if clash and cov[i] < (th.antonym_cov if clash == "antonyme" else th.contradict_cov):
+
+        def role_backed(i: int) -> bool:
+            """An amount or a rate of a named role (an investment, a price change) agrees on this passage:
+            the role's cue words on both sides are the predicate (« a engagé » / « a investi » 380 000 €).
+            Not a duration: « dans les quinze jours » frames an act, it does not say it was done."""
+            return any(i in r.support and r.q.kind in ("amount", "percent") and r.q.role for r in qs)
+
+        def framed(i: int) -> bool:
+            """The passage's frames state every frame of the claim (same act, same party): a paraphrase
+            whose words and vector fall under the floors (« a proposé une réduction » / « notre
+            proposition : une baisse »)."""
+            c = cands[i]
+            if j.facts is None or c.similarity < th.frame_sim or j.cov[i] < th.frame_cov:
+                return False
+            doc = j.facts.doc_text.get(c.memory.document_id, "")
+            return fr.supports(j.claim, c.memory.text, doc, who, c.memory.context or "")
+
+        def close_enough(i: int) -> bool:
+            sim, cov = cands[i].similarity, j.cov[i]
+            if dates_only and starts:  # the same start, stated as one (« prend effet », « à compter du »)
+                return _states_a_start(cands[i].memory.text)
+            if dates_only:
+                return sim >= th.quantity_pred_sim and (cov >= th.date_pred_cov or sim >= th.date_pred_sim)
+            return sim >= sim_floor or cov >= cov_floor or framed(i)
+
+        def verb_needed(i: int) -> bool:
+            if starts and _states_a_start(cands[i].memory.text):  # the start is the verb
+                return False
+            return not role_backed(i) and not (multi and sum(i in r.support for r in qs) >= 2)
+
+        return [
+            i for i in support if close_enough(i) and not self.states(j.claim, cands[i], j.facts, verb=verb_needed(i))
+        ]
+
+    def _derived_only(self, j: _Judging, qs: list[_Q]) -> tuple[list[int], Judgement | None]:
+        """Values derived from the dossier, no passage stating them: the claim's names must be the dossier's,
+        and it must assert, not envisage; a dated event's sentence must not name another actor."""
+        facts = j.facts
+        docs = " ".join(facts.doc_text.values()) if facts else ""
+        pred = [-1] if not _modality(j.claim) and all(nm in docs for nm in names(j.claim)) else []
+        if pred and facts is not None:
+            for r in qs:
+                for pid in r.sources:
+                    stating = facts.passages.get(facts.statements.get(pid, pid))
+                    if stating is not None and self.other_agent(j.claim, stating.text, facts):
+                        return pred, j.done(Status.CONTRADICTED, self.other_agent(j.claim, stating.text, facts), [pid])
+        return pred, None
+
+    def _verified_by_values(
+        self, j: _Judging, qs: list[_Q], trend: tuple[bool, str] | None, pred: list[int]
+    ) -> Judgement:
+        """Verified by agreeing values, unless the stating passage negates the act or names another place or
+        court in the same slot."""
+        if pred[0] >= 0:  # a negation already read into a quantity ("n'était pas de") is not a clash
+            negated = any(r.q.cmp.startswith("!") for r in qs)
+            passage = j.candidates[pred[0]].memory.text
+            # the values agree, but the same head names another place or court (« tribunal de commerce
+            # de Lyon » / « … de Paris »): the claim is false
+            clash = self._polarity_clash(j.claim, passage, negation=not negated) or _slot_clash(j.claim, passage)
+            if clash:
+                return j.done(Status.CONTRADICTED, clash)
+        why = "; ".join(r.why for r in qs) or (trend[1] if trend else "")
+        srcs = [p for r in qs for p in r.sources]
+        if trend is not None and j.facts is not None:
+            srcs.append(j.facts.table_source)
+        return j.done(Status.VERIFIED, why, srcs)
+
+    def _judge_predicate(self, j: _Judging) -> Judgement:
+        """No value decides: the closest passage states the predicate (verified), or a clash close enough
+        below it contradicts, or a passage states the same act by the same party (verified)."""
+        cands = j.candidates
+        order = sorted(range(len(cands)), key=lambda i: -(cands[i].similarity + 0.1 * j.cov[i]))
+        top = order[0]
+        if self._states_predicate(j, top):
+            c = cands[top]
+            j.mark(top, Stance.SUPPORTS, f"la pièce énonce le prédicat (cos {c.similarity:.3f}, mots {j.cov[top]:.2f})")
+            return j.done(Status.VERIFIED)
+        clashed = self._clash_below(j, order)
+        if clashed is not None:
+            return clashed
+        said = self._frame_support(j.claim, cands, j.cov, j.facts, order)
+        if said >= 0:
+            j.mark(said, Stance.SUPPORTS, "la pièce énonce le même acte, par la même partie")
+            return j.done(Status.VERIFIED)
+        return j.done(Status.UNKNOWN)
+
+    def _states_predicate(self, j: _Judging, i: int) -> bool:
+        """Candidate ``i`` is close and covering enough, with no polarity or slot clash, and states the act."""
+        th, c, cov = self.th, j.candidates[i], j.cov[i]
+        close = (c.similarity >= th.verify_sim and cov >= th.verify_cov) or (
+            c.similarity >= th.verify_sim_high and cov >= th.verify_cov_low
+        )
+        return (
+            close
+            and not self._polarity_clash(j.claim, c.memory.text)
+            and not _slot_clash(j.claim, c.memory.text)
+            and not self.states(j.claim, c, j.facts)
+        )
+
+    def _clash_below(self, j: _Judging, order: list[int]) -> Judgement | None:
+        """A clash with the claim among the closest passages: an antonym read deeper and from a lower
+        similarity, a negation or another name in the same slot only in the top three."""
+        th = self.th
+        for rank, i in enumerate(order[: max(3, int(th.antonym_depth))]):
+            c = j.candidates[i]
+            clash = self._polarity_clash(j.claim, c.memory.text)
+            if clash and j.cov[i] < (th.antonym_cov if clash == "antonyme" else th.contradict_cov):
                 clash = ""
             if clash == "antonyme":  # the strongest sign: read deeper, from a lower similarity
                 floor = th.antonym_sim if rank < 3 else th.antonym_deep_sim
             elif rank < 3:  # a negation, or another name in the same slot, only in the top three
-                clash = clash or (_slot_clash(claim, c.memory.text) if cov[i] >= th.slot_cov else "")
+                clash = clash or (_slot_clash(j.claim, c.memory.text) if j.cov[i] >= th.slot_cov else "")
                 floor = th.contradict_sim
             else:
                 continue
             if clash and c.similarity >= floor:
-                stances[i], nuances[i] = Stance.CONTRADICTS, f"{clash} sur le même prédicat"
-                return done(Status.CONTRADICTED)
-        i = top
-        c = candidates[i]
-        if top_states:
-            stances[i], nuances[i] = (
-                Stance.SUPPORTS,
-                f"la pièce énonce le prédicat (cos {c.similarity:.3f}, mots {cov[i]:.2f})",
-            )
-            return done(Status.VERIFIED)
-        said = self._frame_support(claim, candidates, cov, facts, order)
-        if said >= 0:
-            stances[said], nuances[said] = Stance.SUPPORTS, "la pièce énonce le même acte, par la même partie"
-            return done(Status.VERIFIED)
-        return done(Status.UNKNOWN)
+                j.mark(i, Stance.CONTRADICTS, f"{clash} sur le même prédicat")
+                return j.done(Status.CONTRADICTED)
+        return None
 
     # --- frames ---------------------------------------------------------------------------------------
     def _frame_clash(

@@ -45,7 +45,7 @@ class Candidate(BaseModel):
     fused: float = Field(default=0.0, description="reciprocal-rank-fusion score (hybrid retrieval)")
 
 
-class Evidence(BaseModel):
+class ClaimEvidence(BaseModel):
     source_id: str = Field(description="id of the memory (chunk) that is the evidence")
     document_id: str
     content: str = Field(description="the sentence of the memory that the judge relied on")
@@ -79,10 +79,22 @@ class VerificationResult(BaseModel):
     claim: str
     status: Status
     confidence: float = Field(description="similarity of the best candidate (0 when there is none)")
-    evidence: Evidence | None = Field(default=None, description="main evidence")
-    contradictory: list[Evidence] = Field(
+    evidence: ClaimEvidence | None = Field(default=None, description="main evidence")
+    contradictory: list[ClaimEvidence] = Field(
         default_factory=list, description="the other candidates that contradict (AMBIGUOUS, CONTRADICTED)"
     )
     candidates: int = Field(default=0, description="how many candidates the judge read (k)")
-    readings: list[Evidence] = Field(default_factory=list, description="every candidate as the judge read it")
+    readings: list[ClaimEvidence] = Field(default_factory=list, description="every candidate as the judge read it")
     judge: str = Field(default="offline", description="offline | llm")
+    decision_confidence: float = Field(
+        default=0.0, description="similarity of the passage the decision rests on (0 without one)"
+    )
+    proposed: Status | None = Field(
+        default=None,
+        description="the judge's VERIFIED/CONTRADICTED withheld below the precision threshold (status UNKNOWN)",
+    )
+
+    @property
+    def judged(self) -> Status:
+        """The judge's own decision, before the precision gate (what its reading tests check)."""
+        return self.proposed or self.status

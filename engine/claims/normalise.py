@@ -4,7 +4,8 @@ A lawyer writes "trois cent quatre-vingt mille euros", the note "380 000 € HT"
 "Fri, 15 Mar 2024", a letter "15 mars 2024", a claim "le quinze mars 2024". Lexical search and the
 judge only meet if both sides are rewritten the same way: numbers in words become digits (text2num),
 digit groups lose their separators, "pour cent" becomes "%", and dates in other formats become
-"<day> <mois> <year>" (dateparser for the RFC 2822 headers of e-mails).
+"<day> <mois> <year>" (the RFC 2822 headers of e-mails included). Numbers in words are the text toolkit's
+(``engine.text.numbers.digits``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from lexlogic.logic.french_words import MONTH_NAMES
+from lexlogic.engine.text.numbers import MONTH_NAMES, digits
 
 MONTHS_FR = list(MONTH_NAMES)
 _ABBR = {
@@ -58,14 +59,6 @@ def _rfc(m: re.Match[str]) -> str:
     return out + (f" à {m.group(4)}h{m.group(5)}" if m.group(4) else "")
 
 
-def _alpha2digit(text: str) -> str:
-    try:
-        from text_to_num import alpha2digit
-    except ImportError:  # pragma: no cover - pinned dependency
-        return text
-    return alpha2digit(text, "fr", threshold=0)
-
-
 @lru_cache(maxsize=65536)
 def normalise(text: str) -> str:
     """The canonical spelling of ``text`` (same length is NOT kept: use it for matching, not for spans)."""
@@ -78,7 +71,7 @@ def normalise(text: str) -> str:
     # text2num reads "un" as 1 everywhere; keep the article in "l'un", "d'un" fixed phrases readable
     t = _RX_APPROX.sub(lambda m: f"environ {_APPROX[m.group(1).lower()]} ", t)  # « une vingtaine de » ≈ 20
     t = _RX_SCALE.sub(_scaled, t)  # « 1,54 million » (text2num would write « 1,54 1000000 »)
-    t = _alpha2digit(t)
+    t = digits(t, threshold=0)
     t = _RX_SCALE.sub(_scaled, t)
     t = _RX_HALF.sub(lambda m: str(int(m.group(1)) * 3 // 2), t)  # « un million et demi »
     t = re.sub(r"\b1 er\b", "1er", t)
@@ -98,10 +91,3 @@ def _echo(m: re.Match[str]) -> str:
     inside = re.findall(r"\d+(?:[.,]\d+)?", m.group(1))
     before = set(re.findall(r"\d+(?:[.,]\d+)?", m.string[max(0, m.start() - 40) : m.start()]))
     return "" if inside and all(n.lstrip("0") in {b.lstrip("0") for b in before} for n in inside) else m.group(0)
-
-
-@lru_cache(maxsize=65536)
-def fold(text: str) -> str:
-    """Lower case without accents (for lexicon look-ups)."""
-    t = unicodedata.normalize("NFKD", text.lower())
-    return "".join(c for c in t if not unicodedata.combining(c)).replace("’", "'")

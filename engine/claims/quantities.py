@@ -8,6 +8,7 @@ notice. The comparator ("plus de", "moins de", "environ") travels with the claim
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from functools import lru_cache
@@ -15,7 +16,9 @@ from pathlib import Path
 
 import yaml
 
-from lexlogic.engine.claims.normalise import MONTHS_FR, fold, normalise
+from lexlogic.engine.claims.normalise import MONTHS_FR, normalise
+from lexlogic.engine.text.amounts import scale
+from lexlogic.engine.text.fold import fold
 
 ROLES_FILE = Path(__file__).parent / "data" / "roles.yaml"
 _MON = "|".join(fold(m) for m in MONTHS_FR)
@@ -78,6 +81,8 @@ class Quantity:
         v = self.value
         if self.kind == "date":
             d = date.fromordinal(int(v))
+            if self.precision == "year":
+                return str(d.year)
             return d.isoformat() if self.precision == "day" else f"{d.year}-{d.month:02d}"
         if self.kind == "duration":
             return f"{v:.0f} j" if v < 60 else f"{v / 30.4375:.1f} mois"
@@ -117,11 +122,6 @@ def _role_near(kind: str, f: str, start: int, end: int, window: int, right_weigh
     return best
 
 
-def events_of(text: str) -> set[str]:
-    f = fold(normalise(text))
-    return {ev for ev, cues in lexicon()["event"].items() if any(c in f for c in cues)}
-
-
 _END_OF = re.compile(r"(jusqu'(?:au|a|en)|au plus tard le|soit le|d'ici (?:le|au)|avant le|a l'issue)\s*(le\s+)?$")
 
 
@@ -130,11 +130,26 @@ _OF_DOCUMENT = re.compile(
 )
 
 
+# « à compter du 1er janvier 2015 » starts what the sentence's subject is: an agreement (a contract, a
+# relation) when the clause names one and no price or notice, which « à compter du » also starts.
+_FROM_DATE = re.compile(r"\ba compter d(?:u|e la date du|e)\s*(?:le\s+)?$")
+_AGREEMENT = re.compile(r"\b(contrat|convention|accord|relation|partenariat|collaboration|referencement)")
+_NOT_AGREEMENT = re.compile(r"\b(prix|tarif|remise|baisse|hausse|preavis|prevenance|delai|resili|ruptur|penalit)")
+
+
+def starts_agreement(f: str, start: int) -> bool:
+    """The date at ``start`` follows « à compter du » in a clause whose subject is an agreement."""
+    if not _FROM_DATE.search(f[max(0, start - 30) : start]):
+        return False
+    clause = re.split(r"[.;:]\s", f[:start])[-1]
+    return bool(_AGREEMENT.search(clause)) and not _NOT_AGREEMENT.search(clause)
+
+
 def event_of_date(f: str, q: Quantity) -> str:
-    """The event a date dates, in folded text ``f``: the nearest event cue; "depuis" a start; "jusqu'au",
-    "soit le", "au plus tard le" the end of a notice."""
+    """The event a date dates, in folded text ``f``: the nearest event cue; "depuis" a start, and « à compter
+    du » when it starts an agreement; "jusqu'au", "soit le", "au plus tard le" the end of a notice."""
     before = f[max(0, q.start - 20) : q.start]
-    if re.search(r"depuis\s*(le\s+)?(mois de\s+)?$", before):
+    if re.search(r"depuis\s*(le\s+)?(mois de\s+)?(l'annee\s+)?$", before) or starts_agreement(f, q.start):
         return "contract_start"
     if _END_OF.search(before):
         return "notice_end"
@@ -164,6 +179,33 @@ def _year_near(f: str, start: int, end: int) -> int | None:
     return min(ys)[1] if ys else None
 
 
+# A year alone dates only a start (« a débuté en 2013 », « depuis 2013 »): elsewhere it is the year a figure
+# is about (« en 2016, cinquante et une commandes »), not a date.
+RX_START_YEAR = re.compile(
+    r"\b(?:en|depuis|des|courant|a partir de|au cours de)\s+(?:l'annee\s+)?(19[5-9]\d|20[0-4]\d)\b"
+)
+
+
+_START_WORDS = re.compile(
+    r"\b(?:debut\w*|commenc\w*|demarr\w*|depuis|(?:prend|pris|prise d') ?effet|entree?s? en vigueur|noue\w*)"
+)
+
+
+def _start_years(f: str, free: Callable[[int, int], bool], taken: list[tuple[int, int]]) -> list[Quantity]:
+    """Year-precision dates (1 January of the year, compared at year precision) of a start the sentence
+    words (« a débuté », « depuis », « pris effet »), not of any act near a start-like word."""
+    out = []
+    for m in RX_START_YEAR.finditer(f):
+        sentence = re.split(r"[.;:]\s", f[: m.start()])[-1] + f[m.start() :].split(". ")[0]
+        if not free(*m.span(1)) or not _START_WORDS.search(sentence):
+            continue
+        q = Quantity("date", datetime(int(m.group(1)), 1, 1).toordinal(), "", precision="year", start=m.start(1))
+        if event_of_date(f, q) == "contract_start":
+            out.append(q)
+            taken.append(m.span(1))
+    return out
+
+
 @lru_cache(maxsize=65536)
 def quantities(text: str) -> tuple[Quantity, ...]:
     """Every quantity of ``text`` (any spelling: it is normalised first)."""
@@ -190,11 +232,11 @@ def quantities(text: str) -> tuple[Quantity, ...]:
             d = datetime(int(m.group(7)), _MONTH_NUM[m.group(6)], 1)
             out.append(Quantity("date", d.toordinal(), "", precision="month", start=m.start()))
         taken.append(m.span())
+    out += _start_years(f, free, taken)
     for m in RX_AMOUNT.finditer(f):
         if not free(*m.span()):
             continue
-        mult = {"k": 1e3, "million": 1e6, "millions": 1e6, "milliard": 1e9, "milliards": 1e9}.get(m.group(2) or "", 1)
-        v = _num(m.group(1)) * mult
+        v = _num(m.group(1)) * scale(m.group(2))
         out.append(
             Quantity(
                 "amount",

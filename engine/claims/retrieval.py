@@ -28,17 +28,19 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from lexlogic.bridges import embeddings
-from lexlogic.bridges.text_index import STOPWORDS_FR as STOPWORDS
-from lexlogic.bridges.text_index import TextIndex, reciprocal_rank_fusion, tokens
+from lexlogic.bridges.text_index import TextIndex, reciprocal_rank_fusion
 from lexlogic.bridges.vector_index import EXACT_BELOW, Backend, VectorIndex
 from lexlogic.engine.claims.facets import _CANON as CANON
 from lexlogic.engine.claims.judge_reading import INTERPRETIVE
 from lexlogic.engine.claims.lexicon import class_keys
 from lexlogic.engine.claims.models import Candidate, Memory
-from lexlogic.engine.claims.normalise import MONTHS_FR, fold, normalise
+from lexlogic.engine.claims.normalise import MONTHS_FR, normalise
 from lexlogic.engine.claims.passages import passages_of
 from lexlogic.engine.claims.quantities import quantities
 from lexlogic.engine.documents.model import Document
+from lexlogic.engine.text.fold import fold
+from lexlogic.engine.text.stopwords import SEARCH_STOPWORDS
+from lexlogic.engine.text.terms import search_terms
 
 FORMAT = 2
 POOL = 50  # candidates taken from each ranking before fusion
@@ -131,8 +133,10 @@ LEXICAL_CANON_SKIP = {"ruptur"}
 def bigrams(text: str) -> str:
     """Adjacent content words as one token each (« sans préavis », « mise en demeure », « tacite
     reconduction »): a phrase weighs more than its words scattered in a passage."""
-    words = [w for w in re.findall(r"\w+", fold(text)) if w in _KEEP_IN_PHRASE or (w not in STOPWORDS and len(w) > 2)]
-    stems = [w if w in _KEEP_IN_PHRASE else (tokens(w) or (w,))[0] for w in words]
+    words = [
+        w for w in re.findall(r"\w+", fold(text)) if w in _KEEP_IN_PHRASE or (w not in SEARCH_STOPWORDS and len(w) > 2)
+    ]
+    stems = [w if w in _KEEP_IN_PHRASE else (search_terms(w) or (w,))[0] for w in words]
     return " ".join(f"zb{a}x{b}" for a, b in zip(stems, stems[1:]))
 
 
@@ -165,7 +169,7 @@ def lexical_text(m: Memory) -> str:
     the whole e-mail match its subject)."""
     if m.grounding.note == "table":
         return normalise(f"{m.context}\n{m.text}")
-    short = m.heading and 1 <= len(tokens(m.text)) < SHORT
+    short = m.heading and 1 <= len(search_terms(m.text)) < SHORT
     return lexical_form(normalise(f"{m.heading} : {m.text}" if short else m.text))
 
 
@@ -196,7 +200,7 @@ class HybridMemory:
         self.documents = list(documents)
         self.vectors = vectors if len(vectors) else np.zeros((0, embeddings.DIM), np.float32)
         self.index = index or VectorIndex(self.vectors, backend=backend, exact_below=exact_below)
-        self.lexical = TextIndex([lexical_text(m) for m in memories])
+        self.lexical = TextIndex([lexical_text(m) for m in memories], search_terms)
         self._query_cache: dict[str, np.ndarray] = {}
         self._facts: DossierFacts | None = None
         self.position = {m.id: i for i, m in enumerate(memories)}
@@ -317,7 +321,7 @@ class HybridMemory:
         the similarity to the claim under-ranks it among the passages recording an act."""
         bare = self.__dict__.setdefault("_bare", {})
         if i not in bare:
-            bare[i] = len(tokens(normalise(self.memories[i].text))) < SHORT
+            bare[i] = len(search_terms(normalise(self.memories[i].text))) < SHORT
         return bool(bare[i])
 
     def _date_lines(self, claim: str) -> list[int]:
@@ -332,7 +336,7 @@ class HybridMemory:
             index = {}
             for i, m in enumerate(self.memories):
                 t = normalise(m.text)
-                if m.grounding.note != "table" and len(tokens(t)) <= DATE_LINE:
+                if m.grounding.note != "table" and len(search_terms(t)) <= DATE_LINE:
                     for d, mo, y in FULL_DATE.findall(t):
                         index.setdefault((int(d), mo.lower(), y), []).append(i)
             self.__dict__["_date_index"] = index
@@ -346,14 +350,14 @@ class HybridMemory:
             tables = []
             for i, m in enumerate(self.memories):
                 if m.grounding.note == "table":
-                    head = {w for w in tokens(normalise(m.context)) if len(w) >= 4 and not w.isdigit()}
+                    head = {w for w in search_terms(normalise(m.context)) if len(w) >= 4 and not w.isdigit()}
                     years = set(re.findall(r"^((?:19|20)\d\d)\b", m.text, re.M))
                     tables.append((i, head, years))
             self.__dict__["_table_keys"] = tables
         if not tables:
             return []
         t = normalise(claim)
-        words = set(tokens(t))
+        words = set(search_terms(t))
         years = set(LONE_YEAR.findall(FULL_DATE.sub(" ", t)))
         return [i for i, head, ys in tables if words & head or years & ys]
 
@@ -363,7 +367,7 @@ class HybridMemory:
         if not m:
             return []
         ends = [e for e in m.groups() if e]
-        return ends if all(any(not t.isdigit() for t in tokens(e)) for e in ends) else []
+        return ends if all(any(not t.isdigit() for t in search_terms(e)) for e in ends) else []
 
     def _with_piece_dates(
         self, claim: str, fused: list[tuple[int, float]], lex: dict[int, float]
@@ -376,13 +380,13 @@ class HybridMemory:
         top = [i for i, _ in fused]
         self._date_lines("1 janvier 2000")  # builds the date index
         dated_lines = {i for v in self.__dict__["_date_index"].values() for i in v}
-        said = set(tokens(n))
+        said = set(search_terms(n))
         bare = [
             j
             for j, i in enumerate(top)
             if i not in dated_lines
             and self.memories[i].grounding.note != "table"
-            and len(words := tokens(normalise(self.memories[i].text))) <= DATE_LINE
+            and len(words := search_terms(normalise(self.memories[i].text))) <= DATE_LINE
             and len(said.intersection(words)) < 2  # a signature the claim names (« signée de la directrice »)
         ]
         if not bare:

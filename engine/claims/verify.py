@@ -10,13 +10,15 @@ from lexlogic.engine.claims.judge_reading import ReadingJudge
 from lexlogic.engine.claims.memory import EvidenceMemory
 from lexlogic.engine.claims.models import (
     Candidate,
-    Evidence,
+    ClaimEvidence,
     Judgement,
     Stance,
     Status,
     VerificationResult,
 )
 from lexlogic.engine.claims.retrieval import HybridMemory
+from lexlogic.engine.claims.threshold import gate
+from lexlogic.engine.claims.threshold import shipped as shipped_threshold
 
 
 class Judge(Protocol):
@@ -25,23 +27,22 @@ class Judge(Protocol):
     def judge(self, claim: str, candidates: list[Candidate]) -> Judgement: ...
 
 
-def default_judge() -> Judge:
-    """The LLM judge when an endpoint is configured (LEXLOGIC_LLM_BASE_URL), else the offline reading judge."""
-    client = LLMClient.from_env()
+def default_judge(client: LLMClient | None = None) -> Judge:
+    """The LLM judge when the edge gives a client (an endpoint is configured), else the offline reading judge."""
     return LLMJudge(client) if client else ReadingJudge()
 
 
 DEFAULT_K = 10  # passages read per claim (sentence-level since issue 19: 3 chunks were too few)
 
 
-def _evidence(c: Candidate, stance: Stance, nuance: str, sentence: str) -> Evidence:
+def _evidence(c: Candidate, stance: Stance, nuance: str, sentence: str) -> ClaimEvidence:
     g = c.memory.grounding
     # Narrow the grounding to the sentence the judge relied on when it is found in the chunk.
     pos = c.memory.text.find(sentence) if sentence else -1
     if pos >= 0 and g.char_start is not None:
         start = g.char_start + pos
         g = g.model_copy(update={"char_start": start, "char_end": start + len(sentence), "quote": sentence})
-    return Evidence(
+    return ClaimEvidence(
         source_id=c.memory.id,
         document_id=c.memory.document_id,
         content=sentence or c.memory.text,
@@ -52,7 +53,15 @@ def _evidence(c: Candidate, stance: Stance, nuance: str, sentence: str) -> Evide
     )
 
 
-def result_of(claim: str, candidates: list[Candidate], judgement: Judgement, judge_name: str) -> VerificationResult:
+def result_of(
+    claim: str,
+    candidates: list[Candidate],
+    judgement: Judgement,
+    judge_name: str,
+    decide_from: float | None = None,
+) -> VerificationResult:
+    """The judge's decision as a result; a VERIFIED/CONTRADICTED whose passage is less similar than
+    ``decide_from`` (default: the shipped threshold) is withheld (UNKNOWN, the decision kept as proposed)."""
     sentences = judgement.sentences or [""] * len(candidates)
     ev = [_evidence(c, s, n, t) for c, s, n, t in zip(candidates, judgement.stances, judgement.nuances, sentences)]
     status = judgement.status
@@ -66,9 +75,14 @@ def result_of(claim: str, candidates: list[Candidate], judgement: Judgement, jud
     elif status is Status.CONTRADICTED and contradicts:
         main, others = contradicts[0], contradicts[1:]
     confidence = max((c.similarity for c in candidates), default=0.0)
+    decision = main.similarity if main is not None else 0.0
+    threshold = shipped_threshold().decide_from if decide_from is None else decide_from
+    status, proposed = gate(status, decision, threshold)
     return VerificationResult(
         claim=claim,
         status=status,
+        proposed=proposed,
+        decision_confidence=round(decision, 4),
         confidence=round(confidence, 4),
         evidence=main,
         contradictory=others,

@@ -3,8 +3,8 @@ layout blocks.
 
 Formats: .txt/.md (text), .csv (order histories: kept verbatim, one table block), .eml (headers block +
 plain-text body), .pdf (text layer via pdfplumber; a page without one is rendered and OCR'd), images
-(.png/.jpg/.tif: OCR). OCR is slow, so documents are cached by content hash under
-``$LEXLOGIC_HOME/cache/documents`` (set ``LEXLOGIC_NO_CACHE=1`` to bypass).
+(.png/.jpg/.tif: OCR). OCR is slow, so documents are cached by content hash in the folder the caller
+passes (``Settings.documents_cache``: ``$LEXLOGIC_HOME/cache/documents``, None with ``LEXLOGIC_NO_CACHE=1``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 import email
 import email.policy
 import hashlib
-import os
 import re
 from collections.abc import Callable
 from email.utils import parsedate_to_datetime
@@ -25,7 +24,7 @@ from lexlogic.engine.documents.model import Block, BlockKind, Document, Document
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.grounding import BBox
 
-INGEST_VERSION = "1"
+INGEST_VERSION = "2"  # 2: keyed by content and format, no longer by file name
 TEXT_EXT = {".txt", ".md", ".markdown"}
 IMAGE_EXT = {".png", ".jpg", ".jpeg", ".tif", ".tiff"}
 SUPPORTED = TEXT_EXT | IMAGE_EXT | {".csv", ".eml", ".pdf"}
@@ -58,33 +57,36 @@ def guess_kind(path: Path, text: str) -> DocumentKind:
     return DocumentKind.OTHER
 
 
-def _cache_dir() -> Path | None:
-    if os.environ.get("LEXLOGIC_NO_CACHE"):
-        return None
-    return Path(os.environ.get("LEXLOGIC_HOME", ".lexlogic")) / "cache" / "documents"
+def content_key(data: bytes, ext: str) -> str:
+    """The cache key of a file's reading: the ingester's version, the format and the CONTENT's digest only —
+    never the file's name (one content under two names, or a staged upload then its dossier copy, is read
+    once). What depends on the name (id, path, kind) is applied after the reading (`name_document`)."""
+    sha = hashlib.sha256(data).hexdigest()
+    return hashlib.sha256(f"{INGEST_VERSION}|{ext.lower()}|{sha}".encode()).hexdigest()
 
 
-def ingest_file(
-    path: str | Path, *, use_cache: bool = True, progress: Callable[[int, int], None] | None = None
-) -> Document:
-    path = Path(path)
+def name_document(doc: Document, path: Path) -> Document:
+    """The parts of a document that come from its file name, set on a reading of its content."""
+    doc.id = document_id(path)
+    doc.path = str(path)
+    doc.kind = guess_kind(path, doc.text)
+    return doc
+
+
+def read_bytes(path: Path) -> bytes:
+    """The file's bytes, or IngestError naming it (unsupported format, unreadable)."""
     ext = path.suffix.lower()
     if ext not in SUPPORTED:
         raise IngestError(f"{path}: unsupported format {ext!r} (supported: {', '.join(sorted(SUPPORTED))})")
     try:
-        data = path.read_bytes()
+        return path.read_bytes()
     except OSError as exc:
         raise IngestError(f"{path}: cannot read: {exc}") from exc
-    sha = hashlib.sha256(data).hexdigest()
-    cache = _cache_dir() if use_cache else None
-    key = hashlib.sha256(f"{INGEST_VERSION}|{path.name}|{sha}".encode()).hexdigest()
-    if cache is not None and (cache / f"{key}.json").exists():
-        try:
-            doc = Document.model_validate_json((cache / f"{key}.json").read_text(encoding="utf-8"))
-            doc.path = str(path)
-            return doc
-        except ValueError:
-            pass  # stale or corrupt cache entry: re-ingest
+
+
+def read_content(path: Path, data: bytes, progress: Callable[[int, int], None] | None = None) -> Document:
+    """One reading of ``data`` (the bytes of ``path``): the parse itself, in whatever process calls it."""
+    ext = path.suffix.lower()
     if ext in TEXT_EXT or ext == ".csv":
         doc = _from_text(path, data, ext)
     elif ext == ".eml":
@@ -93,13 +95,32 @@ def ingest_file(
         doc = _from_pdf(path, progress)
     else:
         doc = _from_image(path)
-    doc.sha256 = sha
-    if cache is not None:
-        cache.mkdir(parents=True, exist_ok=True)
-        tmp = cache / f"{key}.tmp{os.getpid()}"
-        tmp.write_text(doc.model_dump_json(), encoding="utf-8")
-        tmp.replace(cache / f"{key}.json")
+    doc.sha256 = hashlib.sha256(data).hexdigest()
     return doc
+
+
+def ingest_file(
+    path: str | Path, *, cache: Path | None = None, progress: Callable[[int, int], None] | None = None
+) -> Document:
+    """One document read in THIS process (the CLI's own files); ``cache``: the folder of already-read
+    documents (``Settings.documents_cache``), None to read it afresh. Uploads are read by
+    `engine.documents.isolated.ingest_isolated` instead (a limited child; the parent writes the cache)."""
+    from lexlogic.engine.documents.cache import DocumentCache
+
+    path = Path(path)
+    data = read_bytes(path)
+    ext, sha = path.suffix.lower(), hashlib.sha256(data).hexdigest()
+    key = content_key(data, ext)
+    store = DocumentCache(cache) if cache is not None else None
+    doc = store.get(key, ext, sha) if store is not None else None
+    if doc is None:
+        doc = read_content(path, data, progress)
+        if store is not None:
+            try:
+                store.put(key, doc, ext, sha)
+            except ValueError:
+                pass  # beyond the cache's bounds (a huge file read here): used, not kept
+    return name_document(doc, path)
 
 
 def dossier_files(directory: str | Path) -> tuple[list[Path], list[Path]]:
@@ -116,18 +137,31 @@ def dossier_files(directory: str | Path) -> tuple[list[Path], list[Path]]:
     return keep, skip
 
 
-def ingest_dossier(directory: str | Path, *, use_cache: bool = True) -> list[Document]:
-    """Every supported document of a dossier, ids unique (suffixed on collision)."""
+def ingest_dossier(
+    directory: str | Path,
+    *,
+    cache: Path | None = None,
+    on_file: Callable[[int, int, str], None] | None = None,
+    read: Callable[[Path], Document] | None = None,
+) -> list[Document]:
+    """Every supported document of a dossier, ids unique (suffixed on collision). ``on_file(done, total,
+    name)``: before each file is read (done = files read so far) and once at the end. ``read``: how one
+    file is read (default: `ingest_file` here with ``cache``; uploads: the isolated reader)."""
     docs: list[Document] = []
     seen: set[str] = set()
-    for p in dossier_files(directory)[0]:
-        doc = ingest_file(p, use_cache=use_cache)
+    files = dossier_files(directory)[0]
+    for i, p in enumerate(files):
+        if on_file is not None:
+            on_file(i, len(files), p.name)
+        doc = read(p) if read is not None else ingest_file(p, cache=cache)
         base, n = doc.id, 2
         while doc.id in seen:
             doc.id = f"{base}-{n}"
             n += 1
         seen.add(doc.id)
         docs.append(doc)
+    if on_file is not None:
+        on_file(len(files), len(files), "")
     return docs
 
 

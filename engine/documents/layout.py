@@ -36,85 +36,99 @@ def _is_title(line: str) -> bool:
 def detect_blocks(text: str, start: int = 0, end: int | None = None, page: int | None = None) -> list[Block]:
     """Blocks of ``text[start:end]`` (offsets stay those of the whole text)."""
     end = len(text) if end is None else end
-    lines = [(s, e, line) for s, e, line in _lines(text) if s >= start and e <= end]
-    blocks: list[Block] = []
-    article: Block | None = None
-    clause: Block | None = None
-    para: list[tuple[int, int]] = []
-    table: list[tuple[int, int]] = []
+    reader = _BlockReader(page)
+    for s, e, line in _lines(text):
+        if s >= start and e <= end:
+            reader.read(s, e, line)
+    return reader.finish()
 
-    def close_para() -> None:
-        if para:
-            blocks.append(Block(kind=BlockKind.PARAGRAPH, char_start=para[0][0], char_end=para[-1][1], page=page))
-            para.clear()
 
-    def close_table() -> None:
-        if table:
-            blocks.append(Block(kind=BlockKind.TABLE, char_start=table[0][0], char_end=table[-1][1], page=page))
-            table.clear()
+class _BlockReader:
+    """The blocks of a run of lines, read one line at a time: an article open (and a clause in it), a paragraph
+    or a table being gathered, the blocks closed so far."""
 
-    def close_clause(at: int | None = None) -> None:
-        nonlocal clause
-        if clause is not None:
-            blocks.append(clause)
-            clause = None
+    def __init__(self, page: int | None) -> None:
+        self.page = page
+        self.blocks: list[Block] = []
+        self.article: Block | None = None
+        self.clause: Block | None = None
+        self.para: list[tuple[int, int]] = []
+        self.table: list[tuple[int, int]] = []
 
-    def close_article() -> None:
-        nonlocal article
-        close_clause()
-        if article is not None:
-            blocks.append(article)
-            article = None
-
-    for s, e, line in lines:
+    def read(self, s: int, e: int, line: str) -> None:
         stripped = line.strip()
-        m_art = ARTICLE_RE.match(line)
-        if m_art:
-            close_para()
-            close_table()
-            close_article()
-            article = Block(
-                kind=BlockKind.ARTICLE, char_start=s, char_end=e, page=page, title=stripped.lstrip("#").strip()
+        if ARTICLE_RE.match(line):
+            self._close_para()
+            self._close_table()
+            self._close_article()
+            title = stripped.lstrip("#").strip()
+            self.article = Block(kind=BlockKind.ARTICLE, char_start=s, char_end=e, page=self.page, title=title)
+            return
+        if self.article is not None:
+            if not (stripped and _is_title(line) and not CLAUSE_RE.match(line)):
+                self._in_article(s, e, line)
+                return
+            self._close_article()  # a title ends the article; the line is read as outside one
+        self._outside(s, e, line, stripped)
+
+    def _in_article(self, s: int, e: int, line: str) -> None:
+        """A line of an open article: extends it, opens a numbered clause or extends the open one."""
+        if not line.strip() or self.article is None:
+            return
+        self.article.char_end = e
+        m_cl = CLAUSE_RE.match(line)
+        if m_cl:
+            self._close_clause()
+            start = s + len(line) - len(line.lstrip())
+            self.clause = Block(
+                kind=BlockKind.CLAUSE, char_start=start, char_end=e, page=self.page, title=m_cl.group(1)
             )
-            continue
-        if article is not None:
-            if stripped and _is_title(line) and not CLAUSE_RE.match(line):
-                close_article()
-            else:
-                if stripped:
-                    article.char_end = e
-                    m_cl = CLAUSE_RE.match(line)
-                    if m_cl:
-                        close_clause()
-                        clause = Block(
-                            kind=BlockKind.CLAUSE,
-                            char_start=s + len(line) - len(line.lstrip()),
-                            char_end=e,
-                            page=page,
-                            title=m_cl.group(1),
-                        )
-                    elif clause is not None:
-                        clause.char_end = e
-                continue
+        elif self.clause is not None:
+            self.clause.char_end = e
+
+    def _outside(self, s: int, e: int, line: str, stripped: str) -> None:
+        """A line outside any article: a blank ends the paragraph or table; else a title, a table row, or prose."""
         if not stripped:
-            close_para()
-            close_table()
-            continue
-        if _is_title(line):
-            close_para()
-            close_table()
-            blocks.append(
-                Block(kind=BlockKind.TITLE, char_start=s, char_end=e, page=page, title=stripped.lstrip("#").strip())
-            )
-            continue
-        if TABLE_RE.search(line):
-            close_para()
-            table.append((s, e))
-            continue
-        close_table()
-        para.append((s, e))
-    close_para()
-    close_table()
-    close_article()
-    blocks.sort(key=lambda b: (b.char_start, -b.char_end))
-    return blocks
+            self._close_para()
+            self._close_table()
+        elif _is_title(line):
+            self._close_para()
+            self._close_table()
+            title = stripped.lstrip("#").strip()
+            self.blocks.append(Block(kind=BlockKind.TITLE, char_start=s, char_end=e, page=self.page, title=title))
+        elif TABLE_RE.search(line):
+            self._close_para()
+            self.table.append((s, e))
+        else:
+            self._close_table()
+            self.para.append((s, e))
+
+    def finish(self) -> list[Block]:
+        self._close_para()
+        self._close_table()
+        self._close_article()
+        self.blocks.sort(key=lambda b: (b.char_start, -b.char_end))
+        return self.blocks
+
+    def _close_para(self) -> None:
+        if self.para:
+            span = self.para[0][0], self.para[-1][1]
+            self.blocks.append(Block(kind=BlockKind.PARAGRAPH, char_start=span[0], char_end=span[1], page=self.page))
+            self.para.clear()
+
+    def _close_table(self) -> None:
+        if self.table:
+            span = self.table[0][0], self.table[-1][1]
+            self.blocks.append(Block(kind=BlockKind.TABLE, char_start=span[0], char_end=span[1], page=self.page))
+            self.table.clear()
+
+    def _close_clause(self) -> None:
+        if self.clause is not None:
+            self.blocks.append(self.clause)
+            self.clause = None
+
+    def _close_article(self) -> None:
+        self._close_clause()
+        if self.article is not None:
+            self.blocks.append(self.article)
+            self.article = None

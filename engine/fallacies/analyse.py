@@ -18,10 +18,10 @@ class NavigatorUnavailable(UnavailableError, RuntimeError):
     pass
 
 
-def make_navigator(mode: Mode = "auto", client: LLMClient | None = None) -> Navigator:
-    """auto: the LLM when LEXLOGIC_LLM_BASE_URL is set (or a client is given), else the offline memory navigator."""
+def make_navigator(mode: Mode = "auto", client: LLMClient | None = None, cache: Path | None = None) -> Navigator:
+    """auto: the LLM when the edge gives a client (``LLMClient.from_settings``: LEXLOGIC_LLM_BASE_URL is set),
+    else the offline memory navigator, its vectors cached in ``cache`` (``Settings.fallacies_cache``)."""
     if mode in ("auto", "llm"):
-        client = client or LLMClient.from_env()
         if client is not None:
             from lexlogic.engine.fallacies.navigators.llm import LLMNavigator
 
@@ -30,7 +30,9 @@ def make_navigator(mode: Mode = "auto", client: LLMClient | None = None) -> Navi
             raise NavigatorUnavailable("no LLM configured: set LEXLOGIC_LLM_BASE_URL (or use --navigator offline)")
     from lexlogic.engine.fallacies.navigators.knn import KnnNavigator
 
-    return KnnNavigator()  # memory + structural detectors (issue 19); hands over to issue 11's on other taxonomies
+    return KnnNavigator(
+        cache=cache
+    )  # memory + structural detectors (issue 19); hands over to issue 11's on other taxonomies
 
 
 def analyse(

@@ -26,7 +26,7 @@ from lexlogic.bridges.embeddings import embed_query
 from lexlogic.engine.fallacies.labelled import CALIBRATION_SET, NONE, file_sha256, load_labelled
 from lexlogic.engine.fallacies.navigators.offline import OfflineNavigator
 from lexlogic.engine.fallacies.taxonomy import builtin_taxonomy
-from lexlogic.engine.fallacies.thresholds import THRESHOLDS_FILE, Thresholds
+from lexlogic.engine.fallacies.thresholds import THRESHOLDS_FILE, NavigatorThresholds
 
 MIN_CLEAN_RATE = 0.90
 
@@ -62,7 +62,7 @@ def _fit_tau(m: np.ndarray, right_a: np.ndarray, fal: np.ndarray) -> tuple[float
 
 def _margins(beta: float, items, vectors: dict) -> tuple[np.ndarray, np.ndarray]:  # type: ignore[no-untyped-def]
     taxonomy = builtin_taxonomy()
-    nav = OfflineNavigator(thresholds=Thresholds(margin_conclude=0.0, cue_weight=beta), query_vectors=vectors)
+    nav = OfflineNavigator(thresholds=NavigatorThresholds(margin_conclude=0.0, cue_weight=beta), query_vectors=vectors)
     margins, right = [], []
     for item in items:
         m, fam = nav.margin(item.text, taxonomy)
@@ -71,7 +71,7 @@ def _margins(beta: float, items, vectors: dict) -> tuple[np.ndarray, np.ndarray]
     return np.asarray(margins), np.asarray(right)
 
 
-def fit() -> Thresholds:
+def fit() -> NavigatorThresholds:
     items = load_labelled(CALIBRATION_SET)
     fal = np.asarray([item.label != NONE for item in items])
     vectors = {item.text: embed_query(item.text) for item in items}  # once, not once per β
@@ -85,7 +85,7 @@ def fit() -> Thresholds:
     a, b = _logistic(m, fal.astype(float))
     detected = m[fal] >= tau
     no_cue = per_beta[0][0]
-    return Thresholds(
+    return NavigatorThresholds(
         margin_conclude=round(tau, 5),
         beam_delta=0.01,
         cue_weight=beta,

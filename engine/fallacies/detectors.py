@@ -21,9 +21,11 @@ sound arguments must still clear the calibrated threshold.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+
+from lexlogic.engine.text.fold import fold
+from lexlogic.engine.text.stopwords import TOPIC_STOPWORDS
 
 
 @dataclass(frozen=True)
@@ -33,21 +35,10 @@ class Detection:
     reason: str  # French, for the justification
 
 
-def fold(text: str) -> str:
-    t = unicodedata.normalize("NFKD", text.lower().replace("’", "'"))
-    return "".join(c for c in t if not unicodedata.combining(c))
-
-
 def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-_STOP = set(
-    """le la les l un une des de du d a au aux en et ou que qu qui ce cet cette ces son sa ses leur leurs il elle
-    ils elles on nous vous se s ne n pas plus est sont etait ete etre a ont avait bien donc car puisque parce
-    dans par pour sur avec sans tout tous toute toutes tres meme aussi ainsi alors y lui precisement
-    justement bien evidemment effectivement""".split()
-)
 _CIRC_SPLIT = _rx(
     r"\b(?:car|puisqu|puisque|parce qu|parce que|des lors qu|des lors que|etant donne qu|etant donne que|vu qu|vu que|"
     r"ce qui (?:prouve|demontre|montre|etablit|confirme)|ce qui demontre bien|la preuve en est qu|"
@@ -64,7 +55,7 @@ _SELF_PROOF = (
 
 
 def _words(words: str) -> list[str]:
-    return [t[:4] for t in re.findall(r"[a-z]+", words) if t not in _STOP and len(t) > 2]
+    return [t[:4] for t in re.findall(r"[a-z]+", words) if t not in TOPIC_STOPWORDS and len(t) > 2]
 
 
 # legal predicates that restate one another (4-letter folded stems): « disproportionnée » is « excessive »
@@ -104,7 +95,7 @@ def circularity(f: str) -> Detection | None:
         return None
     head = re.split(r"[;:]", parts[0])[-1]
     conclusion = _words(head)
-    full = [t for t in re.findall(r"[a-z]+", head) if t not in _STOP and len(t) > 2]
+    full = [t for t in re.findall(r"[a-z]+", head) if t not in TOPIC_STOPWORDS and len(t) > 2]
     if len(conclusion) < 2 or not full:
         return None
     predicate = _stem_variants(full[-1])

@@ -22,10 +22,7 @@ SOUND_ARGUMENTS = DATA_DIR / "sound_arguments.yaml"
 _MODEL_TAG = "e5small-v1"  # bump if bridges/embeddings changes model or prefixes
 
 
-def cache_dir() -> Path:
-    home = os.environ.get("LEXLOGIC_HOME")
-    base = Path(home) / "cache" if home else Path.home() / ".cache" / "lexlogic"
-    return base / "fallacies"
+DEFAULT_CACHE = Path.home() / ".cache" / "lexlogic" / "fallacies"  # a caller that names no cache folder
 
 
 def _key(texts: list[str], kind: str) -> str:
@@ -36,11 +33,12 @@ def _key(texts: list[str], kind: str) -> str:
     return h.hexdigest()
 
 
-def embed_cached(texts: list[str], kind: str = "passage") -> np.ndarray:
-    """(n, DIM) vectors for ``texts``, read from / written to the disk cache."""
+def embed_cached(texts: list[str], kind: str = "passage", cache: Path | None = None) -> np.ndarray:
+    """(n, DIM) vectors for ``texts``, read from / written to the disk cache ``cache`` (the edge passes
+    ``Settings.fallacies_cache``; None: ``DEFAULT_CACHE``)."""
     if not texts:
         return np.zeros((0, DIM), dtype=np.float32)
-    path = cache_dir() / f"{_key(texts, kind)}.npy"
+    path = (cache or DEFAULT_CACHE) / f"{_key(texts, kind)}.npy"
     if path.exists():
         try:
             vecs = np.load(path)
@@ -74,7 +72,7 @@ def node_texts(node) -> list[str]:  # type: ignore[no-untyped-def]
 class TaxonomyIndex:
     """Exemplar vectors of every node, with per node the rows of its own exemplars and of its subtree."""
 
-    def __init__(self, taxonomy: Taxonomy) -> None:
+    def __init__(self, taxonomy: Taxonomy, cache: Path | None = None) -> None:
         self.taxonomy = taxonomy
         order = sorted(taxonomy, key=lambda n: [int(p) for p in n.path.split(".")])
         texts: list[str] = []
@@ -83,7 +81,7 @@ class TaxonomyIndex:
             rows = node_texts(node)
             own[node.id] = list(range(len(texts), len(texts) + len(rows)))
             texts.extend(rows)
-        self.vectors = embed_cached(texts)
+        self.vectors = embed_cached(texts, cache=cache)
         self.own = {k: np.asarray(v, dtype=np.int64) for k, v in own.items()}
         self.subtree: dict[str, np.ndarray] = {}
         for node in reversed(order):  # children sort after their parent
@@ -104,18 +102,18 @@ class TaxonomyIndex:
         return float(sims[self.subtree[node_id]].max())
 
 
-@lru_cache(maxsize=1)
-def sound_anchor_vectors() -> np.ndarray:
+@lru_cache(maxsize=2)
+def sound_anchor_vectors(cache: Path | None = None) -> np.ndarray:
     texts = [str(t) for t in yaml.safe_load(SOUND_ARGUMENTS.read_text(encoding="utf-8"))]
-    return embed_cached(texts)
+    return embed_cached(texts, cache=cache)
 
 
 _INDEXES: dict[str, TaxonomyIndex] = {}
 
 
-def index_for(taxonomy: Taxonomy) -> TaxonomyIndex:
+def index_for(taxonomy: Taxonomy, cache: Path | None = None) -> TaxonomyIndex:
     """One index per taxonomy content (memory), backed by the disk cache."""
     key = taxonomy.content_hash()
     if key not in _INDEXES:
-        _INDEXES[key] = TaxonomyIndex(taxonomy)
+        _INDEXES[key] = TaxonomyIndex(taxonomy, cache)
     return _INDEXES[key]

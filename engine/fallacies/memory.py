@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 import numpy as np
 import yaml
@@ -57,10 +58,10 @@ def _rows(taxonomy: Taxonomy) -> list[Row]:
 
 
 class FallacyMemory:
-    def __init__(self, taxonomy: Taxonomy) -> None:
+    def __init__(self, taxonomy: Taxonomy, cache: Path | None = None) -> None:
         self.taxonomy = taxonomy
         self.rows = _rows(taxonomy)
-        self.vectors = embed_cached([r.text for r in self.rows], kind="query")
+        self.vectors = embed_cached([r.text for r in self.rows], kind="query", cache=cache)
         nodes = np.array([r.node for r in self.rows])
         self.by_node = {n: np.flatnonzero(nodes == n) for n in set(nodes.tolist())}
         self.sound = self.by_node.get(NONE, np.zeros(0, dtype=np.int64))
@@ -126,6 +127,6 @@ class FallacyMemory:
         return leaf_scores, self._mean_top(sims[self.sound], m), nearest
 
 
-@lru_cache(maxsize=1)
-def builtin_memory() -> FallacyMemory:
-    return FallacyMemory(builtin_taxonomy())
+@lru_cache(maxsize=2)
+def builtin_memory(cache: Path | None = None) -> FallacyMemory:
+    return FallacyMemory(builtin_taxonomy(), cache)

@@ -165,12 +165,8 @@ def builtin_taxonomy() -> Taxonomy:
 _CSV_REQUIRED = ("PK", "path", "text_fr")
 
 
-def load_argumentum_csv(path: Path | str) -> Taxonomy:
-    """Load the Argumentum format: one row per node, ``path`` dotted ('0' is the root, '1.2' a child of '1').
-
-    ``depth`` is checked against the path when present; parents must exist; rows may come in any order.
-    """
-    path = Path(path)
+def _argumentum_rows(path: Path) -> list[tuple[int, dict[str, str]]]:
+    """(line, row) of the CSV file, its required columns checked."""
     try:
         handle = path.open(encoding="utf-8-sig", newline="")
     except OSError as exc:
@@ -181,40 +177,57 @@ def load_argumentum_csv(path: Path | str) -> Taxonomy:
         missing = [c for c in _CSV_REQUIRED if c not in header]
         if missing:
             raise TaxonomyError(f"{path}:1: not an Argumentum taxonomy, missing column(s) {', '.join(missing)}")
-        rows = []
-        for lineno, row in enumerate(reader, start=2):
-            rows.append((reader.line_num or lineno, row))
+        return [(reader.line_num or lineno, row) for lineno, row in enumerate(reader, start=2)]
+
+
+def _argumentum_place(path: Path, line: int, row: dict[str, str], warnings: list[str]) -> tuple[str, str, int]:
+    """(PK, dotted path, depth) of a row; a ``depth`` column that disagrees with the path is a warning."""
+    pk, dotted = (row.get("PK") or "").strip(), (row.get("path") or "").strip()
+    if not pk or not dotted:
+        raise TaxonomyError(f"{path}:{line}: empty PK or path")
+    if any(not part.isdigit() for part in dotted.split(".")):
+        raise TaxonomyError(f"{path}:{line}: path {dotted!r} is not dotted integers")
+    depth = 0 if dotted == "0" else dotted.count(".") + 1
+    declared = (row.get("depth") or "").strip()
+    if declared and declared.replace(".0", "").isdigit() and int(float(declared)) != depth:
+        # the reference file has such a row (PK 824): the path is what places a node, so keep it
+        warnings.append(f"{path}:{line}: depth {declared} disagrees with path {dotted!r}; using {depth}")
+    return pk, dotted, depth
+
+
+def _argumentum_node(path: Path, line: int, row: dict[str, str], pk: str, dotted: str, depth: int) -> FallacyNode:
+    """The node of a placed row (its French name is required)."""
+    text_fr = (row.get("text_fr") or "").strip()
+    if not text_fr:
+        raise TaxonomyError(f"{path}:{line}: empty text_fr for PK {pk}")
+    return FallacyNode(
+        id=pk,
+        path=dotted,
+        depth=depth,
+        name_fr=text_fr,
+        name_en=(row.get("text_en") or "").strip(),
+        definition_fr=(row.get("desc_fr") or "").strip(),
+        definition_en=(row.get("desc_en") or "").strip(),
+        example_fr=(row.get("example_fr") or "").strip(),
+    )
+
+
+def load_argumentum_csv(path: Path | str) -> Taxonomy:
+    """Load the Argumentum format: one row per node, ``path`` dotted ('0' is the root, '1.2' a child of '1').
+
+    ``depth`` is checked against the path when present; parents must exist; rows may come in any order.
+    """
+    path = Path(path)
     nodes: dict[str, FallacyNode] = {}
     by_path: dict[str, str] = {}
     warnings: list[str] = []
-    for line, row in rows:
-        pk, dotted = (row.get("PK") or "").strip(), (row.get("path") or "").strip()
-        if not pk or not dotted:
-            raise TaxonomyError(f"{path}:{line}: empty PK or path")
-        if any(not part.isdigit() for part in dotted.split(".")):
-            raise TaxonomyError(f"{path}:{line}: path {dotted!r} is not dotted integers")
-        depth = 0 if dotted == "0" else dotted.count(".") + 1
-        declared = (row.get("depth") or "").strip()
-        if declared and declared.replace(".0", "").isdigit() and int(float(declared)) != depth:
-            # the reference file has such a row (PK 824): the path is what places a node, so keep it
-            warnings.append(f"{path}:{line}: depth {declared} disagrees with path {dotted!r}; using {depth}")
+    for line, row in _argumentum_rows(path):
+        pk, dotted, depth = _argumentum_place(path, line, row, warnings)
         if pk in nodes:
             raise TaxonomyError(f"{path}:{line}: duplicate PK {pk}")
         if dotted in by_path:
             raise TaxonomyError(f"{path}:{line}: duplicate path {dotted}")
-        text_fr = (row.get("text_fr") or "").strip()
-        if not text_fr:
-            raise TaxonomyError(f"{path}:{line}: empty text_fr for PK {pk}")
-        nodes[pk] = FallacyNode(
-            id=pk,
-            path=dotted,
-            depth=depth,
-            name_fr=text_fr,
-            name_en=(row.get("text_en") or "").strip(),
-            definition_fr=(row.get("desc_fr") or "").strip(),
-            definition_en=(row.get("desc_en") or "").strip(),
-            example_fr=(row.get("example_fr") or "").strip(),
-        )
+        nodes[pk] = _argumentum_node(path, line, row, pk, dotted, depth)
         by_path[dotted] = pk
     for pk, node in nodes.items():
         if node.depth == 0:

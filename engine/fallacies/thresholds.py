@@ -17,7 +17,7 @@ from lexlogic.engine.fallacies.taxonomy import DATA_DIR
 THRESHOLDS_FILE = DATA_DIR / "thresholds.json"
 
 
-class Thresholds(BaseModel):
+class NavigatorThresholds(BaseModel):
     margin_conclude: float = Field(
         description="τ: explore only if (best branch similarity − best sound-anchor similarity) ≥ τ; "
         "below it at the root the navigator concludes no fallacy"
@@ -43,7 +43,7 @@ class Thresholds(BaseModel):
         path.write_text(json.dumps(self.model_dump(), indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def load_thresholds(path: Path = THRESHOLDS_FILE) -> Thresholds:
+def load_thresholds(path: Path = THRESHOLDS_FILE) -> NavigatorThresholds:
     if not path.exists():  # before the first calibration: a neutral default, said so in `method`
-        return Thresholds(margin_conclude=0.0, method="uncalibrated default")
-    return Thresholds.model_validate_json(path.read_text(encoding="utf-8"))
+        return NavigatorThresholds(margin_conclude=0.0, method="uncalibrated default")
+    return NavigatorThresholds.model_validate_json(path.read_text(encoding="utf-8"))

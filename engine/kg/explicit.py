@@ -131,24 +131,7 @@ _CUT_DEPS = {"acl:relcl", "punct", "cc", "parataxis", "dislocated"}
 def _phrase(tok: Any, *, drop_case: bool = True) -> tuple[int, int] | None:
     """Character span of the noun phrase headed by tok: its subtree without relative clauses and
     punctuation, the contiguous block around the head; a leading preposition is dropped."""
-    excluded: set[int] = set()
-    for child in tok.children:
-        if child.dep_ in _CUT_DEPS or (child.dep_ in ("conj", "appos") and child.pos_ in ("VERB", "AUX")):
-            excluded.update(t.i for t in child.subtree)
-        if child.dep_ in ("obl:agent", "obl:mod", "advcl") and tok.pos_ in ("NOUN", "PROPN"):
-            excluded.update(t.i for t in child.subtree)
-
-    for inner in tok.subtree:
-        for child in inner.children:
-            if child.dep_.startswith("nmod") and any(
-                g.dep_ == "case" and g.text.lower() in _ADJUNCT_PREPS for g in child.children
-            ):  # "son distributeur devant le tribunal": an adjunct, not part of the party's name
-                excluded.update(t.i for t in child.subtree)
-            if child.dep_ == "acl":  # "la limitation prévue par le contrat": drop the provenance agent
-                for g in child.children:
-                    if g.dep_ == "obl:agent":
-                        excluded.update(t.i for t in g.subtree)
-    kept = {t.i for t in tok.subtree} - excluded
+    kept = {t.i for t in tok.subtree} - _not_of_the_phrase(tok)
     lo = hi = tok.i
     while lo - 1 in kept:
         lo -= 1
@@ -164,6 +147,28 @@ def _phrase(tok: Any, *, drop_case: bool = True) -> tuple[int, int] | None:
     if lo > hi:
         return None
     return doc[lo].idx, doc[hi].idx + len(doc[hi].text)
+
+
+def _not_of_the_phrase(tok: Any) -> set[int]:
+    """Token indexes under ``tok`` that are not its noun phrase: relative clauses, punctuation, coordinated
+    verbs, a noun's adjuncts (« devant le tribunal ») and a provenance's agent (« prévue par le contrat »)."""
+    excluded: set[int] = set()
+    for child in tok.children:
+        if child.dep_ in _CUT_DEPS or (child.dep_ in ("conj", "appos") and child.pos_ in ("VERB", "AUX")):
+            excluded.update(t.i for t in child.subtree)
+        if child.dep_ in ("obl:agent", "obl:mod", "advcl") and tok.pos_ in ("NOUN", "PROPN"):
+            excluded.update(t.i for t in child.subtree)
+    for inner in tok.subtree:
+        for child in inner.children:
+            if child.dep_.startswith("nmod") and any(
+                g.dep_ == "case" and g.text.lower() in _ADJUNCT_PREPS for g in child.children
+            ):  # "son distributeur devant le tribunal": an adjunct, not part of the party's name
+                excluded.update(t.i for t in child.subtree)
+            if child.dep_ == "acl":  # "la limitation prévue par le contrat": drop the provenance agent
+                for g in child.children:
+                    if g.dep_ == "obl:agent":
+                        excluded.update(t.i for t in g.subtree)
+    return excluded
 
 
 def _named(tok: Any) -> Any:
@@ -227,49 +232,10 @@ def _french(text: str, doc: Any) -> list[Found]:
 
 
 def _french_frame(text: str, verb: Any, frame: Frame) -> Found | None:
-    passive = _is_passive(verb)
-    agent = patient = None
-    if passive and frame.passive == "agent":
-        agent = _child(verb, "obl:agent")
-        patient = _child(verb, "nsubj:pass", "nsubj")
-        if patient is not None and patient.pos_ == "PRON" and "Rel" in patient.morph.get("PronType"):
-            patient = verb.head if verb.dep_ == "acl:relcl" else None  # "X, qui a été notifié par Y" → X
-        if patient is None and verb.dep_ == "acl":
-            patient = verb.head
-        if agent is None or patient is None:
-            return None
-        agent_span = _phrase(agent)
-        if agent_span is None or not (frame.inverse or _agentive(text[agent_span[0] : agent_span[1]])):
-            return None
-        pair = (patient, agent) if frame.inverse else (agent, patient)
-    elif frame.passive and frame.passive != "agent" and (passive or verb.pos_ == "ADJ"):
-        subj = _subject(verb)
-        comp = _prep_child(verb, _FR_PREP.get(frame.passive, {frame.passive}))
-        if subj is None or comp is None:
-            return None
-        pair = (subj, comp)
-    elif not passive and frame.with_object:  # light verb: "mettre fin au contrat"
-        agent = _subject(verb)
-        fixed = _child(verb, "obj")
-        if agent is None or fixed is None or fixed.lemma_.lower() not in frame.with_object:
-            return None
-        preps = _FR_PREP.get(frame.arg, {frame.arg})
-        patient = _prep_child(verb, preps) or _prep_child(fixed, preps)
-        if patient is None:
-            return None
-        pair = (agent, patient)
-    elif not passive:
-        agent = _subject(verb)
-        if frame.arg == "obj":
-            patient = _child(verb, "obj")
-            if patient is None:
-                patient = _child(verb, "ccomp")
-        else:
-            patient = _prep_child(verb, _FR_PREP.get(frame.arg, {frame.arg}))
-        if agent is None or patient is None:
-            return None
-        pair = (patient, agent) if frame.inverse else (agent, patient)
-    else:
+    """The relation a French verb states in ``frame``: its (subject, object) pair by voice, each widened to
+    its noun phrase (the apposition that names a party) and trimmed, the object fitting the frame."""
+    pair = _frame_pair(text, verb, frame)
+    if pair is None:
         return None
     s, o = _phrase(_named(pair[0])), _phrase(_named(pair[1]))
     if s is None or o is None:
@@ -282,6 +248,60 @@ def _french_frame(text: str, verb: Any, frame: Frame) -> Found | None:
         return None
     o = (o[0] + (len(o_text) - len(re.sub(r"^(?:que|qu['’])\s*", "", o_text, flags=_I))), o[1])
     return Found(frame.relation, s, o, verb.text, (verb.idx, verb.idx + len(verb.text)))
+
+
+def _frame_pair(text: str, verb: Any, frame: Frame) -> tuple[Any, Any] | None:
+    """The (subject, object) tokens of the relation, by the verb's voice: a passive with its agent, a passive
+    or adjective with a preposition, a light verb (« mettre fin au contrat »), an active verb."""
+    passive = _is_passive(verb)
+    if passive and frame.passive == "agent":
+        return _passive_agent_pair(text, verb, frame)
+    if frame.passive and frame.passive != "agent" and (passive or verb.pos_ == "ADJ"):
+        subj = _subject(verb)
+        comp = _prep_child(verb, _FR_PREP.get(frame.passive, {frame.passive}))
+        return None if subj is None or comp is None else (subj, comp)
+    if passive:
+        return None
+    if frame.with_object:
+        return _light_verb_pair(verb, frame)
+    agent = _subject(verb)
+    if frame.arg == "obj":
+        patient = _child(verb, "obj")
+        if patient is None:
+            patient = _child(verb, "ccomp")
+    else:
+        patient = _prep_child(verb, _FR_PREP.get(frame.arg, {frame.arg}))
+    if agent is None or patient is None:
+        return None
+    return (patient, agent) if frame.inverse else (agent, patient)
+
+
+def _passive_agent_pair(text: str, verb: Any, frame: Frame) -> tuple[Any, Any] | None:
+    """« X a été notifié par Y »: the agent acts on the passive subject (« X, qui a été notifié par Y » → X);
+    the agent must be one that acts, unless the frame reads the other way."""
+    agent = _child(verb, "obl:agent")
+    patient = _child(verb, "nsubj:pass", "nsubj")
+    if patient is not None and patient.pos_ == "PRON" and "Rel" in patient.morph.get("PronType"):
+        patient = verb.head if verb.dep_ == "acl:relcl" else None
+    if patient is None and verb.dep_ == "acl":
+        patient = verb.head
+    if agent is None or patient is None:
+        return None
+    agent_span = _phrase(agent)
+    if agent_span is None or not (frame.inverse or _agentive(text[agent_span[0] : agent_span[1]])):
+        return None
+    return (patient, agent) if frame.inverse else (agent, patient)
+
+
+def _light_verb_pair(verb: Any, frame: Frame) -> tuple[Any, Any] | None:
+    """« mettre fin au contrat »: the fixed object names the act, the preposition's noun is the object."""
+    agent = _subject(verb)
+    fixed = _child(verb, "obj")
+    if agent is None or fixed is None or fixed.lemma_.lower() not in frame.with_object:
+        return None
+    preps = _FR_PREP.get(frame.arg, {frame.arg})
+    patient = _prep_child(verb, preps) or _prep_child(fixed, preps)
+    return None if patient is None else (agent, patient)
 
 
 # ------------------------------------------------------------------ English (and French without a model): rules

@@ -35,8 +35,8 @@ from lexlogic.engine.kg.model import (
     ExtractionMethod,
     RawAssertion,
 )
-from lexlogic.engine.kg.patterns import ExtractionResult, _alternative_cue, _Ctx, _sentence
-from lexlogic.engine.kg.text import Sentence, segment
+from lexlogic.engine.kg.patterns import ExtractionResult, _alternative_cue, _sentence, _SentenceCtx
+from lexlogic.engine.kg.text import SectionSentence, segment
 
 R = DiscursiveAbstainReason
 
@@ -48,7 +48,7 @@ def _parse(text: str, lang: str) -> Any | None:
     return model(text) if model is not None else None
 
 
-def _span(doc_id: str, sentence: Sentence, start: int, end: int, page: int | None = None) -> EvidenceSpan:
+def _span(doc_id: str, sentence: SectionSentence, start: int, end: int, page: int | None = None) -> EvidenceSpan:
     return EvidenceSpan(
         doc_id=doc_id,
         section=sentence.section.title if sentence.section else "",
@@ -68,7 +68,9 @@ def extract(text: str, doc_id: str = "doc") -> ExtractionResult:
     return result
 
 
-def extract_sentence(doc_id: str, sentence: Sentence, sentences: list[Sentence], headings: list) -> ExtractionResult:  # type: ignore[type-arg]
+def extract_sentence(
+    doc_id: str, sentence: SectionSentence, sentences: list[SectionSentence], headings: list
+) -> ExtractionResult:  # type: ignore[type-arg]
     out = ExtractionResult()
     text = sentence.text
     lang = nlp.language(text)
@@ -98,7 +100,7 @@ def extract_sentence(doc_id: str, sentence: Sentence, sentences: list[Sentence],
                     f"[{sentence.start + f.object[0]}:{sentence.start + f.object[1]}]",
                 )
             )
-    out.extend(_sentence(_Ctx(doc_id, sentence, sentences, headings)))
+    out.extend(_sentence(_SentenceCtx(doc_id, sentence, sentences, headings)))
     return out
 
 
@@ -125,7 +127,7 @@ def _discursive_clause(text: str, span: tuple[int, int], verb_at: int) -> bool:
 
 
 def _not_asserted(
-    doc_id: str, sentence: Sentence, guard: modality.Guard, lang: str, whole: EvidenceSpan
+    doc_id: str, sentence: SectionSentence, guard: modality.Guard, lang: str, whole: EvidenceSpan
 ) -> ExtractionResult:
     out = ExtractionResult()
     text = sentence.text

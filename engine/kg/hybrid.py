@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from lexlogic.bridges.llm import LLMClient, LLMError
 from lexlogic.engine.kg.model import Abstention, DiscursiveAbstainReason, ExtractionMethod, RawAssertion
-from lexlogic.engine.kg.patterns import ExtractionResult, extract
+from lexlogic.engine.kg.patterns import ExtractionResult
 
 SYSTEM = (
     "You check relations extracted from legal text by a pattern matcher. Confirm only when the quoted text "
@@ -65,10 +65,3 @@ def confirm(result: ExtractionResult, llm: LLMClient) -> ExtractionResult:
                 )
             )
     return out
-
-
-def extract_hybrid(text: str, doc_id: str = "doc", llm: LLMClient | None = None) -> ExtractionResult:
-    """PATTERN offline; HYBRID when an LLM is configured (``LLMClient.from_env()``) or given."""
-    result = extract(text, doc_id)
-    client = llm if llm is not None else LLMClient.from_env()
-    return confirm(result, client) if client is not None else result

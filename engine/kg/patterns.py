@@ -26,12 +26,12 @@ from lexlogic.engine.kg.lexicon import (
     CLAUSE_END,
     DETERMINERS,
     FAMILY_ANYWHERE,
+    MODALS_AND_COPULAS,
     OR_WORD,
     PREDICATES,
     PREPOSITION,
     PRONOUN_SUBJECT,
     SOIT_SOIT,
-    STOP_WORDS,
     TEMPORAL_CUT,
     Predicate,
     prep_family,
@@ -58,7 +58,7 @@ from lexlogic.engine.kg.model import (
     RelationType,
     normalize_entity,
 )
-from lexlogic.engine.kg.text import Heading, Sentence, segment
+from lexlogic.engine.kg.text import Heading, SectionSentence, segment
 from lexlogic.engine.kg.tiers import option_identified
 
 A = DiscursiveAbstainReason
@@ -78,10 +78,10 @@ class ExtractionResult(BaseModel):
 
 
 @dataclass
-class _Ctx:
+class _SentenceCtx:
     doc_id: str
-    sentence: Sentence
-    sentences: list[Sentence]
+    sentence: SectionSentence
+    sentences: list[SectionSentence]
     headings: list[Heading]
 
     def span(self) -> EvidenceSpan:
@@ -100,7 +100,7 @@ def extract(text: str, doc_id: str = "doc") -> ExtractionResult:
     sentences, headings = segment(text)
     result = ExtractionResult()
     for sentence in sentences:
-        result.extend(_sentence(_Ctx(doc_id, sentence, sentences, headings)))
+        result.extend(_sentence(_SentenceCtx(doc_id, sentence, sentences, headings)))
     return result
 
 
@@ -109,7 +109,7 @@ def extract(text: str, doc_id: str = "doc") -> ExtractionResult:
 _LEAD_CLAUSE = re.compile(r"^(?P<lead>[^,]{1,90}?),\s*(?P<rest>.+)$", re.DOTALL)
 
 
-def _sentence(ctx: _Ctx) -> ExtractionResult:
+def _sentence(ctx: _SentenceCtx) -> ExtractionResult:
     out = ExtractionResult()
     text = ctx.sentence.text.rstrip(" .!?")
     default = find(DEFAULT_CUES, text)
@@ -367,7 +367,7 @@ def _alternative_cue(main: str, preds: list) -> str | None:
 
 
 def _alternatives(
-    ctx: _Ctx, main: str, qualifier: str | None, markers: tuple[str, ...], out: ExtractionResult, abstain
+    ctx: _SentenceCtx, main: str, qualifier: str | None, markers: tuple[str, ...], out: ExtractionResult, abstain
 ) -> ExtractionResult:  # type: ignore[no-untyped-def]
     pairs: list[tuple[str, str]] = []
     soit = SOIT_SOIT.search(main)
@@ -443,7 +443,7 @@ def _walk_back(left: str) -> str:
         low = tok.lower()
         if (
             not re.match(r"[\w'’\-]", tok)
-            or low in STOP_WORDS
+            or low in MODALS_AND_COPULAS
             or PREPOSITION.fullmatch(low + " ")
             or PREPOSITION.fullmatch(low)
         ):
@@ -459,7 +459,7 @@ def _walk_back(left: str) -> str:
 _DEICTIC = re.compile(r"\b(?:this|the present|présent|présente|cette|ce)\b", re.IGNORECASE)
 
 
-def _resolve_scope(ctx: _Ctx, scope: re.Match[str]) -> Heading | str:
+def _resolve_scope(ctx: _SentenceCtx, scope: re.Match[str]) -> Heading | str:
     """The heading the scope refers to, or why it cannot be anchored (SCOPE_BREAK)."""
     ref = scope.group("ref")
     number = re.search(r"(\d[\w.\-]*|\b[IVXLC]+\b)\s*$", ref)
@@ -481,7 +481,7 @@ _ANTECEDENT = re.compile(
 )
 
 
-def _resolve_coref(ctx: _Ctx) -> tuple[str, EvidenceSpan] | Abstention:
+def _resolve_coref(ctx: _SentenceCtx) -> tuple[str, EvidenceSpan] | Abstention:
     idx = ctx.sentence.index
     span = ctx.span()
     if idx == 0:

@@ -31,7 +31,7 @@ class Heading:
 
 
 @dataclass(frozen=True)
-class Sentence:
+class SectionSentence:
     text: str
     start: int
     end: int
@@ -70,13 +70,13 @@ def _is_heading(line: str) -> bool:
 _CONTINUES = re.compile(r"[a-zà-öø-ÿ]")
 
 
-def segment(text: str) -> tuple[list[Sentence], list[Heading]]:
+def segment(text: str) -> tuple[list[SectionSentence], list[Heading]]:
     """Sentences (with their section) and the headings of a document.
 
     A line that does not end a sentence and is followed by a line starting in lower case is the same
     sentence wrapped (text drawn from PDFs): the two are analysed together, offsets kept exact (the
     sentence text is the document's slice, line break included)."""
-    sentences: list[Sentence] = []
+    sentences: list[SectionSentence] = []
     headings: list[Heading] = []
     current: Heading | None = None
     lines: list[tuple[str, int]] = []
@@ -109,6 +109,6 @@ def segment(text: str) -> tuple[list[Sentence], list[Heading]]:
             line, _ = lines[i]
             end = lines[i][1] + len(line)
         for sent, s, e in _split_line(text[start:end], start):
-            sentences.append(Sentence(text=sent, start=s, end=e, section=current, index=len(sentences)))
+            sentences.append(SectionSentence(text=sent, start=s, end=e, section=current, index=len(sentences)))
         i += 1
     return sentences, headings

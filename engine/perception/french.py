@@ -6,14 +6,14 @@ Regexes tolerate line breaks inside a phrase (PDF and OCR wrap lines anywhere).
 from __future__ import annotations
 
 import re
-import unicodedata
 from datetime import date
+
+from lexlogic.engine.text.numbers import MONTHS, NUMBER_WORDS, parse_number
 
 # Distances between two dates read in a letter (« du 31 mars au 1er juillet ») use the one calendar
 # convention (art. 641 CPC, lexlogic.logic.calendar), not days/30.4: the extractor's month counts are
 # then the number the pack's own computations would give.
 from lexlogic.logic.calendar import months_between as months_between
-from lexlogic.logic.french_words import MONTHS, NUMBER_WORDS, number_from_words
 
 NUMBERS = {**NUMBER_WORDS, **{"dix-sept": 17, "dix-huit": 18, "dix-neuf": 19, "vingt-quatre": 24, "trente-six": 36}}
 NUMBER_WORD = "|".join(sorted(NUMBERS, key=len, reverse=True))
@@ -62,12 +62,6 @@ def ws(pattern: str) -> str:
     return r"\s+".join(re.escape(part) for part in pattern.split())
 
 
-def fold(s: str) -> str:
-    """Lower-case, accents removed, only letters and digits: for matching names across documents."""
-    s = unicodedata.normalize("NFKD", s).encode("ascii", "ignore").decode().lower()
-    return re.sub(r"[^a-z0-9]+", "", s)
-
-
 def parse_date(m: re.Match[str] | None) -> date | None:
     """The date a DATE_RE match spells (« 3 février 2022 », « 03/02/2022 »); None if no match or no such day."""
     if m is None:
@@ -81,16 +75,9 @@ def parse_date(m: re.Match[str] | None) -> date | None:
 
 
 def number(word: str) -> float | None:
+    """The count of a duration: « d'un » / « d'une » are one, else the toolkit's number (digits or words)."""
     word = word.lower().strip()
-    if word in ("d'un", "d'une"):
-        return 1.0
-    words = number_from_words(word)
-    if words is not None:
-        return words
-    try:
-        return float(word.replace(",", "."))
-    except ValueError:
-        return None
+    return 1.0 if word in ("d'un", "d'une") else parse_number(word)
 
 
 def duration_months(text: str) -> float | None:
@@ -117,43 +104,6 @@ def duration_months(text: str) -> float | None:
     if unit.startswith("jour"):
         return round(n / 30.4, 1)
     return n * 12
-
-
-def parse_amount(s: str) -> float | None:
-    """« 1 480 000,00 € » or « 1480000.00 » → 1480000.0."""
-    s = s.replace("\u202f", " ").replace("\xa0", " ").replace("€", "").strip()
-    s = s.replace(" ", "")
-    if re.fullmatch(r"\d{1,3}(\.\d{3})+(,\d+)?", s):
-        s = s.replace(".", "")
-    s = s.replace(",", ".")
-    try:
-        return float(s)
-    except ValueError:
-        return None
-
-
-AMOUNT_RE = re.compile(
-    r"(?P<num>\d{1,3}(?:[ \u202f\xa0.]\d{3})+(?:,\d+)?|\d+(?:[.,]\d+)?)\s*"
-    r"(?P<mult>millions?|milliards?|M(?=€)|k(?=€)|K(?=€))?\s*(?:d'euros|d’euros|euros?|€|EUR\b)"
-)
-
-
-def amount_value(m: re.Match[str]) -> float | None:
-    """« 1,5 million d'euros » → 1500000.0; « 420 000 € » → 420000.0."""
-    base = parse_amount(m.group("num"))
-    if base is None:
-        return None
-    mult = (m.group("mult") or "").lower()
-    factor = (
-        1e6
-        if mult.startswith("million") or mult == "m"
-        else 1e9
-        if mult.startswith("milliard")
-        else 1e3
-        if mult == "k"
-        else 1.0
-    )
-    return round(base * factor, 2)
 
 
 # --- sentences, negation, hypotheticals ---------------------------------------------------------------

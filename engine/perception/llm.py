@@ -15,9 +15,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from lexlogic.engine.documents.model import Document
-from lexlogic.engine.ontology import World
-from lexlogic.engine.perception.model import Ambiguity, Finding, Perception, build_graph
-from lexlogic.logic.facts import DateInterval, DatePrecision
+from lexlogic.engine.perception.model import Ambiguity, Finding, Perception
+from lexlogic.logic.facts import DateInterval, DatePrecision, World
+from lexlogic.logic.pack import RulePack
 
 MAX_CHARS_PER_DOC = 6000
 
@@ -62,17 +62,6 @@ def locate(doc: Document, quote: str) -> tuple[int, int] | None:
     return (m.start(), m.end()) if m else None
 
 
-def _pack(pack: str | None = None) -> Any:
-    """The case's rule pack (the rules folder's default pack when none is named)."""
-    from lexlogic.engine.packs import default_pack, pack_by_name
-
-    return pack_by_name(pack or default_pack())[0]
-
-
-def _fact_specs(pack: str | None = None) -> dict[str, Any]:
-    return dict(_pack(pack).facts)
-
-
 def _check_value(spec: Any, value: Any) -> Any:
     try:
         from lexlogic.logic.facts import check_value
@@ -82,11 +71,9 @@ def _check_value(spec: Any, value: Any) -> Any:
         return value
 
 
-def ground_extraction(
-    extraction: LLMExtraction, docs: list[Document], pack: str | None = None
-) -> tuple[Perception, list[str]]:
+def ground_extraction(extraction: LLMExtraction, docs: list[Document], pack: RulePack) -> tuple[Perception, list[str]]:
     """Turn a validated reply into findings; returns the problems that make it unacceptable."""
-    specs = _fact_specs(pack)
+    specs = dict(pack.facts)
     by_id = {d.id: d for d in docs}
     p, problems = Perception(), []
     for i, f in enumerate(extraction.facts):
@@ -145,10 +132,10 @@ def ground_extraction(
     return p, problems
 
 
-def perceive_with_llm(client: Any, docs: list[Document], max_rounds: int = 3, pack: str | None = None) -> Perception:
+def perceive_with_llm(client: Any, docs: list[Document], pack: RulePack, max_rounds: int = 3) -> Perception:
     """Ask, validate (schema by ``complete_json``, grounding and types here), retry with the reasons.
-    The facts, their questions and the domain's title are the case's pack's (``pack``, else the default)."""
-    rule_pack = _pack(pack)
+    The facts, their questions and the domain's title are the case's pack's (``pack``, passed in)."""
+    rule_pack = pack
     specs = dict(rule_pack.facts)
     questions = _questions(rule_pack.root)
     vocab = "\n".join(
@@ -173,13 +160,12 @@ def perceive_with_llm(client: Any, docs: list[Document], max_rounds: int = 3, pa
     last: list[str] = []
     for _ in range(max_rounds):
         extraction = client.complete_json(messages, LLMExtraction)
-        perception, problems = ground_extraction(extraction, docs, rule_pack.manifest.name)
+        perception, problems = ground_extraction(extraction, docs, rule_pack)
         if not problems:
             for d in docs:
-                from lexlogic.engine.ontology import Evidence, EvidenceKind
+                from lexlogic.logic.ontology import Evidence, EvidenceKind
 
                 perception.ontology.evidence.append(Evidence(kind=EvidenceKind.OTHER, document_id=d.id, title=d.title))
-            build_graph(perception)
             return perception
         last = problems
         messages = messages + [
@@ -214,7 +200,7 @@ def _questions(root: Any) -> dict[str, str]:
 
 
 def _interval(value: str, precision: str) -> DateInterval | None:
-    from lexlogic.engine.perception.nlp import interval_of
+    from lexlogic.engine.text.dates import interval_of
 
     m = re.fullmatch(r"(\d{4})(?:-(\d{2}))?", value.strip())
     if m is None or (precision == "month") != bool(m.group(2)):
@@ -231,11 +217,10 @@ def interval_value(interval: DateInterval) -> str:
     return (interval.start + (interval.end - interval.start) / 2).isoformat()
 
 
-def extract(docs: list[Document], pack: str | None = None) -> Perception:
-    """The LLM path behind the same entry point as the offline one (endpoint from the environment)."""
-    from lexlogic.bridges.llm import LLMClient, LLMError
+def extract(docs: list[Document], pack: RulePack, client: Any) -> Perception:
+    """The LLM path behind the same entry point as the offline one (the client is built at the edge)."""
+    from lexlogic.bridges.llm import LLMError
 
-    client = LLMClient.from_env()
     if client is None:
         raise LLMError("no LLM endpoint configured (LEXLOGIC_LLM_BASE_URL)")
-    return perceive_with_llm(client, docs, pack=pack)
+    return perceive_with_llm(client, docs, pack)

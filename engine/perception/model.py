@@ -12,9 +12,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from lexlogic.engine.ontology import CaseOntology, Distribution, NarrativeNode, NodeType, Possibility, World
-from lexlogic.logic.facts import Allegation, DateInterval
+from lexlogic.logic.facts import Allegation, CaseFile, DateInterval, World
 from lexlogic.logic.grounding import Grounding
+from lexlogic.logic.ontology import CaseOntology
+from lexlogic.logic.pack import RulePack
 
 PACKS_DIR = (
     Path(__file__).resolve().parents[2] / "rules"
@@ -35,6 +36,8 @@ class Finding(BaseModel):
     allegation: Allegation | None = Field(default=None, description="alleged: only a party's own assertion")
     alleged_by: str | None = None
     interval: DateInterval | None = Field(default=None, description="a date known to the month or year only")
+    raw_confidence: float | None = Field(default=None, description="the reader's own score, before calibration")
+    as_given: bool = Field(default=False, description="calibrated confidence above the pack's as-given threshold")
 
 
 class Ambiguity(BaseModel):
@@ -75,6 +78,8 @@ def _reading(f: Finding) -> dict[str, Any]:
             out["alleged_by"] = f.alleged_by
     if f.interval is not None:
         out["interval"] = f.interval.model_dump(mode="json")
+    if f.raw_confidence is not None:
+        out["raw_confidence"] = round(f.raw_confidence, 4)
     return out
 
 
@@ -128,61 +133,20 @@ def merge_findings(perception: Perception) -> dict[str, dict[str, Any]]:
                 perception.conflicts.append(
                     f"{name}: kept {best.value!r} ({best.confidence}) over {other.value!r} ({other.confidence})"
                 )
+        if best.as_given and best.allegation != Allegation.ALLEGED:
+            value["as_given"] = True  # calibrated above the threshold, undisputed: enters the model as given
         facts[name] = value
     return facts
 
 
-def to_case_file(perception: Perception, case_id: str, pack: str | None = None) -> dict[str, Any]:
-    """The case file of ``pack`` (the rules folder's default pack when none is named)."""
-    from lexlogic.engine.packs import default_pack
-
-    return {"pack": pack or default_pack(), "case_id": case_id, "facts": merge_findings(perception)}
+def to_case_file(perception: Perception, case_id: str, pack: RulePack) -> dict[str, Any]:
+    """The case file of ``pack`` (the pack the findings were read for)."""
+    return {"pack": pack.name, "case_id": case_id, "facts": merge_findings(perception)}
 
 
-def build_graph(perception: Perception) -> None:
-    """FACT nodes for each finding, EVIDENCE nodes per document, edges evidence → fact."""
-    graph = perception.ontology.graph
-    evidence_nodes: dict[str, str] = {}
-    for ev in perception.ontology.evidence:
-        node = graph.add(
-            NarrativeNode(
-                type=NodeType.EVIDENCE,
-                label=ev.title or ev.document_id,
-                evidence_id=ev.id,
-                distribution=Distribution.point(True),
-            )
-        )
-        evidence_nodes[ev.document_id] = node.id
-    for f in perception.findings:
-        dist = Distribution(outcomes=[Possibility(value=f.value, p=1.0)])
-        node = graph.add(
-            NarrativeNode(
-                type=NodeType.FACT,
-                label=f.fact,
-                fact=f.fact,
-                world=f.world,
-                distribution=dist,
-                grounding=f.grounding,
-                ambiguity=f.ambiguity,
-            )
-        )
-        for doc_id in {g.document_id for g in f.grounding if g.document_id}:
-            if doc_id in evidence_nodes:
-                graph.add_edge(evidence_nodes[doc_id], node.id)
+def validate_case_file(stored: dict[str, Any], pack: RulePack) -> CaseFile:
+    """The edge where perception's case file (JSON, as stored) becomes the typed case of its pack
+    (CaseFileError with a JSON path)."""
+    from lexlogic.logic.facts import parse_case
 
-
-def _pack(name: str):  # type: ignore[no-untyped-def]
-    from lexlogic.engine.packs import pack_by_name
-
-    return pack_by_name(name)[0]
-
-
-def validate_case_file(case: dict[str, Any]) -> None:
-    """Check the dict with the lead's CaseFile model (skipped if the pack is not loadable yet)."""
-    try:
-        from lexlogic.logic.facts import parse_case
-
-        pack = _pack(case["pack"])
-    except Exception:  # the pack or loader is not there yet: the contract shape is still tested
-        return
-    parse_case(case, pack, source=f"perception:{case.get('case_id')}")
+    return parse_case(stored, pack, source=f"perception:{stored.get('case_id')}")

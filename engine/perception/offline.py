@@ -11,40 +11,31 @@ pack's per-fact reader (``reader.SpecReader``) then fills every fact these did n
 
 from __future__ import annotations
 
+import hashlib
 import re
-import uuid
 from collections.abc import Iterator
 from datetime import date
 from typing import Any
 
 from lexlogic.engine.documents.model import Document, DocumentKind
-from lexlogic.engine.ontology import (
-    Actor,
-    Event,
-    EventKind,
-    Evidence,
-    EvidenceKind,
-    PersonKind,
-    World,
-)
-from lexlogic.engine.perception import nlp
+from lexlogic.engine.perception.calibration import apply as apply_calibration
+from lexlogic.engine.perception.calibration import load as load_calibration
 from lexlogic.engine.perception.french import (
     DATE_RE,
     DATE_TEXT,
     duration_after,
     duration_months,
     expand,
-    fold,
     hypothetical,
     months_between,
     negated,
-    parse_amount,
     parse_date,
     sentences,
 )
-from lexlogic.engine.perception.model import Ambiguity, Finding, Perception, build_graph
+from lexlogic.engine.perception.model import Ambiguity, Finding, Perception
 from lexlogic.engine.perception.reader import SpecReader
-from lexlogic.logic.errors import LexlogicError
+from lexlogic.engine.text.fold import name_key
+from lexlogic.engine.text.numbers import parse_number
 from lexlogic.logic.extraction import (
     ClauseReading,
     ColumnReading,
@@ -53,6 +44,18 @@ from lexlogic.logic.extraction import (
     ExtractionSpec,
     StructuralSpec,
 )
+from lexlogic.logic.facts import World
+from lexlogic.logic.ontology import (
+    Actor,
+    Event,
+    EventKind,
+    Evidence,
+    EvidenceKind,
+    PersonKind,
+    new_id,
+    stable_ids,
+)
+from lexlogic.logic.pack import RulePack
 
 COMPANY_RE = re.compile(
     r"(?:\b[Ll]a\s+société|\b[Ll]'entreprise|\b[Ss]ociété)[ \t]+(?P<n1>"
@@ -68,8 +71,6 @@ NOTHING = re.compile(r"(?!x)x")  # a pattern the pack left out matches nothing
 def _rx(pattern: str | None, flags: int = re.IGNORECASE) -> re.Pattern[str]:
     return re.compile(expand(pattern), flags) if pattern else NOTHING
 
-
-nlp.warm_up()  # the main job imports this module before ingesting: the model loads while documents are read
 
 EVIDENCE_OF = {
     DocumentKind.CONTRACT: EvidenceKind.CONTRACT,
@@ -282,8 +283,8 @@ class OfflineExtractor:
                 name = " ".join(words)
                 start = m.start(group) + m.group(group).find(words[0])
                 end = start + len(name) if doc.text[start : start + len(name)] == name else m.end(group)
-                key = fold(name)
-                known = next((a for a in self.parties.values() if fold(a.name) == key), None)
+                key = name_key(name)
+                known = next((a for a in self.parties.values() if name_key(a.name) == key), None)
                 if known is None:
                     value = name.title() if name.isupper() else name
                     known = Actor(
@@ -296,9 +297,9 @@ class OfflineExtractor:
 
     def _party_in(self, text: str) -> Actor | None:
         """The party whose name (or e-mail domain) appears in ``text``."""
-        t = fold(text)
+        t = name_key(text)
         for a in self.parties.values():
-            key = fold(a.name)
+            key = name_key(a.name)
             if len(key) >= 4 and (key in t or (len(key) >= 10 and key[:10] in t)):
                 return a
         return None
@@ -662,10 +663,10 @@ class OfflineExtractor:
             rows = _table_rows(doc)
             if len(rows) < 2:
                 continue
-            header = [fold(c[0]) for c in rows[0]]
+            header = [name_key(c[0]) for c in rows[0]]
 
             def col(words: list[str], header: list[str] = header) -> int | None:
-                return next((i for i, h in enumerate(header) if any(fold(w) in h for w in words)), None)
+                return next((i for i, h in enumerate(header) if any(name_key(w) in h for w in words)), None)
 
             year_at = col(spec.year_column)
             if year_at is None:
@@ -708,7 +709,7 @@ class OfflineExtractor:
                 )
             )
         elif cr.reader == "by_year" and full:
-            amounts = {r[year_at][0].strip(): parse_amount(r[at][0]) for r in full}
+            amounts = {r[year_at][0].strip(): parse_number(r[at][0]) for r in full}
             self.p.add(
                 Finding(
                     fact=cr.fact,
@@ -720,8 +721,8 @@ class OfflineExtractor:
             )
         elif cr.reader == "ratio" and per is not None and full:
             last = full[-cr.last :]
-            den = sum(parse_amount(r[per][0]) or 0 for r in last)
-            num = sum(parse_amount(r[at][0]) or 0 for r in last)
+            den = sum(parse_number(r[per][0]) or 0 for r in last)
+            num = sum(parse_number(r[at][0]) or 0 for r in last)
             if den:
                 self.p.add(
                     Finding(
@@ -756,7 +757,7 @@ class OfflineExtractor:
             if not all(proposals):
                 continue
             said = reply.ground(acc.start(), acc.end())
-            amb_id = str(uuid.uuid4())
+            amb_id = new_id()
             term = self._termination_docs()
             term_g = [_ground(term[0][2], *_sentence(term[0][2], term[0][1].start(), term[0][1].end()))] if term else []
             readings = []
@@ -821,14 +822,24 @@ def _table_rows(doc: Document) -> list[list[tuple[str, int, int]]]:
     return rows
 
 
-def extract(docs: list[Document], pack: str | None = None) -> Perception:
+def extract(docs: list[Document], pack: RulePack, calibrate: bool = True) -> Perception:
     """The structural readers (contract parties and clauses, tables, the dated event, e-mail threads), then the
     pack's per-fact reader (``extraction.yaml``) for every fact they did not find; events of the facts whose
-    extraction names one (``event:``)."""
+    extraction names one (``event:``). Last, the pack's calibration turns the scores into confidences.
+    Ids are drawn from the documents' digests (``stable_ids``): one dossier read twice gives the same state."""
+    seed = hashlib.sha256("|".join([pack.name, *(f"{d.id}:{d.sha256}" for d in docs)]).encode()).hexdigest()
+    with stable_ids(seed):
+        perception = _read(docs, pack)
+    calibration = load_calibration(pack.root, pack.manifest.files.calibration) if calibrate else None
+    if calibration is not None:
+        apply_calibration(perception.findings, calibration, {n: s.type.value for n, s in pack.facts.items()})
+    return perception
+
+
+def _read(docs: list[Document], pack: RulePack) -> Perception:
     spec, types = _spec(pack)
     perception = OfflineExtractor(docs, spec).run()
     if spec is None:
-        build_graph(perception)
         return perception
     reader = SpecReader(spec, types)
     found = reader.read(docs)
@@ -843,7 +854,6 @@ def extract(docs: list[Document], pack: str | None = None) -> Perception:
         if f.fact not in have:
             perception.add(f)
     _events(perception, spec)
-    build_graph(perception)
     return perception
 
 
@@ -866,12 +876,8 @@ def _events(perception: Perception, spec: ExtractionSpec) -> None:
             )
 
 
-def _spec(pack: str | None) -> tuple[ExtractionSpec | None, dict[str, str]]:
-    from lexlogic.engine.packs import default_pack, pack_by_name
+def _spec(rule_pack: RulePack) -> tuple[ExtractionSpec | None, dict[str, str]]:
+    """The pack's extraction cues and its facts' types."""
     from lexlogic.logic.extraction import load_extraction
 
-    try:
-        rule_pack, _ = pack_by_name(pack or default_pack())
-    except LexlogicError:
-        return None, {}
     return load_extraction(rule_pack.root), {n: s.type.value for n, s in rule_pack.facts.items()}

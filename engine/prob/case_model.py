@@ -29,9 +29,12 @@ from typing import Any
 
 from lexlogic.engine.prob.analyse import apply_whatif
 from lexlogic.engine.prob.infer import cone_variables
+from lexlogic.engine.prob.law_tail import exceedance
 from lexlogic.engine.prob.model import BoolVar, CategoricalVar, Option, ProbProgram, World
 from lexlogic.engine.prob.soft import factor
-from lexlogic.engine.values import ValueInfo, ValueStatus, computation_reads, gather_values, world_values
+from lexlogic.engine.prob.value_classes import ClassesTooMany, ValueClasses
+from lexlogic.engine.prob.value_classes import ValueClassesUnsupported as ClassesUnsupported
+from lexlogic.engine.symbolic.values import ValueInfo, ValueStatus, computation_reads, gather_values, world_values
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.facts import CaseFile, read_answer
 from lexlogic.logic.pack import FactType, RulePack
@@ -59,6 +62,7 @@ class CaseModel:
     values: dict[str, ValueInfo] = field(default_factory=dict)  # the case's values (answers, 0/1 what-ifs)
     domains: dict[str, list[Any]] = field(default_factory=dict)  # root fact → its values in the worlds
     completions: int = 0  # world evaluations of computed values (for the note and benchmarks)
+    asserts: dict[str, Any] = field(default_factory=dict)  # narrative variable (x__A) → the value its reading says
 
 
 _WEIGHTS: dict[tuple[str, float], WeightsFile] = {}
@@ -119,8 +123,11 @@ def build_case_model(
     answers: dict[str, Any] | None = None,
     dynamic: list[Any] | None = None,
     whatif: dict[str, Any] | None = None,
+    values: dict[str, ValueInfo] | None = None,
 ) -> CaseModel:
-    """The case's discrete model. ``whatif``: root name → prior (0/1 makes it given)."""
+    """The case's discrete model. ``whatif``: root name → prior (0/1 makes it given). ``values``: the case's
+    values for these answers and dynamic interpretations when the caller has them (the symbolic analysis's):
+    used unless a what-if or an interpretation changes what they are gathered from."""
     answers = dict(answers or {})
     whatif = dict(whatif or {})
     weights = weights_of(pack)
@@ -149,7 +156,8 @@ def build_case_model(
         d.name: d for d in (dynamic or []) if pack.value_type(d.name) is FactType.BOOL and isinstance(d.value, bool)
     }
     dynamic = [d for d in (dynamic or []) if d.name not in interpreted]
-    values = gather_values(pack, case, answers, dynamic)
+    if values is None or fixed or interpreted:
+        values = gather_values(pack, case, answers, dynamic)
     lines = list(pack.asp_sources.values())
     variables: list[BoolVar | CategoricalVar] = []
     asks: dict[str, str] = {}
@@ -185,6 +193,7 @@ def build_case_model(
             roots_of[name] = root
 
     appreciation_coins: list[str] = []
+    asserts: dict[str, Any] = {}
     for name, spec in pack.facts.items():
         t = spec.type
         if t not in (FactType.BOOL, FactType.ENUM):
@@ -203,15 +212,23 @@ def build_case_model(
             and name not in answers
             and any(r.value != fv.value for r in fv.alternatives)
         ):
-            readings = _add_ambiguity(pack, name, fv, variables, lines, asks, roots_of)
+            override = priors.get(name) if name in consumed else None  # a what-if on the fact itself
+            readings = _add_ambiguity(pack, name, fv, variables, lines, asks, roots_of, override)
             if readings is not None:
                 domains[name] = readings
+                for reading in [fv, *fv.alternatives]:
+                    asserts[f"{name}__{reading.world.value[-1]}"] = reading.value
                 continue
+        if info.known and name in consumed and name not in fixed and t is FactType.BOOL:  # what-if P(fact)
+            add_bool(name, prior=_bool_prior(priors[name]), root=name)
+            domains[name] = [True, False]
+            continue
         if info.known:
             uncertain = (
                 name not in answers
                 and fv is not None
                 and (fv.confidence < 1.0 or fv.alternatives)
+                and not fv.as_given  # calibrated above the pack's as-given threshold: taken as given
                 and t is FactType.BOOL
                 and name not in whatif
             )
@@ -224,9 +241,7 @@ def build_case_model(
             readings_ = [fv, *fv.alternatives]
             claimant = next((r for r in readings_ if r.world.value == "NARRATIVE_A"), None)
             defence = next((r for r in readings_ if r.world.value == "NARRATIVE_B"), None)
-            p_true = sum(r.confidence for r in readings_ if r.value is True)
-            p_false = sum(r.confidence for r in readings_ if r.value is False)
-            prior = p_true / (p_true + p_false) if p_true + p_false > 0 else 0.5
+            prior = reading_prior(readings_)
             if prior in (0.0, 1.0):
                 fact = _asp_fact(pack, name, prior == 1.0)
                 if fact:
@@ -290,77 +305,91 @@ def build_case_model(
 
     root_set = set(domains)
     memo: dict[str, set[str]] = {}
-    cache: dict[tuple[tuple[str, Any], ...], dict[str, ValueInfo]] = {}
-    n_eval = 0
     coins: set[str] = set()
+    appreciation = set(appreciation_coins)
+    root_cells = {r: [(v, literal(r, v)) for v in domains[r]] for r in root_set - appreciation}
+    classes: ValueClasses | None
+    try:
+        classes = ValueClasses(pack, values, root_cells, lines)
+    except ClassesUnsupported:
+        classes = None  # parameters vary per world: evaluate whole completions (bounded by MAX_CONE)
+    enumerated = _Enumerated(pack, values, domains, literal)
 
-    def world_of(completion: tuple[tuple[str, Any], ...]) -> dict[str, ValueInfo]:
-        nonlocal n_eval
-        if completion not in cache:
-            n_eval += 1
-            cache[completion] = world_values(pack, values, dict(completion))
-        return cache[completion]
-
-    def completions(names: list[str]) -> list[tuple[tuple[str, Any], ...]]:
-        if len(names) > MAX_CONE:
-            raise CaseModelError(f"a computed value depends on {len(names)} uncertain facts ({names}); max {MAX_CONE}")
-        return [tuple(zip(names, combo)) for combo in itertools.product(*(domains[n] for n in names))]
+    def sources(name: str) -> list[tuple[ValueInfo, str]]:
+        """The value of ``name`` in each class of worlds (ASP body; "" = every world)."""
+        roots = sorted(cone(pack, name, root_set, memo) - appreciation)
+        for r in roots:
+            if r in strata:
+                ensure_number(r)
+        if not roots:
+            return [(values[name], "")]
+        if classes is not None:
+            try:
+                found = classes.of(name)
+            except ClassesTooMany as exc:
+                raise CaseModelError(str(exc)) from exc
+            return [(info, atom or "") for info, atom in found if info is not None]
+        return enumerated.pairs(name, roots)
 
     for comp in pack.computations:
         if comp.type is not FactType.BOOL:
             continue
         name = comp.output
-        roots = sorted(cone(pack, name, root_set, memo) - set(appreciation_coins))
-        for r in roots:
-            if r in strata:
-                ensure_number(r)
-        if not roots:
-            info = values[name]
-            if info.known:
-                if info.value:
-                    lines.append(f"{name}.")
-            else:
-                _open_coin(pack, name, info, "", lines, add_bool, unmodelled, coins)
-            continue
         open_bodies: list[tuple[str, ValueInfo]] = []
-        for c in completions(roots):
-            res = world_of(c)[name]
-            body = ", ".join(literal(r, v) for r, v in c)
+        for res, body in sources(name):
             if res.known:
                 if res.value:
-                    lines.append(f"{name} :- {body}.")
+                    lines.append(f"{name} :- {body}." if body else f"{name}.")
             else:
                 open_bodies.append((body, res))
         for body, res in open_bodies:
             _open_coin(pack, name, res, body, lines, add_bool, unmodelled, coins)
 
+    decided = {law.decides: law for law in (weights.numbers.values() if weights else []) if law.decides}
     for name in appreciation_coins:
         spec = pack.facts[name]
         assert isinstance(spec.prior, str)
-        source = spec.prior
-        roots = sorted(cone(pack, source, root_set, memo) - set(appreciation_coins))
-        for r in roots:
-            if r in strata:
-                ensure_number(r)
+        deciding = decided.get(name)
+        call_cells: list[tuple[float, str]] = []
+        if deciding is None:  # the pack's computed prior (a percentage), one value per class of worlds
+            source = spec.prior
+            conditional = bool(cone(pack, source, root_set, memo) - appreciation)
+            for info, body in sources(source):
+                if not info.known:
+                    unmodelled.setdefault(f"{name}__p", info.missing)
+                call_cells.append((max(0.0, min(1.0, float(info.value) / 100.0)) if info.known else 0.5, body))
+        else:  # the calibrated law decides the call: P(N > the value it must exceed), per completion of its inputs
+            law_roots = sorted(
+                set().union(*(cone(pack, x, root_set, memo) for x in law_inputs(deciding))) - appreciation
+            )
+            if len(law_roots) > MAX_CONE:
+                raise CaseModelError(f"the call {name} depends on {len(law_roots)} uncertain facts; max {MAX_CONE}")
+            conditional = bool(law_roots)
+            for r in law_roots:
+                if r in strata:
+                    ensure_number(r)
+            for combo in itertools.product(*(domains[r] for r in law_roots)):
+                c = tuple(zip(law_roots, combo))
+                world_vals = world_values(pack, values, dict(c), only=law_inputs(deciding)) if c else values
+                p_c, missing = coin_probability(deciding, spec.prior, world_vals)
+                if missing:
+                    unmodelled.setdefault(f"{name}__p", missing)
+                call_cells.append((p_c, ", ".join(literal(r, v) for r, v in c)))
         levels: dict[float, str] = {}
-        for c in completions(roots) if roots else [()]:
-            info = world_of(c)[source] if c else values[source]
-            p = max(0.0, min(1.0, float(info.value) / 100.0)) if info.known else 0.5
-            if not info.known:
-                unmodelled.setdefault(f"{name}__p", info.missing)
-            body = ", ".join(literal(r, v) for r, v in c)
-            if p == 0.0:
+        for p_call, body in call_cells:
+            if p_call == 0.0:
                 continue
-            if p == 1.0:
+            if p_call == 1.0:
                 lines.append(f"{name} :- {body}." if body else f"{name}.")
                 continue
-            coin = levels.get(p)
+            coin = levels.get(p_call)
             if coin is None:
-                coin = f"{name}__p{len(levels)}" if roots else name
-                levels[p] = coin
-                add_bool(coin, prior=p)
+                coin = f"{name}__p{len(levels)}" if conditional else name
+                levels[p_call] = coin
+                add_bool(coin, prior=p_call)
             if coin != name:
                 lines.append(f"{name} :- {body}, {coin}." if body else f"{name} :- {coin}.")
+    n_eval = (classes.evaluations if classes is not None else 0) + enumerated.evaluations
     # A balancing about a root's call (the judge's appreciation) bears on that call only: folded into its
     # conditional probability (odds × score), so it never reweights the facts the call depends on.
     folded: dict[str, float] = {}
@@ -369,11 +398,13 @@ def build_case_model(
         cond = rule.condition_atom
         if cond in pack.facts and pack.facts[cond].appreciation and cond in root_set | set(appreciation_coins):
             q = factor(rule)
+            if cond in decided:
+                # the calibrated law already is the judges' usual balancing: only a what-if's departure from
+                # the pack's magnitudes tilts the call (odds ratio), so by default one event has one probability
+                q = _departure(q, factor(next(r for r in weights.soft_rules if r.id == rule.id)) if weights else q)
             folded[rule.id] = q
-            for k, v in enumerate(variables):
-                if isinstance(v, BoolVar) and (v.name == cond or v.name.startswith(f"{cond}__p")):
-                    p = v.p
-                    variables[k] = v.model_copy(update={"prior": p * q / (p * q + (1 - p) * (1 - q))})
+            for k, call in call_coins(cond, variables):
+                variables[k] = call.model_copy(update={"prior": tilt(call.p, q)})
             continue
         kept.append(rule)
     program = ProbProgram(
@@ -387,6 +418,7 @@ def build_case_model(
             and (pack.manifest.remedy is None or c.outcome != pack.manifest.remedy.outcome)
         ],
         soft_rules=kept,
+        exclusive=classes.groups if classes is not None else [],
     )
     if unmodelled:  # a coin no outcome can feel (its rules are dead given the case) is not worth a warning
         live = cone_variables(program)
@@ -404,6 +436,7 @@ def build_case_model(
         values=values,
         domains=domains,
         completions=n_eval,
+        asserts=asserts,
     )
 
 
@@ -430,6 +463,67 @@ def _open_coin(
         coins.add(coin)
         add_bool(coin, prior=0.5, ask=ask)
     lines.append(f"{name} :- {body}, {coin}." if body else f"{name} :- {coin}.")
+
+
+def call_coins(cond: str, variables: list[Any]) -> list[tuple[int, BoolVar]]:
+    """The variables that carry the judge's call ``cond`` (its coin, or one coin per level ``cond__pN``):
+    those a soft rule about the call is folded into, with their index."""
+    return [
+        (k, v)
+        for k, v in enumerate(variables)
+        if isinstance(v, BoolVar) and (v.name == cond or v.name.startswith(f"{cond}__p"))
+    ]
+
+
+def tilt(p: float, q: float) -> float:
+    """``p`` with its odds multiplied by odds(q): a soft rule's factor q folded into a call's probability."""
+    return p * q / (p * q + (1 - p) * (1 - q))
+
+
+def narrative_prior(q: float) -> float:
+    """The prior of reading A's variable (B's is 1 − it) that makes P(A's reading) = q under the two
+    integrity constraints « exactly one reading » (see ``_add_ambiguity``)."""
+    return q**0.5 / (q**0.5 + (1 - q) ** 0.5)
+
+
+def _departure(q: float, q0: float) -> float:
+    """The factor whose odds are odds(q) / odds(q0): 0.5 (neutral) when q is the pack's own q0."""
+    if q0 in (0.0, 1.0) or q in (0.0, 1.0):
+        return q
+    r = (q / (1 - q)) / (q0 / (1 - q0))
+    return r / (1 + r)
+
+
+def law_inputs(law: NumberLaw) -> list[str]:
+    """The values a law's exceedance reads: its covariate, its effects, the value it must exceed."""
+    return [x for x in [law.covariate, *law.effects, (law.at_least or {}).get("value")] if x]
+
+
+def coin_probability(law: NumberLaw | None, source: str, vals: dict[str, ValueInfo]) -> tuple[float, list[str]]:
+    """(P(the appreciation holds), what it lacks) in one world: from the law that decides it (P(number >
+    value)), or from the pack's computed prior (a percentage)."""
+    if law is None:
+        info = vals[source]
+        if not info.known:
+            return 0.5, list(info.missing)
+        return max(0.0, min(1.0, float(info.value) / 100.0)), []
+    missing = [x for x in law_inputs(law) if x in vals and not vals[x].known and x not in law.effects]
+    if missing:
+        return 0.5, missing
+    data = {k: vals[k].value for k in law_inputs(law) if k in vals and vals[k].known}
+    threshold = float(data[(law.at_least or {})["value"]])
+    return round(exceedance(law, data, threshold), 12), []
+
+
+def reading_prior(readings: list[Any]) -> float:
+    """P(a yes/no fact is true) from its readings: one reading with confidence c says P(its value) = c (a
+    reading is evidence, not certainty); several readings (the narratives') weigh by their confidences."""
+    if len(readings) == 1:
+        c = float(readings[0].confidence)
+        return c if readings[0].value is True else 1.0 - c
+    p_true = sum(r.confidence for r in readings if r.value is True)
+    p_false = sum(r.confidence for r in readings if r.value is False)
+    return p_true / (p_true + p_false) if p_true + p_false > 0 else 0.5
 
 
 def number_strata(law: NumberLaw) -> list[tuple[float, float]]:
@@ -477,8 +571,11 @@ def _add_ambiguity(
     lines: list[str],
     asks: dict[str, str],
     roots_of: dict[str, str],
+    override: float | None = None,
 ) -> list[Any] | None:
     """Two readings of one fact, claimed by the two narratives: one variable per narrative.
+
+    ``override``: a what-if P(the yes/no fact is true); it replaces the readings' relative confidence.
 
     ``name__A`` (world NARRATIVE_A) and ``name__B`` (world NARRATIVE_B), exactly one true (two integrity
     constraints). With independent priors pa, pb = 1 - pa and the mask, P(A's reading) =
@@ -492,7 +589,9 @@ def _add_ambiguity(
     if a is None or b is None or len(readings) != 2 or t not in (FactType.BOOL, FactType.ENUM):
         return None
     q = a.confidence / (a.confidence + b.confidence) if a.confidence + b.confidence > 0 else 0.5
-    pa = q**0.5 / (q**0.5 + (1 - q) ** 0.5)
+    if override is not None and t is FactType.BOOL:
+        q = float(override) if a.value is True else 1.0 - float(override)
+    pa = narrative_prior(q)
     spec = pack.facts[name]
     for tag, reading, prior in (("A", a, pa), ("B", b, 1 - pa)):
         var = f"{name}__{tag}"
@@ -517,3 +616,25 @@ def _add_ambiguity(
     if t is FactType.BOOL:
         return [True, False]
     return list(dict.fromkeys([a.value, b.value]))
+
+
+class _Enumerated:
+    """The fallback for packs whose parameters vary per world: each computed value evaluated on every
+    completion of the roots in its cone (exponential: bounded by ``MAX_CONE``)."""
+
+    def __init__(self, pack: RulePack, values: dict[str, ValueInfo], domains: dict[str, list[Any]], literal: Any):
+        self.pack, self.values, self.domains, self.literal = pack, values, domains, literal
+        self.cache: dict[tuple[tuple[str, Any], ...], dict[str, ValueInfo]] = {}
+        self.evaluations = 0
+
+    def pairs(self, name: str, roots: list[str]) -> list[tuple[ValueInfo, str]]:
+        if len(roots) > MAX_CONE:
+            raise CaseModelError(f"a computed value depends on {len(roots)} uncertain facts ({roots}); max {MAX_CONE}")
+        out = []
+        for combo in itertools.product(*(self.domains[n] for n in roots)):
+            c = tuple(zip(roots, combo))
+            if c not in self.cache:
+                self.evaluations += 1
+                self.cache[c] = world_values(self.pack, self.values, dict(c))
+            out.append((self.cache[c][name], ", ".join(self.literal(r, v) for r, v in c)))
+        return out

@@ -16,7 +16,7 @@ Steps (each one is in the issue's list):
 4. Independent components are contracted separately (opt_einsum, greedy path, cached per structure);
    the per-variable marginals P(X=x | ev) and P(X=x, T | ev) for the EIG come from ONE backward pass
    (∂Z/∂θ_x · θ_x = Z·P(X=x)), as in Pyro's enumeration.
-Programs with positive cycles or aggregates in the cone raise ``Unsupported`` (the caller enumerates).
+Programs with positive cycles or aggregates in the cone raise ``NotContractible`` (the caller enumerates).
 """
 
 from __future__ import annotations
@@ -30,13 +30,15 @@ import numpy as np
 import opt_einsum
 
 from lexlogic.bridges.clingo_worlds import GroundCircuit
+from lexlogic.engine.prob import elimination
 from lexlogic.logic.errors import LexlogicError
 
 MAX_INTERMEDIATE = 1 << 24  # entries of the largest intermediate tensor before we give up
 MAX_TABLE_VARS = 12  # a derived atom whose support is wider is built as a chain of small factors
+MAX_GROUP_TABLE = 1 << 16  # entries of a class group's table (its support's assignments)
 
 
-class Unsupported(LexlogicError):
+class NotContractible(LexlogicError):
     """The circuit cannot be contracted as an acyclic factor graph (cycle or aggregate in the cone)."""
 
 
@@ -58,6 +60,39 @@ class FactorGraph:
         return len(self.dims) - 1
 
 
+def _truth(grids: np.ndarray, support: list[int], rules: list[list[tuple[int, int, bool]]]) -> np.ndarray:
+    """The OR of ANDs of literals on every assignment of ``support`` (columns of ``grids``)."""
+    pos = {n: i for i, n in enumerate(support)}
+    out = np.zeros(grids.shape[1], dtype=bool)
+    for body in rules:
+        conj = np.ones(grids.shape[1], dtype=bool)
+        for n, val, positive in body:
+            hit = grids[pos[n]] == val
+            conj &= hit if positive else ~hit
+        out |= conj
+    return out
+
+
+def _group_factor(
+    fg: FactorGraph, bodies: list[list[list[tuple[int, int, bool]]]]
+) -> tuple[tuple[int, ...], np.ndarray] | None:
+    """One categorical node for a group of atoms of which exactly one holds in every world (a value's
+    classes, ``ProbProgram.exclusive``): its factor maps each assignment of the bodies' support to the
+    class that holds. An assignment giving no class or two is reached by no world of nonzero weight
+    (the support's nodes are functions of the roots, or excluded by a constraint), so its row is 0.
+    None when the support is too wide (the atoms are then contracted one by one)."""
+    support = sorted({n for rules in bodies for body in rules for n, _, _ in body})
+    shape = [fg.dims[n] for n in support]
+    if math.prod(shape) > MAX_GROUP_TABLE:
+        return None
+    grids = np.indices(shape).reshape(len(shape), -1) if shape else np.zeros((0, 1), dtype=int)
+    cols = np.stack([_truth(grids, support, rules) for rules in bodies], axis=-1)
+    cols[cols.sum(axis=1) != 1] = False  # no world reaches such a row (see the docstring)
+    fg.dims.append(len(bodies))
+    node = len(fg.dims) - 1
+    return (*support, node), cols.reshape(*shape, len(bodies)).astype(np.float64)
+
+
 def _and_or(fg: FactorGraph, rules: list[list[tuple[int, int, bool]]], head_or: bool) -> Lit:
     """The OR (head) of ANDs of literals (node, value, positive). Returns a literal of a new node, or
     an existing literal when the function is one literal."""
@@ -73,14 +108,7 @@ def _and_or(fg: FactorGraph, rules: list[list[tuple[int, int, bool]]], head_or: 
     if len(support) <= MAX_TABLE_VARS:
         shape = [fg.dims[n] for n in support]
         grids = np.indices(shape).reshape(len(shape), -1) if shape else np.zeros((0, 1), dtype=int)
-        pos = {n: i for i, n in enumerate(support)}
-        out = np.zeros(grids.shape[1], dtype=bool)
-        for body in rules:
-            conj = np.ones(grids.shape[1], dtype=bool)
-            for n, val, positive in body:
-                hit = grids[pos[n]] == val
-                conj &= hit if positive else ~hit
-            out |= conj
+        out = _truth(grids, support, rules)
         h = fg.new_node()
         table = np.zeros((*shape, 2))
         flat = table.reshape(-1, 2)
@@ -109,6 +137,10 @@ def _and_or(fg: FactorGraph, rules: list[list[tuple[int, int, bool]]], head_or: 
     return acc2
 
 
+def _atom(a: int | bool) -> bool:
+    return not isinstance(a, bool) and a > 0
+
+
 def build(circuit: GroundCircuit, dims: list[int], const: dict[int, int]) -> FactorGraph:
     """The factor graph of ``circuit`` with variables ``dims`` (bool = 2), ``const`` variables fixed."""
     fg = FactorGraph(dims=list(dims))
@@ -125,7 +157,7 @@ def build(circuit: GroundCircuit, dims: list[int], const: dict[int, int]) -> Fac
     constraints: list[tuple[list[int], list[int]]] = []
     weighted = {r.head for r in circuit.rules if r.weighted is not None}
     if 0 in weighted:
-        raise Unsupported("aggregate in an integrity constraint")
+        raise NotContractible("aggregate in an integrity constraint")
     for r in circuit.rules:
         if r.weighted is not None:
             continue
@@ -134,17 +166,42 @@ def build(circuit: GroundCircuit, dims: list[int], const: dict[int, int]) -> Fac
         elif r.head not in lit_of:
             by_head.setdefault(r.head, []).append((r.pos, r.neg))
     visiting: set[int] = set()
+    group_of = {a: gi for gi, ids in enumerate(circuit.groups) for a in ids if _atom(a)}
+    tried: set[int] = set()
+
+    def resolve_group(gi: int) -> None:
+        """A value's classes as one categorical node (``_group_factor``), when they qualify."""
+        tried.add(gi)
+        ids = [a for a in circuit.groups[gi] if _atom(a)]
+        if len(ids) < 2 or any(a in lit_of or a in weighted or a in visiting for a in ids):
+            return
+        visiting.update(ids)
+        bodies = [[resolve_body(pos, neg) for pos, neg in by_head.get(a, [])] for a in ids]
+        visiting.difference_update(ids)
+        if any(b is True for rules in bodies for b in rules):
+            return
+        live = [[_normalise(b) for b in rules if isinstance(b, list)] for rules in bodies]
+        made = _group_factor(fg, live)
+        if made is None:
+            return
+        fg.factors.append(made)
+        for k, a in enumerate(ids):
+            lit_of[a] = (made[0][-1], k)
 
     def resolve(a: int) -> Lit:
         if a in lit_of:
             return lit_of[a]
+        if a in group_of and group_of[a] not in tried:
+            resolve_group(group_of[a])
+            if a in lit_of:
+                return lit_of[a]
         if a in weighted:
-            raise Unsupported("aggregate in the ground program")
+            raise NotContractible("aggregate in the ground program")
         if a not in by_head:
             lit_of[a] = False
             return False
         if a in visiting:
-            raise Unsupported("positive cycle in the ground program (recursion)")
+            raise NotContractible("positive cycle in the ground program (recursion)")
         visiting.add(a)
         lit_of[a] = _rules_to_lit([resolve_body(pos, neg) for pos, neg in by_head[a]])
         visiting.discard(a)
@@ -204,7 +261,7 @@ def build(circuit: GroundCircuit, dims: list[int], const: dict[int, int]) -> Fac
 
 
 @dataclass
-class Plan:
+class ContractionPlan:
     """A factor graph with its contraction expressions, reusable across priors and soft magnitudes."""
 
     fg: FactorGraph
@@ -213,9 +270,10 @@ class Plan:
     effective_worlds: int
     components: list[tuple[list[int], list[int]]]  # (factor indices, nodes) per connected component
     exprs: dict[tuple[object, ...], object] = field(default_factory=dict)
+    costs: dict[tuple[object, ...], tuple[float, float]] = field(default_factory=dict)  # (largest, flops)
 
 
-def plan(fg: FactorGraph, n_vars: int, unary_nodes: list[int]) -> Plan:
+def plan(fg: FactorGraph, n_vars: int, unary_nodes: list[int]) -> ContractionPlan:
     """Connected components over the factors plus the unary factors (priors, soft, queries) to come."""
     parent = list(range(len(fg.dims)))
 
@@ -238,7 +296,7 @@ def plan(fg: FactorGraph, n_vars: int, unary_nodes: list[int]) -> Plan:
         comps.setdefault(find(n), ([], []))[1].append(n)
     used = sorted(n for n in in_factor if n < n_vars)
     eff = math.prod(fg.dims[n] for n in used) if used else 1
-    return Plan(fg, n_vars, used, eff, list(comps.values()))
+    return ContractionPlan(fg, n_vars, used, eff, list(comps.values()))
 
 
 def _symbols(nodes: tuple[int, ...], index: dict[int, str]) -> str:
@@ -255,7 +313,7 @@ class Marginals:
 
 
 def contract_all(
-    pl: Plan,
+    pl: ContractionPlan,
     priors: dict[int, np.ndarray],
     soft: list[tuple[int, float]],
     narratives: dict[str, dict[int, int]],
@@ -288,36 +346,11 @@ def contract_all(
         """Z and, with ``grad``, ∂Z/∂θ_n and ∂Z/∂λ_n (keys ("t", n), ("l", n)) for every node."""
         zs: list[float] = []
         local: list[dict[tuple[str, int], np.ndarray]] = []
-        for ci, (fidx, nodes) in enumerate(pl.components):
-            ops: list[tuple[tuple[int, ...], np.ndarray]] = [fg.factors[i] for i in fidx]
-            leaves: dict[int, tuple[str, int]] = {}
-            for n in nodes:
-                if n in theta:
-                    th = theta[n]
-                    if clamp and n in clamp:
-                        m = np.zeros_like(th)
-                        m[clamp[n]] = 1.0
-                        th = th * m
-                    leaves[len(ops)] = ("t", n)
-                    ops.append(((n,), th))
-                if n in lam:
-                    leaves[len(ops)] = ("l", n)
-                    ops.append(((n,), lam[n]))
-                if with_soft and n in soft_t:
-                    ops.append(((n,), soft_t[n]))
-                if clamp_target and isinstance(target, tuple) and n == target[0]:
-                    ind = np.zeros(fg.dims[n])
-                    ind[target[1]] = 1.0
-                    ops.append(((n,), ind))
+        for ci in range(len(pl.components)):
+            ops, leaves = _operands(pl, ci, _Leaves(theta, lam, soft_t, target), clamp_target, with_soft, clamp)
             if not ops:
                 continue
-            key = (ci, tuple(len(nodes_) for nodes_, _ in ops), tuple(x for nodes_, _ in ops for x in nodes_))
-            steps = pl.exprs.get(key)
-            if steps is None:
-                index = {n: opt_einsum.get_symbol(i) for i, n in enumerate(nodes)}
-                eq = ",".join(_symbols(ns, index) for ns, _ in ops) + "->"
-                steps = _planned(eq, [t.shape for _, t in ops])
-                pl.exprs[key] = steps
+            steps = _steps_of(pl, ci, ops)
             assert isinstance(steps, list)
             tensors = [t for _, t in ops]
             vals, tape, root = _forward(steps, tensors)
@@ -372,16 +405,138 @@ def contract_all(
     return Marginals(z, z_mask, p_obs, per_var, nar)
 
 
+@dataclass
+class _Leaves:
+    """The unary operands every run appends to a component: priors θ, observation handles λ, soft factors,
+    the target's indicator."""
+
+    theta: dict[int, np.ndarray]
+    lam: dict[int, np.ndarray]
+    soft_t: dict[int, np.ndarray]
+    target: Lit
+
+
+def _operands(
+    pl: ContractionPlan,
+    ci: int,
+    lv: _Leaves,
+    clamp_target: bool = False,
+    with_soft: bool = True,
+    clamp: dict[int, int] | None = None,
+) -> tuple[list[tuple[tuple[int, ...], np.ndarray]], dict[int, tuple[str, int]]]:
+    """Component ``ci``'s operands: the same list in every run (ones where unused), so one plan each."""
+    fg = pl.fg
+    fidx, nodes = pl.components[ci]
+    ops: list[tuple[tuple[int, ...], np.ndarray]] = [fg.factors[i] for i in fidx]
+    leaves: dict[int, tuple[str, int]] = {}
+    for n in nodes:
+        if n in lv.theta:
+            th = lv.theta[n]
+            if clamp and n in clamp:
+                m = np.zeros_like(th)
+                m[clamp[n]] = 1.0
+                th = th * m
+            leaves[len(ops)] = ("t", n)
+            ops.append(((n,), th))
+        if n in lv.lam:
+            leaves[len(ops)] = ("l", n)
+            ops.append(((n,), lv.lam[n]))
+        if n in lv.soft_t:
+            ops.append(((n,), lv.soft_t[n] if with_soft else np.ones(fg.dims[n])))
+        if isinstance(lv.target, tuple) and n == lv.target[0]:
+            ind = np.ones(fg.dims[n])
+            if clamp_target:
+                ind[:] = 0.0
+                ind[lv.target[1]] = 1.0
+            ops.append(((n,), ind))
+    return ops, leaves
+
+
+def _key(ci: int, ops: list[tuple[tuple[int, ...], np.ndarray]]) -> tuple[object, ...]:
+    return (ci, tuple(len(nodes_) for nodes_, _ in ops), tuple(x for nodes_, _ in ops for x in nodes_))
+
+
+def _equation(pl: ContractionPlan, ci: int, ops: list[tuple[tuple[int, ...], np.ndarray]]) -> str:
+    index = {n: opt_einsum.get_symbol(i) for i, n in enumerate(pl.components[ci][1])}
+    return ",".join(_symbols(ns, index) for ns, _ in ops) + "->"
+
+
+def _steps_of(pl: ContractionPlan, ci: int, ops: list[tuple[tuple[int, ...], np.ndarray]]) -> Steps:
+    """The component's steps, planned once (``NotContractible`` when too wide)."""
+    key = _key(ci, ops)
+    steps = pl.exprs.get(key)
+    if steps is None:
+        steps, big, cost = _path(_equation(pl, ci, ops), [t.shape for _, t in ops])
+        pl.costs[key] = (big, cost)
+        if big > MAX_INTERMEDIATE:
+            raise NotContractible(f"contraction too wide ({int(big)} entries)")
+        pl.exprs[key] = steps
+    return steps  # type: ignore[return-value]
+
+
+@dataclass
+class Cost:
+    """What a contraction would cost, known from its plan before any tensor is multiplied."""
+
+    largest: float  # entries of the largest intermediate tensor (memory: 8 bytes each); a lower bound when
+    # the planner gave up early (flops then infinite: not counted)
+    flops: float  # opt_einsum's operation count of one pass over every component
+    components: int
+
+
+def estimate(pl: ContractionPlan, soft_rows: list[int]) -> Cost:
+    """The plan's cost: each component's elimination path, planned on the operands' shapes alone (no
+    contraction). A path within ``MAX_INTERMEDIATE`` is kept for the contraction that may follow."""
+    fg = pl.fg
+    theta = {n: np.ones(fg.dims[n]) for n in pl.used_vars}
+    lam = {lit[0]: np.ones(fg.dims[lit[0]]) for lit in fg.observed if isinstance(lit, tuple)}
+    soft_t: dict[int, np.ndarray] = {}
+    for row in soft_rows:
+        lit = fg.observed[row]
+        if isinstance(lit, tuple):
+            soft_t[lit[0]] = np.ones(fg.dims[lit[0]])
+    lv = _Leaves(theta, lam, soft_t, fg.observed[0] if fg.observed else False)
+    largest = flops = 0.0
+    for ci in range(len(pl.components)):
+        ops, _ = _operands(pl, ci, lv)
+        if not ops:
+            continue
+        key = _key(ci, ops)
+        if key in pl.costs:
+            big, cost = pl.costs[key]
+        else:
+            steps, big, cost = _path(_equation(pl, ci, ops), [t.shape for _, t in ops])
+            pl.costs[key] = (big, cost)
+            if big <= MAX_INTERMEDIATE:
+                pl.exprs[key] = steps
+        largest, flops = max(largest, big), flops + cost
+    return Cost(largest, flops, len(pl.components))
+
+
 # A planned contraction: per step, the positions popped from the operand list and its einsum.
 Steps = list[tuple[tuple[int, ...], str]]
 
 
+def _path(eq: str, shapes: list[tuple[int, ...]]) -> tuple[Steps, float, float]:
+    """A min-fill elimination path for ``eq`` (``engine.prob.elimination``) as pairwise einsum steps, with
+    its largest intermediate and operation count. opt_einsum only turns the path into steps (no search)."""
+    try:
+        path, _ = elimination.best_path(eq, shapes, math.log2(MAX_INTERMEDIATE))
+    except elimination.TooWide as exc:  # refused before the whole ordering was searched
+        return [], 2.0**exc.log2, math.inf
+    _, info = opt_einsum.contract_path(eq, *shapes, optimize=path, shapes=True)
+    big, cost = float(info.largest_intermediate), float(info.opt_cost)
+    if big > MAX_INTERMEDIATE:
+        return [], big, cost
+    return [(tuple(step[0]), _ascii(str(step[2]))) for step in info.contraction_list], big, cost
+
+
 def _planned(eq: str, shapes: list[tuple[int, ...]]) -> Steps:
-    """opt_einsum's greedy path for ``eq`` as pairwise einsum steps (planned once per structure)."""
-    _, info = opt_einsum.contract_path(eq, *shapes, optimize="greedy", shapes=True)
-    if info.largest_intermediate > MAX_INTERMEDIATE:
-        raise Unsupported(f"contraction too wide ({info.largest_intermediate} entries)")
-    return [(tuple(step[0]), _ascii(str(step[2]))) for step in info.contraction_list]
+    """The steps of ``_path``, planned once per structure; ``NotContractible`` beyond MAX_INTERMEDIATE."""
+    steps, big, _ = _path(eq, shapes)
+    if big > MAX_INTERMEDIATE:
+        raise NotContractible(f"contraction too wide ({int(big)} entries)")
+    return steps
 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -399,7 +554,7 @@ def _ascii(eq: str) -> str:
             continue
         if ch not in names:
             if len(names) == len(_LETTERS):
-                raise Unsupported("a contraction step over more than 52 indices")
+                raise NotContractible("a contraction step over more than 52 indices")
             names[ch] = _LETTERS[len(names)]
         out.append(names[ch])
     return "".join(out)
@@ -453,18 +608,18 @@ class PlanCache:
     """Plans per (structure, constants): answers and deterministic roots change the constants."""
 
     def __init__(self, size: int = 16) -> None:
-        self._d: OrderedDict[tuple[int, ...], Plan] = OrderedDict()
+        self._d: OrderedDict[tuple[int, ...], ContractionPlan] = OrderedDict()
         self._size = size
         self._lock = threading.Lock()
 
-    def get(self, key: tuple[int, ...]) -> Plan | None:
+    def get(self, key: tuple[int, ...]) -> ContractionPlan | None:
         with self._lock:
             p = self._d.get(key)
             if p is not None:
                 self._d.move_to_end(key)
             return p
 
-    def put(self, key: tuple[int, ...], p: Plan) -> None:
+    def put(self, key: tuple[int, ...], p: ContractionPlan) -> None:
         with self._lock:
             self._d[key] = p
             while len(self._d) > self._size:

@@ -13,10 +13,10 @@ from lexlogic.bridges.clingo_worlds import NonUniqueWorldError
 from lexlogic.engine.prob.model import BoolVar, ProbProgram
 from lexlogic.engine.prob.program import input_atoms, link_rules
 
-__all__ = ["ClingoWorlds", "NonUniqueWorldError"]
+__all__ = ["ProgramWorlds", "NonUniqueWorldError"]
 
 
-class ClingoWorlds(_BridgeWorlds):
+class ProgramWorlds(_BridgeWorlds):
     """The bridge's enumerator, fed with a ProbProgram's text, choice atoms and labels."""
 
     def __init__(self, prog: ProbProgram) -> None:

@@ -40,7 +40,10 @@ class _Rule:
 def circuit_of(prog: ProbProgram) -> GroundCircuit:
     """The program's ground circuit (clingo grounds it in the bridge)."""
     return ground_circuit(
-        prog.program + "\n" + link_rules(prog, exactly_one=False), input_atoms(prog), prog.observed_atoms()
+        prog.program + "\n" + link_rules(prog, exactly_one=False),
+        input_atoms(prog),
+        prog.observed_atoms(),
+        prog.exclusive,
     )
 
 

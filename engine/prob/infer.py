@@ -26,7 +26,7 @@ import numpy as np
 
 from lexlogic.bridges.clingo_worlds import GroundCircuit
 from lexlogic.engine.prob import contract
-from lexlogic.engine.prob.enumerate import ClingoWorlds
+from lexlogic.engine.prob.enumerate import ProgramWorlds
 from lexlogic.engine.prob.ground import Unsupported, VectorEvaluator, circuit_of
 from lexlogic.engine.prob.model import BoolVar, ProbProgram, Variable
 from lexlogic.logic.errors import LexlogicError
@@ -92,7 +92,7 @@ class Compiled:
         self.shape = shape_of(prog)
         self.n_worlds = math.prod(self.shape)
         self.vec: VectorEvaluator | None = None
-        self.clingo: ClingoWorlds | None = None
+        self.clingo: ProgramWorlds | None = None
         self.fallback_reason = ""
         self.circuit: GroundCircuit | None = circuit_of(prog)
         self.plans = contract.PlanCache()
@@ -100,7 +100,7 @@ class Compiled:
             self.vec = VectorEvaluator(prog, self.circuit)
         except Unsupported as exc:
             self.fallback_reason = str(exc)
-            self.clingo = ClingoWorlds(prog)
+            self.clingo = ProgramWorlds(prog)
         self._table: WorldTable | None = None
         self.table_builds = 0
 
@@ -471,10 +471,10 @@ class InconsistentEvidence(LexlogicError, ValueError):
     """The answers (or the certain facts) contradict the rules: the posterior is undefined."""
 
 
-def _plan(c: Compiled, priors: list[np.ndarray]) -> tuple[dict[int, int], contract.Plan]:
+def _plan(c: Compiled, priors: list[np.ndarray]) -> tuple[dict[int, int], contract.ContractionPlan]:
     """The contraction plan for these priors' constants (deterministic roots), cached per constants."""
     if c.circuit is None:
-        raise contract.Unsupported("no ground circuit")
+        raise contract.NotContractible("no ground circuit")
     n = len(c.shape)
     const = {k: int(np.flatnonzero(p)[0]) for k, p in enumerate(priors) if np.count_nonzero(p) == 1}
     key = contract.const_key(const, n)
@@ -494,7 +494,7 @@ def cone_variables(prog: ProbProgram) -> set[str] | None:
     c = compiled(prog)
     try:
         _, pl = _plan(c, prior_vectors(prog.variables))
-    except contract.Unsupported:
+    except contract.NotContractible:
         return None
     return {prog.variables[k].name for k in pl.used_vars}
 
@@ -506,7 +506,7 @@ def contracted(
     narratives: dict[str, dict[int, int]],
 ) -> Stats:
     """Exact inference by tensor contraction (engine.prob.contract): deterministic roots (prior 0/1 or
-    answered) dropped, cone of influence, independent components. Raises ``contract.Unsupported``."""
+    answered) dropped, cone of influence, independent components. Raises ``contract.NotContractible``."""
     const, pl = _plan(c, priors)
     if pl.fg.constraint_false:
         raise InconsistentEvidence("no world is consistent with the rules and the answers (every world is masked)")

@@ -100,6 +100,11 @@ class ProbProgram(BaseModel):
     target: str = Field(description="the atom whose probability is the verdict (the pack's target)")
     queries: list[str] = Field(default_factory=list)
     soft_rules: list[SoftRule] = Field(default_factory=list)
+    exclusive: list[list[str]] = Field(
+        default_factory=list,
+        description="groups of derived atoms of which exactly one holds in every world (a computed value's "
+        "classes): exact inference contracts each group as one categorical node, not as independent atoms",
+    )
 
     @model_validator(mode="after")
     def _unique(self) -> ProbProgram:
@@ -121,7 +126,7 @@ class ProbProgram(BaseModel):
         Priors, costs, questions and soft-rule magnitudes are NOT part of it, so answers and
         what-ifs reuse the cached world table.
         """
-        struct = {
+        struct: dict[str, object] = {
             "program": self.program,
             "vars": [
                 ["bool", v.atom] if isinstance(v, BoolVar) else ["cat", *(o.atom for o in v.options)]
@@ -129,6 +134,8 @@ class ProbProgram(BaseModel):
             ],
             "observed": self.observed_atoms(),
         }
+        if self.exclusive:
+            struct["exclusive"] = self.exclusive
         return hashlib.sha256(json.dumps(struct, sort_keys=True).encode()).hexdigest()
 
     def observed_atoms(self) -> list[str]:
@@ -141,10 +148,29 @@ class ProbProgram(BaseModel):
 
 
 Method = Literal["exact", "importance_sampling", "monte_carlo"]
+Route = Literal["contraction", "enumeration", "sampling", "pyro"]
+
+
+class InferencePlan(BaseModel):
+    """How a verdict's probabilities were computed, decided from a cost estimate BEFORE anything expensive
+    ran (``engine.prob.inference_plan``): the route, why, and the estimate it was decided on."""
+
+    route: Route
+    reason: str = Field(description="why this route (the estimate against the limit)")
+    largest_intermediate: float | None = Field(
+        default=None, description="entries of the contraction's largest intermediate tensor (its plan's estimate)"
+    )
+    flops: float | None = Field(default=None, description="operations of one contraction pass (its plan's estimate)")
+    worlds: int = Field(description="worlds an enumeration would visit (the uncertain facts' product)")
+    samples: int | None = Field(default=None, description="draws made (sampling)")
+    pilot: int | None = Field(default=None, description="draws of the pilot run that chose the sample count")
+    target_se: float | None = Field(default=None, description="standard error the sample count was chosen for")
+
+
 Status = Literal["VERDICT", "NEEDS_INFORMATION"]
 
 
-class Question(BaseModel):
+class ScoredQuestion(BaseModel):
     variable: str
     question: str
     eig: float = Field(description="expected information gain on the verdict, bits")
@@ -195,8 +221,8 @@ class ProbVerdict(BaseModel):
     n_worlds: int = Field(description="worlds enumerated (exact) or sampled")
     effective_sample_size: float | None = None
     p_evidence: float = Field(description="prior mass of worlds consistent with the rules and answers")
-    questions: list[Question] = Field(default_factory=list)
-    best_question: Question | None = None
+    questions: list[ScoredQuestion] = Field(default_factory=list)
+    best_question: ScoredQuestion | None = None
     collapsed: list[CollapsedNarrative] = Field(default_factory=list)
     answers: dict[str, str] = Field(default_factory=dict)
     whatif: dict[str, str] = Field(default_factory=dict)
@@ -206,6 +232,10 @@ class ProbVerdict(BaseModel):
         default=0, description="worlds of the variables that matter (prior strictly between 0 and 1, in the cone)"
     )
     inference: str = Field(default="auto", description="what was asked: auto | exact | sampling | pyro")
+    plan: InferencePlan | None = Field(default=None, description="the route chosen from the cost estimate, and why")
+    interval: tuple[float, float] | None = Field(
+        default=None, description="95 % interval of p_target when sampled (p ± 1.96 standard errors, within [0, 1])"
+    )
     unmodelled: dict[str, list[str]] = Field(
         default_factory=dict, description="coins standing for numbers nobody gave and the pack has no law for"
     )
@@ -217,7 +247,7 @@ class ProbVerdict(BaseModel):
     outputs_given_target: dict[str, NumberSummary] = Field(
         default_factory=dict, description="the outputs declared given_target, conditioned on the target"
     )
-    output_questions: list[Question] = Field(
+    output_questions: list[ScoredQuestion] = Field(
         default_factory=list, description="EIG on the remedy output (bits, binned), once the target is settled"
     )
     output_questions_about: str | None = Field(default=None, description="the output those questions are about")

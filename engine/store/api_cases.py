@@ -10,14 +10,23 @@ Every read takes the tenant: a row of another tenant is simply not found.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import DateTime, ForeignKey, Integer, String, Text, UniqueConstraint, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
 from lexlogic.engine.store.db import Base, JSONType, create_tables, make_engine, session_factory
 from lexlogic.engine.store.tenants import Tenant
+from lexlogic.logic.errors import LexlogicError
+
+
+class DocumentExists(LexlogicError):
+    """A document of that name is already in the case (upload with replace to overwrite it)."""
+
+    status = 409
 
 
 def _now() -> datetime:
@@ -153,6 +162,55 @@ class ApiCaseStore:
             s.flush()
             return row
 
+    def put_document(
+        self, tenant_id: str, case_id: str, *, replace: bool, place: Callable[[], object], **fields: Any
+    ) -> ApiDocument:
+        """Record a document and put its file in place (``place``: an atomic rename) in ONE transaction,
+        under the row's lock: of two uploads of one name, one wins and the other gets DocumentExists
+        (or, with ``replace``, waits and replaces); the file beside the row is always the winner's."""
+        doc_id = fields["doc_id"]
+        for _ in range(2):
+            try:
+                with self.Session.begin() as s:
+                    row = s.scalars(
+                        select(ApiDocument)
+                        .where(ApiDocument.tenant_id == tenant_id, ApiDocument.case_id == case_id)
+                        .where(ApiDocument.doc_id == doc_id)
+                        .with_for_update()
+                    ).one_or_none()
+                    if row is not None and not replace:
+                        raise DocumentExists(f"document {doc_id!r} already exists in this case")
+                    if row is None:
+                        row = ApiDocument(tenant_id=tenant_id, case_id=case_id, **fields)
+                        s.add(row)
+                    else:
+                        for name, value in fields.items():
+                            setattr(row, name, value)
+                        row.created_at = _now()
+                    s.flush()  # a concurrent insert of the same name fails here (unique), before any file moves
+                    place()
+                    return row
+            except IntegrityError:
+                if not replace:
+                    raise DocumentExists(f"document {doc_id!r} already exists in this case") from None
+        raise DocumentExists(f"document {doc_id!r}: replaced by another upload meanwhile; try again")
+
+    def delete_document(self, tenant_id: str, case_id: str, doc_id: str, *, remove: Callable[[], object]) -> bool:
+        """Delete the document's row and (``remove``) its file, in one transaction; False if there is none."""
+        with self.Session.begin() as s:
+            row = s.scalars(
+                select(ApiDocument)
+                .where(ApiDocument.tenant_id == tenant_id, ApiDocument.case_id == case_id)
+                .where(ApiDocument.doc_id == doc_id)
+                .with_for_update()
+            ).one_or_none()
+            if row is None:
+                return False
+            s.delete(row)
+            s.flush()
+            remove()
+            return True
+
     def has_document(self, tenant_id: str, case_id: str, doc_id: str) -> bool:
         return self.get_document(tenant_id, case_id, doc_id) is not None
 
@@ -211,20 +269,19 @@ class ApiCaseStore:
             return list(s.scalars(q.order_by(ApiRuleOwner.rule_id)))
 
 
-def repair_answers(state: Any) -> list[str]:
+def repair_answers(state: Any, packs: Any) -> list[str]:
     """Drop stored answers that do not validate any more, so that a case poisoned by bad stored data (a NaN
     amount stored as null by an older version, a date the engine cannot compute with) recovers instead of
     failing every later request with 500. Each drop is logged in the state; returns the dropped facts."""
     import math
     from datetime import date
 
-    from lexlogic.engine.packs import pack_by_name
     from lexlogic.logic.facts import check_value
 
     if not state.answers:
         return []
     try:
-        pack, _ = pack_by_name(state.pack)
+        pack = packs.pack(state.pack)
     except Exception:
         return []
     dropped = []

@@ -10,6 +10,9 @@ while it works (a heartbeat), and releases it when it stops. A write by anyone e
 is refused (busy), and a writer whose lease was taken over is fenced off (its next write fails), so two runs
 never interleave in one history. A lease left behind by a process killed -9 (its pid gone on this host, or
 its time run out elsewhere) marks an interrupted run: ``orphans()`` lists them for the resumer.
+
+Lease times are read from the DATABASE's clock (``db_time``), never the worker's: a worker whose clock runs
+ahead would otherwise see every live lease as expired and take it over (issue 34: 118 takeovers at +10 s).
 """
 
 from __future__ import annotations
@@ -17,7 +20,6 @@ from __future__ import annotations
 import os
 import socket
 import threading
-import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,18 +27,36 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import DateTime, Float, Integer, String, Text, UniqueConstraint, delete, select, update
+from sqlalchemy import DateTime, Float, Integer, String, Text, UniqueConstraint, delete, select, text, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, Session, mapped_column
 
+from lexlogic.engine.store.compact import pack as pack_field
+from lexlogic.engine.store.compact import unpack as unpack_field
 from lexlogic.engine.store.db import Base, JSONType, create_tables, make_engine, session_factory
 from lexlogic.logic.errors import LexlogicError
+from lexlogic.settings import Settings
 
 # Notes that open a new epoch of a case's history: the loop detector counts states from the last one.
 EPOCH_NOTES = ("restart",)
 EPOCH_PREFIXES = ("created", "restored from ", "replay of ")
-LEASE_SECONDS = float(os.environ.get("LEXLOGIC_RUN_LEASE_SECONDS", "30") or 30)
-QUEUED_LEASE_SECONDS = float(os.environ.get("LEXLOGIC_QUEUED_LEASE_SECONDS", "3600") or 3600)
+
+
+@dataclass(frozen=True)
+class LeaseTimes:
+    """How long a lease lasts, in seconds: a running run's (renewed every third of it) and a queued run's
+    (waiting for a worker). The edge builds it from ``Settings.run_lease_seconds`` / ``queued_lease_seconds``."""
+
+    run: float = 30.0
+    queued: float = 3600.0
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> LeaseTimes:
+        return cls(run=settings.run_lease_seconds, queued=settings.queued_lease_seconds)
+
+
+DELTA = "__changes__"  # a snapshot row that holds only what changed since its base
+FULL_EVERY = 10  # every 10th snapshot is whole: rebuilding one reads at most 10 rows
 
 
 class RunBusyError(LexlogicError):
@@ -51,6 +71,15 @@ class LeaseLostError(RunBusyError):
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+def db_time(s: Session) -> float:
+    """The database server's clock as epoch seconds: the one clock every worker agrees on."""
+    if s.get_bind().dialect.name == "postgresql":
+        q = "SELECT extract(epoch from clock_timestamp())"
+    else:  # SQLite is a file on this host: its clock is the host's, read by SQLite itself
+        q = "SELECT (julianday('now') - 2440587.5) * 86400.0"
+    return float(s.execute(text(q)).scalar_one())
 
 
 class CaseRun(Base):
@@ -148,8 +177,9 @@ class DocumentRow(Base):
 
 
 class CaseStore:
-    def __init__(self, url: str | None = None) -> None:
-        if url and url.startswith("sqlite:///"):
+    def __init__(self, url: str, leases: LeaseTimes | None = None) -> None:
+        self.leases = leases or LeaseTimes()
+        if url.startswith("sqlite:///"):
             from pathlib import Path
 
             Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
@@ -159,6 +189,7 @@ class CaseStore:
             [CaseRun.__table__, CaseStateRow.__table__, DocumentRow.__table__, CaseLease.__table__],
         )
         self.Session = session_factory(self.engine)
+        self._last: dict[str, tuple[int, dict[str, Any]]] = {}  # the head this store wrote, per case
 
     def close(self) -> None:
         self.engine.dispose()
@@ -186,23 +217,62 @@ class CaseStore:
                 if lease is None or lease.owner != hold.owner or (run.head_seq if run else 0) != hold.seq:
                     hold.lost = True
                     raise LeaseLostError(f"case {case_id!r}: this run lost its lease (another run took over)")
-                lease.expires_at = time.time() + hold.ttl
-            elif lease is not None and not self._claimable(lease):
+                lease.expires_at = db_time(s) + hold.ttl
+            elif lease is not None and not self._claimable(lease, db_time(s)):
                 raise RunBusyError(f"case {case_id!r} is running: nothing written")
             if run is None:
                 run = CaseRun(case_id=case_id, source=source, head_seq=0)
                 s.add(run)
                 s.flush()
             seq = run.head_seq + 1
+            stored = self._encode(s, case_id, run.head_seq, seq, state)
             s.add(
                 CaseStateRow(
-                    case_id=case_id, seq=seq, phase=phase, status=status, state_hash=state_hash, note=note, state=state
+                    case_id=case_id, seq=seq, phase=phase, status=status, state_hash=state_hash, note=note, state=stored
                 )
             )
             run.head_seq, run.phase, run.status, run.updated_at = seq, phase, status, _now()
+        self._last[case_id] = (seq, state)
         if hold is not None:
             hold.seq = seq
         return seq
+
+    # --- snapshots as changes: a step stores the top-level fields it changed, every FULL_EVERY-th is whole ---
+    def _encode(self, s: Any, case_id: str, head: int, seq: int, state: dict[str, Any]) -> dict[str, Any]:
+        """What the row holds: the whole state, or ``{DELTA: {base, set, unset}}`` against the head; a large
+        field (the verdict with its proof trees, the ontology) is stored as a deflated DAG (`compact`)."""
+        if head == 0 or seq % FULL_EVERY == 1:
+            return {k: pack_field(v) for k, v in state.items()}
+        last = self._last.get(case_id)
+        prev = last[1] if last is not None and last[0] == head else self._state_at(s, case_id, head)
+        changed = {k: pack_field(v) for k, v in state.items() if k not in prev or prev[k] != v}
+        unset = [k for k in prev if k not in state]
+        return {DELTA: {"base": head, "set": changed, "unset": unset}}
+
+    @staticmethod
+    def _state_at(s: Any, case_id: str, seq: int) -> dict[str, Any]:
+        """Rebuild snapshot ``seq``: the last whole state at or before it, then the changes after it."""
+        rows = s.execute(
+            select(CaseStateRow.seq, CaseStateRow.state)
+            .where(CaseStateRow.case_id == case_id, CaseStateRow.seq <= seq, CaseStateRow.seq > seq - FULL_EVERY)
+            .order_by(CaseStateRow.seq.desc())
+        ).all()
+        if not rows or rows[0][0] != seq:
+            raise KeyError(f"case {case_id!r} has no state {seq}")
+        chain = []
+        for _, stored in rows:
+            chain.append(stored)
+            if DELTA not in stored:
+                break
+        else:
+            raise KeyError(f"case {case_id!r}: state {seq} has no whole snapshot to start from")
+        state = {k: unpack_field(v) for k, v in chain[-1].items()}
+        for stored in reversed(chain[:-1]):
+            delta = stored[DELTA]
+            state.update({k: unpack_field(v) for k, v in delta["set"].items()})
+            for k in delta["unset"]:
+                state.pop(k, None)
+        return state
 
     def head_seq(self, case_id: str) -> int:
         with self.Session() as s:
@@ -213,36 +283,34 @@ class CaseStore:
             run = s.get(CaseRun, case_id)
             if run is None or run.head_seq == 0:
                 return None
-            row = s.scalars(
-                select(CaseStateRow).where(CaseStateRow.case_id == case_id, CaseStateRow.seq == run.head_seq)
-            ).one()
-            return row.seq, row.state
+            return run.head_seq, self._state_at(s, case_id, run.head_seq)
 
     def get(self, case_id: str, seq: int) -> dict[str, Any]:
         with self.Session() as s:
-            row = s.scalars(
-                select(CaseStateRow).where(CaseStateRow.case_id == case_id, CaseStateRow.seq == seq)
-            ).one_or_none()
-            if row is None:
-                raise KeyError(f"case {case_id!r} has no state {seq}")
-            return row.state
+            return self._state_at(s, case_id, seq)
 
     def states(self, case_id: str) -> list[dict[str, Any]]:
-        """Summaries of a case's snapshots, oldest first."""
+        """Summaries of a case's snapshots, oldest first (the states themselves are not read)."""
+        cols = (
+            CaseStateRow.seq,
+            CaseStateRow.phase,
+            CaseStateRow.status,
+            CaseStateRow.state_hash,
+            CaseStateRow.note,
+            CaseStateRow.created_at,
+        )
         with self.Session() as s:
-            rows = s.scalars(
-                select(CaseStateRow).where(CaseStateRow.case_id == case_id).order_by(CaseStateRow.seq)
-            ).all()
+            rows = s.execute(select(*cols).where(CaseStateRow.case_id == case_id).order_by(CaseStateRow.seq)).all()
             return [
                 {
-                    "seq": r.seq,
-                    "phase": r.phase,
-                    "status": r.status,
-                    "hash": r.state_hash[:12],
-                    "note": r.note,
-                    "at": r.created_at.isoformat() if r.created_at else None,
+                    "seq": seq,
+                    "phase": phase,
+                    "status": status,
+                    "hash": h[:12],
+                    "note": note,
+                    "at": at.isoformat() if at else None,
                 }
-                for r in rows
+                for seq, phase, status, h, note, at in rows
             ]
 
     def hashes(self, case_id: str, *, since_epoch: bool = True) -> list[str]:
@@ -269,7 +337,7 @@ class CaseStore:
             ).one_or_none()
             if row is None:
                 raise KeyError(f"case {case_id!r} has no state {seq}")
-            state, phase, status, h = row.state, row.phase, row.status, row.state_hash
+            state, phase, status, h = self._state_at(s, case_id, seq), row.phase, row.status, row.state_hash
         return self.save(case_id, state, phase=phase, status=status, state_hash=h, note=f"restored from {seq}")
 
     def cases(self) -> list[dict[str, Any]]:
@@ -281,23 +349,26 @@ class CaseStore:
 
     # --- leases (runs in flight) -----------------------------------------------------------------------
     @staticmethod
-    def _claimable(lease: CaseLease, adopt: str | None = None) -> bool:
-        return lease.expires_at < time.time() or lease.owner == adopt or owner_dead(lease.owner)
+    def _claimable(lease: CaseLease, now: float, adopt: str | None = None) -> bool:
+        """Free to take at ``now`` (the database's clock): expired, ``adopt``'s, or its process dead."""
+        return lease.expires_at < now or lease.owner == adopt or owner_dead(lease.owner)
 
     def claim(
         self,
         case_id: str,
         owner: str,
-        ttl: float = LEASE_SECONDS,
+        ttl: float | None = None,
         *,
         job: dict[str, Any] | None = None,
         adopt: str | None = None,
     ) -> bool:
         """Take the case's lease for ``owner``: free, expired, held by a dead process of this host, or held
-        by ``adopt`` (the token a queued run was enqueued with). Atomic: one winner among concurrent claims."""
-        now = time.time()
+        by ``adopt`` (the token a queued run was enqueued with). Atomic: one winner among concurrent claims.
+        ``ttl``: the lease's length (default: this store's running lease)."""
+        ttl = self.leases.run if ttl is None else ttl
         for _ in range(3):
             with self.Session() as s:
+                now = db_time(s)
                 lease = s.get(CaseLease, case_id)
                 if lease is None:
                     s.add(
@@ -318,7 +389,7 @@ class CaseStore:
                         continue  # someone inserted first: look again
                 if lease.owner == owner:
                     return self.renew(case_id, owner, ttl)
-                if not self._claimable(lease, adopt):
+                if not self._claimable(lease, now, adopt):
                     return False
                 values: dict[str, Any] = {
                     "owner": owner,
@@ -341,12 +412,13 @@ class CaseStore:
                 return res.rowcount == 1  # type: ignore[attr-defined]
         return False
 
-    def renew(self, case_id: str, owner: str, ttl: float = LEASE_SECONDS) -> bool:
+    def renew(self, case_id: str, owner: str, ttl: float | None = None) -> bool:
+        ttl = self.leases.run if ttl is None else ttl
         with self.Session.begin() as s:
             res = s.execute(
                 update(CaseLease)
                 .where(CaseLease.case_id == case_id, CaseLease.owner == owner)
-                .values(expires_at=time.time() + ttl)
+                .values(expires_at=db_time(s) + ttl)
             )
             return res.rowcount == 1  # type: ignore[attr-defined]
 
@@ -355,13 +427,14 @@ class CaseStore:
             res = s.execute(delete(CaseLease).where(CaseLease.case_id == case_id, CaseLease.owner == owner))
             return res.rowcount == 1  # type: ignore[attr-defined]
 
-    def handover(self, case_id: str, owner: str, token: str, ttl: float = QUEUED_LEASE_SECONDS) -> bool:
+    def handover(self, case_id: str, owner: str, token: str, ttl: float | None = None) -> bool:
         """Pass a held lease to a queued token (the next step waits in the broker, still in flight)."""
+        ttl = self.leases.queued if ttl is None else ttl
         with self.Session.begin() as s:
             res = s.execute(
                 update(CaseLease)
                 .where(CaseLease.case_id == case_id, CaseLease.owner == owner)
-                .values(owner=token, expires_at=time.time() + ttl)
+                .values(owner=token, expires_at=db_time(s) + ttl)
             )
             return res.rowcount == 1  # type: ignore[attr-defined]
 
@@ -376,23 +449,38 @@ class CaseStore:
                 "expires_at": row.expires_at,
                 "attempts": row.attempts,
                 "job": row.job,
-                "live": not self._claimable(row),
+                "live": not self._claimable(row, db_time(s)),
             }
-
-    def busy(self, case_id: str) -> bool:
-        lease = self.lease(case_id)
-        return bool(lease and lease["live"])
 
     def orphans(self, limit: int = 100) -> list[dict[str, Any]]:
         """Interrupted runs: leases whose owner is gone (dead on this host, or out of time)."""
         with self.Session() as s:
+            now = db_time(s)
             rows = list(s.scalars(select(CaseLease).order_by(CaseLease.claimed_at).limit(10 * limit)))
             out = [
                 {"case_id": r.case_id, "owner": r.owner, "attempts": r.attempts, "job": r.job}
                 for r in rows
-                if self._claimable(r)
+                if self._claimable(r, now)
             ]
         return out[:limit]
+
+    def queued(self, older_than: float) -> list[dict[str, Any]]:
+        """Live leases of runs waiting in the broker (owner ``queued:…``) enqueued more than ``older_than``
+        seconds ago (database clock), oldest first: the candidates for a lost message (see jobs.lost)."""
+        with self.Session() as s:
+            now = db_time(s)
+            rows = s.scalars(
+                select(CaseLease)
+                .where(CaseLease.owner.like("queued:%"), CaseLease.claimed_at < now - older_than)
+                .order_by(CaseLease.claimed_at)
+            )
+            live = [r for r in rows if not self._claimable(r, now)]
+            ids = [r.case_id for r in live]
+            phases = dict(s.execute(select(CaseRun.case_id, CaseRun.phase).where(CaseRun.case_id.in_(ids))).all())
+            return [
+                {"case_id": r.case_id, "owner": r.owner, "job": r.job, "phase": phases.get(r.case_id, "INIT")}
+                for r in live
+            ]
 
     @contextmanager
     def hold(
@@ -400,7 +488,7 @@ class CaseStore:
         case_id: str,
         owner: str | None = None,
         *,
-        ttl: float = LEASE_SECONDS,
+        ttl: float | None = None,
         job: dict[str, Any] | None = None,
         adopt: str | None = None,
     ) -> Iterator[Hold]:
@@ -416,11 +504,12 @@ class CaseStore:
         case_id: str,
         owner: str | None = None,
         *,
-        ttl: float = LEASE_SECONDS,
+        ttl: float | None = None,
         job: dict[str, Any] | None = None,
         adopt: str | None = None,
     ) -> Hold:
         owner = owner or new_owner()
+        ttl = self.leases.run if ttl is None else ttl
         if not self.claim(case_id, owner, ttl, job=job, adopt=adopt):
             raise RunBusyError(f"case {case_id!r} is already running")
         h = Hold(case_id=case_id, owner=owner, ttl=ttl, seq=self.head_seq(case_id))
@@ -451,9 +540,9 @@ class CaseStore:
     def put_document(self, key: str, document: dict[str, Any]) -> None:
         with self.Session.begin() as s:
             if s.get(DocumentRow, key) is None:
-                s.add(DocumentRow(key=key, document=document))
+                s.add(DocumentRow(key=key, document=pack_field(document)))
 
     def get_document(self, key: str) -> dict[str, Any] | None:
         with self.Session() as s:
             row = s.get(DocumentRow, key)
-            return row.document if row else None
+            return unpack_field(row.document) if row else None

@@ -1,20 +1,22 @@
 """Database access shared by every store: SQLite file by default, PostgreSQL when configured.
 
-``LEXLOGIC_DATABASE_URL`` selects the database (e.g. ``postgresql+psycopg://postgres@127.0.0.1:5432/test``);
-unset, the file ``./.lexlogic/lexlogic.db`` is used. JSON columns become JSONB on PostgreSQL.
+Every store is given its URL: the edge passes ``settings.database`` (``LEXLOGIC_DATABASE_URL``, e.g.
+``postgresql+psycopg://postgres@127.0.0.1:5432/test``; unset, ``$LEXLOGIC_HOME/lexlogic.db``). Nothing here
+picks a database by itself. JSON columns become JSONB on PostgreSQL.
 """
 
 from __future__ import annotations
 
-import os
+import errno
 import time
-from pathlib import Path
 from typing import ClassVar
 
 from sqlalchemy import JSON, Engine, Table, create_engine, event
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 from sqlalchemy.orm import DeclarativeBase, sessionmaker
+
+from lexlogic.logic.errors import LexlogicError
 
 # JSON everywhere, JSONB on PostgreSQL.
 JSONType = JSON().with_variant(JSONB(), "postgresql")
@@ -27,17 +29,10 @@ class Base(DeclarativeBase):
     __table__: ClassVar[Table]
 
 
-def default_url() -> str:
-    url = os.environ.get("LEXLOGIC_DATABASE_URL")
-    if url:
-        return url
-    home = Path(os.environ.get("LEXLOGIC_HOME", ".lexlogic"))
-    home.mkdir(parents=True, exist_ok=True)
-    return f"sqlite:///{home / 'lexlogic.db'}"
-
-
-def make_engine(url: str | None = None) -> Engine:
-    url = url or default_url()
+def make_engine(url: str | None) -> Engine:
+    """The engine of ``url``; a missing URL is an error (nothing here falls back to a default database)."""
+    if not url:
+        raise ValueError("no database URL given (the edge passes settings.database)")
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"check_same_thread": False})
 
@@ -58,14 +53,47 @@ def session_factory(engine: Engine) -> sessionmaker:
 
 
 def create_tables(engine: Engine, tables: list[Table]) -> None:
-    """Create the tables that do not exist yet, tolerating another process doing the same at the same moment
-    (two workers starting together on PostgreSQL: the loser's CREATE TABLE fails with DuplicateTable or a
-    unique violation on the type catalogue; the table exists then, which is all we wanted)."""
+    """Make sure the schema is there: the database is brought to the head of the migration history
+    (``engine.store.schema``; once per database and process). ``tables`` names what the caller needs (all
+    are in the one history); nothing is created outside the migrations any more."""
+    from lexlogic.engine.store import schema
+
     for attempt in range(3):
         try:
-            Base.metadata.create_all(engine, tables=tables)
+            schema.ensure(engine)
             return
         except (ProgrammingError, IntegrityError, OperationalError) as exc:
-            if attempt == 2 or "already exists" not in str(exc) and "duplicate key" not in str(exc):
+            # SQLite: two processes upgrading one new file at once (the loser sees « already exists » or
+            # « locked »); PostgreSQL serialises upgrades on an advisory lock
+            if attempt == 2 or not any(w in str(exc) for w in ("already exists", "duplicate key", "locked")):
                 raise
             time.sleep(0.05 * (attempt + 1))
+
+
+class DiskFullError(LexlogicError):
+    """No space left where the state or the results are written: nothing half-written (each save is one
+    transaction), but nothing more can be saved until space is freed."""
+
+    exit_code = 1
+    status = 507
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """A full disk, whoever reports it: the OS (ENOSPC), SQLite (« database or disk is full »), PostgreSQL
+    (SQLSTATE 53100, « No space left on device »)."""
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        text = str(e)
+        if "disk is full" in text or "No space left on device" in text or getattr(e, "sqlstate", None) == "53100":
+            return True
+        e = getattr(e, "orig", None) or e.__cause__ or e.__context__
+    return False
+
+
+def disk_full(exc: BaseException) -> DiskFullError:
+    first = (str(exc).strip().splitlines() or [""])[0][:160]
+    return DiskFullError(f"no space left on device ({first}): the saved state is intact; free space and re-run")

@@ -1,4 +1,4 @@
-"""Sorted first-order logic: model, Tweety `.fologic` syntax, sort hierarchy, repairs, builder."""
+"""Sorted first-order logic: model, Tweety `.fologic` syntax, sort hierarchy, repairs."""
 
 from lexlogic.logic.fol.model import (
     ANY,
@@ -21,13 +21,12 @@ from lexlogic.logic.fol.model import (
     Var,
     Xor,
 )
+from lexlogic.logic.fol.printer import fingerprint, print_belief_set, print_formula
 from lexlogic.logic.fol.syntax import (
     FolSyntaxError,
     parse_belief_set,
     parse_file,
     parse_formula,
-    print_belief_set,
-    print_formula,
 )
 
 __all__ = [
@@ -54,6 +53,7 @@ __all__ = [
     "parse_belief_set",
     "parse_file",
     "parse_formula",
+    "fingerprint",
     "print_belief_set",
     "print_formula",
 ]

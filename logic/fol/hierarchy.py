@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import deque
 
 from lexlogic.logic.fol.model import Atom, BeliefSet, Forall, Formula, Implies, Signature, Var
+from lexlogic.logic.fol.printer import print_formula
 
 
 def implication_edge(f: Formula, sig: Signature) -> tuple[str, str] | None:
@@ -37,8 +38,6 @@ class SortHierarchy:
 
     @classmethod
     def from_belief_set(cls, bs: BeliefSet) -> SortHierarchy:
-        from lexlogic.logic.fol.syntax import print_formula
-
         h = cls()
         for f in bs.formulas:
             edge = implication_edge(f, bs.signature)

@@ -9,29 +9,11 @@ plain strictly-typed belief set: the same answers, readable by Tweety's exact-so
 
 from __future__ import annotations
 
+from lexlogic.logic.fol import model as fm
 from lexlogic.logic.fol.hierarchy import SortHierarchy
-from lexlogic.logic.fol.model import (
-    ANY,
-    And,
-    Atom,
-    BeliefSet,
-    Const,
-    Equals,
-    Exists,
-    Forall,
-    Formula,
-    Iff,
-    Implies,
-    Not,
-    NotEquals,
-    Or,
-    Signature,
-    Var,
-    Xor,
-)
 
 
-def components(bs: BeliefSet, hierarchy: SortHierarchy) -> dict[str, str]:
+def components(bs: fm.BeliefSet, hierarchy: SortHierarchy) -> dict[str, str]:
     parent = {s: s for s in bs.signature.sorts}
 
     def find(s: str) -> str:
@@ -56,56 +38,71 @@ def components(bs: BeliefSet, hierarchy: SortHierarchy) -> dict[str, str]:
     return out
 
 
-def lower(bs: BeliefSet) -> BeliefSet:
+def lower(bs: fm.BeliefSet) -> fm.BeliefSet:
+    """The belief set with each group of related sorts merged into one sort, membership in each merged sort
+    an ``Is<Sort>`` predicate guarding its quantifiers, and the sub-sort links as implications."""
     h = SortHierarchy.from_belief_set(bs)
-    comp = components(bs, h)
-    multi = {s for s in comp if sum(1 for t in comp.values() if t == comp[s]) > 1}
-    sig = Signature(equality=bs.signature.equality)
+    lowering = _Lowering(components(bs, h))
+    out = fm.BeliefSet(signature=lowering.signature(bs.signature), labels=dict(bs.labels))
     for s, consts in bs.signature.sorts.items():
-        sig.sorts.setdefault(comp[s], []).extend(consts)
-    for p, sorts in bs.signature.predicates.items():
-        sig.predicates[p] = tuple(comp[s] for s in sorts)
-    for s in sorted(multi):
-        sig.predicates[f"Is{s}"] = (comp[s],)
-    out = BeliefSet(signature=sig, labels=dict(bs.labels))
-
-    def v(t: Var) -> Var:
-        return Var(t.name, comp.get(t.sort, t.sort) if t.sort != ANY else ANY)
-
-    def tr(f: Formula) -> Formula:
-        if isinstance(f, Atom):
-            return Atom(f.pred, tuple(v(t) if isinstance(t, Var) else t for t in f.args))
-        if isinstance(f, (Equals, NotEquals)):
-            return type(f)(*(v(t) if isinstance(t, Var) else t for t in (f.left, f.right)))
-        if isinstance(f, Not):
-            return Not(tr(f.body))
-        if isinstance(f, (And, Or, Xor)):
-            return type(f)(tuple(tr(p) for p in f.parts))
-        if isinstance(f, (Implies, Iff)):
-            return type(f)(tr(f.left), tr(f.right))
-        if isinstance(f, (Forall, Exists)):
-            nv = v(f.var)
-            body = tr(f.body)
-            if f.var.sort in multi:
-                guard = Atom(f"Is{f.var.sort}", (nv,))
-                body = Implies(guard, body) if isinstance(f, Forall) else And((guard, body))
-            return type(f)(nv, body)
-        return f
-
-    for s, consts in bs.signature.sorts.items():
-        if s in multi:
+        if s in lowering.multi:
             for c in consts:
-                out.add(Atom(f"Is{s}", (Const(c),)))
+                out.add(fm.Atom(f"Is{s}", (fm.Const(c),)))
     for a, b in h.edges():
-        if a in multi and b in multi:
-            x = Var("X", comp[a])
-            out.add(Forall(x, Implies(Atom(f"Is{a}", (x,)), Atom(f"Is{b}", (x,)))))
+        if a in lowering.multi and b in lowering.multi:
+            x = fm.Var("X", lowering.comp[a])
+            out.add(fm.Forall(x, fm.Implies(fm.Atom(f"Is{a}", (x,)), fm.Atom(f"Is{b}", (x,)))))
     for f, line in zip(bs.formulas, bs.lines):
-        out.add(tr(f), line)
+        out.add(lowering.formula(f), line)
     return out
 
 
-def lower_query(bs: BeliefSet, query: Formula) -> Formula:
+class _Lowering:
+    """Sort → its merged sort (``comp``), and the sorts merged with others (``multi``): those need guards."""
+
+    def __init__(self, comp: dict[str, str]) -> None:
+        self.comp = comp
+        self.multi = {s for s in comp if sum(1 for t in comp.values() if t == comp[s]) > 1}
+
+    def signature(self, sig: fm.Signature) -> fm.Signature:
+        out = fm.Signature(equality=sig.equality)
+        for s, consts in sig.sorts.items():
+            out.sorts.setdefault(self.comp[s], []).extend(consts)
+        for p, sorts in sig.predicates.items():
+            out.predicates[p] = tuple(self.comp[s] for s in sorts)
+        for s in sorted(self.multi):
+            out.predicates[f"Is{s}"] = (self.comp[s],)
+        return out
+
+    def var(self, t: fm.Var) -> fm.Var:
+        return fm.Var(t.name, self.comp.get(t.sort, t.sort) if t.sort != fm.ANY else fm.ANY)
+
+    def term(self, t: fm.Term) -> fm.Term:
+        return self.var(t) if isinstance(t, fm.Var) else t
+
+    def formula(self, f: fm.Formula) -> fm.Formula:
+        """``f`` over the merged sorts; a quantifier over a merged sort guarded by its membership."""
+        if isinstance(f, fm.Atom):
+            return fm.Atom(f.pred, tuple(self.term(t) for t in f.args))
+        if isinstance(f, (fm.Equals, fm.NotEquals)):
+            return type(f)(self.term(f.left), self.term(f.right))
+        if isinstance(f, fm.Not):
+            return fm.Not(self.formula(f.body))
+        if isinstance(f, (fm.And, fm.Or, fm.Xor)):
+            return type(f)(tuple(self.formula(p) for p in f.parts))
+        if isinstance(f, (fm.Implies, fm.Iff)):
+            return type(f)(self.formula(f.left), self.formula(f.right))
+        if isinstance(f, (fm.Forall, fm.Exists)):
+            nv = self.var(f.var)
+            body = self.formula(f.body)
+            if f.var.sort in self.multi:
+                guard = fm.Atom(f"Is{f.var.sort}", (nv,))
+                body = fm.Implies(guard, body) if isinstance(f, fm.Forall) else fm.And((guard, body))
+            return type(f)(nv, body)
+        return f
+
+
+def lower_query(bs: fm.BeliefSet, query: fm.Formula) -> fm.Formula:
     """The query in the lowered vocabulary (quantifiers guarded the same way)."""
-    tmp = BeliefSet(signature=bs.signature, formulas=list(bs.formulas) + [query], lines=list(bs.lines) + [None])
+    tmp = fm.BeliefSet(signature=bs.signature, formulas=list(bs.formulas) + [query], lines=list(bs.lines) + [None])
     return lower(tmp).formulas[-1]

@@ -189,11 +189,3 @@ class BeliefSet:
     def add(self, formula: Formula, line: int | None = None) -> None:
         self.formulas.append(formula)
         self.lines.append(line)
-
-    def fingerprint(self) -> str:
-        """Stable digest of the logical content (engines cache loaded programs by it)."""
-        import hashlib
-
-        from lexlogic.logic.fol.syntax import print_belief_set
-
-        return hashlib.sha256(print_belief_set(self).encode()).hexdigest()[:16]

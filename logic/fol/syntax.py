@@ -22,29 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from lexlogic.logic.errors import LexlogicError
-from lexlogic.logic.fol.model import (
-    ANY,
-    And,
-    Atom,
-    BeliefSet,
-    Bottom,
-    Const,
-    Equals,
-    Exists,
-    Forall,
-    Formula,
-    Iff,
-    Implies,
-    Not,
-    NotEquals,
-    Or,
-    Signature,
-    Term,
-    Top,
-    Var,
-    Xor,
-    free_vars,
-)
+from lexlogic.logic.fol import model as fm
+from lexlogic.logic.fol.printer import print_formula, show_predicate
 
 NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*\Z")
 CONST_RE = re.compile(r"[A-Za-z][A-Za-z0-9_]*\Z")
@@ -151,9 +130,9 @@ class SortUse:
 
 
 class _FormulaParser:
-    def __init__(self, toks: list[Tok], sig: Signature, line: int, source: str) -> None:
+    def __init__(self, toks: list[Tok], sig: fm.Signature, line: int, source: str) -> None:
         self.toks, self.sig, self.line, self.source, self.i = toks, sig, line, source, 0
-        self.positions: dict[int, tuple[Atom, list[int]]] = {}  # id(atom) -> (atom, arg columns)
+        self.positions: dict[int, tuple[fm.Atom, list[int]]] = {}  # id(atom) -> (atom, arg columns)
         self.eq_positions: dict[int, tuple[object, list[int]]] = {}
 
     def err(self, msg: str, tok: Tok | None = None) -> FolSyntaxError:
@@ -171,50 +150,50 @@ class _FormulaParser:
         self.i += 1
         return tok
 
-    def parse(self) -> Formula:
+    def parse(self) -> fm.Formula:
         f = self.iff()
         if self.peek().kind != "END":
             raise self.err(f"unexpected {self.peek().text!r} after a complete formula")
         return f
 
-    def iff(self) -> Formula:
+    def iff(self) -> fm.Formula:
         left = self.imp()
         if self.peek().kind == "IFF":
             self.i += 1
             right = self.imp()
             if self.peek().kind in ("IFF", "IMP"):
                 raise self.err("chained '<=>'/'=>' needs parentheses")
-            return Iff(left, right)
+            return fm.Iff(left, right)
         return left
 
-    def imp(self) -> Formula:
-        left = self.nary("XOR", Xor, self.disj)
+    def imp(self) -> fm.Formula:
+        left = self.nary("XOR", fm.Xor, self.disj)
         if self.peek().kind == "IMP":
             self.i += 1
-            right = self.nary("XOR", Xor, self.disj)
+            right = self.nary("XOR", fm.Xor, self.disj)
             if self.peek().kind == "IMP":
                 raise self.err("chained '=>' needs parentheses: write (a => b) => c or a => (b => c)")
-            return Implies(left, right)
+            return fm.Implies(left, right)
         return left
 
-    def nary(self, kind: str, cls: type[And | Or | Xor], sub: Callable[[], Formula]) -> Formula:
+    def nary(self, kind: str, cls: type[fm.And | fm.Or | fm.Xor], sub: Callable[[], fm.Formula]) -> fm.Formula:
         parts = [sub()]
         while self.peek().kind == kind:
             self.i += 1
             parts.append(sub())
         return parts[0] if len(parts) == 1 else cls(tuple(parts))
 
-    def disj(self) -> Formula:
-        return self.nary("OR", Or, self.conj)
+    def disj(self) -> fm.Formula:
+        return self.nary("OR", fm.Or, self.conj)
 
-    def conj(self) -> Formula:
-        return self.nary("AND", And, self.unary)
+    def conj(self) -> fm.Formula:
+        return self.nary("AND", fm.And, self.unary)
 
-    def unary(self) -> Formula:
+    def unary(self) -> fm.Formula:
         tok = self.peek()
         if tok.kind == "NOT":
             self.i += 1
-            return Not(self.unary())
+            return fm.Not(self.unary())
         if tok.kind == "LP":
             self.i += 1
             if self.peek().kind == "RP":
@@ -224,10 +203,10 @@ class _FormulaParser:
             return f
         if tok.kind == "TOP":
             self.i += 1
-            return Top()
+            return fm.Top()
         if tok.kind == "BOT":
             self.i += 1
-            return Bottom()
+            return fm.Bottom()
         if tok.kind == "IDENT" and tok.text in ("forall", "exists"):
             return self.quantifier()
         if tok.kind == "IDENT":
@@ -235,7 +214,7 @@ class _FormulaParser:
         found = repr(tok.text) if tok.text else "end of line"
         raise self.err(f"expected a formula, found {found}")
 
-    def quantifier(self) -> Formula:
+    def quantifier(self) -> fm.Formula:
         kw = self.take("IDENT", "quantifier")
         vtok = self.peek()
         if vtok.kind != "IDENT" or not vtok.text[0].isupper():
@@ -255,12 +234,12 @@ class _FormulaParser:
         self.i += 1
         body = self.iff()
         self.take("RP", "')' closing the quantifier's body")
-        if vtok.text not in free_vars(body):
+        if vtok.text not in fm.free_vars(body):
             raise FolSyntaxError(
                 f"Variable(s) '{vtok.text}' not found in quantification.", self.line, vtok.col, self.source
             )
-        var = Var(vtok.text)
-        return Forall(var, body) if kw.text == "forall" else Exists(var, body)
+        var = fm.Var(vtok.text)
+        return fm.Forall(var, body) if kw.text == "forall" else fm.Exists(var, body)
 
     def term(self) -> tuple[object, int]:
         tok = self.take("IDENT", "a term (constant or variable)")
@@ -268,14 +247,14 @@ class _FormulaParser:
         if name[0].isdigit():
             raise self.err(f"'{name}' could not be parsed: names cannot start with a digit", tok)
         if name[0].isupper():
-            return Var(name), tok.col
+            return fm.Var(name), tok.col
         if name[0] == "_":
             raise self.err(f"'{name}' could not be parsed", tok)
         if self.sig.sort_of(name) is None:
             raise self.err(f"Constant '{name}' has not been declared.", tok)
-        return Const(name), tok.col
+        return fm.Const(name), tok.col
 
-    def atomic(self) -> Formula:
+    def atomic(self) -> fm.Formula:
         tok = self.peek()
         nxt = self.peek(1)
         if nxt.kind in ("EQ", "NEQ"):
@@ -287,7 +266,7 @@ class _FormulaParser:
                     f"Equality/Inequality predicate {op.text} is not part of this parser's FolSignature.", op
                 )
             right, rcol = self.term()
-            node = Equals(left, right) if op.kind == "EQ" else NotEquals(left, right)  # type: ignore[arg-type]
+            node = fm.Equals(left, right) if op.kind == "EQ" else fm.NotEquals(left, right)  # type: ignore[arg-type]
             return node
         self.i += 1
         name = tok.text
@@ -314,33 +293,27 @@ class _FormulaParser:
             self.take("RP", "',' or ')' in the argument list")
         if len(args) != len(arg_sorts):
             raise self.err(
-                f"Predicate '{_show_pred(name, arg_sorts)}' has arity '{len(arg_sorts)}' "
+                f"Predicate '{show_predicate(name, arg_sorts)}' has arity '{len(arg_sorts)}' "
                 f"(got {len(args)} argument(s)).",
                 tok,
             )
-        atom = Atom(name, tuple(args))  # type: ignore[arg-type]
+        atom = fm.Atom(name, tuple(args))  # type: ignore[arg-type]
         self.positions[id(atom)] = (atom, cols)
         return atom
 
 
-def _show_pred(name: str, sorts: tuple[str, ...]) -> str:
-    return f"{name}({','.join(sorts)})" if sorts else name
-
-
 # ----------------------------------------------------------------------------- typing of variables
-def _first_sort(f: Formula, name: str, sig: Signature) -> str | None:
+def _first_sort(f: fm.Formula, name: str, sig: fm.Signature) -> str | None:
     """Sort of the first predicate-argument occurrence of free variable `name` in f (text order)."""
-    if isinstance(f, Atom):
+    if isinstance(f, fm.Atom):
         sorts = sig.predicates.get(f.pred, ())
         for t, sort in zip(f.args, sorts):
-            if isinstance(t, Var) and t.name == name:
+            if isinstance(t, fm.Var) and t.name == name:
                 return sort
         return None
-    if isinstance(f, (Forall, Exists)):
+    if isinstance(f, (fm.Forall, fm.Exists)):
         return None if f.var.name == name else _first_sort(f.body, name, sig)
-    from lexlogic.logic.fol.model import children
-
-    for c in children(f):
+    for c in fm.children(f):
         found = _first_sort(c, name, sig)
         if found is not None:
             return found
@@ -352,8 +325,8 @@ class _Typer:
 
     def __init__(
         self,
-        sig: Signature,
-        positions: dict[int, tuple[Atom, list[int]]],
+        sig: fm.Signature,
+        positions: dict[int, tuple[fm.Atom, list[int]]],
         line: int,
         formula_index: int,
         strict: bool,
@@ -363,61 +336,63 @@ class _Typer:
         self.strict, self.source = strict, source
         self.uses: list[SortUse] = []
 
-    def run(self, f: Formula, env: dict[str, str]) -> Formula:
-        if isinstance(f, Atom):
+    def run(self, f: fm.Formula, env: dict[str, str]) -> fm.Formula:
+        if isinstance(f, fm.Atom):
             sorts = self.sig.predicates[f.pred]
             cols = self.positions.get(id(f), (f, [0] * len(f.args)))[1]
             new_args: list[object] = []
             for k, (t, expected) in enumerate(zip(f.args, sorts)):
                 col = cols[k] if k < len(cols) else None
-                if isinstance(t, Var):
+                if isinstance(t, fm.Var):
                     actual = env.get(t.name, expected)
-                    new_args.append(Var(t.name, actual))
+                    new_args.append(fm.Var(t.name, actual))
                     label = "Variable"
                 else:
-                    actual = self.sig.sort_of(t.name) or ANY
+                    actual = self.sig.sort_of(t.name) or fm.ANY
                     new_args.append(t)
                     label = "Term"
-                if actual != expected and actual != ANY:
+                if actual != expected and actual != fm.ANY:
                     if self.strict:
                         msg = (
                             f"Variable '{t.name}' has wrong sort: '{actual}' (its first use), "
                             f"'{expected}' expected by {f.pred}"
-                            if isinstance(t, Var)
+                            if isinstance(t, fm.Var)
                             else f"Term '{t.name}' has the wrong sort: '{actual}', '{expected}' expected by {f.pred}"
                         )
                         raise FolSyntaxError(msg, self.line, col, self.source)
                     self.uses.append(
-                        SortUse(t.name, isinstance(t, Var), actual, expected, f.pred, k, self.line, col or 0, self.idx)
+                        SortUse(
+                            t.name, isinstance(t, fm.Var), actual, expected, f.pred, k, self.line, col or 0, self.idx
+                        )
                     )
                 del label
-            return Atom(f.pred, tuple(new_args))  # type: ignore[arg-type]
-        if isinstance(f, (Equals, NotEquals)):
+            return fm.Atom(f.pred, tuple(new_args))  # type: ignore[arg-type]
+        if isinstance(f, (fm.Equals, fm.NotEquals)):
 
-            def fix(t: Term) -> Term:
-                return Var(t.name, env.get(t.name, ANY)) if isinstance(t, Var) else t
+            def fix(t: fm.Term) -> fm.Term:
+                return fm.Var(t.name, env.get(t.name, fm.ANY)) if isinstance(t, fm.Var) else t
 
             return type(f)(fix(f.left), fix(f.right))
-        if isinstance(f, (Forall, Exists)):
-            sort = _first_sort(f.body, f.var.name, self.sig) or ANY
+        if isinstance(f, (fm.Forall, fm.Exists)):
+            sort = _first_sort(f.body, f.var.name, self.sig) or fm.ANY
             inner = dict(env)
             inner[f.var.name] = sort
-            return type(f)(Var(f.var.name, sort), self.run(f.body, inner))
-        if isinstance(f, Not):
-            return Not(self.run(f.body, env))
-        if isinstance(f, (And, Or, Xor)):
+            return type(f)(fm.Var(f.var.name, sort), self.run(f.body, inner))
+        if isinstance(f, fm.Not):
+            return fm.Not(self.run(f.body, env))
+        if isinstance(f, (fm.And, fm.Or, fm.Xor)):
             return type(f)(tuple(self.run(p, env) for p in f.parts))
-        if isinstance(f, (Implies, Iff)):
+        if isinstance(f, (fm.Implies, fm.Iff)):
             return type(f)(self.run(f.left, env), self.run(f.right, env))
         return f
 
 
 def _type_formula(
-    raw: Formula, p: _FormulaParser, sig: Signature, line: int, index: int, strict: bool, source: str
-) -> tuple[Formula, list[SortUse]]:
+    raw: fm.Formula, p: _FormulaParser, sig: fm.Signature, line: int, index: int, strict: bool, source: str
+) -> tuple[fm.Formula, list[SortUse]]:
     env = {}
-    for v in free_vars(raw):  # free variables (e.g. an uppercase "constant"): first-use sort
-        env[v] = _first_sort(raw, v, sig) or ANY
+    for v in fm.free_vars(raw):  # free variables (e.g. an uppercase "constant"): first-use sort
+        env[v] = _first_sort(raw, v, sig) or fm.ANY
     typer = _Typer(sig, p.positions, line, index, strict, source)
     return typer.run(raw, env), typer.uses
 
@@ -429,14 +404,14 @@ _TYPE_LINE = re.compile(r"\s*type\s*\(")
 
 @dataclass
 class ParseReport:
-    belief_set: BeliefSet
+    belief_set: fm.BeliefSet
     sort_uses: list[SortUse]
     warnings: list[str]
 
 
 def parse_formula(
-    text: str, signature: Signature, *, strict: bool = False, line: int = 1, source: str = "<formula>"
-) -> tuple[Formula, list[SortUse]]:
+    text: str, signature: fm.Signature, *, strict: bool = False, line: int = 1, source: str = "<formula>"
+) -> tuple[fm.Formula, list[SortUse]]:
     """Parse one formula against a signature; returns it with its (unresolved) sort uses."""
     p = _FormulaParser(_tokenize(text, line, source), signature, line, source)
     raw = p.parse()
@@ -445,8 +420,8 @@ def parse_formula(
 
 def parse_report(text: str, *, strict: bool = False, source: str = "<string>") -> ParseReport:
     """Parse a whole `.fologic` text; sort uses are returned unresolved (see `parse_belief_set`)."""
-    sig = Signature(equality=True)
-    bs = BeliefSet(signature=sig)
+    sig = fm.Signature(equality=True)
+    bs = fm.BeliefSet(signature=sig)
     uses: list[SortUse] = []
     warnings: list[str] = []
     section = 0
@@ -468,7 +443,7 @@ def parse_report(text: str, *, strict: bool = False, source: str = "<string>") -
             p = _FormulaParser(_tokenize(raw_line, lineno, source), sig, lineno, source)
             raw = p.parse()
             f, fuses = _type_formula(raw, p, sig, lineno, len(bs.formulas), strict, source)
-            for v in sorted(free_vars(f)):
+            for v in sorted(fm.free_vars(f)):
                 warnings.append(
                     f"{source}:{lineno}: '{v}' is a free variable (uppercase first letter); "
                     f"a constant must start with a lowercase letter"
@@ -480,7 +455,7 @@ def parse_report(text: str, *, strict: bool = False, source: str = "<string>") -
     return ParseReport(bs, uses, warnings)
 
 
-def _parse_sort(raw_line: str, sig: Signature, lineno: int, source: str) -> None:
+def _parse_sort(raw_line: str, sig: fm.Signature, lineno: int, source: str) -> None:
     m = _SORT_LINE.match(raw_line)
     lead = len(raw_line) - len(raw_line.lstrip()) + 1
     if not m:
@@ -532,7 +507,7 @@ def _parse_sort(raw_line: str, sig: Signature, lineno: int, source: str) -> None
 _TYPE_FULL = re.compile(r"\s*type\s*\(\s*([^()\s]*)\s*(?:\((.*)\))?\s*\)\s*\Z")
 
 
-def _parse_type(line: str, sig: Signature, lineno: int, lead: int, source: str) -> None:
+def _parse_type(line: str, sig: fm.Signature, lineno: int, lead: int, source: str) -> None:
     m = _TYPE_FULL.match(line)
     if not m:
         raise FolSyntaxError(
@@ -565,7 +540,7 @@ def _parse_type(line: str, sig: Signature, lineno: int, lead: int, source: str) 
     sig.predicates[name] = tuple(sorts)
 
 
-def parse_belief_set(text: str, *, strict: bool = False, source: str = "<string>") -> BeliefSet:
+def parse_belief_set(text: str, *, strict: bool = False, source: str = "<string>") -> fm.BeliefSet:
     """Parse, infer the sort hierarchy from the universal implications, resolve sort uses.
 
     A sort use whose sort is a sub-sort of the expected one is accepted and recorded as a repair;
@@ -608,64 +583,6 @@ def parse_belief_set(text: str, *, strict: bool = False, source: str = "<string>
     return bs
 
 
-def parse_file(path: str, *, strict: bool = False) -> BeliefSet:
+def parse_file(path: str, *, strict: bool = False) -> fm.BeliefSet:
     with open(path, encoding="utf-8") as fh:
         return parse_belief_set(fh.read(), strict=strict, source=str(path))
-
-
-# ------------------------------------------------------------------------------------------ printer
-def print_term(t: Term) -> str:
-    return t.name
-
-
-def _operand(f: Formula) -> str:
-    if isinstance(f, (Atom, Top, Bottom)) or (isinstance(f, Not) and isinstance(f.body, Atom)):
-        return print_formula(f)
-    return f"({print_formula(f)})"
-
-
-def print_formula(f: Formula) -> str:
-    """Tweety syntax; compound operands are always parenthesised so Tweety's parser reads the same tree."""
-    if isinstance(f, Atom):
-        if not f.args:
-            return f.pred
-        return f"{f.pred}({','.join(print_term(t) for t in f.args)})"
-    if isinstance(f, Equals):
-        return f"{print_term(f.left)} == {print_term(f.right)}"
-    if isinstance(f, NotEquals):
-        return f"{print_term(f.left)} /== {print_term(f.right)}"
-    if isinstance(f, Top):
-        return "+"
-    if isinstance(f, Bottom):
-        return "-"
-    if isinstance(f, Not):
-        return "!" + _operand(f.body)
-    if isinstance(f, And):
-        return " && ".join(_operand(p) for p in f.parts)
-    if isinstance(f, Or):
-        return " || ".join(_operand(p) for p in f.parts)
-    if isinstance(f, Xor):
-        return " ^^ ".join(_operand(p) for p in f.parts)
-    if isinstance(f, Implies):
-        return f"{_operand(f.left)} => {_operand(f.right)}"
-    if isinstance(f, Iff):
-        return f"{_operand(f.left)} <=> {_operand(f.right)}"
-    if isinstance(f, Forall):
-        return f"forall {f.var.name}: ({print_formula(f.body)})"
-    if isinstance(f, Exists):
-        return f"exists {f.var.name}: ({print_formula(f.body)})"
-    raise TypeError(f"not a formula: {f!r}")
-
-
-def print_signature(sig: Signature) -> list[str]:
-    lines = [f"{s} = {{{', '.join(cs)}}}" for s, cs in sig.sorts.items()]
-    lines.append("")
-    lines += [f"type({_show_pred(p, ss)})" for p, ss in sig.predicates.items()]
-    return lines
-
-
-def print_belief_set(bs: BeliefSet) -> str:
-    lines = print_signature(bs.signature)
-    lines.append("")
-    lines += [print_formula(f) for f in bs.formulas]
-    return "\n".join(lines) + "\n"

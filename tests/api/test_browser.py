@@ -6,19 +6,14 @@ from __future__ import annotations
 
 import copy
 import json
-import socket
-import threading
-import time
 from collections.abc import Iterator
 
 import httpx
 import pytest
-import uvicorn
 
 from lexlogic.api.app import create_app
-from lexlogic.api.deps import Settings
-
-from .conftest import DOSSIER, ROOT
+from lexlogic.api.deps import ApiSettings
+from tests.support.api_app import DOSSIER, ROOT, served
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 CHROMIUM = "/usr/bin/chromium"
@@ -32,31 +27,13 @@ ARGS = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
     tmp = tmp_path_factory.mktemp("browser")
-    app = create_app(Settings(db_url=f"sqlite:///{tmp / 'api.db'}", data_dir=tmp / "data"))
+    app = create_app(ApiSettings(db_url=f"sqlite:///{tmp / 'api.db'}", data_dir=tmp / "data"))
     _, key = app.state.services.tenants.create_key("browser")
-    port = _free_port()
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    base = f"http://127.0.0.1:{port}"
-    for _ in range(100):
-        try:
-            if httpx.get(base + "/v1/health", timeout=1).status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.1)
-    yield base, key
-    srv.should_exit = True
-    thread.join(timeout=10)
+    with served(app) as base:
+        yield base, key
 
 
 @pytest.fixture(scope="module")
@@ -102,11 +79,16 @@ def test_page_golden_thread(server: tuple[str, str], dossier_case: str) -> None:
     out.mkdir(exist_ok=True)
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page = browser.new_page(viewport={"width": 1400, "height": 1000}, bypass_csp=True)
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(f"{base}/?case={dossier_case}#key={key}")
+        page.add_init_script(
+            f"localStorage.setItem('lexlogic-key', {key!r})"
+        )  # the page never takes a key from the URL
+        page.goto(f"{base}/?case={dossier_case}")
         expect(page.locator("body")).to_have_attribute("data-loaded", dossier_case, timeout=30_000)
+        page.click("#show-graph")  # the outline is the default view; the whole graph on demand
+        page.click("#expand-all")
         # the graph: three shapes, both narratives coloured
         assert page.locator("#graph .node.fact circle").count() > 5
         assert page.locator("#graph .node.rule polygon").count() > 5
@@ -179,10 +161,13 @@ def test_page_alexy_sliders(server: tuple[str, str], dossier_case: str) -> None:
     out = ROOT / "artifacts"
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page = browser.new_page(viewport={"width": 1400, "height": 1000}, bypass_csp=True)
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(f"{base}/?case={dossier_case}#key={key}")
+        page.add_init_script(
+            f"localStorage.setItem('lexlogic-key', {key!r})"
+        )  # the page never takes a key from the URL
+        page.goto(f"{base}/?case={dossier_case}")
         expect(page.locator("body")).to_have_attribute("data-loaded", dossier_case, timeout=30_000)
         page.evaluate("document.querySelector('#sliders-more').open = true")  # the less influential ones too
         # the Alexy magnitudes of the soft rule: the page shows exactly the verdict's (six per soft rule)

@@ -14,9 +14,9 @@ from typing import Any
 import httpx
 import pytest
 
-from lexlogic.engine.packs import pack_by_name
+from tests.support.api_app import ROOT
+from tests.support.packs import pack_by_name
 
-from .conftest import ROOT
 from .test_browser import ARGS, CHROMIUM, dossier_case, server  # noqa: F401 (module-scoped fixtures)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -44,11 +44,13 @@ def page(browser: Any, server: tuple[str, str], dossier_case: str) -> Iterator[A
     from playwright.sync_api import expect
 
     base, key = server
-    p = browser.new_page(viewport={"width": W, "height": H})
+    p = browser.new_page(viewport={"width": W, "height": H}, bypass_csp=True)
     errors: list[str] = []
     p.on("pageerror", lambda e: errors.append(str(e)))
-    p.goto(f"{base}/?case={dossier_case}#key={key}")
+    p.add_init_script(f"localStorage.setItem('lexlogic-key', {key!r})")  # the page never takes a key from the URL
+    p.goto(f"{base}/?case={dossier_case}&view=graph")  # the full graph (the outline is the default)
     expect(p.locator("body")).to_have_attribute("data-loaded", dossier_case, timeout=30_000)
+    p.click("#expand-all")  # every node: these tests read the whole graph
     yield p
     p.close()
     assert not errors, errors
@@ -348,8 +350,9 @@ def test_answer_controls_for_a_date_and_a_number(browser: Any, server: tuple[str
     t0 = time.monotonic()
     base, key = server
     cid = no_notice_case
-    p = browser.new_page(viewport={"width": W, "height": H})
-    p.goto(f"{base}/?case={cid}#key={key}")
+    p = browser.new_page(viewport={"width": W, "height": H}, bypass_csp=True)
+    p.add_init_script(f"localStorage.setItem('lexlogic-key', {key!r})")  # the page never takes a key from the URL
+    p.goto(f"{base}/?case={cid}")
     expect(p.locator("body")).to_have_attribute("data-loaded", cid, timeout=30_000)
     assert p.locator("#question-text").get_attribute("data-fact") == "notification_date"
     assert p.locator("#answer-value").evaluate("e => e.tagName + ':' + e.type") == "INPUT:date"

@@ -10,15 +10,15 @@ from typer.testing import CliRunner
 
 from lexlogic.api.cli import app as cli
 from lexlogic.engine.store.tenants import TenantStore
-
-from .conftest import EXAMPLE, ROOT, Api
+from tests.support.api_app import EXAMPLE, ROOT, Api
 
 
 def test_verdict_what_if_answers_and_time_travel(sqlite_api: Api) -> None:
     api, c = sqlite_api, sqlite_api.client
     cid = api.create_facts_case()
     v = c.get(f"/v1/cases/{cid}/verdict", headers=api.h())
-    assert v.status_code == 200 and v.headers["x-cache"] == "miss"
+    # computed at creation, off the request thread (issue 33): a hit, or a miss if the GET came first
+    assert v.status_code == 200 and v.headers["x-cache"] in ("hit", "miss")
     body = v.json()
     assert body["label"] == "LIABLE" and body["proof"]["rule_id"] == "L_liable" and body["why_not"] is None
     assert body["remedy_range"] and body["remedy_range"][0] < body["remedy_range"][1]

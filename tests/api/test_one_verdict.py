@@ -10,10 +10,10 @@ import pytest
 from typer.testing import CliRunner
 
 from lexlogic.api.cli import app
-from lexlogic.engine.orchestrator import CaseState
-from lexlogic.engine.verdict_model import Verdict
+from lexlogic.engine.case.machine import CaseState
+from lexlogic.engine.verdict.model import Verdict
+from tests.support.api_app import Api
 
-from .conftest import Api
 from .test_verdict_model import AMBIGUOUS
 
 SHARED_FIELDS = ("pack", "status", "label", "summary", "applicable_law", "target", "remedy_range", "main_world")

@@ -3,7 +3,7 @@ documents, fallacy analysis of a text."""
 
 from __future__ import annotations
 
-from .conftest import Api
+from tests.support.api_app import Api
 
 RULE = "def rule(facts):\n    return {'long_relation': facts.get('orders_count', 0) > 100}\n"
 DOC = (
@@ -33,9 +33,10 @@ def test_dynamic_rule_lifecycle_and_runs(sqlite_api: Api) -> None:
     # dry run in the sandbox, any status
     run = c.post(f"/v1/dynamic-rules/{rid}/run", json={"facts": {"orders_count": 540}}, headers=api.h()).json()
     assert run["output"] == {"long_relation": True} and run["facts"][0]["reliability"] == 0.6
+    premises = run["provenance"]["sets"][run["facts"][0]["premises"]]  # premises named by id, stored once
     assert (
         run["facts"][0]["proof"]["kind"] == "dynamic"
-        and run["facts"][0]["proof"]["children"][0]["atom"] == "orders_count"
+        and run["provenance"]["nodes"][premises[0]]["atom"] == "orders_count"
     )
     # the author cannot approve their own rule, nor can the key that proposed it; another key can
     assert c.post(f"/v1/dynamic-rules/{rid}/approve", json={"by": "gpt-4o"}, headers=api.h("a2")).status_code == 409

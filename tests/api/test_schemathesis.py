@@ -14,12 +14,11 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
 
 from lexlogic.api.app import create_app
-from lexlogic.api.deps import Settings
-
-from .conftest import EXAMPLE
+from lexlogic.api.deps import ApiSettings
+from tests.support.api_app import EXAMPLE
 
 TMP = Path(tempfile.mkdtemp(prefix="lexlogic-schemathesis-"))
-APP = create_app(Settings(db_url=f"sqlite:///{TMP / 'api.db'}", data_dir=TMP / "data"))
+APP = create_app(ApiSettings(db_url=f"sqlite:///{TMP / 'api.db'}", data_dir=TMP / "data"))
 schema = schemathesis.openapi.from_asgi("/openapi.json", APP)
 STATE: dict[str, Any] = {}
 
@@ -76,6 +75,8 @@ def test_api_conforms_to_its_schema(case) -> None:  # type: ignore[no-untyped-de
         case.query = {**(case.query or {}), "stream": False}  # keep the run synchronous under fuzzing
     # positive_data_acceptance is excluded on purpose: the schema cannot say which facts a pack knows, which
     # readings of a case are ambiguous or which file types ingest; those answer 4xx problems by design.
-    case.call_and_validate(
-        headers={"X-API-Key": STATE["key"]}, excluded_checks=[schemathesis.checks.positive_data_acceptance]
+    case.call_and_validate(  # 60 s: the first evidence-graph call loads spaCy (tens of seconds under load)
+        headers={"X-API-Key": STATE["key"]},
+        excluded_checks=[schemathesis.checks.positive_data_acceptance],
+        timeout=60,
     )

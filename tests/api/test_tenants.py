@@ -6,17 +6,16 @@ import re
 import time
 
 from lexlogic.api.app import create_app
-from lexlogic.api.deps import Settings
+from lexlogic.api.deps import ApiSettings
 from lexlogic.engine.store.tenants import TenantStore, split_key
-
-from .conftest import Api
+from tests.support.api_app import Api
 
 RULE = "def rule(facts):\n    return {'many_orders': facts.get('orders_count', 0) > 100}\n"
 NOTE = b"# Note\n\nLa relation a dure onze ans. Preavis de trois mois.\n"
 
 
 def _id_routes() -> set[tuple[str, str]]:
-    app = create_app(Settings(db_url="sqlite://", data_dir="/tmp/unused-lexlogic"))
+    app = create_app(ApiSettings(db_url="sqlite://", data_dir="/tmp/unused-lexlogic"))
     return {
         (method.upper(), path)
         for path, ops in app.openapi()["paths"].items()
@@ -60,6 +59,9 @@ def test_other_tenant_gets_404_on_every_id_endpoint(api: Api) -> None:
         ("GET", "/v1/cases/{case_id}/documents/{doc_id}"): lambda: c.get(
             f"/v1/cases/{case}/documents/{doc}", headers=api.h("b")
         ),
+        ("DELETE", "/v1/cases/{case_id}/documents/{doc_id}"): lambda: c.delete(
+            f"/v1/cases/{case}/documents/{doc}", headers=api.h("b")
+        ),
         ("GET", "/v1/cases/{case_id}/documents/{doc_id}/text"): lambda: c.get(
             f"/v1/cases/{case}/documents/{doc}/text", headers=api.h("b")
         ),
@@ -78,6 +80,9 @@ def test_other_tenant_gets_404_on_every_id_endpoint(api: Api) -> None:
         ("GET", "/v1/cases/{case_id}/verdict"): lambda: c.get(f"/v1/cases/{case}/verdict", headers=api.h("b")),
         ("POST", "/v1/cases/{case_id}/what-if"): lambda: c.post(
             f"/v1/cases/{case}/what-if", json={"answers": {"fault_serious": True}}, headers=api.h("b")
+        ),
+        ("POST", "/v1/cases/{case_id}/sensitivity"): lambda: c.post(
+            f"/v1/cases/{case}/sensitivity", json={}, headers=api.h("b")
         ),
         ("GET", "/v1/cases/{case_id}/questions"): lambda: c.get(f"/v1/cases/{case}/questions", headers=api.h("b")),
         ("POST", "/v1/cases/{case_id}/answers"): lambda: c.post(

@@ -7,11 +7,8 @@ import copy
 
 import pytest
 
-from lexlogic.engine.packs import pack_by_name
-from lexlogic.engine.verdict import decide
-from lexlogic.logic.facts import parse_case
-
-from .conftest import EXAMPLE, Api
+from tests.support.api_app import EXAMPLE, Api
+from tests.support.deciding import decide_case
 
 
 def _case(**facts: object) -> dict:
@@ -36,16 +33,11 @@ AMBIGUOUS = _case(
 APPRECIATION = _case(notice_given_months=12)  # inside the range of reasonable notice: the judge's call
 
 
-def _decide(case: dict, answers: dict | None = None, whatif: dict | None = None):
-    pack, program = pack_by_name("rupture_brutale")
-    return decide(pack, program, parse_case(copy.deepcopy(case), pack), answers, whatif)
-
-
 def test_verdict_is_the_probabilistic_model(sqlite_api: Api) -> None:
     api, c = sqlite_api, sqlite_api.client
     cid = api.create_facts_case(case_file=AMBIGUOUS)
     v = c.get(f"/v1/cases/{cid}/verdict", headers=api.h()).json()
-    ref = _decide(AMBIGUOUS)
+    ref = decide_case(AMBIGUOUS)
     p = v["probability"]
     assert p["method"] == "exact" and p["n_worlds"] == ref.probability.n_worlds
     assert p["p_target"] == pytest.approx(ref.probability.p_target)
@@ -82,7 +74,7 @@ def test_what_if_priors_and_alexy_weights(sqlite_api: Api) -> None:
     # a variable's prior goes to decide's what-if, exactly
     r = c.post(url, json={"priors": {"rupture_kind__A": 0.9}}, headers=h).json()
     assert r["probability"]["p_target"] == pytest.approx(
-        _decide(AMBIGUOUS, whatif={"rupture_kind__A": 0.9}).probability.p_target
+        decide_case(AMBIGUOUS, whatif={"rupture_kind__A": 0.9}).probability.p_target
     )
     # Alexy magnitudes move P(liable) where the judge's appreciation decides
     cid2 = api.create_facts_case(case_file=APPRECIATION)
@@ -92,7 +84,9 @@ def test_what_if_priors_and_alexy_weights(sqlite_api: Api) -> None:
         for lvl in ("l", 2, "s")
     ]
     assert ps[0] < ps[1] < ps[2]
-    assert ps[2] == pytest.approx(_decide(APPRECIATION, whatif={"confiance_vs_liberte.I1": 4.0}).probability.p_target)
+    assert ps[2] == pytest.approx(
+        decide_case(APPRECIATION, whatif={"confiance_vs_liberte.I1": 4.0}).probability.p_target
+    )
     # the verdict carries the rule's six magnitudes as sliders, about the judge's call they weigh on
     alexy = [s for s in c.get(f"/v1/cases/{cid2}/verdict", headers=h).json()["sliders"] if s["kind"] == "alexy"]
     assert sorted(s["name"] for s in alexy) == sorted(
@@ -104,7 +98,7 @@ def test_what_if_priors_and_alexy_weights(sqlite_api: Api) -> None:
     for months in (0, 36):
         outside = _case(notice_given_months=months)
         p = {
-            _decide(outside, whatif={f"confiance_vs_liberte.{k}": v}).probability.p_target
+            decide_case(outside, whatif={f"confiance_vs_liberte.{k}": v}).probability.p_target
             for k, v in (("I1", "l"), ("I1", "s"), ("R2", 0.125), ("W2", 8.0))
         }
         assert len(p) == 1, (months, p)
@@ -142,5 +136,28 @@ def test_saved_ambiguity_weight_and_answer(sqlite_api: Api) -> None:
     # the saved answer is part of the model: a prior on notice_written still works on top of it
     w = c.post(f"/v1/cases/{cid}/what-if", json={"priors": {"notice_written": 0.0}}, headers=h).json()
     assert w["probability"]["p_target"] == pytest.approx(
-        _decide(AMBIGUOUS, {"rupture_kind": "total"}, {"notice_written": 0.0}).probability.p_target
+        decide_case(AMBIGUOUS, {"rupture_kind": "total"}, {"notice_written": 0.0}).probability.p_target
     )
+
+
+def test_a_what_if_asked_again_is_served_from_the_cache_without_a_model(
+    sqlite_api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 33: a cached what-if rebuilt the whole case model (to validate its priors) before looking at
+    the cache. Asked again, it is a hit that builds nothing; a new case state (an answer saved) is a miss."""
+    from lexlogic.engine.verdict import build
+
+    api, c = sqlite_api, sqlite_api.client
+    cid = api.create_facts_case(case_file=AMBIGUOUS)
+    url, h = f"/v1/cases/{cid}/what-if", api.h()
+    body = {"priors": {"rupture_kind__A": 0.9}}
+    first = c.post(url, json=body, headers=h)
+    assert first.status_code == 200
+    built: list[int] = []
+    real = build.model_of
+    monkeypatch.setattr(build, "model_of", lambda *a, **k: built.append(1) or real(*a, **k))
+    again = c.post(url, json=body, headers=h)
+    assert again.headers["X-Cache"] == "hit" and not built
+    assert again.json()["probability"]["p_target"] == first.json()["probability"]["p_target"]
+    bad = c.post(url, json={"priors": {"no_such_fact": 0.5}}, headers=h)  # never cached: still validated
+    assert bad.status_code == 422

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from lexlogic.engine.claims.memory import EvidenceMemory
+from lexlogic.settings import Settings
 from tests.claims.evaluate import load_dossiers
 
 
@@ -24,7 +25,7 @@ def dossier_documents():  # type: ignore[no-untyped-def]
     from lexlogic.engine.documents.ingest import ingest_dossier
     from tests.claims.independent import DOSSIER
 
-    return ingest_dossier(DOSSIER)
+    return ingest_dossier(DOSSIER, cache=Settings().documents_cache)
 
 
 @pytest.fixture(scope="session")

@@ -48,7 +48,7 @@ def run(k: int = 3, name: str = "eval_fr.jsonl", memories: dict | None = None) -
 
 
 def confusion(results: list[tuple[dict, VerificationResult]]) -> Counter:
-    return Counter((Status(p["label"]), r.status) for p, r in results)
+    return Counter((Status(p["label"]), r.judged) for p, r in results)
 
 
 def report(results: list[tuple[dict, VerificationResult]]) -> str:
@@ -73,8 +73,8 @@ def main() -> None:
     print(report(results))
     if args.show_errors:
         for p, r in results:
-            if r.status.value != p["label"]:
-                print(f"\n{p['id']} gold={p['label']} judged={r.status.value} ({p['hard']}): {p['claim']}")
+            if r.judged.value != p["label"]:
+                print(f"\n{p['id']} gold={p['label']} judged={r.judged.value} ({p['hard']}): {p['claim']}")
                 for e in r.readings:
                     print(f"   [{e.stance.value} {e.similarity:.3f}] {e.source_id}: {e.content!r} — {e.nuance}")
 

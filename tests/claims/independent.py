@@ -163,6 +163,11 @@ def summary(claims: dict, sub: dict | None = None) -> str:
     return "\n".join(lines)
 
 
+def judged(sentence) -> str:  # type: ignore[no-untyped-def]
+    """A submission sentence's status as the judge decided it (before the issue-29 precision gate)."""
+    return sentence.result.judged.value if sentence.result is not None else str(sentence.status)
+
+
 def legacy_pipeline(k: int = 3) -> Pipeline:
     """Issue 10's implementation (chunk memory, lexical judge, k = 3): what the first blind run measured."""
     from lexlogic.engine.claims.extract import extract_claims_offline
@@ -175,14 +180,14 @@ def legacy_pipeline(k: int = 3) -> Pipeline:
     judge = OfflineJudge()
 
     def verify(claims: list[str]) -> list[str]:
-        return [r.status.value for r in verify_all(memory, claims, k=k, judge=judge)]
+        return [r.judged.value for r in verify_all(memory, claims, k=k, judge=judge)]
 
     def retrieve(claim: str, n: int) -> list[str]:
         return [c.memory.text for c in memory.search(claim, n)]
 
     def account(text: str) -> list[tuple[str, str, str]]:
         claims = extract_claims_offline(text)
-        return [(c, r.status.value, "") for c, r in zip(claims, verify_all(memory, claims, k=k, judge=judge))]
+        return [(c, r.judged.value, "") for c, r in zip(claims, verify_all(memory, claims, k=k, judge=judge))]
 
     return Pipeline(verify=verify, retrieve=retrieve, account=account)
 
@@ -199,13 +204,15 @@ def current_pipeline(k: int | None = None) -> Pipeline:
     judge = ReadingJudge()
 
     def verify(claims: list[str]) -> list[str]:
-        return [r.status.value for r in verify_all(memory, claims, k=kk, judge=judge)]
+        return [r.judged.value for r in verify_all(memory, claims, k=kk, judge=judge)]
 
     def retrieve(claim: str, n: int) -> list[str]:
         return [c.memory.text if c.memory.grounding.note == "table" else c.memory.text for c in memory.search(claim, n)]
 
     def account(text: str) -> list[tuple[str, str, str]]:
-        return [(e.sentence, e.status, e.reason) for e in account_submission(memory, text, k=kk, judge=judge).sentences]
+        return [
+            (e.sentence, judged(e), e.reason) for e in account_submission(memory, text, k=kk, judge=judge).sentences
+        ]
 
     return Pipeline(verify=verify, retrieve=retrieve, account=account)
 

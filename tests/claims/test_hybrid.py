@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lexlogic.bridges.text_index import TextIndex, reciprocal_rank_fusion, tokens
+from lexlogic.bridges.text_index import TextIndex, reciprocal_rank_fusion
 from lexlogic.engine.claims.batch import account_submission, classify, split_submission
 from lexlogic.engine.claims.judge_reading import ReadingJudge
 from lexlogic.engine.claims.models import Status
 from lexlogic.engine.claims.normalise import normalise
 from lexlogic.engine.claims.quantities import quantities
 from lexlogic.engine.claims.verify import find_evidence
+from lexlogic.engine.text.terms import search_terms
 
 
 def test_normalise_numbers_and_dates_on_both_sides():
@@ -35,8 +36,8 @@ def test_quantities_have_a_kind_and_a_role():
 
 
 def test_bm25_tokens_and_rrf():
-    assert tokens("Les commandes livrées, 380000 € HT") == ("command", "livre", "380000", "ht")
-    idx = TextIndex(["préavis de deux mois", "commandes livrées en retard", "marge brute 2013"])
+    assert search_terms("Les commandes livrées, 380000 € HT") == ("command", "livre", "380000", "ht")
+    idx = TextIndex(["préavis de deux mois", "commandes livrées en retard", "marge brute 2013"], search_terms)
     ids, _ = idx.search("retards de livraison des commandes", 3)
     assert list(ids)[0] == 1
     fused = reciprocal_rank_fusion([[1, 2, 3], [3, 1]], k=60)
@@ -92,14 +93,14 @@ def test_derived_facts(shipped):
 )
 def test_reading_judge(shipped, claim, status):
     r = find_evidence(shipped, claim, judge=ReadingJudge())
-    assert r.status is status, [(e.source_id, e.stance.value, e.nuance) for e in r.readings]
+    assert r.judged is status, [(e.source_id, e.stance.value, e.nuance) for e in r.readings]
 
 
 def test_derived_evidence_points_at_its_sources(shipped):
     r = find_evidence(
         shipped, "Distrimarché a attendu plus de cinq mois après sa mise en demeure pour mettre fin au contrat."
     )
-    assert r.status is Status.VERIFIED
+    assert r.judged is Status.VERIFIED
     # one of the passages that date the mise en demeure: the scanned letter, or the e-mail citing it
     # (« notre mise en\ndemeure du 9 octobre 2023 », read across its line wrap since the second session)
     assert r.evidence is not None
@@ -143,4 +144,4 @@ def test_vectors_are_reused_when_the_dossier_is_unchanged(tmp_path, dossier_docu
 )
 def test_a_negated_quantity_flips_its_comparison(shipped, claim, status):
     """« n'était pas de trois mois » against a notice of three months is a contradiction, not a support."""
-    assert find_evidence(shipped, claim, judge=ReadingJudge()).status is status
+    assert find_evidence(shipped, claim, judge=ReadingJudge()).judged is status

@@ -50,7 +50,7 @@ def pipe(shipped):  # type: ignore[no-untyped-def]
     judge = ReadingJudge()
 
     def verify(claims: list[str]) -> list[str]:
-        return [r.status.value for r in verify_all(shipped, claims, judge=judge)]
+        return [r.judged.value for r in verify_all(shipped, claims, judge=judge)]
 
     def retrieve(claim: str, n: int) -> list[str]:
         return [c.memory.text for c in shipped.search(claim, n)]
@@ -58,7 +58,7 @@ def pipe(shipped):  # type: ignore[no-untyped-def]
     def account(text: str) -> list[tuple[str, str, str]]:
         from lexlogic.engine.claims.batch import account_submission
 
-        return [(e.sentence, e.status, e.reason) for e in account_submission(shipped, text, judge=judge).sentences]
+        return [(e.sentence, ind.judged(e), e.reason) for e in account_submission(shipped, text, judge=judge).sentences]
 
     return ind.Pipeline(verify=verify, retrieve=retrieve, account=account)
 

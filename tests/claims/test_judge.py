@@ -4,23 +4,15 @@ same paths end to end through find_evidence on a real embedded memory."""
 import pytest
 
 from lexlogic.engine.claims.judge_offline import OfflineJudge
-from lexlogic.engine.claims.models import Candidate, Memory, Stance, Status
+from lexlogic.engine.claims.models import Candidate, Stance, Status
 from lexlogic.engine.claims.verify import find_evidence
-from lexlogic.logic.grounding import Grounding
+from tests.claims.candidates import candidate
 
 JUDGE = OfflineJudge()
 
 
 def cand(text: str, sim: float = 0.9, doc: str = "d") -> Candidate:
-    return Candidate(
-        memory=Memory(
-            id=f"{doc}#0",
-            document_id=doc,
-            text=text,
-            grounding=Grounding(document_id=doc, char_start=0, char_end=len(text), quote=text),
-        ),
-        similarity=sim,
-    )
+    return candidate(text, sim, doc)
 
 
 LETTER = "Par lettre du 12 mars 2021, la société Beta a notifié à Alpha la rupture avec un préavis de trois mois."

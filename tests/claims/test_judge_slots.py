@@ -11,7 +11,7 @@ from lexlogic.engine.claims.verify import DEFAULT_K, ReadingJudge, find_evidence
 
 
 def _status(shipped, claim: str) -> str:  # type: ignore[no-untyped-def]
-    return find_evidence(shipped, claim, k=DEFAULT_K, judge=ReadingJudge()).status.value
+    return find_evidence(shipped, claim, k=DEFAULT_K, judge=ReadingJudge()).judged.value
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ from lexlogic.engine.claims.judge_llm import LLMJudge
 from lexlogic.engine.claims.models import Candidate, Memory, Stance, Status
 from lexlogic.engine.claims.verify import default_judge, result_of
 from lexlogic.logic.grounding import Grounding
+from lexlogic.settings import Settings
 from tests.support.fake_llm import ScriptedLLM
 
 
@@ -61,9 +62,9 @@ def test_llm_judge_gives_up_after_the_retry_budget():
 
 def test_default_judge_is_llm_only_when_configured(monkeypatch):
     monkeypatch.delenv("LEXLOGIC_LLM_BASE_URL", raising=False)
-    assert default_judge().name == "offline-reading"
+    assert default_judge(LLMClient.from_settings(Settings())).name == "offline-reading"
     monkeypatch.setenv("LEXLOGIC_LLM_BASE_URL", "http://127.0.0.1:9/v1")
-    assert default_judge().name == "llm"
+    assert default_judge(LLMClient.from_settings(Settings())).name == "llm"
 
 
 def test_llm_claim_extraction():

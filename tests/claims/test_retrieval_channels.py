@@ -92,6 +92,6 @@ def test_an_antonym_in_the_contract_contradicts(shipped):
 
     claim = "Le fabricant devait travailler exclusivement avec Distrimarché."
     (result,) = verify_all(shipped, [claim], k=10, judge=ReadingJudge())
-    assert result.status is Status.CONTRADICTED
+    assert result.judged is Status.CONTRADICTED
     quotes = [e.content for e in [result.evidence, *result.contradictory] if e is not None]
     assert any("n'est pas exclusif" in q for q in quotes)

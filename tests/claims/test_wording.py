@@ -51,7 +51,7 @@ def judged(shipped):  # type: ignore[no-untyped-def]
     judge = ReadingJudge()
 
     def run(claim: str) -> str:
-        return verify_all(shipped, [claim], judge=judge)[0].status.value
+        return verify_all(shipped, [claim], judge=judge)[0].judged.value
 
     return run
 

@@ -105,8 +105,40 @@ def test_check_as_a_real_subprocess(pack_copy: Path) -> None:
 
 
 def test_rules_md_is_current() -> None:
-    from lexlogic.engine.pack_docs import pack_table
+    from lexlogic.engine.workbench.docs import pack_table
 
     assert (PACK / "RULES.md").read_text(encoding="utf-8") == pack_table(PACK), (
         "RULES.md is stale: run `lexlogic docs rules/rupture_brutale --write`"
     )
+
+
+def test_warns_on_an_uncertain_fact_weighed_at_one_half(pack_copy: Path) -> None:
+    """A yes/no fact with no prior and no default is a 0.5 coin nobody chose: `check` says where (file:line),
+    as a warning (exit 0); a declared prior (facts.yaml or weights.yaml) or a default silences it."""
+    facts = pack_copy / "facts.yaml"
+    text = facts.read_text()
+    extra = (
+        '  planted_coin: {type: bool, label: "Fait planté sans prior"}\n'
+        '  planted_with_prior: {type: bool, prior: 0.3, label: "Fait planté avec prior"}\n'
+        '  planted_named_prior: {type: bool, prior: p_notice_judged_insufficient, label: "Prior nommé hors appréciation"}\n'
+        '  planted_default: {type: bool, default: false, burden: claimant, label: "Fait planté avec défaut"}\n'
+    )
+    head, sep, rest = text.partition("facts:\n")
+    facts.write_text(head + sep + extra + rest)
+    assert runner.invoke(app, ["docs", str(pack_copy), "--write"]).exit_code == 0  # RULES.md follows the facts
+    result = runner.invoke(app, ["check", str(pack_copy)])
+    out = result.output + (result.stderr if hasattr(result, "stderr") else "")
+    assert result.exit_code == 0, out
+    lines = facts.read_text().splitlines()
+    at = {
+        name: next(i + 1 for i, x in enumerate(lines) if x.lstrip().startswith(f"{name}:"))
+        for name in ("planted_coin", "planted_named_prior")
+    }
+    assert f"{facts}:{at['planted_coin']}: warning: fact 'planted_coin'" in out
+    assert "P = 0.5" in out
+    assert f"{facts}:{at['planted_named_prior']}: warning: fact 'planted_named_prior'" in out
+    assert "read only on an appreciation fact" in out
+    assert "planted_with_prior" not in out and "planted_default" not in out
+    # a fact with an expert prior in weights.yaml is not warned about
+    assert "'notice_written'" not in out and "'fault_serious'" not in out
+    assert "warnings)" in out

@@ -16,12 +16,12 @@ import pytest
 
 from lexlogic.bridges.clingo_bridge import CompiledProgram, Solution, atom_signature, compile_pack
 from lexlogic.bridges.clingo_walk import ObstacleKind, PremiseKind, RuleWalker, View
-from lexlogic.engine.analysis import analyse, input_assignment
-from lexlogic.engine.explain import Explainer
-from lexlogic.engine.packs import pack_by_name
-from lexlogic.engine.values import gather_values
+from lexlogic.engine.symbolic.analysis import analyse, input_assignment
+from lexlogic.engine.symbolic.explain import Explainer
+from lexlogic.engine.symbolic.values import gather_values
 from lexlogic.logic.facts import parse_case
 from lexlogic.logic.pack import FactSpec, FactType, RulePack, load_pack
+from tests.support.packs import pack_by_name
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "rupture_brutale" / "facts.json"

@@ -1,20 +1,20 @@
-"""The one completion mechanism (engine/completions.py) and the supervaluation built on it."""
+"""The one completion mechanism (engine/symbolic/completions.py) and the supervaluation built on it."""
 
 from __future__ import annotations
 
 import pytest
 
-from lexlogic.engine.completions import (
+from lexlogic.engine.symbolic.completions import (
     UNDECIDED,
     CompletionTable,
     TooManyCompletions,
     enumerate_completions,
     supervalue,
 )
-from lexlogic.engine.packs import pack_by_name
-from lexlogic.engine.values import ValueStatus, gather_values
+from lexlogic.engine.symbolic.values import ValueStatus, gather_values
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.facts import parse_case
+from tests.support.packs import pack_by_name
 
 
 def test_every_completion_in_product_order() -> None:

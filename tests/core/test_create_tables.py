@@ -6,7 +6,7 @@ import threading
 
 from sqlalchemy import create_engine
 
-from lexlogic.engine.batch import BatchItemRow, BatchRow
+from lexlogic.engine.jobs.batch_store import BatchItemRow, BatchRow
 from lexlogic.engine.store.db import create_tables
 
 

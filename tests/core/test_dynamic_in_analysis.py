@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from lexlogic.api.cli import app
-from lexlogic.engine.dynamic_rules import DynamicRuleStore
+from lexlogic.engine.extensions.dynamic_rules import DynamicRuleStore
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rupture_brutale" / "facts.json"
 # An interpretation as an LLM might propose it (the fixture stands for the LLM's text, not for law).

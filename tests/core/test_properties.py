@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from lexlogic.api.cli import app
-from lexlogic.engine.ruletests import PropertyViolation, check_property
+from lexlogic.engine.workbench.ruletests import PropertyViolation, check_property
 from lexlogic.logic.ruletests import PropertySpec
 
 PACK = Path(__file__).resolve().parents[2] / "rules" / "rupture_brutale"
@@ -46,4 +46,6 @@ def test_cli_test_fails_on_a_broken_rule(tmp_path: Path) -> None:
     assert "FAIL" in result.output and "P_safe_harbour" in result.output
     last = result.output.strip().splitlines()[-1]
     passed, failed = (int(x.split()[0]) for x in last.split(", "))
-    assert failed >= 2 and passed > 50
+    # since issue 31 the post-2019 range stops at 18 months (doctrinal ceiling), so the YAML tests no longer see a
+    # forgotten safe harbour: the property P_safe_harbour alone catches it (asserted above)
+    assert failed >= 1 and passed > 50

@@ -8,9 +8,10 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from lexlogic.api.cli import app
+from lexlogic.engine.case.submissions import weigh_submissions
 from lexlogic.engine.documents.ingest import ingest_dossier
-from lexlogic.engine.packs import pack_by_name
-from lexlogic.engine.submissions import weigh_submissions
+from lexlogic.logic.facts import parse_case
+from tests.support.packs import pack_by_name
 
 LETTER = (
     "Objet : fin de nos relations commerciales.\n\n"
@@ -30,7 +31,7 @@ def _dossier(tmp_path: Path) -> Path:
 def test_verified_claim_sets_the_fact_with_its_evidence(tmp_path: Path) -> None:
     pack, _ = pack_by_name("rupture_brutale")
     folder = _dossier(tmp_path)
-    case = {"pack": "rupture_brutale", "case_id": "s", "facts": {}}
+    case = parse_case({"pack": "rupture_brutale", "case_id": "s", "facts": {}}, pack)
     submission = (
         "La rupture nous a été notifiée par lettre du 15 mars 2024. "
         "Le fournisseur a reçu une indemnité de 2 millions d'euros en 2022."
@@ -45,18 +46,18 @@ def test_verified_claim_sets_the_fact_with_its_evidence(tmp_path: Path) -> None:
     )
     statuses = {c.claim: c.status for c in report.claims}
     assert "VERIFIED" in statuses.values()
-    fact = updated["facts"]["notification_date"]
+    fact = updated.facts["notification_date"].model_dump(mode="json")
     assert fact["value"] == "2024-03-15" and fact["confidence"] >= 0.8
     quote = fact["grounding"][0]["quote"]
     assert "15 mars 2024" in quote and quote in LETTER  # the evidence span, verbatim
     unsupported = [c for c in report.claims if "indemnité" in c.claim]
     assert unsupported and unsupported[0].status == "UNKNOWN"
-    assert "annual_turnover" not in updated["facts"]  # saying is not proving
+    assert "annual_turnover" not in updated.facts  # saying is not proving
 
 
 def test_contradicted_date_opens_two_readings(tmp_path: Path) -> None:
     pack, _ = pack_by_name("rupture_brutale")
-    case = {"pack": "rupture_brutale", "case_id": "s", "facts": {}}
+    case = parse_case({"pack": "rupture_brutale", "case_id": "s", "facts": {}}, pack)
     updated, report = weigh_submissions(
         pack,
         case,
@@ -66,7 +67,7 @@ def test_contradicted_date_opens_two_readings(tmp_path: Path) -> None:
         fallacy_check=False,
     )
     assert report.claims[0].status in ("CONTRADICTED", "AMBIGUOUS")
-    fact = updated["facts"]["notification_date"]
+    fact = updated.facts["notification_date"].model_dump(mode="json")
     values = {fact["value"], *(a["value"] for a in fact.get("alternatives", []))}
     assert values == {"2024-05-02", "2024-03-15"}
     assert fact["world"] == "NARRATIVE_B"

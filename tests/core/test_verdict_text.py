@@ -12,8 +12,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from lexlogic.api.cli import app
-from lexlogic.engine.report import render_report
-from lexlogic.engine.verdict_service import build_verdict
+from lexlogic.api.report_html import render_report
+from lexlogic.engine.verdict.build import build_verdict, read_case
+from tests.support.packs import SHIPPED
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = json.loads((ROOT / "examples/rupture_brutale/facts.json").read_text(encoding="utf-8"))
@@ -63,7 +64,7 @@ def test_proof_prints_each_shared_subtree_once(tmp_path: Path) -> None:
 
 def test_unknown_outcome_is_never_worded_as_established(tmp_path: Path) -> None:
     case = _undetermined()
-    v = build_verdict(case, {})
+    v = build_verdict(read_case(SHIPPED, case), {}, packs=SHIPPED)
     assert v.label.value == "UNDETERMINED"
     target = v.outcomes[v.target]
     assert target.status == "unknown"
@@ -84,7 +85,7 @@ def test_unknown_outcome_is_never_worded_as_established(tmp_path: Path) -> None:
     assert data["headline"] == v.headline and data["label"] == "UNDETERMINED"
     # the report shows no green proof of the target
     state = {"case_id": "x", "status": "verdict", "evaluation": v.model_dump(mode="json"), "case_file": case}
-    html = unescape(render_report(state, []))
+    html = unescape(render_report(state, [], SHIPPED.pack("rupture_brutale")))
     assert "Preuve de la conclusion" not in html and "Ce qui fonderait la conclusion — non établie" in html
     assert "✔ " + v.headline not in html
     assert v.headline in html

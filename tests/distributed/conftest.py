@@ -112,9 +112,10 @@ class Cluster:
             self.kill9(name)
 
     def purge(self) -> None:
-        from lexlogic.engine.tasks import celery_app
+        from lexlogic.engine.jobs.tasks import celery_app
+        from lexlogic.settings import Settings
 
-        app = celery_app(BROKER_URL)
+        app = celery_app(Settings(), BROKER_URL)
         with app.connection_for_write() as conn:
             channel = conn.default_channel
             for q in ("ingest", "analysis"):

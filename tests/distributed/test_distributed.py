@@ -17,11 +17,13 @@ from typing import Any
 
 import pytest
 
-from lexlogic.engine.batch import BatchStore, run_batch, write_results
-from lexlogic.engine.orchestrator import CaseState, Orchestrator, Phase
+from lexlogic.engine.case.machine import CaseState, Orchestrator, Phase
+from lexlogic.engine.jobs.batch import BatchStore, run_batch, write_results
+from lexlogic.engine.jobs.tasks import Job, submit
 from lexlogic.engine.store.cases import CaseStore
-from lexlogic.engine.tasks import Job, submit
+from lexlogic.settings import Settings
 from tests.distributed.conftest import Cluster
+from tests.support.packs import SHIPPED
 
 pytestmark = pytest.mark.timeout(600)
 EXAMPLE = json.loads((Path(__file__).resolve().parents[2] / "examples/rupture_brutale/facts.json").read_text())
@@ -47,7 +49,7 @@ def _owner_pid(owner: str) -> int | None:
 def local_reference(portfolio: Path, tmp_path_factory) -> tuple[str, dict[str, int]]:  # type: ignore[no-untyped-def]
     """The same batch on the local pool (no broker): its results file and each item's number of states."""
     db = f"sqlite:///{tmp_path_factory.mktemp('local') / 'local.db'}"
-    report = run_batch(portfolio, db_url=db, distributed=False, concurrency=2)
+    report = run_batch(portfolio, packs=SHIPPED, settings=Settings(), db_url=db, distributed=False, concurrency=2)
     store = CaseStore(db)
     states = {r.key: len(store.states(r.run_id)) for r in BatchStore(store.engine).items(report.batch_id)}
     store.close()
@@ -64,7 +66,9 @@ def test_two_workers_one_killed_mid_batch_every_case_once(as_client: Cluster, po
 
     def go() -> None:
         try:
-            box["report"] = run_batch(portfolio, db_url=c.db_url, batch_id="killed", timeout=240)
+            box["report"] = run_batch(
+                portfolio, packs=SHIPPED, settings=Settings(), db_url=c.db_url, batch_id="killed", timeout=240
+            )
         except Exception as exc:  # pragma: no cover - reported below
             box["error"] = exc
 
@@ -98,18 +102,20 @@ def test_two_workers_one_killed_mid_batch_every_case_once(as_client: Cluster, po
     assert {r.key: len(store.states(r.run_id)) for r in rows} == ref_states  # no step persisted twice
     assert _jsonl(report.results) == ref_jsonl  # the same results as the local pool
     assert store.orphans() == [] and store.lease(victim) is None
-    again = run_batch(portfolio, db_url=c.db_url, batch_id="killed", timeout=60)  # resumable: all skipped
+    again = run_batch(
+        portfolio, packs=SHIPPED, settings=Settings(), db_url=c.db_url, batch_id="killed", timeout=60
+    )  # resumable: all skipped
     assert again.skipped == 40 and _jsonl(again.results) == ref_jsonl
     store.close()
 
 
 def _facts_run(store: CaseStore, run_id: str) -> None:
-    from lexlogic.engine.packs import pack_by_name
     from lexlogic.logic.facts import parse_case
+    from tests.support.packs import pack_by_name
 
     pack, _ = pack_by_name("rupture_brutale")
     case_file = parse_case(json.loads(json.dumps(EXAMPLE)), pack).model_dump(mode="json")
-    state = CaseState(case_id=run_id, source="facts", phase=Phase.PLANNING, case_file=case_file)
+    state = CaseState(case_id=run_id, pack="rupture_brutale", source="facts", phase=Phase.PLANNING, case_file=case_file)
     store.save(
         run_id,
         state.model_dump(mode="json"),
@@ -127,7 +133,7 @@ def test_a_run_resumed_on_another_worker_ends_identical(as_client: Cluster) -> N
     store = CaseStore(c.db_url)
     _facts_run(store, "moved-run")
     c.start("slow", step_delay=0.4)
-    submit("moved-run", Job(kind="run"), store=store)
+    submit("moved-run", Job(kind="run"), settings=Settings(), store=store)
     deadline = time.monotonic() + 60
     while store.head_seq("moved-run") < 6 and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -142,7 +148,7 @@ def test_a_run_resumed_on_another_worker_ends_identical(as_client: Cluster) -> N
     ):
         time.sleep(0.1)
     _facts_run(store, "ref-run")  # the same case, uninterrupted, on the same worker
-    submit("ref-run", Job(kind="run"), store=store)
+    submit("ref-run", Job(kind="run"), settings=Settings(), store=store)
     while (store.lease("ref-run") or store.latest("ref-run")[1]["status"] == "running") and (
         time.monotonic() < deadline
     ):
@@ -159,12 +165,12 @@ def test_the_api_enqueues_runs_and_answers_as_a_local_run(as_client: Cluster, tm
     from fastapi.testclient import TestClient
 
     from lexlogic.api.app import create_app
-    from lexlogic.api.deps import Settings
+    from lexlogic.api.deps import ApiSettings
 
     c = as_client
     if not c.workers:
         c.start("other")
-    app = create_app(Settings(db_url=c.db_url, data_dir=tmp_path / "data"))
+    app = create_app(ApiSettings(db_url=c.db_url, data_dir=tmp_path / "data"))
     _, key = app.state.services.tenants.create_key("tenant-d")
     h = {"X-API-Key": key}
     with TestClient(app) as client:
@@ -182,7 +188,7 @@ def test_the_api_enqueues_runs_and_answers_as_a_local_run(as_client: Cluster, tm
         states = client.get(f"/v1/cases/{cid}/states", headers=h).json()
     store = CaseStore(c.db_url)
     _facts_run(store, "api-local-ref")
-    local = Orchestrator(store).run(CaseState.model_validate(store.latest("api-local-ref")[1]))
+    local = Orchestrator(store, packs=SHIPPED).run(CaseState.model_validate(store.latest("api-local-ref")[1]))
     assert remote["status"] == local.status and remote["log"] == local.log[-20:]
     assert states[-1]["status"] == "verdict" and [s["note"] for s in states].count("restart") == 1
     store.close()
@@ -201,7 +207,9 @@ def test_a_dossier_goes_through_the_ingest_queue_then_analysis(as_client: Cluste
     d.mkdir()
     for name in ("00-note-avocat.md", "05-courriel-dereferencement.eml"):
         shutil.copy(Path(__file__).resolve().parents[2] / "examples/rupture_brutale/dossier" / name, d)
-    report = run_batch(tmp_path / "mixed", db_url=c.db_url, batch_id="mixed", timeout=240)
+    report = run_batch(
+        tmp_path / "mixed", packs=SHIPPED, settings=Settings(), db_url=c.db_url, batch_id="mixed", timeout=240
+    )
     assert report.mode == "celery" and [r.kind for r in report.results] == ["case", "dossier"]
     assert all(r.status not in ("invalid", "error") for r in report.results), report.results
     store = CaseStore(c.db_url)

@@ -10,12 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from lexlogic.engine.batch import BatchStore, discover, run_batch
-from lexlogic.engine.orchestrator import Orchestrator
+from lexlogic.engine.case.machine import Orchestrator
+from lexlogic.engine.jobs.batch import BatchStore, discover, run_batch
+from lexlogic.engine.jobs.tasks import Job, Resumer, advance
 from lexlogic.engine.store.cases import CaseLease, CaseStore, host_id
-from lexlogic.engine.tasks import Job, Resumer, advance
+from lexlogic.settings import Settings
 from tests.distributed.make_cases import write_cases
 from tests.distributed.test_distributed import _facts_run
+from tests.support.packs import SHIPPED
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,9 +31,9 @@ def store(tmp_path: Path, monkeypatch) -> CaseStore:  # type: ignore[no-untyped-
 
 def test_advance_is_idempotent(store: CaseStore) -> None:
     _facts_run(store, "r1")
-    first = advance("r1", Job(), store=store)
+    first = advance("r1", Job(), settings=Settings(), store=store)
     n = store.head_seq("r1")
-    again = advance("r1", Job(), store=store)  # a duplicate delivery: nothing more is written
+    again = advance("r1", Job(), settings=Settings(), store=store)  # a duplicate delivery: nothing more is written
     assert first.outcome == again.outcome == "done" and first.status == "verdict"
     assert store.head_seq("r1") == n and store.lease("r1") is None
 
@@ -50,7 +52,7 @@ def test_a_time_limit_stops_the_run_with_an_error(store: CaseStore, monkeypatch)
         return real(self, state)
 
     monkeypatch.setattr(Orchestrator, "step", step)
-    res = advance("slow", Job(), store=store)
+    res = advance("slow", Job(), settings=Settings(), store=store)
     final = store.latest("slow")[1]
     assert res.status == "error" and final["status"] == "error" and "time limit" in final["message"]
     assert store.lease("slow") is None
@@ -63,7 +65,7 @@ def test_the_resumer_gives_up_after_repeated_interruptions(store: CaseStore) -> 
     assert store.claim("cursed", f"{host_id()}:{p.pid}:x")
     with store.Session.begin() as s:
         s.get(CaseLease, "cursed").attempts = 5
-    assert Resumer(store).pass_once() == ["cursed"]
+    assert Resumer(store, Settings()).pass_once() == ["cursed"]
     final = store.latest("cursed")[1]
     assert final["status"] == "error" and "given up" in final["message"] and store.lease("cursed") is None
 
@@ -92,16 +94,16 @@ def test_a_local_batch_resumes_and_reruns_only_what_changed(tmp_path: Path, stor
     d.mkdir()
     shutil.copy(ROOT / "examples/rupture_brutale/dossier/00-note-avocat.md", d)
     db = str(store.engine.url)
-    first = run_batch(tmp_path / "p", db_url=db, concurrency=1)
+    first = run_batch(tmp_path / "p", packs=SHIPPED, settings=Settings(), db_url=db, concurrency=1)
     assert first.mode == "local" and first.total == 4 and first.skipped == 0
     kinds = {r.key: (r.kind, r.status) for r in first.results}
     assert kinds["dossier"][0] == "dossier" and kinds["dossier"][1] != "invalid"
-    again = run_batch(tmp_path / "p", db_url=db, concurrency=1)
+    again = run_batch(tmp_path / "p", packs=SHIPPED, settings=Settings(), db_url=db, concurrency=1)
     assert again.skipped == 4 and again.results == first.results
     case = json.loads((tmp_path / "p" / "case-0001.json").read_text())
     case["facts"]["notice_given_months"] = 24
     (tmp_path / "p" / "case-0001.json").write_text(json.dumps(case))
-    third = run_batch(tmp_path / "p", db_url=db, concurrency=1)
+    third = run_batch(tmp_path / "p", packs=SHIPPED, settings=Settings(), db_url=db, concurrency=1)
     assert third.skipped == 3
     assert [r.key for r in BatchStore(store.engine).items(third.batch_id) if r.status == "done"] == sorted(
         r.key for r in third.results
@@ -115,7 +117,7 @@ def test_a_redelivered_step_gives_up_after_repeated_interruptions(store: CaseSto
     assert store.claim("poison", f"{host_id()}:{p.pid}:x")
     with store.Session.begin() as s:
         s.get(CaseLease, "poison").attempts = 5
-    res = advance("poison", Job(), store=store)  # the broker's redelivery, not the resumer
+    res = advance("poison", Job(), settings=Settings(), store=store)  # the broker's redelivery, not the resumer
     final = store.latest("poison")[1]
     assert res.status == "error" and "given up" in final["message"] and store.lease("poison") is None
 
@@ -127,7 +129,7 @@ def test_a_failing_case_stops_with_its_reason_instead_of_hanging(store: CaseStor
         raise RuntimeError("rule file unreadable")
 
     monkeypatch.setattr(Orchestrator, "step", step)
-    res = advance("broken", Job(), store=store)
+    res = advance("broken", Job(), settings=Settings(), store=store)
     final = store.latest("broken")[1]
     assert res.status == "error" and final["message"] == "RuntimeError: rule file unreadable"
     assert store.lease("broken") is None

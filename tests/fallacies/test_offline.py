@@ -12,6 +12,7 @@ from lexlogic.engine.fallacies.navigation import StepStatus, navigate
 from lexlogic.engine.fallacies.navigators.offline import OfflineNavigator
 from lexlogic.engine.fallacies.taxonomy import builtin_taxonomy
 from lexlogic.engine.fallacies.thresholds import load_thresholds
+from lexlogic.settings import Settings
 from tests.fallacies.conftest import EVAL_SET, HOLDOUT2_SET
 
 # Measured with the current thresholds.json (cue weight β and τ fitted on the calibration set only;
@@ -108,10 +109,11 @@ def test_clear_fallacy_is_confirmed_with_path_and_justification() -> None:
 
 def test_embedding_cache_is_keyed_by_content(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("LEXLOGIC_HOME", str(tmp_path))
-    first = embedding_index.embed_cached(["Appel à la tradition.", "Faux dilemme."])
+    cache = Settings().fallacies_cache  # under LEXLOGIC_HOME when it is set
+    first = embedding_index.embed_cached(["Appel à la tradition.", "Faux dilemme."], cache=cache)
     files = list((tmp_path / "cache" / "fallacies").glob("*.npy"))
     assert len(files) == 1 and np.allclose(np.load(files[0]), first)
     np.save(files[0], np.zeros_like(first))  # a cache hit returns what is stored (proves it is read)
-    assert not embedding_index.embed_cached(["Appel à la tradition.", "Faux dilemme."]).any()
-    embedding_index.embed_cached(["Appel à la tradition."])  # other content → other key
+    assert not embedding_index.embed_cached(["Appel à la tradition.", "Faux dilemme."], cache=cache).any()
+    embedding_index.embed_cached(["Appel à la tradition."], cache=cache)  # other content → other key
     assert len(list((tmp_path / "cache" / "fallacies").glob("*.npy"))) == 2

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 import time
 
+from tests.support.api_app import Api
+
 from .bombs import pdf, pdf_bomb
-from .conftest import Api
 
 
 def _events(text: str) -> list[tuple[str, dict]]:

@@ -11,9 +11,9 @@ from sqlalchemy import create_engine
 from sqlalchemy.exc import OperationalError
 
 from lexlogic.api.routers._state import head
+from tests.support.api_app import EXAMPLE, Api
 
 from .bombs import pdf, pdf_bomb
-from .conftest import EXAMPLE, Api
 
 POISONED_ANSWERS = [
     ('{"answers": {"notice_given_months": NaN}}', "$.answers.notice_given_months", "NaN"),

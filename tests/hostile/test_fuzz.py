@@ -20,14 +20,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lexlogic.api.app import create_app
-from lexlogic.api.deps import Settings
-from lexlogic.sandbox.quota import QuotaLimits
-
-from .conftest import EXAMPLE
+from lexlogic.api.deps import ApiSettings
+from lexlogic.engine.tenancy.quota import QuotaLimits
+from tests.support.api_app import EXAMPLE
 
 TMP = Path(tempfile.mkdtemp(prefix="lexlogic-hostile-fuzz-"))
 APP = create_app(
-    Settings(
+    ApiSettings(
         db_url=f"sqlite:///{TMP / 'api.db'}",
         data_dir=TMP / "data",
         quota_limits=QuotaLimits(proposals_per_minute=10_000, concurrent_runs=4, worker_seconds_per_minute=10_000),

@@ -17,10 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from lexlogic.engine.tenancy.quota import QuotaLimits
 from lexlogic.sandbox.pool import default_pool
-from lexlogic.sandbox.quota import QuotaLimits
-
-from .conftest import Api, make_api
+from tests.support.api_app import Api, make_api
 
 BENIGN = (
     "def rule(facts):\n    years = facts.get('relation_years', 0)\n"
@@ -39,12 +38,14 @@ RUNAWAY = "def rule(facts):\n    while True:\n        pass\n"
 
 
 @pytest.fixture
-def api(db_url: str, tmp_path: Path) -> Iterator[Api]:
-    limits = QuotaLimits(proposals_per_minute=35, concurrent_runs=1, worker_seconds_per_minute=8)
+def api_with_quotas(db_url: str, tmp_path: Path) -> Iterator[Api]:
+    """The app with tight per-tenant quotas (the shared ``api`` fixture has the defaults)."""
+    limits = QuotaLimits(proposals_per_minute=35, concurrent_runs=1, worker_seconds_per_minute=30)
     yield from make_api(db_url, tmp_path, quota_limits=limits)
 
 
-def test_tenant_b_keeps_working_while_tenant_a_poisons_the_sandbox(api: Api) -> None:
+def test_tenant_b_keeps_working_while_tenant_a_poisons_the_sandbox(api_with_quotas: Api) -> None:
+    api = api_with_quotas
     c = api.client
     svc = c.app.state.services  # type: ignore[attr-defined]
     _, key_b2 = svc.tenants.create_key("tenant-b", label="reviewer")
@@ -73,8 +74,7 @@ def test_tenant_b_keeps_working_while_tenant_a_poisons_the_sandbox(api: Api) -> 
     for i in range(32):
         res = c.post("/v1/dynamic-rules", json={"text": bomb(i), "author": "attacker"}, headers=ha)
         a_codes[f"bomb {res.status_code}"] += 1
-        if res.status_code == 429:
-            assert int(res.headers["retry-after"]) >= 1
+        assert res.status_code == 422, res.text  # within the quota: refused for what it is, not for volume
         b_runs()
     # 2. a rule that swallows MemoryError, run repeatedly: each run fails as a limit and recycles its worker
     catcher = c.post("/v1/dynamic-rules", json={"text": CATCHER, "author": "attacker"}, headers=ha)
@@ -108,6 +108,8 @@ def test_tenant_b_keeps_working_while_tenant_a_poisons_the_sandbox(api: Api) -> 
     for i in range(5):
         res = c.post("/v1/dynamic-rules", json={"text": bomb(100 + i), "author": "attacker"}, headers=ha)
         a_codes[f"bomb {res.status_code}"] += 1
+        if res.status_code == 429:
+            assert int(res.headers["retry-after"]) >= 1
     wall = time.perf_counter() - t_start
     b_runs(5)
     # B's case-level run of its active rules still works
@@ -128,7 +130,8 @@ def test_tenant_b_keeps_working_while_tenant_a_poisons_the_sandbox(api: Api) -> 
     assert not b_fail, b_fail[:3]
     assert a_codes.get("bomb 500", 0) == 0 and not any(k.endswith(" 500") for k in a_codes)
     assert sum(v for k, v in a_codes.items() if k.startswith("bomb 4")) == 37  # every bomb: 422 or 429
-    assert a_codes["bomb 422"] == 32 and a_codes["bomb 429"] >= 1
+    # 34 proposals so far under a quota of 35 a minute: the 35th is judged (422), the last four are 429
+    assert a_codes["bomb 422"] >= 32 and a_codes["bomb 429"] >= 1
     assert a_codes["catcher 200"] == 4 and figures["workers_replaced"] >= 4
     assert a_codes.get("runaway 429", 0) >= 1  # concurrency / worker-seconds quota
     assert max(b_lat) < 10.0

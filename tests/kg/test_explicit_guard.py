@@ -11,6 +11,7 @@ from lexlogic.engine.kg.extract import extract
 from lexlogic.engine.kg.from_case import record_documents
 from lexlogic.engine.kg.model import AssertionKind, DiscursiveAbstainReason, RelationType
 from lexlogic.engine.kg.store import KGStore
+from lexlogic.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 R = DiscursiveAbstainReason
@@ -161,7 +162,7 @@ def test_dossier_spans_are_exact_document_slices() -> None:
     from lexlogic.engine.documents.ingest import ingest_dossier
     from lexlogic.engine.kg.from_case import extract_documents
 
-    docs = ingest_dossier(ROOT / "examples" / "rupture_brutale" / "dossier")
+    docs = ingest_dossier(ROOT / "examples" / "rupture_brutale" / "dossier", cache=Settings().documents_cache)
     texts = {d.id: d.text for d in docs}
     evidence = extract_documents(docs)
     assert {e.document_id for e in evidence} == set(texts)

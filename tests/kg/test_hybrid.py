@@ -1,13 +1,15 @@
-"""HYBRID: the pattern proposes, the LLM confirms (ScriptedLLM is a real local HTTP server)."""
+"""HYBRID: the pattern proposes, the LLM confirms, through kg.hybrid.confirm as the CLI and the API call it
+(ScriptedLLM is a real local HTTP server)."""
 
 from __future__ import annotations
 
 import json
 
 from lexlogic.bridges.llm import LLMClient
-from lexlogic.engine.kg.hybrid import extract_hybrid
+from lexlogic.engine.kg.hybrid import confirm
 from lexlogic.engine.kg.model import DiscursiveAbstainReason as A
 from lexlogic.engine.kg.model import ExtractionMethod as M
+from lexlogic.engine.kg.patterns import extract
 from tests.support.fake_llm import ScriptedLLM
 
 TEXT = "Payment may be made in euros or in US dollars. By default, French law applies to this contract."
@@ -19,7 +21,7 @@ def reply(verdict: str, reason: str | None = None, note: str = "") -> dict:
 
 def test_confirmed_candidates_become_hybrid_and_rejected_ones_abstain():
     with ScriptedLLM([reply("confirm", note="stated"), reply("reject", "TYPE2_RISK", "law not chosen")]) as server:
-        result = extract_hybrid(TEXT, "d", LLMClient(server.base_url, "m", max_retries=1))
+        result = confirm(extract(TEXT, "d"), LLMClient(server.base_url, "m", max_retries=1))
         prompts = [r["messages"][1]["content"] for r in server.requests]
     assert [a.method for a in result.assertions] == [M.HYBRID]
     assert result.assertions[0].relation.value == "ALTERNATIVE_TO"
@@ -30,29 +32,22 @@ def test_confirmed_candidates_become_hybrid_and_rejected_ones_abstain():
 
 def test_the_llm_never_proposes_relations_of_its_own():
     with ScriptedLLM([]) as server:
-        result = extract_hybrid("The contract requires written notice.", "d", LLMClient(server.base_url, "m"))
+        result = confirm(extract("The contract requires written notice.", "d"), LLMClient(server.base_url, "m"))
         assert server.requests == []  # nothing proposed by the pattern: nothing to confirm
     assert result.assertions == []
 
 
 def test_invalid_answer_is_retried_then_a_failure_keeps_pattern():
     with ScriptedLLM([{"content": "not json"}, reply("confirm")]) as server:
-        ok = extract_hybrid(
-            "Payment may be made in euros or in US dollars.", "d", LLMClient(server.base_url, "m", max_retries=2)
+        ok = confirm(
+            extract("Payment may be made in euros or in US dollars.", "d"),
+            LLMClient(server.base_url, "m", max_retries=2),
         )
         assert len(server.requests) == 2
     assert ok.assertions[0].method is M.HYBRID
     with ScriptedLLM([]) as server:  # every call answers HTTP 500
-        kept = extract_hybrid(
-            "Payment may be made in euros or in US dollars.", "d", LLMClient(server.base_url, "m", max_retries=1)
+        kept = confirm(
+            extract("Payment may be made in euros or in US dollars.", "d"),
+            LLMClient(server.base_url, "m", max_retries=1),
         )
     assert kept.assertions[0].method is M.PATTERN and "LLM unavailable" in kept.assertions[0].note
-
-
-def test_configured_from_environment(monkeypatch):
-    monkeypatch.delenv("LEXLOGIC_LLM_BASE_URL", raising=False)
-    assert extract_hybrid("Payment may be made in euros or in US dollars.").assertions[0].method is M.PATTERN
-    with ScriptedLLM([reply("confirm")]) as server:
-        monkeypatch.setenv("LEXLOGIC_LLM_BASE_URL", server.base_url)
-        result = extract_hybrid("Payment may be made in euros or in US dollars.")
-    assert result.assertions[0].method is M.HYBRID

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from lexlogic.engine.ruletests import run_case
-from lexlogic.engine.verdict_service import build_verdict
+from lexlogic.engine.verdict.build import build_verdict, read_case
+from lexlogic.engine.workbench.ruletests import run_case
+from tests.support.packs import SHIPPED
 
 ROOT = Path(__file__).resolve().parents[2]
 PACK = ROOT / "rules" / "rupture_brutale"
@@ -69,7 +70,9 @@ def test_contested_fact_is_asked_and_shown_in_the_why_not() -> None:
 
 
 def test_contested_fact_is_weighed_by_its_prior() -> None:
-    verdict = build_verdict({"pack": "rupture_brutale", "case_id": "fm", "facts": _with("alleged")}, {})
+    verdict = build_verdict(
+        read_case(SHIPPED, {"pack": "rupture_brutale", "case_id": "fm", "facts": _with("alleged")}), {}, packs=SHIPPED
+    )
     p = verdict.probability.p_target
     assert p is not None and 0.9 < p < 1.0  # prior of force majeure: 5 %
 

@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from lexlogic.api.cli import app
-from lexlogic.engine.pack_docs import pack_table
+from lexlogic.engine.workbench.docs import pack_table
 
 PACK = Path(__file__).resolve().parents[2] / "rules" / "rupture_brutale"
 runner = CliRunner()
@@ -95,16 +95,16 @@ MISTAKES = [
     Mistake(
         "test_unknown_fact",
         "tests/brutalite.yaml",
-        "  facts: {<<: *facts, notice_given_months: 16.5}",
-        "  facts: {<<: *facts, notice_given_month: 16.5}",
-        "notice_given_month: 16.5",
+        "  facts: {<<: *facts, notice_given_months: 18}",
+        "  facts: {<<: *facts, notice_given_month: 18}",
+        "notice_given_month: 18",
         "unknown fact 'notice_given_month' (did you mean 'notice_given_months'?)",
     ),
     Mistake(
         "test_impossible_date",
         "tests/brutalite.yaml",
-        "  facts: {<<: *facts, notice_given_months: 16.5}",
-        '  facts: {<<: *facts, notice_given_months: 16.5, claim_date: "2024-02-30"}',
+        "  facts: {<<: *facts, notice_given_months: 18}",
+        '  facts: {<<: *facts, notice_given_months: 18, claim_date: "2024-02-30"}',
         "2024-02-30",
         "fact 'claim_date'",
     ),
@@ -193,7 +193,7 @@ MISTAKES = [
         "parameters.yaml",
         "      - {from: 2019-04-26, value: 18}",
         "      - {from: 2019-04-26, value: 24}",
-        "| Préavis de 24 mois (depuis le",
+        "| Préavis de 24 mois exonérant",
         "stale",
     ),
     Mistake(

@@ -7,12 +7,12 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
 import typer
 from typer.testing import CliRunner
 
 from lexlogic.api.cli import app
-from lexlogic.engine.planner import is_major_fact, load_checks, make_plan, replan_major_fact
+from lexlogic.engine.case.planner import is_major_fact, load_checks, make_plan, replan_major_fact
+from lexlogic.engine.packs.library import PackLibrary
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
@@ -50,6 +50,39 @@ def test_new_pack_passes_check_and_test_and_is_found_with_rules(tmp_path: Path) 
     assert again.exit_code == 2
 
 
+def test_new_pack_writes_the_newer_manifest_keys_and_check_reads_them(tmp_path: Path) -> None:
+    """Issue 29: the scaffold writes the verdict's colours, the defeaters' heading and the calibration
+    pointer, each with its comment; `check` accepts them, and checks the calibration once it is pointed at."""
+    from lexlogic.logic.pack import load_pack
+
+    assert runner.invoke(app, ["new", "pack", "delai_demo", "--dir", str(tmp_path)]).exit_code == 0
+    root = tmp_path / "delai_demo"
+    manifest = (root / "pack.yaml").read_text(encoding="utf-8")
+    assert "# calibration: calibration/reader.yaml" in manifest
+    loaded = load_pack(root).manifest
+    assert (loaded.target_colours.holds, loaded.target_colours.fails) == ("blue", "neutral")
+    assert loaded.defeaters_heading == "Fins de non-recevoir examinées et écartées"
+    assert runner.invoke(app, ["check", "--rules", str(tmp_path)]).exit_code == 0
+
+    (root / "pack.yaml").write_text(manifest.replace("# calibration:", "calibration:"), encoding="utf-8")
+    line = next(i for i, t in enumerate(manifest.splitlines(), 1) if "# calibration:" in t)
+    missing = runner.invoke(app, ["check", "--rules", str(tmp_path)])
+    assert missing.exit_code != 0 and f"pack.yaml:{line}" in missing.output and "calibration" in missing.output
+
+    (root / "calibration").mkdir()
+    fitted = (
+        "version: 1\nprovenance: test\nfitted_on: [calib]\npseudo_count: 10\nraw_points: [[0.8, 0.7], [0.9, 0.85]]\n"
+    )
+    (root / "calibration" / "reader.yaml").write_text(fitted, encoding="utf-8")
+    assert runner.invoke(app, ["check", "--rules", str(tmp_path)]).exit_code == 0
+    (root / "calibration" / "reader.yaml").write_text(fitted + "by_fact: {gone_fact: 0.2}\n", encoding="utf-8")
+    stale = runner.invoke(app, ["check", "--rules", str(tmp_path)])
+    assert stale.exit_code != 0 and "gone_fact" in stale.output
+    (root / "calibration" / "reader.yaml").write_text("version: one\n", encoding="utf-8")
+    broken = runner.invoke(app, ["check", "--rules", str(tmp_path)])
+    assert broken.exit_code != 0 and "reader.yaml" in broken.output and "Traceback" not in broken.output
+
+
 def test_test_filter_and_no_properties() -> None:
     result = runner.invoke(
         app, ["test", str(ROOT / "rules" / "late_payment"), "-k", "prescription", "--no-properties", "-v"]
@@ -69,16 +102,16 @@ def test_schema_pack_covers_every_file(tmp_path: Path) -> None:
     assert "Parameter" in params["$defs"]
 
 
-def test_planner_reads_packs_under_the_rules_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_planner_reads_packs_of_the_library_it_is_given(tmp_path: Path) -> None:
     shutil.copytree(ROOT / "rules" / "late_payment", tmp_path / "retards")
     text = (
         (tmp_path / "retards" / "pack.yaml").read_text(encoding="utf-8").replace("name: late_payment", "name: retards")
     )
     (tmp_path / "retards" / "pack.yaml").write_text(text, encoding="utf-8")
-    monkeypatch.setenv("LEXLOGIC_RULES_DIR", str(tmp_path))
-    checks = load_checks("retards")
+    retards = PackLibrary(tmp_path).pack("retards")
+    checks = load_checks(retards)
     assert [c.id for c in checks][:2] == ["scope", "prescription"]
-    plan = make_plan("retards")
+    plan = make_plan(retards)
     for task in plan.tasks:
         task.status = "done"
     assert is_major_fact(plan, "public_buyer") and not is_major_fact(plan, "paid")

@@ -13,8 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from lexlogic.api.cli import app
-from lexlogic.engine.report import render_report
-from lexlogic.engine.verdict_service import build_verdict
+from lexlogic.api.report_html import render_report
+from lexlogic.engine.verdict.build import build_verdict, read_case
+from tests.support.packs import SHIPPED
 
 ROOT = Path(__file__).resolve().parents[2]
 FACTS = ROOT / "examples/late_payment/facts.json"
@@ -38,7 +39,9 @@ def test_cli_text_speaks_late_payment() -> None:
     assert result.exit_code == 0, result.output
     _clean(result.output, "CLI text")
     assert "Pénalités de retard dues" in result.output
-    assert "1 011" in _spaces(result.output)  # 591,12 € of penalties (80 days at 14,5 %) + 40 € + 380 € justified costs
+    # 80 days across 1 July 2024 (issue 31): 61 d × 14,5 % + 19 d × 14,25 % = 1 155,25 ; 18 600 × 1 155,25 / 36 500
+    # = 588,70 € of penalties + 40 € + 380 € justified costs = 1 008,70 € (one rate for the whole delay: 1 011 €)
+    assert "1 008,70" in _spaces(result.output)  # to the cent (issue 29) on the per-semester sum (issue 31)
 
 
 def test_cli_json_speaks_late_payment() -> None:
@@ -47,19 +50,21 @@ def test_cli_json_speaks_late_payment() -> None:
     _clean(result.output, "CLI JSON")
     data = json.loads(result.output)
     assert data["target_label"] == "pénalités de retard dues"
-    assert data["summary"].startswith("Pénalités de retard dues : 80 jours de retard au taux annuel de 14,5 %.")
-    assert "1 011 €" in _spaces(data["summary"])
+    assert data["summary"].startswith(
+        "Pénalités de retard dues : 80 jours de retard au taux annuel moyen de 14,44 % (taux de chaque semestre)."
+    )
+    assert "1 008,70 €" in _spaces(data["summary"])
 
 
 def test_report_speaks_late_payment() -> None:
-    verdict = build_verdict(CASE, {})
+    verdict = build_verdict(read_case(SHIPPED, CASE), {}, packs=SHIPPED)
     state = {
         "case_id": CASE["case_id"],
         "status": "verdict",
         "evaluation": verdict.model_dump(mode="json"),
         "case_file": CASE,
     }
-    html = render_report(state, [])
+    html = render_report(state, [], SHIPPED.pack("late_payment"))
     _clean(html, "HTML report")
     assert "pénalités de retard" in unescape(html).lower()
 
@@ -75,9 +80,9 @@ def api_client(tmp_path: Path) -> Iterator[tuple[object, dict[str, str]]]:
     from fastapi.testclient import TestClient
 
     from lexlogic.api.app import create_app
-    from lexlogic.api.deps import Settings
+    from lexlogic.api.deps import ApiSettings
 
-    application = create_app(Settings(db_url=f"sqlite:///{tmp_path / 'api.db'}", data_dir=tmp_path / "data"))
+    application = create_app(ApiSettings(db_url=f"sqlite:///{tmp_path / 'api.db'}", data_dir=tmp_path / "data"))
     _, key = application.state.services.tenants.create_key("tenant-lp")
     with TestClient(application) as client:
         yield client, {"X-API-Key": key}

@@ -21,7 +21,7 @@ FOLDERS = ("engine", "api", "bridges")
 SUFFIXES = {".py", ".yaml", ".yml", ".js", ".html", ".css", ".json", ".jinja"}
 
 # file -> (lines allowed, why, who removes them)
-ALLOWED: dict[str, tuple[int, str]] = {}  # empty since the second session of 2026-11-24: keep it so
+ALLOWED: dict[str, tuple[int, str]] = {}  # empty again since issue 29 renamed the epistemic field (2026-11-28)
 
 
 def _patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:

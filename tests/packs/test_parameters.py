@@ -10,9 +10,9 @@ from typing import Any
 from typer.testing import CliRunner
 
 from lexlogic.api.cli import app
-from lexlogic.engine.pack_docs import pack_table
-from lexlogic.engine.packs import get_pack
-from lexlogic.engine.ruletests import run_case
+from lexlogic.engine.packs.library import load_folder
+from lexlogic.engine.workbench.docs import pack_table
+from lexlogic.engine.workbench.ruletests import run_case
 from lexlogic.logic.pack import load_pack
 from lexlogic.logic.parameters import Parameter
 from lexlogic.logic.proof import ProofNode
@@ -20,21 +20,22 @@ from lexlogic.logic.proof import ProofNode
 ROOT = Path(__file__).resolve().parents[2]
 PACK = ROOT / "rules" / "rupture_brutale"
 runner = CliRunner()
-# 30 years of relation with proven dependence: reasonable notice from 20,5 months; 20 months were given
+# 40 years of relation, dependence, dedicated investments and exclusivity: the calibrated law's low decile is
+# 21 months, capped at the post-2019 ceiling (the safe harbour, 18 months); 18 months were given
 CASE = {
     "claimant_activity": "production",
     "claim_date": "2024-09-02",
     "court_specialised": True,
-    "relation_start": "1994-01-07",
+    "relation_start": "1984-01-09",
     "regular_orders": True,
     "orders_count": 540,
     "rupture_kind": "total",
     "notification_date": "2024-01-15",
-    "notice_given_months": 20,
+    "notice_given_months": 18,
     "notice_written": True,
     "economic_dependence_proven": True,
-    "dedicated_investments": False,
-    "exclusivity": False,
+    "dedicated_investments": True,
+    "exclusivity": True,
     "private_label": False,
 }
 
@@ -49,7 +50,8 @@ def _notes(node: ProofNode | None) -> list[str]:
 
 
 def _labels(root: Path) -> dict[str, Any]:
-    pack, program = get_pack(root)
+    loaded = load_folder(root)
+    pack, program = loaded.pack, loaded.program
     check = next(c for c in pack.manifest.checks if c.id == "safe_harbour")
     rule = next(r.meta for r in program.rules if r.meta and r.meta.id == "B_safe_harbour")
     return {
@@ -95,7 +97,7 @@ def test_changing_a_parameter_moves_verdict_labels_and_rules_md(tmp_path: Path) 
     assert runner.invoke(app, ["docs", str(root), "--write"]).exit_code == 0
     rules_md = (root / "RULES.md").read_text(encoding="utf-8")
     assert rules_md == pack_table(root)
-    assert "Préavis de 24 mois (depuis le 26/04/2019)" in rules_md
+    assert "Préavis de 24 mois exonérant l'auteur" in rules_md
     assert "| `safe_harbour_months` |" in rules_md and "| 24 mois | 2019-04-26 → — |" in rules_md
     assert "dix-huit" not in rules_md
     assert runner.invoke(app, ["check", str(root)]).exit_code == 0

@@ -8,6 +8,7 @@ from lexlogic.engine.documents.layout import detect_blocks
 from lexlogic.engine.documents.model import Document, DocumentKind, Page
 from lexlogic.engine.perception.model import to_case_file
 from lexlogic.engine.perception.offline import extract
+from tests.support.packs import SHIPPED
 
 
 def document(text: str, author: str = "neutral", kind: DocumentKind = DocumentKind.OTHER) -> Document:
@@ -24,4 +25,6 @@ def document(text: str, author: str = "neutral", kind: DocumentKind = DocumentKi
 
 def facts_of(text: str, author: str = "neutral", kind: DocumentKind = DocumentKind.OTHER) -> dict[str, Any]:
     """The case file's facts perception reads in ``text``."""
-    return to_case_file(extract([document(text, author, kind)]), "t")["facts"]  # type: ignore[no-any-return]
+    return to_case_file(
+        extract([document(text, author, kind)], SHIPPED.pack("rupture_brutale")), "t", SHIPPED.pack("rupture_brutale")
+    )["facts"]  # type: ignore[no-any-return]

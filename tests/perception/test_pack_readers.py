@@ -14,13 +14,14 @@ from lexlogic.engine.perception.model import to_case_file
 from lexlogic.engine.perception.offline import extract
 from lexlogic.logic.extraction import extraction_problems, load_extraction
 from lexlogic.logic.pack import load_pack
+from tests.support.packs import SHIPPED
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_late_payment_dossier_reads_the_agreed_term_in_days() -> None:
-    docs = ingest_dossier(ROOT / "examples" / "late_payment" / "dossier", use_cache=False)
-    facts = to_case_file(extract(docs, "late_payment"), "lp", "late_payment")["facts"]
+    docs = ingest_dossier(ROOT / "examples" / "late_payment" / "dossier")
+    facts = to_case_file(extract(docs, SHIPPED.pack("late_payment")), "lp", SHIPPED.pack("late_payment"))["facts"]
     assert facts["agreed_term_days"]["value"] == 45
     assert isinstance(facts["agreed_term_days"]["value"], int)
     assert facts["agreed_term_kind"]["value"] == "days_end_of_month"
@@ -74,7 +75,7 @@ def test_check_reports_extraction_mistakes_at_their_line(broken: Path, old: str,
 
 
 def test_check_cli_fails_on_a_broken_extraction(broken: Path) -> None:
-    from lexlogic.engine.pack_check import check_pack
+    from lexlogic.engine.workbench.check import check_pack
 
     path = broken / "extraction.yaml"
     path.write_text(path.read_text(encoding="utf-8").replace("  claim_date:\n", "  claim_dat:\n", 1), encoding="utf-8")

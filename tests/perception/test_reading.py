@@ -10,10 +10,11 @@ import pytest
 
 from lexlogic.engine.documents.layout import detect_blocks
 from lexlogic.engine.documents.model import Document, DocumentKind, Page
-from lexlogic.engine.perception import nlp
 from lexlogic.engine.perception.model import to_case_file
 from lexlogic.engine.perception.offline import extract
+from lexlogic.engine.text import dates, numbers
 from lexlogic.logic.facts import DatePrecision
+from tests.support.packs import SHIPPED
 
 
 def _doc(text: str, kind: str = "other", author: str = "neutral", on: str = "2022-02-08") -> Document:
@@ -29,7 +30,7 @@ def _doc(text: str, kind: str = "other", author: str = "neutral", on: str = "202
 
 def _facts(text: str, **kw: str) -> dict:
     doc = _doc(text, **kw)
-    case = to_case_file(extract([doc]), "t")
+    case = to_case_file(extract([doc], SHIPPED.pack("rupture_brutale")), "t", SHIPPED.pack("rupture_brutale"))
     for fv in case["facts"].values():  # every reading is grounded on its exact span
         for g in fv.get("grounding", []):
             assert doc.text[g["char_start"] : g["char_end"]] == g["quote"]
@@ -58,7 +59,7 @@ def test_month_only_date_becomes_an_interval_never_the_first():
     ],
 )
 def test_read_date_keeps_its_precision(text, start, end, precision):
-    iv = nlp.read_date(text)
+    iv = dates.read_date(text)
     assert (iv.start, iv.end, iv.precision) == (start, end, precision)
 
 
@@ -74,7 +75,7 @@ def test_relative_years_are_anchored_on_the_document_date():
 
 
 def test_numbers_in_words():
-    assert nlp.digits("un préavis de trois mois") == "un préavis de 3 mois"
+    assert numbers.digits("un préavis de trois mois") == "un préavis de 3 mois"
     facts = _facts(
         "Par lettre du 10 février 2015, la société Primeurs Réunis a mis un terme à ses relations avec la "
         "société Fruits du Sud en respectant un préavis de deux mois."
@@ -96,9 +97,9 @@ def test_a_defence_allegation_of_force_majeure_does_not_exonerate():
     assert fm["value"] is True and fm["allegation"] == "alleged" and fm["alleged_by"] == "defence"
     assert [a["value"] for a in fm["alternatives"]] == [False]  # contested: one reading per narrative
 
-    from lexlogic.engine.analysis import analyse
-    from lexlogic.engine.packs import pack_by_name
+    from lexlogic.engine.symbolic.analysis import analyse
     from lexlogic.logic.facts import parse_case
+    from tests.support.packs import pack_by_name
 
     pack, program = pack_by_name("rupture_brutale")
     result = analyse(pack, program, parse_case({"pack": pack.name, "case_id": "t", "facts": facts}, pack))
@@ -186,7 +187,7 @@ def test_llm_path_reads_allegations_and_intervals():
             ]
         }
     )
-    perception, problems = ground_extraction(reply, [doc])
+    perception, problems = ground_extraction(reply, [doc], SHIPPED.pack("rupture_brutale"))
     assert not problems
     fm, nd = perception.findings
     assert fm.allegation == "alleged" and fm.alleged_by == "defence"

@@ -74,4 +74,4 @@ def test_scan_asset_is_small_and_regenerable(tmp_path):
     assert (DOSSIER / "07-mise-en-demeure-scan.pdf").stat().st_size < 300_000
     out = tmp_path / "scan.pdf"
     make_scan_pdf(out)
-    assert ingest_file(out, use_cache=False).pages[0].ocr
+    assert ingest_file(out).pages[0].ocr

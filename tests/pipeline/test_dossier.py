@@ -13,14 +13,32 @@ from pathlib import Path
 
 import pytest
 
-from lexlogic.engine.dossier import case_id_for, run_dossier
+from lexlogic.api.report_html import render_report
+from lexlogic.engine.case.dossier import DossierRun, case_id_for, run_dossier
 from lexlogic.engine.store.cases import CaseStore
 from tests.pipeline.conftest import DOSSIER, ROOT
+from tests.support.packs import SHIPPED
 
 RUN = (
-    "import sys; from lexlogic.engine.dossier import run_dossier; "
-    "run_dossier(sys.argv[1], db_url=sys.argv[2], out_dir=sys.argv[3])"
+    "import sys; from lexlogic.engine.case.dossier import run_dossier; "
+    "from lexlogic.engine.packs.library import PackLibrary; from lexlogic.settings import Settings; "
+    "s = Settings(); "
+    "r = run_dossier(sys.argv[1], packs=PackLibrary(s.rules_dir), settings=s, db_url=sys.argv[2], out_dir=sys.argv[3]); "
+    "print(r.model_dump_json())"
 )
+
+
+def _run_in_a_new_process(db_url: str, out: Path, env: dict[str, str]) -> DossierRun:
+    done = subprocess.run(
+        [sys.executable, "-c", RUN, str(DOSSIER), db_url, str(out)],
+        cwd=ROOT,
+        env={**env, "LEXLOGIC_STEP_DELAY": "0"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return DossierRun.model_validate_json(done.stdout.strip().splitlines()[-1])
 
 
 def test_kill_9_then_rerun_resumes(db_url, tmp_path):
@@ -36,13 +54,14 @@ def test_kill_9_then_rerun_resumes(db_url, tmp_path):
     assert proc.returncode == -signal.SIGKILL
     before = store.states(cid)
     assert len(before) >= 6 and before[-1]["status"] == "running"
-    result = run_dossier(DOSSIER, db_url=db_url, out_dir=tmp_path / "out2")
-    assert result.resumed_from == len(before)
+    # the rerun is a new process, as when the user runs `lexlogic analyze DIR` again
+    result = _run_in_a_new_process(db_url, tmp_path / "out2", env)
+    assert result.resumed_from == len(before), result.restarted_because
     after = store.states(cid)
     assert after[: len(before)] == before  # nothing lost, nothing rewritten
     assert [r["phase"] for r in after].count("INIT") == 1  # resumed, not restarted
     assert result.status == "awaiting_answer"
-    reference = run_dossier(DOSSIER, db_url=db_url, case_id="reference", out_dir=tmp_path / "ref")
+    reference = run_dossier(DOSSIER, packs=SHIPPED, db_url=db_url, case_id="reference", out_dir=tmp_path / "ref")
     assert result.case_file["facts"] == reference.case_file["facts"]
     assert result.question == reference.question
 
@@ -78,8 +97,16 @@ class _Report(HTMLParser):
 
 def test_every_fact_in_the_report_links_to_its_exact_span(tmp_path, docs):
     db = f"sqlite:///{tmp_path / 'r.db'}"
+    from tests.pipeline.test_orchestrator import confirm_reading
+
     result = run_dossier(
-        DOSSIER, db_url=db, out_dir=tmp_path, answers={"rupture_kind": "total", "fault_serious": False}
+        DOSSIER,
+        packs=SHIPPED,
+        db_url=db,
+        out_dir=tmp_path,
+        answers={"rupture_kind": "total", "fault_serious": False},
+        answer_provider=confirm_reading,  # the readings asked about are confirmed (issue 29)
+        render_report=render_report,
     )
     assert result.status == "verdict"
     html = Path(result.report).read_text(encoding="utf-8")

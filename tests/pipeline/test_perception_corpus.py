@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.support.packs import SHIPPED
+
 DATA = Path(__file__).parent / "data" / "extractor"
 EXPECTED = yaml.safe_load((DATA / "expected.yaml").read_text(encoding="utf-8"))
 
@@ -22,8 +24,8 @@ def _run(case: str):
     from lexlogic.engine.perception.model import to_case_file
     from lexlogic.engine.perception.offline import extract
 
-    docs = ingest_dossier(DATA / case, use_cache=False)
-    return docs, to_case_file(extract(docs), case)
+    docs = ingest_dossier(DATA / case)
+    return docs, to_case_file(extract(docs, SHIPPED.pack("rupture_brutale")), case, SHIPPED.pack("rupture_brutale"))
 
 
 def score() -> dict[str, float]:
@@ -115,8 +117,10 @@ def test_heldout_set_floor_and_exact_groundings():
     expected = yaml.safe_load((HELDOUT / "expected.yaml").read_text(encoding="utf-8"))
     tp = fp = fn = 0
     for case, exp in expected.items():
-        docs = ingest_dossier(HELDOUT / case, use_cache=False)
-        facts = to_case_file(extract(docs), case)["facts"]
+        docs = ingest_dossier(HELDOUT / case)
+        facts = to_case_file(extract(docs, SHIPPED.pack("rupture_brutale")), case, SHIPPED.pack("rupture_brutale"))[
+            "facts"
+        ]
         by_id = {d.id: d for d in docs}
         for fv in facts.values():
             for g in fv["grounding"]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from lexlogic.bridges.llm import LLMClient
-from lexlogic.engine.planner import (
+from lexlogic.engine.case.planner import (
     ProposedPlan,
     declared_plan,
     load_checks,
@@ -16,8 +16,9 @@ from lexlogic.engine.planner import (
     validate_proposal,
 )
 from tests.support.fake_llm import ScriptedLLM
+from tests.support.packs import SHIPPED
 
-CHECKS = load_checks("rupture_brutale")
+CHECKS = load_checks(SHIPPED.pack("rupture_brutale"))
 PREFIX = procedural_prefix(CHECKS)
 
 
@@ -71,7 +72,7 @@ def test_llm_plan_with_cycle_is_rejected():
 def test_llm_proposes_plan_over_http():
     good = {"tasks": [{"id": c.id, "depends_on": ([] if c.id in PREFIX else PREFIX)} for c in CHECKS]}
     with ScriptedLLM([{"content": json.dumps(good)}]) as server:
-        plan = make_plan("rupture_brutale", LLMClient(server.base_url, "t"), "cas")
+        plan = make_plan(SHIPPED.pack("rupture_brutale"), LLMClient(server.base_url, "t"), "cas")
         assert "response_format" in server.requests[0]
     assert plan.source == "llm" and _defeaters_first(plan)
 

@@ -18,18 +18,15 @@ from typing import Any
 import httpx
 import pytest
 
-from lexlogic.engine.orchestrator import CaseState, Orchestrator, Phase
+from lexlogic.engine.case.machine import CaseState, Orchestrator, Phase
+from lexlogic.engine.jobs.tasks import Resumer
 from lexlogic.engine.store.cases import CaseStore, LeaseLostError, RunBusyError, host_id
-from lexlogic.engine.tasks import Resumer
-from tests.api.conftest import EXAMPLE, make_api
+from lexlogic.settings import Settings
+from tests.support.api_app import EXAMPLE
+from tests.support.packs import SHIPPED
 
 ROOT = Path(__file__).resolve().parents[2]
 LEXLOGIC = str(Path(sys.executable).parent / "lexlogic")
-
-
-@pytest.fixture
-def api(db_url: str, tmp_path: Path):
-    yield from make_api(db_url, tmp_path)
 
 
 def _comparable(state: dict[str, Any]) -> dict[str, Any]:
@@ -124,7 +121,7 @@ def test_concurrent_restarts_never_interleave(api, monkeypatch) -> None:
 
 def test_a_run_that_lost_its_lease_cannot_write(db_url) -> None:
     a, b = CaseStore(db_url), CaseStore(db_url)
-    state = CaseState(case_id="c", source="x")
+    state = CaseState(case_id="c", pack="rupture_brutale", source="x")
     a.save("c", state.model_dump(mode="json"), phase="INIT", status="running", state_hash="h", note="created")
     h = a.acquire("c", ttl=30)
     with pytest.raises(RunBusyError):  # anyone else: busy, nothing written
@@ -146,12 +143,12 @@ def test_a_run_that_lost_its_lease_cannot_write(db_url) -> None:
 
 
 def _facts_state(run_id: str) -> CaseState:
-    from lexlogic.engine.packs import pack_by_name
     from lexlogic.logic.facts import parse_case
+    from tests.support.packs import pack_by_name
 
     pack, _ = pack_by_name("rupture_brutale")
     case_file = parse_case(json.loads(json.dumps(EXAMPLE)), pack).model_dump(mode="json")
-    return CaseState(case_id=run_id, source="facts", phase=Phase.PLANNING, case_file=case_file)
+    return CaseState(case_id=run_id, pack="rupture_brutale", source="facts", phase=Phase.PLANNING, case_file=case_file)
 
 
 def _create(store: CaseStore, state: CaseState) -> None:
@@ -170,15 +167,15 @@ def test_an_orphaned_run_resumes_and_ends_as_an_uninterrupted_one(db_url) -> Non
     store = CaseStore(db_url)
     ref = _facts_state("ref")
     _create(store, ref)
-    ref = Orchestrator(store).run(ref)
+    ref = Orchestrator(store, packs=SHIPPED).run(ref)
     cut = _facts_state("cut")
     _create(store, cut)
-    orch = Orchestrator(store, job={"kind": "run"})
+    orch = Orchestrator(store, packs=SHIPPED, job={"kind": "run"})
     orch.claim("cut", owner=f"{host_id()}:{_dead_pid()}:gone")
     orch.run(cut, until=lambda s: s.phase is Phase.EXECUTING and s.budget.steps >= 4)  # then "killed"
     orch.let_go("cut", release=False)
     assert store.orphans()[0]["case_id"] == "cut"
-    assert Resumer(store).pass_once() == ["cut"]
+    assert Resumer(store, Settings()).pass_once() == ["cut"]
     final = store.latest("cut")[1]
     assert final["status"] == ref.status == "verdict"
     assert _comparable(final) == _comparable(store.latest("ref")[1])

@@ -19,12 +19,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from hypothesis import strategies as st
 
-from lexlogic.engine.analysis import analyse
 from lexlogic.engine.prob.model import BoolVar, ProbProgram
 from lexlogic.engine.prob.soft import factor
-from lexlogic.engine.values import ValueStatus, gather_values
+from lexlogic.engine.symbolic.analysis import analyse
+from lexlogic.engine.symbolic.values import ValueStatus, gather_values
 from lexlogic.logic.facts import parse_case
 from lexlogic.logic.pack import FactType, RulePack
 from lexlogic.logic.weights import load_weights
@@ -112,9 +113,14 @@ def brute_force(
             continue
         open_calls = [n for n in calls if n not in answers]
         assert open_calls, f"target undecided in a complete world: {completion}"
+        decided = {law.decides: law for law in weights.numbers.values() if law.decides}
         for call_values in itertools.product([True, False], repeat=len(open_calls)):
             wc = w
             for n, v in zip(open_calls, call_values):
+                if n in decided:  # issue 29: the call is the event « the law's number exceeds the value »
+                    p = exceed_oracle(decided[n], {k: x.value for k, x in a.values.items() if x.known})
+                    wc *= p if v else 1.0 - p
+                    continue
                 info = a.values[pack.facts[n].prior]  # type: ignore[index]
                 p = max(0.0, min(1.0, info.value / 100.0)) if info.known else 0.5
                 for rule in weights.soft_rules:
@@ -139,6 +145,33 @@ def brute_force(
         posterior[n] = px
         eig[n] = entropy(pt) - sum(p * entropy(pxt[x] / p) for x, p in px.items() if p > 0)
     return {"p": pt, "posterior": posterior, "eig": eig, "roots": roots, "worlds": len(rows)}
+
+
+def exceed_oracle(law: Any, values: dict[str, Any], k: int = 12) -> float:
+    """P(X > threshold) for the pack's lognormal regression, written here from its definition (ln X = a +
+    b·ln(covariate/divide) + Σ effects + σ·ε, (a, b, ln σ) ~ N(mean, cov)): ε integrated in closed form,
+    (a, b, ln σ) by a k-point Gauss–Hermite product rule over the Cholesky factor. Shares no code with the
+    model; ``test_judge_call_law`` checks the rule itself against plain Monte Carlo."""
+    threshold = float(values[law.at_least["value"]])
+    if law.max is not None and threshold >= law.max:
+        return 0.0
+    nodes, wts = np.polynomial.hermite_e.hermegauss(k)
+    wts = wts / wts.sum()
+    chol = np.linalg.cholesky(np.array(law.cov, dtype=float))
+    shift = sum(e for f, e in law.effects.items() if values.get(f) is True)
+    ln_cov = math.log(float(values[law.covariate]) / law.divide)
+    total = 0.0
+    for (i, u0), (j, u1), (m, u2) in itertools.product(enumerate(nodes), repeat=3):
+        z = np.array(law.mean) + chol @ np.array([u0, u1, u2])
+        sd = math.exp(z[2])
+        total += (
+            wts[i]
+            * wts[j]
+            * wts[m]
+            * 0.5
+            * math.erfc((math.log(threshold) - z[0] - z[1] * ln_cov - shift) / (sd * math.sqrt(2)))
+        )
+    return total
 
 
 _NOT = re.compile(r"\bnot\s+")

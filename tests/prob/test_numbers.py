@@ -3,7 +3,6 @@ damages with liability, the calibration stored in the pack, the damages question
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -13,22 +12,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lexlogic.engine.packs import pack_by_name
 from lexlogic.engine.prob import jl_vec
 from lexlogic.engine.prob.case_model import weights_of
-from lexlogic.engine.values import gather_values, world_values
-from lexlogic.engine.verdict import decide
+from lexlogic.engine.symbolic.values import gather_values, world_values
 from lexlogic.logic.facts import parse_case
 from tests.prob.case_oracle import EXAMPLE
 from tests.prob.test_case_oracle import repro
+from tests.support.deciding import decide_case
+from tests.support.packs import pack_by_name
 
 ROOT = Path(__file__).resolve().parents[2]
 ROOTS = ["notice_written", "economic_dependence_proven", "dedicated_investments", "exclusivity", "private_label"]
-
-
-def _decide(raw: dict[str, Any], answers: dict[str, Any] | None = None, **kw: Any) -> Any:
-    pack, program = pack_by_name("rupture_brutale")
-    return decide(pack, program, parse_case(copy.deepcopy(raw), pack), answers, **kw)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -66,8 +60,53 @@ def test_vectorised_computations_equal_the_scalar_ones(notice: int, notified: st
                 assert float(value) == pytest.approx(float(want.value), abs=1e-6), (comp.output, j)
 
 
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from([0, 3, 10, 18]), st.sampled_from(["2024-03-15", "2018-06-01"]), st.integers(0, 2**5 - 1))
+def test_factorised_columns_give_each_world_its_scalar_values(notice: int, notified: str, seed: int) -> None:
+    """Issue 33: with the verdict's factorised columns (``jl_vec.Codes``: each column sorted once, a rule
+    evaluated once per class of its inputs) every computation on 512 worlds = the scalar evaluation of each
+    world (``world_values``, the symbolic path), and = the per-rule path without the factorisation."""
+    pack, _ = pack_by_name("rupture_brutale")
+    facts = json.loads(EXAMPLE.read_text())["facts"]
+    facts.update(notice_given_months=notice, notification_date=notified)
+    for r in ROOTS:
+        facts.pop(r, None)
+    case = parse_case({"pack": "rupture_brutale", "facts": facts}, pack)
+    base = gather_values(pack, case)
+    n = 512
+    worlds = np.random.default_rng(seed).integers(0, 2, size=(len(ROOTS), n)).astype(bool)
+    plain: dict[str, Any] = {k: v.value for k, v in base.items() if v.known and pack.computation_for(k) is None}
+    for r, col in zip(ROOTS, worlds):
+        plain[r] = col.astype(float)
+        plain[f"__bool__{r}"] = True
+    coded, codes = dict(plain), jl_vec.Codes()
+    for comp in pack.computations:
+        if any(d not in plain or plain[d] is None for d in comp.inputs):
+            continue
+        plain[comp.output] = jl_vec.computation(comp.logic, comp.type.value, plain, n)
+        coded[comp.output] = jl_vec.computation(comp.logic, comp.type.value, coded, n, codes)
+        a, b = plain[comp.output], coded[comp.output]
+        if isinstance(a, np.ndarray) and a.dtype != object:
+            np.testing.assert_array_equal(a, b, err_msg=comp.output)
+        elif isinstance(a, np.ndarray):
+            assert list(a) == list(b), comp.output
+        else:
+            assert a == b, comp.output
+    for j in range(0, n, 37):
+        ref = world_values(pack, base, {r: bool(worlds[i, j]) for i, r in enumerate(ROOTS)})
+        for comp in pack.computations:
+            got, want = coded.get(comp.output), ref[comp.output]
+            if not want.known or got is None:
+                continue
+            value = got[j] if isinstance(got, np.ndarray) else got
+            if isinstance(want.value, bool):
+                assert bool(value) == want.value, (comp.output, j)
+            elif isinstance(want.value, (int, float)):
+                assert float(value) == pytest.approx(float(want.value), abs=1e-6), (comp.output, j)
+
+
 def test_damages_are_coherent_with_liability() -> None:
-    p = _decide(repro()).probability
+    p = decide_case(repro()).probability
     notice, d, dl = (
         p.outputs.get("reasonable_notice_months"),
         p.outputs.get("damages"),
@@ -75,15 +114,17 @@ def test_damages_are_coherent_with_liability() -> None:
     )
     assert notice is not None and d is not None and dl is not None
     assert notice.p10 < notice.p50 < notice.p90
-    assert dl.probability == pytest.approx(p.p_target, abs=4 * 0.5 / np.sqrt(dl.n_samples))
-    assert d.mean == pytest.approx(dl.mean * dl.probability, rel=1e-9)  # E[D] = P(L)·E[D | L], same draws
+    # issue 29: the probability printed beside the damages is the verdict's exact P(target), not the draws'
+    assert dl.probability == p.p_target
+    # E[D] = P(L)·E[D | L]: the draws' own P(L) is within its sampling error of the exact one
+    assert d.mean == pytest.approx(dl.mean * dl.probability, rel=4 * 0.5 / np.sqrt(dl.n_samples) / p.p_target)
     assert dl.p10 > 0  # liable ⇒ the judge's notice exceeds the notice given: never a zero award
     assert d.p10 == 0.0  # not liable in more than 10 % of the worlds
 
 
 def test_dependence_raises_the_notice() -> None:
-    low = _decide(repro(), {"economic_dependence_proven": False}).probability.outputs["reasonable_notice_months"]
-    high = _decide(repro(), {"economic_dependence_proven": True}).probability.outputs["reasonable_notice_months"]
+    low = decide_case(repro(), {"economic_dependence_proven": False}).probability.outputs["reasonable_notice_months"]
+    high = decide_case(repro(), {"economic_dependence_proven": True}).probability.outputs["reasonable_notice_months"]
     assert high.p50 > low.p50 * 1.3  # the law's effect ×1.5 on the median (before the cap)
 
 
@@ -91,10 +132,10 @@ def test_margin_rate_is_the_question_once_liability_is_settled() -> None:
     facts = json.loads(EXAMPLE.read_text())["facts"]
     facts.pop("annual_gross_margin")
     facts["annual_turnover"] = {"2021": 2_100_000, "2022": 2_250_000, "2023": 2_050_000}
-    v = _decide({"pack": "rupture_brutale", "case_id": "t", "facts": facts})
+    v = decide_case({"pack": "rupture_brutale", "case_id": "t", "facts": facts})
     assert v.status == "VERDICT" and v.probability.p_target == 1.0
     assert v.questions and v.questions[0]["fact"] == "margin_rate_pct" and v.questions[0]["about"] == "damages"
-    after = _decide({"pack": "rupture_brutale", "case_id": "t", "facts": {**facts, "margin_rate_pct": 25}})
+    after = decide_case({"pack": "rupture_brutale", "case_id": "t", "facts": {**facts, "margin_rate_pct": 25}})
     before_d, after_d = v.probability.outputs_given_target["damages"], after.probability.outputs_given_target["damages"]
     assert after_d.p90 - after_d.p10 < before_d.p90 - before_d.p10
 
@@ -115,11 +156,11 @@ def test_a_number_with_a_law_is_a_discrete_root_of_the_yes_no_values() -> None:
     facts = json.loads(EXAMPLE.read_text())["facts"]
     facts["rupture_kind"] = "partial_volume"
     raw = {"pack": "rupture_brutale", "case_id": "t", "facts": facts}
-    v = _decide(raw)
+    v = decide_case(raw)
     assert v.probability.p_target == pytest.approx(0.8, abs=1e-12) and not v.probability.unmodelled
     assert v.questions[0]["fact"] == "volume_drop_pct"
-    assert _decide(raw, {"volume_drop_pct": 40}).probability.p_target == 1.0
-    assert _decide(raw, {"volume_drop_pct": 5}).probability.p_target == 0.0
+    assert decide_case(raw, {"volume_drop_pct": 40}).probability.p_target == 1.0
+    assert decide_case(raw, {"volume_drop_pct": 5}).probability.p_target == 0.0
 
 
 def test_an_unmodelled_coin_is_reported_only_where_an_outcome_can_feel_it() -> None:
@@ -127,8 +168,12 @@ def test_an_unmodelled_coin_is_reported_only_where_an_outcome_can_feel_it() -> N
     case makes every rule that reads it dead (the contraction's cone of influence leaves it out)."""
     facts = json.loads(EXAMPLE.read_text())["facts"]
     facts.pop("egalim3_negotiation_date", None)
-    dead = _decide({"pack": "rupture_brutale", "case_id": "t", "facts": {**facts, "egalim3_negotiation_failed": False}})
+    dead = decide_case(
+        {"pack": "rupture_brutale", "case_id": "t", "facts": {**facts, "egalim3_negotiation_failed": False}}
+    )
     assert dead.probability.p_target == 1.0 and not dead.probability.unmodelled
-    live = _decide({"pack": "rupture_brutale", "case_id": "t", "facts": {**facts, "egalim3_negotiation_failed": True}})
+    # the Egalim 3 option is the supplier's (issue 31): the author must be the supplier for the rule to live
+    live_facts = {**facts, "egalim3_negotiation_failed": True, "egalim3_author_is_supplier": True}
+    live = decide_case({"pack": "rupture_brutale", "case_id": "t", "facts": live_facts})
     assert 0.0 < live.probability.p_target < 1.0
     assert {r for rs in live.probability.unmodelled.values() for r in rs} == {"egalim3_negotiation_date"}

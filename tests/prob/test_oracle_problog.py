@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from lexlogic.engine.prob import InconsistentEvidence, analyse
-from lexlogic.engine.prob.enumerate import ClingoWorlds
+from lexlogic.engine.prob.enumerate import ProgramWorlds
 from lexlogic.engine.prob.infer import compiled
 from tests.prob.gen import Spec, problog_marginals, specs
 
@@ -51,7 +51,7 @@ def test_vectorised_table_equals_clingo_enumeration(spec: Spec) -> None:
     c = compiled(prog)
     assert c.evaluator == "vectorised"
     tab = c.table()
-    ref = ClingoWorlds(prog)
+    ref = ProgramWorlds(prog)
     ref.enumerate_all()
     assert ref.solve_calls == 1
     strides = [int(np.prod(tab.shape[k + 1 :])) for k in range(len(tab.shape))]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from lexlogic.engine.pack_check import check_pack
 from lexlogic.engine.prob import analyse, with_weights
+from lexlogic.engine.workbench.check import check_pack
 from lexlogic.logic.weights import Beta, Fixed, Scale, WeightsError, load_weights, parse_magnitude
 from tests.prob.toy_pack import toy
 

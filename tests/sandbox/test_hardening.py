@@ -11,10 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 from lexlogic.api.cli import app
+from lexlogic.engine.tenancy.quota import QuotaExceeded, QuotaLimits, TenantQuotas
 from lexlogic.sandbox.errors import ErrorKind, SandboxError, one_line
 from lexlogic.sandbox.policy import MAX_CODE_BYTES, RuleRefused, code_bytes, compile_rule, freeze
 from lexlogic.sandbox.pool import Limits, SandboxPool
-from lexlogic.sandbox.quota import QuotaExceeded, QuotaLimits, TenantQuotas
 from lexlogic.sandbox.schema import SchemaError, build_output_adapter
 
 from .conftest import TEST_LIMITS
@@ -42,6 +42,13 @@ def test_constant_folding_bomb_is_refused_at_compile_time_and_costs_nothing(pool
         ("    try:\n        x = 'a' * (10**9)\n    except:\n        return 1\n", "memory"),
         ("    try:\n        return f(0)\n    except Exception:\n        return 1\n", "recursion"),
         ("    try:\n        return f(0)\n    except RecursionError:\n        return 1\n", None),  # name not available
+        # issue 34: swallowed by a `return`/`break` in `finally`, no handler ever sees the error
+        ("    try:\n        x = 'a' * (10**9)\n    finally:\n        return 1\n", "memory"),
+        ("    try:\n        return f(0)\n    finally:\n        return 1\n", "recursion"),
+        (
+            "    for i in range(2):\n        try:\n            f(0)\n        finally:\n            break\n    return 1\n",
+            "recursion",
+        ),
     ],
 )
 def test_a_rule_that_catches_a_resource_error_fails_and_its_worker_is_recycled(body: str, code: str | None) -> None:

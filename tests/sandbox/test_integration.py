@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from sqlalchemy import update
 
-from lexlogic.engine.dynamic_rules import DeploymentPolicy, DynamicRuleRow, DynamicRuleStore, run_active_rules
+from lexlogic.engine.extensions.dynamic_rules import (
+    DeploymentPolicy,
+    DynamicRuleRow,
+    DynamicRuleStore,
+    run_active_rules,
+)
 from lexlogic.logic.grounding import SourceKind
 from lexlogic.logic.proof import NodeKind, ProofNode
 
@@ -71,7 +76,7 @@ def test_active_rules_become_dynamic_facts_with_proofs(db_url: str, pool) -> Non
     by_name = {f.name: f for f in result.facts}
     notice_fact = by_name["notice_sufficient"]
     assert notice_fact.kind == "dynamic" and notice_fact.reliability == 0.6
-    node = notice_fact.proof
+    node = result.proof(notice_fact)  # premises by reference, resolved from the run's provenance
     assert node.kind is NodeKind.DYNAMIC and node.rule_id == "notice-v1" and node.value is False
     assert node.grounding[0].kind is SourceKind.DYNAMIC_RULE and "gpt-4o" in node.grounding[0].note
     children = {c.atom: c for c in node.children}
@@ -79,10 +84,10 @@ def test_active_rules_become_dynamic_facts_with_proofs(db_url: str, pool) -> Non
     assert children["relation_start"].note == "from the contract"  # the caller's premise is reused
     assert children["notification_date"].grounding[0].json_path == "$.notification_date"
     assert "DYNAMIC interpretation (not hard law)" in node.render()
-    assert all(n.kind is not NodeKind.RULE for f in result.facts for n in f.proof.walk())  # never shown as law
+    assert all(n.kind is not NodeKind.RULE for f in result.facts for n in result.proof(f).walk())  # never shown as law
 
     excl_fact = by_name["dependance_presumee"]
-    kinds = {c.atom: c.kind for c in excl_fact.proof.children}
+    kinds = {c.atom: c.kind for c in result.proof(excl_fact).children}
     assert kinds == {"exclusivity": NodeKind.FACT, "private_label": NodeKind.MISSING}
     assert result.priors() == {"reasonable_notice_months": 0.6, "notice_sufficient": 0.6, "dependance_presumee": 0.7}
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import update
 
-from lexlogic.engine.dynamic_rules import (
+from lexlogic.engine.extensions.dynamic_rules import (
     DeploymentPolicy,
     DynamicRuleError,
     DynamicRuleRow,

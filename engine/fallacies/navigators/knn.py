@@ -58,7 +58,7 @@ def load_knn_thresholds(path: Path = KNN_THRESHOLDS) -> KnnThresholds:
     return KnnThresholds.model_validate_json(path.read_text(encoding="utf-8")) if path.exists() else KnnThresholds()
 
 
-class Reading(BaseModel):
+class KnnReading(BaseModel):
     leaf: str
     score: float
     margin: float
@@ -71,19 +71,22 @@ class Reading(BaseModel):
 class KnnNavigator:
     name = "offline-memory"
 
-    def __init__(self, thresholds: KnnThresholds | None = None, memory: FallacyMemory | None = None) -> None:
+    def __init__(
+        self, thresholds: KnnThresholds | None = None, memory: FallacyMemory | None = None, cache: Path | None = None
+    ) -> None:
+        self.cache = cache  # the vectors' disk cache (Settings.fallacies_cache; None: the user's cache)
         self.th = thresholds or load_knn_thresholds()
         self._memory = memory
-        self._cache: dict[str, Reading] = {}
+        self._cache: dict[str, KnnReading] = {}
         self._fallback: OfflineNavigator | None = None
 
     @property
     def memory(self) -> FallacyMemory:
         if self._memory is None:
-            self._memory = builtin_memory()
+            self._memory = builtin_memory(self.cache)
         return self._memory
 
-    def read(self, argument: str, q: np.ndarray | None = None) -> Reading:
+    def read(self, argument: str, q: np.ndarray | None = None) -> KnnReading:
         """The best leaf for ``argument`` with its margin over sound arguments (cached per argument)."""
         hit = self._cache.get(argument)
         if hit is not None and q is None:
@@ -98,7 +101,7 @@ class KnnNavigator:
             leaf: s + self.th.beta * (dets[leaf].strength if leaf in dets else 0.0) for leaf, s in scores.items()
         }
         leaf = max(combined, key=lambda k: combined[k])
-        r = Reading(
+        r = KnnReading(
             leaf=leaf,
             score=combined[leaf],
             margin=combined[leaf] - sound,
@@ -112,7 +115,7 @@ class KnnNavigator:
         self._cache[argument] = r
         return r
 
-    def _why(self, r: Reading, node: FallacyNode) -> str:
+    def _why(self, r: KnnReading, node: FallacyNode) -> str:
         form = f" ; forme repérée : {r.detection} (+{self.th.beta:.3f})" if r.detection else ""
         return (
             f"Argument le plus proche des exemples de « {node.name_fr} » (score {r.score:.3f}) ; exemple voisin : "
@@ -126,7 +129,7 @@ class KnnNavigator:
             if self._fallback is None:
                 from lexlogic.engine.fallacies.navigators.offline import OfflineNavigator
 
-                self._fallback = OfflineNavigator()
+                self._fallback = OfflineNavigator(cache=self.cache)
             return self._fallback.decide(argument, taxonomy, node)
         r = self.read(argument)
         if not self.th.fired(r.margin, r.p_fallacious):

@@ -12,6 +12,8 @@ margin must still clear τ.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from lexlogic.bridges.embeddings import embed_query
@@ -19,7 +21,7 @@ from lexlogic.engine.fallacies.actions import ConcludeNoFallacy, ConfirmFallacy,
 from lexlogic.engine.fallacies.cues import cue_hits
 from lexlogic.engine.fallacies.embedding_index import index_for, node_texts, sound_anchor_vectors
 from lexlogic.engine.fallacies.taxonomy import FallacyNode, Taxonomy
-from lexlogic.engine.fallacies.thresholds import Thresholds, load_thresholds
+from lexlogic.engine.fallacies.thresholds import NavigatorThresholds, load_thresholds
 
 
 class OfflineNavigator:
@@ -27,10 +29,12 @@ class OfflineNavigator:
 
     def __init__(
         self,
-        thresholds: Thresholds | None = None,
+        thresholds: NavigatorThresholds | None = None,
         beam_width: int = 2,
         query_vectors: dict[str, np.ndarray] | None = None,
+        cache: Path | None = None,
     ) -> None:
+        self.cache = cache  # the vectors' disk cache (Settings.fallacies_cache; None: the user's cache)
         self.thresholds = thresholds or load_thresholds()
         self.beam_width = beam_width
         self.query_vectors = query_vectors  # argument → its embedding, when already computed (calibration)
@@ -48,12 +52,12 @@ class OfflineNavigator:
             return self._last[3], self._last[4]
         q = self.query_vectors.get(argument) if self.query_vectors else None
         q = embed_query(argument) if q is None else q
-        index = index_for(taxonomy)
+        index = index_for(taxonomy, self.cache)
         sims = index.similarities(q).copy()
         hits = {h for h in cue_hits(argument) if h in index.own} if beta else set()
         for node_id in hits:
             sims[index.own[node_id]] += beta
-        reference = float((sound_anchor_vectors() @ q).max())
+        reference = float((sound_anchor_vectors(self.cache) @ q).max())
         self._last = (argument, key, beta, sims, reference, hits)
         return sims, reference
 
@@ -66,12 +70,12 @@ class OfflineNavigator:
     def margin(self, argument: str, taxonomy: Taxonomy) -> tuple[float, FallacyNode]:
         """Margin of the best family over the sound reference (what calibration fits τ on)."""
         sims, ref = self.scores(argument, taxonomy)
-        index = index_for(taxonomy)
+        index = index_for(taxonomy, self.cache)
         best = max(taxonomy.children(taxonomy.root.id), key=lambda c: index.subtree_score(sims, c.id))
         return index.subtree_score(sims, best.id) - ref, best
 
     def _why(self, node: FallacyNode, sims: np.ndarray, taxonomy: Taxonomy, margin: float) -> str:
-        index = index_for(taxonomy)
+        index = index_for(taxonomy, self.cache)
         rows = index.own[node.id]
         which = int(np.argmax(sims[rows]))
         part = "sa définition" if which == 0 else ("son exemple" if which == 1 else "un exemple complémentaire")
@@ -87,7 +91,7 @@ class OfflineNavigator:
 
     def decide(self, argument: str, taxonomy: Taxonomy, node: FallacyNode) -> Decision:
         sims, ref = self.scores(argument, taxonomy)
-        index = index_for(taxonomy)
+        index = index_for(taxonomy, self.cache)
         th = self.thresholds
         children = taxonomy.children(node.id)
         if not children:

@@ -1,0 +1,146 @@
+"""The what-if, slider-ranking and new-case scenarios of ``benchmarks/api_load.py --scenarios all`` (issue 33).
+
+Each scenario runs on the server api_load started, after its verdict clients, for the same duration, and
+prints p50 / p99 / max and errors next to the issue's target. Load average printed with each (2 shared cores:
+read the figures with it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+Request = Callable[[httpx.AsyncClient, int], Awaitable[bool]]
+
+
+async def _loop(
+    base: str, headers: dict[str, str], stop_at: float, lat: list[float], errors: list[str], req: Request
+) -> None:
+    """One client: ``req(client, i)`` until the time is up (False or an HTTP error counts as an error)."""
+    async with httpx.AsyncClient(base_url=base, headers=headers, timeout=60) as c:
+        i = 0
+        while time.perf_counter() < stop_at:
+            t = time.perf_counter()
+            try:
+                if not await req(c, i):
+                    errors.append("bad answer")
+            except httpx.HTTPError as exc:
+                errors.append(type(exc).__name__)
+            lat.append(time.perf_counter() - t)
+            i += 1
+
+
+def _phase(
+    base: str, headers: dict[str, str], clients: int, seconds: float, make: Callable[[int], Request]
+) -> tuple[list[float], list[str], float]:
+    lat: list[float] = []
+    errors: list[str] = []
+    stop_at = time.perf_counter() + seconds
+
+    async def run() -> None:
+        await asyncio.gather(*(_loop(base, headers, stop_at, lat, errors, make(k)) for k in range(clients)))
+
+    t0 = time.perf_counter()
+    asyncio.run(run())
+    return sorted(lat), errors, time.perf_counter() - t0
+
+
+def _report(title: str, lat: list[float], errors: list[str], wall: float, target_ms: float | None) -> None:
+    if not lat:
+        print(f"{title}: no request completed")
+        return
+    p = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))] * 1000  # noqa: E731
+    load = os.getloadavg()[0]
+    print(f"{title}")
+    print(f"  requests {len(lat)} ({len(lat) / wall:.1f} req/s), load average {load:.1f}")
+    print(f"  latency p50 / p99 / max : {p(0.5):.1f} / {p(0.99):.1f} / {lat[-1] * 1000:.1f} ms")
+    print(f"  errors                  : {len(errors)}" + (f" {sorted(set(errors))[:4]}" if errors else ""))
+    if target_ms is not None:
+        ok = not errors and p(0.99) <= target_ms
+        print(f"  target p99 ≤ {target_ms:.0f} ms   : {'met' if ok else 'NOT met'}")
+
+
+def run_all(
+    base: str, headers: dict[str, str], case_id: str, clients: int, seconds: float, verdict: dict[str, Any]
+) -> None:
+    """The four scenarios, one after the other."""
+    sliders = [s["name"] for s in verdict.get("sliders") or [] if s.get("group") == "priors"]
+    if not sliders:
+        print("what-if scenarios: the verdict has no prior slider")
+        return
+    path = f"/v1/cases/{case_id}/what-if"
+
+    def whatif(values: Callable[[int, int], tuple[str, float]]) -> Callable[[int], Request]:
+        def make(k: int) -> Request:
+            async def req(c: httpx.AsyncClient, i: int) -> bool:
+                name, x = values(k, i)
+                r = await c.post(path, json={"priors": {name: x}})
+                return r.status_code == 200 and b'"probability"' in r.content
+
+            return req
+
+        return make
+
+    cached = [(sliders[j % len(sliders)], round(0.1 + 0.1 * j, 2)) for j in range(8)]
+    with httpx.Client(base_url=base, headers=headers, timeout=120) as c:  # asked once: then cached
+        for name, x in cached:
+            assert c.post(path, json={"priors": {name: x}}).status_code == 200
+    lat, err, wall = _phase(base, headers, clients, seconds, whatif(lambda k, i: cached[(k + i) % len(cached)]))
+    _report(f"what-if, cached (8 what-ifs asked before), {clients} clients", lat, err, wall, 300)
+
+    def fresh(k: int, i: int) -> tuple[str, float]:  # a value never asked: unique per client and request
+        return sliders[(k + i) % len(sliders)], round(0.05 + 0.9 * ((k * 7919 + i * 104729) % 100003) / 100003, 6)
+
+    lat, err, wall = _phase(base, headers, clients, seconds, whatif(fresh))
+    _report(
+        f"what-if, new (a prior never asked, {len(sliders)} sliders in turn), {clients} clients", lat, err, wall, 300
+    )
+
+    def ranking(k: int) -> Request:
+        async def req(c: httpx.AsyncClient, i: int) -> bool:
+            name, x = fresh(1000 + k, i)
+            r = await c.post(f"/v1/cases/{case_id}/sensitivity", json={"priors": {name: x}})
+            return r.status_code == 200 and b'"sliders"' in r.content
+
+        return req
+
+    lat, err, wall = _phase(base, headers, 1, seconds, ranking)
+    _report("slider ranking (POST …/sensitivity, new hypotheses each time), 1 client", lat, err, wall, 1000)
+    lat, err, wall = _phase(base, headers, clients, seconds, ranking)
+    _report(f"slider ranking, {clients} clients at once (no target: for the record)", lat, err, wall, None)
+    _new_cases(base, headers, clients, seconds)
+
+
+def _new_cases(base: str, headers: dict[str, str], clients: int, seconds: float) -> None:
+    """POST a case from the example's facts, then GET its verdict: the two latencies apart."""
+    import json
+
+    example = json.loads((ROOT / "examples/rupture_brutale/facts.json").read_text())
+    posts: list[float] = []
+    gets: list[float] = []
+
+    def make(k: int) -> Request:
+        async def req(c: httpx.AsyncClient, i: int) -> bool:
+            t = time.perf_counter()
+            r = await c.post("/v1/cases", json={"case_file": example, "name": f"load-{k}-{i}"})
+            posts.append(time.perf_counter() - t)
+            if r.status_code != 201:
+                return False
+            t = time.perf_counter()
+            v = await c.get(f"/v1/cases/{r.json()['id']}/verdict")
+            gets.append(time.perf_counter() - t)
+            return v.status_code == 200
+
+        return req
+
+    lat, err, wall = _phase(base, headers, clients, seconds, make)
+    _report(f"new case: POST + GET verdict, {clients} clients", lat, err, wall, None)
+    _report("  of which POST /v1/cases", sorted(posts), [], wall, None)
+    _report("  of which GET …/verdict (first)", sorted(gets), [], wall, None)

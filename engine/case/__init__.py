@@ -1,0 +1,1 @@
+"""The case state machine: state, planner, evaluation protocol, dossier driver, submissions, ontology."""

@@ -1,0 +1,1 @@
+"""Extensions of a pack at run time: sandboxed dynamic rules, FOL belief-set checks."""

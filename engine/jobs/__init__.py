@@ -1,0 +1,1 @@
+"""Portfolio work: batches and Celery tasks with leases."""

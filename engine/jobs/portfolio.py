@@ -1,0 +1,242 @@
+"""Portfolio mode (``lexlogic batch --portfolio``): a folder of case files analysed by groups.
+
+Why: case by case, each item is a run of its own, persisted at every transition (~10 snapshots of ~10 KB)
+and evaluated in whatever process picks it up, so two cases with the same model structure rebuild its
+grounding, compiled circuit and contraction plans in different processes (the prob caches are per process
+and bounded). Here the case files are grouped by pack and SKELETON — the pack, which facts are given and
+how (a yes/no or enum fact with its value, any other fact only as present; an uncertain reading as such) —
+which fixes the symbolic program and the model's structure up to the numbers; a group runs in one process,
+its cases one after the other, so the work shared by a group (the pack and its compiled rules, each model
+structure's grounding, circuit and plans) is done once per group, and nothing is persisted but each
+item's result (the batch's record, so a re-run resumes). Each case still goes through the same state machine
+and the same evaluator as the per-case path (in memory), so its result is the per-case result: the test
+checks it on the 40-case portfolio. Dossier folders (documents to read) are left to the per-case path.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+from lexlogic.engine.case.evaluation import CaseEvaluator
+from lexlogic.engine.case.machine import CaseState, Orchestrator, Phase
+from lexlogic.engine.jobs.batch import BatchReport, batch_id_for, discover, run_batch
+from lexlogic.engine.jobs.batch_store import BatchItemRow, BatchStore, ItemResult, result_of
+from lexlogic.engine.packs.library import PackLibrary
+from lexlogic.engine.store.cases import CaseStore, LeaseTimes
+from lexlogic.logic.canonical import canonical_hash
+from lexlogic.logic.errors import LexlogicError
+from lexlogic.logic.facts import parse_case
+from lexlogic.logic.pack import RulePack
+from lexlogic.settings import Settings
+
+_SHAPED = ("bool", "enum")  # fact types whose value shapes the program (others enter as numbers)
+
+
+# --- groups ------------------------------------------------------------------------------------------------
+def skeleton(raw: dict[str, Any], pack: RulePack) -> str:
+    """The group key of a case file: its pack (name, version) and how each fact is given (see the module)."""
+    shape: dict[str, Any] = {}
+    for name, given in sorted((raw.get("facts") or {}).items()):
+        spec = pack.facts.get(name)
+        wrapped = isinstance(given, dict) and "value" in given  # {value, confidence, allegation…}, not amounts
+        value = given["value"] if wrapped else given
+        uncertain = wrapped and any(k != "value" for k in given)
+        if spec is not None and spec.type.value in _SHAPED and not uncertain:
+            shape[name] = value
+        else:
+            shape[name] = sorted(given) if uncertain else "given"
+    extra = {k: v for k, v in raw.items() if k not in ("facts", "case_id")}
+    return canonical_hash({"pack": pack.name, "version": pack.manifest.version, "facts": shape, "rest": extra})
+
+
+@dataclass
+class Group:
+    key: str
+    items: list[tuple[str, str, str]] = field(default_factory=list)  # (key, path, run id)
+
+
+def group_items(rows: Iterable[BatchItemRow], packs: PackLibrary) -> tuple[list[Group], dict[str, str]]:
+    """Pending case items by skeleton (largest group first), and the items that cannot start (key → why)."""
+    groups: dict[str, Group] = {}
+    invalid: dict[str, str] = {}
+    for r in rows:
+        try:
+            raw = json.loads(Path(r.path).read_text(encoding="utf-8"))
+            pack = packs.pack(str(raw["pack"]) if raw.get("pack") else None)
+            parse_case(raw, pack, r.key)  # refused here exactly as the per-case path refuses it
+        except (OSError, ValueError, LexlogicError) as exc:
+            invalid[r.key] = f"{type(exc).__name__}: {exc}"[:500]
+            continue
+        k = skeleton(raw, pack)
+        groups.setdefault(k, Group(k)).items.append((r.key, r.path, r.run_id))
+    return sorted(groups.values(), key=lambda g: (-len(g.items), g.key)), invalid
+
+
+# --- one group, in one process -----------------------------------------------------------------------------
+class TransientStore:
+    """The state machine's store for a portfolio run: it keeps each run's state hashes (the loop detector
+    reads them) and nothing else — a portfolio records results, not snapshots."""
+
+    def __init__(self) -> None:
+        self._hashes: dict[str, list[str]] = {}
+
+    def save(self, case_id: str, state: dict[str, Any], *, state_hash: str, **_: Any) -> int:
+        seen = self._hashes.setdefault(case_id, [])
+        seen.append(state_hash)
+        return len(seen)
+
+    def hashes(self, case_id: str, *, since_epoch: bool = True) -> list[str]:
+        return list(self._hashes.get(case_id, []))
+
+    def acquire(self, case_id: str, owner: str | None = None, **_: Any) -> Any:
+        return case_id  # one process owns the whole group: there is nothing to lease
+
+    def let_go(self, hold: Any, *, release: bool = True) -> None:
+        self._hashes.pop(hold, None)
+
+
+class InMemoryMachine(Orchestrator):
+    """The state machine without snapshots: a transition only feeds the loop detector its hash."""
+
+    def __init__(self, packs: PackLibrary) -> None:
+        self.memory = TransientStore()
+        super().__init__(self.memory, CaseEvaluator(packs), packs=packs, job={"kind": "portfolio"})  # type: ignore[arg-type]
+
+    def persist(self, state: CaseState, note: str = "") -> int:
+        return self.memory.save(state.case_id, {}, state_hash=state.logical_hash())
+
+
+_LIBRARIES: dict[str, PackLibrary] = {}
+
+
+def library(rules_dir: str) -> PackLibrary:
+    """One pack library per process and rules folder: a group's packs are read and compiled once."""
+    lib = _LIBRARIES.get(rules_dir)
+    if lib is None:
+        lib = _LIBRARIES[rules_dir] = PackLibrary(Path(rules_dir))
+    return lib
+
+
+def final_state(orch: InMemoryMachine, packs: PackLibrary, key: str, path: str, run_id: str) -> CaseState:
+    """One case through the state machine, in memory, from the state the per-case path creates."""
+    raw = json.loads(Path(path).read_text(encoding="utf-8"))
+    pack = packs.pack(str(raw["pack"]) if raw.get("pack") else None)
+    created = CaseState(
+        case_id=run_id,
+        pack=pack.name,
+        source=path,
+        phase=Phase.PLANNING,
+        case_file=parse_case(raw, pack, key).model_dump(mode="json"),
+    ).model_dump(mode="json")  # the per-case path reads its first state back from the database: as JSON
+    state = CaseState.model_validate(created)
+    orch.memory.save(run_id, created, state_hash=state.logical_hash())
+    return orch.run(state)
+
+
+def run_case(packs: PackLibrary, key: str, path: str, run_id: str, proofs: bool) -> dict[str, Any]:
+    """One case's result line (its proof tree and why-not when ``proofs``)."""
+    orch = InMemoryMachine(packs)
+    state = final_state(orch, packs, key, path, run_id)
+    out = result_of(key, "case", state)
+    if proofs and state.evaluation is not None:
+        out.proof = state.evaluation.model_dump(mode="json", include={"proof", "why_not"})
+    return out.model_dump(mode="json")
+
+
+def run_group(rules_dir: str, items: list[tuple[str, str, str]], proofs: bool = False) -> list[dict]:
+    """A group's results (ItemResult as JSON), its cases one after the other in this process."""
+    packs = library(rules_dir)
+    out = []
+    for key, path, run_id in items:
+        try:
+            out.append(run_case(packs, key, path, run_id, proofs))
+        except Exception as exc:  # as the per-case path: the case fails with its reason, the batch goes on
+            why = f"{type(exc).__name__}: {exc}"[:500]
+            out.append(ItemResult(key=key, kind="case", status="error", message=why).model_dump(mode="json"))
+    return out
+
+
+# --- many groups, on a pool --------------------------------------------------------------------------------
+def run_groups(
+    groups: list[Group],
+    rules_dir: str,
+    *,
+    proofs: bool,
+    workers: int,
+    on_results: Callable[[list[dict]], None],
+    chunk: int = 64,
+) -> None:
+    """Every group, on ``workers`` spawned processes (in this one when 1). A large group is cut into chunks
+    of ``chunk`` cases (each chunk pays the group's shared work once); chunks go largest first."""
+    chunks = [g.items[i : i + chunk] for g in groups for i in range(0, len(g.items), chunk)]
+    chunks.sort(key=len, reverse=True)
+    if workers <= 1 or len(chunks) <= 1:
+        for c in chunks:
+            on_results(run_group(rules_dir, c, proofs))
+        return
+    from lexlogic.engine.jobs.local_pool import die_with_parent
+
+    with ProcessPoolExecutor(
+        max_workers=min(workers, len(chunks)),
+        mp_context=get_context("spawn"),
+        initializer=die_with_parent,
+        initargs=(os.getpid(),),
+    ) as pool:
+        futures = [pool.submit(run_group, rules_dir, c, proofs) for c in chunks]
+        for f in as_completed(futures):
+            on_results(f.result())
+
+
+# --- the batch -----------------------------------------------------------------------------------------------
+def run_portfolio(
+    root: str | Path,
+    *,
+    packs: PackLibrary,
+    settings: Settings | None = None,
+    db_url: str | None = None,
+    batch_id: str | None = None,
+    concurrency: int | None = None,
+    proofs: bool = False,
+    on_item: Callable[[ItemResult, int, int], None] | None = None,
+) -> BatchReport:
+    """The batch of ``root`` in portfolio mode: case files by groups (this module), then anything else
+    (dossiers) by the per-case path; the same batch record, so a re-run resumes either way. ``settings``: the
+    caller's (its database, leases); None: ``Settings.defaults()``."""
+    settings = settings or Settings.defaults()
+    root = Path(root).resolve()
+    items = discover(root)
+    bid = batch_id or batch_id_for(root)
+    store = CaseStore(db_url or settings.database, LeaseTimes.from_settings(settings))
+    try:
+        bstore = BatchStore.on(store.engine)
+        bstore.open(bid, str(root), items)
+        rows = bstore.items(bid, [i.key for i in items])
+        skipped = sum(r.status == "done" for r in rows)
+        pending = [r for r in rows if r.status == "pending" and r.kind == "case"]
+        groups, invalid = group_items(pending, packs)
+        for key, why in invalid.items():
+            bstore.fail(bid, key, why)
+        done = [skipped + len(invalid)]
+
+        def record(results: list[dict]) -> None:  # a chunk's results, one transaction
+            for r, new in zip(results, bstore.record_many(bid, results)):
+                if new:
+                    done[0] += 1
+                    if on_item is not None:
+                        on_item(ItemResult.model_validate(r), done[0], len(items))
+
+        workers = max(1, concurrency or os.cpu_count() or 1)
+        run_groups(groups, str(packs.root), proofs=proofs, workers=workers, on_results=record)
+    finally:
+        store.close()
+    rest = run_batch(
+        root, packs=packs, settings=settings, db_url=db_url, batch_id=bid, concurrency=concurrency, distributed=False
+    )
+    return rest.model_copy(update={"mode": "portfolio", "skipped": skipped})

@@ -1,0 +1,1 @@
+"""The symbolic analysis of one case: values (JSON-Logic), ASP outcomes, completions, explanations, narrative worlds."""

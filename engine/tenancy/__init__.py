@@ -1,0 +1,1 @@
+"""What each tenant may spend of the shared resources (sandbox workers, costly calls): quotas and admission."""

@@ -1,0 +1,1 @@
+"""The typed verdict: its model, the probabilistic decision, and how both analyses become one Verdict."""

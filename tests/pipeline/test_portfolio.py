@@ -1,0 +1,133 @@
+"""Portfolio mode (``lexlogic batch --portfolio``) gives the per-case path's results on the 40-case portfolio.
+
+The per-case path runs every case as a stored run (a snapshot per transition, a process pool); portfolio
+mode groups the case files by pack and skeleton and runs each group in one process without snapshots.
+Compared item by item: the whole result line (status, verdict, P(target) as printed, missing facts,
+question, steps), and P(target) unrounded to 1e-12 against the per-case run's stored final state.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from lexlogic.engine.jobs.batch import run_batch, write_results
+from lexlogic.engine.jobs.batch_store import BatchStore
+from lexlogic.engine.jobs.portfolio import (
+    InMemoryMachine,
+    final_state,
+    group_items,
+    library,
+    run_portfolio,
+)
+from lexlogic.engine.store.cases import CaseStore
+from lexlogic.settings import Settings
+from tests.distributed.make_cases import write_cases
+from tests.support.packs import SHIPPED
+
+pytestmark = pytest.mark.timeout(900)
+
+
+@pytest.fixture(scope="module")
+def forty(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("portfolio") / "cases"
+    write_cases(d, 40)
+    return d
+
+
+@pytest.fixture(scope="module")
+def per_case(forty: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, dict[str, float]]:
+    """The per-case path: its results file and each item's unrounded P(target) from its stored final state."""
+    db = f"sqlite:///{tmp_path_factory.mktemp('per-case') / 'b.db'}"
+    report = run_batch(forty, packs=SHIPPED, settings=Settings(), db_url=db, distributed=False, concurrency=2)
+    store = CaseStore(db)
+    p: dict[str, float] = {}
+    for row in BatchStore(store.engine).items(report.batch_id):
+        latest = store.latest(row.run_id)
+        assert latest is not None
+        prob = (latest[1].get("evaluation") or {}).get("probability") or {}
+        p[row.key] = prob.get("p_target")
+    store.close()
+    return _jsonl(report.results), p
+
+
+def _jsonl(results) -> str:  # type: ignore[no-untyped-def]
+    buf = io.StringIO()
+    write_results(results, buf, "jsonl")
+    return buf.getvalue()
+
+
+def test_portfolio_results_are_the_per_case_results(forty: Path, per_case, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    expected, _ = per_case
+    report = run_portfolio(forty, packs=SHIPPED, db_url=f"sqlite:///{tmp_path / 'p.db'}", concurrency=2)
+    assert report.mode == "portfolio" and report.total == 40
+    got = _jsonl(report.results)
+    for a, b in zip(got.splitlines(), expected.splitlines(), strict=True):
+        assert json.loads(a) == json.loads(b)
+    lines = [json.loads(x) for x in got.splitlines()]
+    assert {x["status"] for x in lines} >= {"verdict", "awaiting_answer"}  # both kinds of ending are compared
+    assert sum(bool(x["missing"]) for x in lines) >= 8
+    assert all("proof" not in x for x in lines)  # asked for only (--proofs)
+
+
+def test_probabilities_to_1e_12_and_groups_share_a_process(forty: Path, per_case) -> None:  # type: ignore[no-untyped-def]
+    _, p_case = per_case
+    store = CaseStore(f"sqlite:///{forty.parent / 'rows.db'}")
+    from lexlogic.engine.jobs.batch import discover
+
+    bstore = BatchStore(store.engine)
+    bstore.open("rows", str(forty), discover(forty))
+    groups, invalid = group_items(bstore.items("rows"), SHIPPED)
+    store.close()
+    assert not invalid and 1 < len(groups) < 40 and sum(len(g.items) for g in groups) == 40
+    packs = library(str(SHIPPED.root))
+    checked = 0
+    for g in groups:  # each group's cases one after the other in this process, as a pool worker runs them
+        for key, path, run_id in g.items:
+            state = final_state(InMemoryMachine(packs), packs, key, path, run_id)
+            ev = state.evaluation
+            p = ev.probability.p_target if ev is not None and ev.probability is not None else None
+            if p_case[key] is None:
+                assert p is None, key
+                continue
+            assert p is not None and abs(p - p_case[key]) <= 1e-12, (key, p, p_case[key])
+            checked += 1
+    assert checked >= 30
+
+
+def test_cli_portfolio_with_and_without_proofs(tmp_path: Path) -> None:
+    from lexlogic.api.cli import app
+
+    d = tmp_path / "cases"
+    write_cases(d, 3)
+    for extra, has_proof in (([], False), (["--proofs"], True)):
+        out = tmp_path / f"out{len(extra)}.jsonl"
+        db = f"sqlite:///{tmp_path / f'b{len(extra)}.db'}"
+        r = CliRunner().invoke(app, ["batch", str(d), "--portfolio", *extra, "-c", "1", "--db", db, "-o", str(out)])
+        assert r.exit_code == 0, r.output
+        lines = [json.loads(x) for x in out.read_text().splitlines()]
+        assert len(lines) == 3
+        assert all(("proof" in x) is has_proof for x in lines)
+        if has_proof:
+            assert all(x["proof"]["proof"] is not None for x in lines if x["status"] == "verdict")
+    r = CliRunner().invoke(app, ["batch", str(d), "--proofs", "--db", f"sqlite:///{tmp_path / 'x.db'}"])
+    assert r.exit_code != 0 and "--portfolio" in r.output
+
+
+def test_an_invalid_case_file_is_the_same_line_both_ways(tmp_path: Path) -> None:
+    d = tmp_path / "cases"
+    write_cases(d, 2)
+    bad = json.loads((d / "case-0000.json").read_text())
+    bad["facts"]["notice_given_months"] = "beaucoup"
+    (d / "case-0002.json").write_text(json.dumps(bad))
+    one = run_batch(
+        d, packs=SHIPPED, settings=Settings(), db_url=f"sqlite:///{tmp_path / 'a.db'}", distributed=False, concurrency=1
+    )
+    two = run_portfolio(d, packs=SHIPPED, db_url=f"sqlite:///{tmp_path / 'b.db'}", concurrency=1)
+    assert _jsonl(one.results) == _jsonl(two.results)
+    line = json.loads(_jsonl(two.results).splitlines()[2])
+    assert line["status"] == "invalid" and "notice_given_months" in line["message"]
