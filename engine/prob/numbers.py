@@ -165,6 +165,22 @@ def _entropy(w_by_bin: np.ndarray) -> float:
     return float(-(p * np.log2(p)).sum())
 
 
+def may_ask_about_outputs(pack: RulePack, model: CaseModel) -> bool:
+    """Whether ``finish_verdict`` can find a question about the damages: the pack has outputs and some askable
+    fact (a question, not the judge's appreciation) is an uncertain root of the model or a number nobody gave
+    that a law draws. A superset of the facts ``finish_verdict`` scores (it also skips a law's fact present as
+    a root column), so False means its ``output_questions`` would be empty."""
+    weights = weights_of(pack)
+    if weights is None or not weights.outputs:
+        return False
+    facts = {model.asks[v.name] for v in model.program.variables if v.name in model.asks and v.name in model.roots}
+    for name in weights.numbers:
+        info = model.values.get(name)
+        if name in pack.facts and (info is None or not info.known):
+            facts.add(name)
+    return any((s := pack.facts.get(f)) is not None and bool(s.question) and not s.appreciation for f in facts)
+
+
 def finish_verdict(
     pack: RulePack,
     model: CaseModel,
@@ -173,8 +189,10 @@ def finish_verdict(
     *,
     seed: int = 0,
     samples: int = N_SAMPLES,
+    summaries: bool = True,
 ) -> ProbVerdict:
-    """The verdict with its numbers (outputs of ``weights.yaml``) and the questions about the damages."""
+    """The verdict with its numbers (outputs of ``weights.yaml``) and the questions about the damages
+    (``summaries=False``: the questions only, no distribution — a portfolio's result line reads none)."""
     verdict = verdict.model_copy(update={"soft_factors": {**model.folded, **verdict.soft_factors}})
     verdict.unmodelled = dict(model.unmodelled)
     weights = weights_of(pack)
@@ -237,27 +255,43 @@ def finish_verdict(
     if str(getattr(verdict.method, "value", verdict.method)) == "exact":  # the one P(target) the verdict prints
         p_t = float(verdict.p_target)
     remedy = None
-    method = "importance_sampling (prior proposal, seeded numpy draws of the pack's laws)"
     for name, out in weights.outputs.items():
         x = jl_vec._f(outs[name], n)
         if np.isnan(x).all():
             continue
         if out.given_target:
             remedy = remedy or name
-            given = weighted_summary(
-                x, w * target, unit=out.unit, method=method, condition=f"given {prog.target}", probability=p_t
-            )
-            if given is not None:
-                verdict.outputs_given_target[name] = given
-            x = np.where(target, x, 0.0)
-        summary = weighted_summary(x, w, unit=out.unit, method=method)
-        if summary is not None:
-            verdict.outputs[name] = summary
+        if summaries:
+            _summarise(verdict, name, out, x, w, target, p_t, prog.target)
     if remedy is not None:
         x = np.where(target, jl_vec._f(outs[remedy], n), 0.0)
         verdict.output_questions = _output_questions(pack, x, w, cells)
         verdict.output_questions_about = remedy
     return verdict
+
+
+def _summarise(
+    verdict: ProbVerdict,
+    name: str,
+    out: Any,
+    x: np.ndarray,
+    w: np.ndarray,
+    target: np.ndarray,
+    p_t: float,
+    target_name: str,
+) -> None:
+    """One output's distribution (and, for the remedy, given the target) into the verdict."""
+    method = "importance_sampling (prior proposal, seeded numpy draws of the pack's laws)"
+    if out.given_target:
+        given = weighted_summary(
+            x, w * target, unit=out.unit, method=method, condition=f"given {target_name}", probability=p_t
+        )
+        if given is not None:
+            verdict.outputs_given_target[name] = given
+        x = np.where(target, x, 0.0)
+    summary = weighted_summary(x, w, unit=out.unit, method=method)
+    if summary is not None:
+        verdict.outputs[name] = summary
 
 
 def _outputs(
