@@ -248,7 +248,9 @@ def finish_verdict(
                 cells[name] = np.searchsorted(edges, x)
     codes = worlds.codes()  # the sampled roots' columns: their digits are their codes
     try:
-        outs = _outputs_by_choice(pack, weights, data, choices, n, rng, codes)
+        # without summaries only the remedy is read (its questions): the other outputs are not evaluated
+        only = None if summaries else [k for k, out in weights.outputs.items() if out.given_target]
+        outs = _outputs_by_choice(pack, weights, data, choices, n, rng, codes, only)
     except jl_vec.Unvectorisable:
         return verdict
     p_t = _dot(w, target) / float(w.sum())
@@ -256,6 +258,8 @@ def finish_verdict(
         p_t = float(verdict.p_target)
     remedy = None
     for name, out in weights.outputs.items():
+        if name not in outs:
+            continue
         x = jl_vec._f(outs[name], n)
         if np.isnan(x).all():
             continue
@@ -294,15 +298,50 @@ def _summarise(
         verdict.outputs[name] = summary
 
 
+def _reads(pack: RulePack, weights: Any, outputs: list[str]) -> set[str] | None:
+    """Every value ``outputs`` depend on: their formulas' variables, every latent law's inputs (each law is drawn
+    whatever is asked, in order, so the generator's draws are the same), and, through the pack's
+    computations, what those read. None when a formula reads by computed names (then everything is needed)."""
+    frontier: list[str] = []
+    for name in outputs:
+        frontier += jl_vec.variables(weights.outputs[name].logic)
+    for name, law in weights.numbers.items():
+        if name not in pack.facts:
+            frontier += [x for x in (law.covariate, *law.effects, *(law.at_least or {}).values()) if x]
+    seen: set[str] = set()
+    while frontier:
+        name = frontier.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        comp = pack.computation_for(name)
+        if comp is None:
+            continue
+        if not jl_vec.literal_reads(comp.logic):
+            return None
+        frontier += [*comp.inputs, *jl_vec.variables(comp.logic)]
+    return seen
+
+
 def _outputs(
-    pack: RulePack, weights: Any, data: dict[str, Any], n: int, rng: Any, roots: jl_vec.Codes | None = None
+    pack: RulePack,
+    weights: Any,
+    data: dict[str, Any],
+    n: int,
+    rng: Any,
+    roots: jl_vec.Codes | None = None,
+    only: list[str] | None = None,
 ) -> dict[str, np.ndarray]:
     """The pack's outputs per world from the roots' values (``data``): its computations, then its laws.
-    ``roots``: the codes of the sampled roots' columns."""
+    ``roots``: the codes of the sampled roots' columns. ``only``: these outputs, and of the computations only
+    those they read (``_reads``); every law is still drawn."""
     data = dict(data)
     # each per-world column factorised once: rules evaluated once per class of their inputs
     codes = roots.copy() if roots is not None else jl_vec.Codes()
+    needed = _reads(pack, weights, only) if only is not None else None
     for comp in pack.computations:
+        if needed is not None and comp.output not in needed:
+            continue
         reads = [d for d in comp.inputs if d not in data or data[d] is None]
         if reads:
             data.pop(comp.output, None)
@@ -315,7 +354,11 @@ def _outputs(
     for name, law in weights.numbers.items():  # the pack's latent numbers (not facts)
         if name not in pack.facts:
             data[name] = draw_law(law, n, rng, data)
-    return {name: jl_vec._f(jl_vec.evaluate(out.logic, data, n, codes), n) for name, out in weights.outputs.items()}
+    return {
+        name: jl_vec._f(jl_vec.evaluate(out.logic, data, n, codes), n)
+        for name, out in weights.outputs.items()
+        if only is None or name in only
+    }
 
 
 def _outputs_by_choice(
@@ -326,12 +369,13 @@ def _outputs_by_choice(
     n: int,
     rng: Any,
     roots: jl_vec.Codes | None = None,
+    only: list[str] | None = None,
 ) -> dict[str, np.ndarray]:
     """The outputs in every world, when some roots take a value that is not a number (an enum, a narrative's
     reading): evaluated once per combination of those values, each world keeping its own combination. The
     laws are drawn once (one generator state per combination), so the worlds share their draws."""
     if not choices:
-        return _outputs(pack, weights, data, n, rng, roots)
+        return _outputs(pack, weights, data, n, rng, roots, only)
     names = sorted(choices)
     per_world = list(zip(*(choices[f] for f in names)))
     out: dict[str, np.ndarray] = {}
@@ -339,7 +383,7 @@ def _outputs_by_choice(
     for combo in dict.fromkeys(per_world):
         rng.bit_generator.state = state
         sel = np.array([w == combo for w in per_world])
-        values = _outputs(pack, weights, {**data, **dict(zip(names, combo))}, n, rng, roots)
+        values = _outputs(pack, weights, {**data, **dict(zip(names, combo))}, n, rng, roots, only)
         for name, x in values.items():
             out.setdefault(name, np.full(n, np.nan))[sel] = x[sel]
     return out
