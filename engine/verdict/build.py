@@ -543,7 +543,19 @@ def result_verdict(
     loaded = load_pack(packs, case.pack)
     pack = loaded.pack
     d = _decide(
-        loaded, case, answers, {}, {}, whatif, dynamic, False, probabilistic, inference, memo, numbers="questions", proofs=False
+        loaded,
+        case,
+        answers,
+        {},
+        {},
+        whatif,
+        dynamic,
+        False,
+        probabilistic,
+        inference,
+        memo,
+        numbers="questions",
+        proofs=False,
     )
     a = d.cv.analysis
     read_or_interpreted = epistemic.machine_read(d.case) or bool(dynamic)
@@ -581,7 +593,15 @@ def _decide(
         analysis = memo.analyse(pack, program, cf, answers, dynamic, proofs=proofs)
         if probabilistic:
             cv = decide(
-                pack, program, cf, answers, overrides, dynamic=dynamic, inference=inference, analysis=analysis, numbers=numbers
+                pack,
+                program,
+                cf,
+                answers,
+                overrides,
+                dynamic=dynamic,
+                inference=inference,
+                analysis=analysis,
+                numbers=numbers,
             )
         else:
             cv = CaseVerdict(analysis=analysis, status="VERDICT")
