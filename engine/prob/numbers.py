@@ -304,6 +304,8 @@ def _reads(pack: RulePack, weights: Any, outputs: list[str]) -> set[str] | None:
     computations, what those read. None when a formula reads by computed names (then everything is needed)."""
     frontier: list[str] = []
     for name in outputs:
+        if not jl_vec.literal_reads(weights.outputs[name].logic):
+            return None
         frontier += jl_vec.variables(weights.outputs[name].logic)
     for name, law in weights.numbers.items():
         if name not in pack.facts:
