@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from lexlogic.engine.packs.library import PackLibrary
+from lexlogic.engine.prob.inference_plan import Limits
 from lexlogic.engine.symbolic.memo import RunMemo
 from lexlogic.engine.verdict.build import build_verdict, case_file_error, load_pack, result_verdict
 from lexlogic.engine.verdict.model import Verdict
@@ -70,8 +71,10 @@ class CaseEvaluator:
         whatif: dict[str, Any] | None = None,
         interpret: Interpreter | None = None,
         result_only: bool = False,
+        limits: Limits | None = None,
     ) -> None:
         self.packs = packs
+        self.limits = limits  # the route's thresholds (Settings.inference_*): none, the defaults
         self.result_only = result_only
         self.inference = inference
         self.memo = memo if memo is not None else RunMemo()
@@ -138,6 +141,7 @@ class CaseEvaluator:
                 probabilistic=probabilistic or bool(dynamic),
                 inference=self.inference,
                 memo=self.memo,
+                limits=self.limits,
             )
         return build_verdict(
             case,
@@ -150,4 +154,5 @@ class CaseEvaluator:
             sliders=False,
             inference=self.inference,
             memo=self.memo,
+            limits=self.limits,
         )

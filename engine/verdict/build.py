@@ -21,6 +21,7 @@ from typing import Any, Literal
 from lexlogic.engine.packs.library import LoadedPack, PackLibrary
 from lexlogic.engine.prob import BoolVar, ProbProgram
 from lexlogic.engine.prob.case_model import weights_of
+from lexlogic.engine.prob.inference_plan import Limits
 from lexlogic.engine.symbolic.analysis import analyse_case_file
 from lexlogic.engine.symbolic.memo import RunMemo
 from lexlogic.engine.symbolic.narratives import (
@@ -421,6 +422,7 @@ def build_verdict(
     probabilistic: bool = True,
     inference: str = "auto",
     memo: RunMemo | None = None,
+    limits: Limits | None = None,
 ) -> Verdict:
     """The typed verdict of a typed case, given typed answers.
 
@@ -428,7 +430,8 @@ def build_verdict(
     ``weights``: Alexy magnitudes (``<rule>.I1`` …); ``whatif``: raw what-if overrides (CLI ``--whatif``);
     ``dynamic``: interpretations of dynamic rules; ``analyser``: the (cached) symbolic analysis of one
     narrative's case file; ``memo``: the run's one-pass memo (a case and its answers analysed once);
-    ``inference``: exact | sampling | pyro | auto; ``probabilistic=False``: the symbolic analysis alone (the
+    ``inference``: exact | sampling | pyro | auto; ``limits``: the route's thresholds (the caller's
+    ``Settings.inference_*``, none: the defaults); ``probabilistic=False``: the symbolic analysis alone (the
     orchestrator's fast path when a fatal defeater is established: the target's probability is then 0 or 1
     without a model).
     """
@@ -437,7 +440,9 @@ def build_verdict(
     memo = memo if memo is not None else RunMemo()
     loaded = load_pack(packs, case.pack)
     pack = loaded.pack
-    d = _decide(loaded, case, answers, priors, weights, whatif, dynamic, sliders, probabilistic, inference, memo)
+    d = _decide(
+        loaded, case, answers, priors, weights, whatif, dynamic, sliders, probabilistic, inference, memo, limits=limits
+    )
     knowledge = epistemic.fact_knowledge(pack, d.case, answers, d.cv.analysis.values)
 
     def analyse_world(c: CaseFile, ans: dict[str, Any]) -> dict[str, Any]:  # a world's line reads these two only
@@ -528,6 +533,7 @@ def result_verdict(
     probabilistic: bool = True,
     inference: str = "auto",
     memo: RunMemo | None = None,
+    limits: Limits | None = None,
 ) -> Verdict:
     """The verdict as far as a portfolio's result line and the state machine read it (``lexlogic batch
     --portfolio`` without ``--proofs``): status, label, summary, outcomes (without trees), checks, P(target),
@@ -556,6 +562,7 @@ def result_verdict(
         memo,
         numbers="questions",
         proofs=False,
+        limits=limits,
     )
     a = d.cv.analysis
     read_or_interpreted = epistemic.machine_read(d.case) or bool(dynamic)
@@ -580,6 +587,7 @@ def _decide(
     *,
     numbers: bool | Literal["questions"] = True,
     proofs: bool = True,
+    limits: Limits | None = None,
 ) -> _Decided:
     """The symbolic analysis (the memo's), then the probabilistic verdict unless a defeater settled it
     (``numbers``, ``proofs``: as ``decide`` and ``analyse`` take them; a result line needs neither)."""
@@ -602,6 +610,7 @@ def _decide(
                 inference=inference,
                 analysis=analysis,
                 numbers=numbers,
+                limits=limits,
             )
         else:
             cv = CaseVerdict(analysis=analysis, status="VERDICT")
