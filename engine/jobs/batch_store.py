@@ -207,6 +207,15 @@ class BatchStore:
                 .values(attempts=BatchItemRow.attempts + 1)
             )
 
+    def attempt_many(self, batch_id: str, keys: list[str]) -> None:
+        """``attempt`` for a portfolio chunk's items, in one transaction (a chunk redone shows 2)."""
+        with self.Session.begin() as s:
+            s.execute(
+                update(BatchItemRow)
+                .where(BatchItemRow.batch_id == batch_id, BatchItemRow.key.in_(keys))
+                .values(attempts=BatchItemRow.attempts + 1)
+            )
+
     def complete(self, batch_id: str, key: str, run_id: str, state: CaseState) -> bool:
         """Record the item's result once; False (and ``repeats`` + 1) when it already was."""
         with self.Session.begin() as s:
@@ -239,21 +248,21 @@ class BatchStore:
 
     def record_many(self, batch_id: str, results: list[dict[str, Any]]) -> list[bool]:
         """``record`` for a chunk's results (each ``{"key": …}``) in one transaction: one commit per chunk,
-        not per item (a crash loses at most the chunk, which a re-run computes again)."""
+        not per item (a crash loses at most the chunk, which a re-run computes again). An item already done
+        keeps its result and counts a repeat (as ``complete``): a chunk redone never writes a line twice."""
         done = []
         now = _now()
         with self.Session.begin() as s:
             for result in results:
+                where = (BatchItemRow.batch_id == batch_id, BatchItemRow.key == result["key"])
                 res = s.execute(
                     update(BatchItemRow)
-                    .where(
-                        BatchItemRow.batch_id == batch_id,
-                        BatchItemRow.key == result["key"],
-                        BatchItemRow.status == "pending",
-                    )
+                    .where(*where, BatchItemRow.status == "pending")
                     .values(status="done", result=result, finished_at=now)
                 )
                 done.append(res.rowcount == 1)  # type: ignore[attr-defined]
+                if not done[-1]:
+                    s.execute(update(BatchItemRow).where(*where).values(repeats=BatchItemRow.repeats + 1))
         return done
 
     def fail(self, batch_id: str, key: str, message: str) -> None:
