@@ -24,6 +24,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -37,6 +38,7 @@ from lexlogic.settings import Settings
 log = logging.getLogger("lexlogic.chunks")
 TASK = "lexlogic.chunk"
 STALL_NOTICE_SECONDS = 60.0
+CLOCK_MARGIN = timedelta(seconds=60)  # results are stamped by the workers' clocks: read back this much earlier
 
 
 class ChunkJob(BaseModel):
@@ -59,6 +61,17 @@ def chunk_id(batch_id: str, run_ids: list[str]) -> str:
 Outcome = Literal["done", "busy"]
 
 
+@dataclass
+class ChunkRun:
+    """What one delivery of a chunk did: ``cases`` evaluated and recorded (0 when there was nothing left to do
+    or another attempt held it), in ``seconds`` of wall time and ``cpu`` seconds of this process."""
+
+    outcome: Outcome
+    cases: int = 0
+    seconds: float = 0.0
+    cpu: float = 0.0
+
+
 def _pending(bstore: BatchStore, job: ChunkJob) -> list[BatchItemRow]:
     order = {k: i for i, k in enumerate(job.keys)}
     rows = [r for r in bstore.items(job.batch_id, job.keys) if r.status == "pending"]
@@ -73,17 +86,17 @@ def run_chunk(
     store: CaseStore,
     adopt: str | None = None,
     owner: str | None = None,
-) -> Outcome:
+) -> ChunkRun:
     """Evaluate the chunk's pending items and record them in one transaction. Idempotent: a chunk whose
     items are all done is not claimed (``done``); a chunk held by a live attempt is left alone (``busy``).
     A database error propagates with the lease kept (it lapses; the resumer or the task's retry takes over)."""
     bstore = BatchStore.on(store.engine)
     if not _pending(bstore, job):
-        return "done"
+        return ChunkRun("done")
     try:
         hold = store.acquire(cid, owner, job=job.model_dump(), adopt=adopt)
     except RunBusyError:
-        return "busy"
+        return ChunkRun("busy")
     release = True
     try:
         lease = store.lease(cid)
@@ -91,19 +104,26 @@ def run_chunk(
         pending = _pending(bstore, job)  # read after the claim: an earlier attempt may have finished it
         if attempts > settings.resume_max_attempts:
             fail_items(bstore, job, pending, f"interrupted {attempts - 1} times: given up")
-            return "done"
-        if pending:
-            bstore.attempt_many(job.batch_id, [r.key for r in pending])
-            from lexlogic.engine.jobs.portfolio import run_group
-
-            results = run_group(job.rules_dir, [(r.key, r.path, r.run_id) for r in pending], job.proofs)
-            bstore.record_many(job.batch_id, results)
-        return "done"
+            return ChunkRun("done")
+        return _evaluate(bstore, job, pending)
     except Exception:
         release = False  # an outage (or a bug): the lease stays and lapses, so the chunk is taken over later
         raise
     finally:
         store.let_go(hold, release=release)
+
+
+def _evaluate(bstore: BatchStore, job: ChunkJob, pending: list[BatchItemRow]) -> ChunkRun:
+    """The chunk's pending cases through the portfolio's evaluator, recorded in one transaction."""
+    if not pending:
+        return ChunkRun("done")
+    from lexlogic.engine.jobs.portfolio import run_group
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    bstore.attempt_many(job.batch_id, [r.key for r in pending])
+    results = run_group(job.rules_dir, [(r.key, r.path, r.run_id) for r in pending], job.proofs)
+    bstore.record_many(job.batch_id, results)
+    return ChunkRun("done", len(pending), time.perf_counter() - t0, time.process_time() - c0)
 
 
 def fail_items(bstore: BatchStore, job: ChunkJob, rows: list[BatchItemRow], why: str) -> None:
@@ -153,7 +173,12 @@ def resume(store: CaseStore, settings: Settings, cid: str, job: dict[str, Any]) 
             return False
         send_chunk(cid, chunk, settings=settings, adopt=token)
         return True
-    return run_chunk(cid, chunk, settings=settings, store=store) == "done"
+    return run_chunk(cid, chunk, settings=settings, store=store).outcome == "done"
+
+
+def _aware(t: datetime) -> datetime:
+    """A stamp read back from the database in UTC (SQLite returns it without its zone)."""
+    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
 
 
 # --- the client --------------------------------------------------------------------------------------------
@@ -171,54 +196,61 @@ class Dispatch:
     deadline: float | None = None
     timeout: float | None = None
     chunks: list[tuple[str, ChunkJob]] = field(default_factory=list)
-    _sent: set[str] = field(default_factory=set)
-    _finished: set[str] = field(default_factory=set)
     _announced: set[str] = field(default_factory=set)
+    _chunk_of: dict[str, int] = field(default_factory=dict)
+    _left: list[int] = field(default_factory=list)
+    _finished: int = 0
 
     def run(self, poll: float = 0.3) -> None:
-        """Send every chunk with a pending item, then wait until none is left."""
-        keys = [k for _, job in self.chunks for k in job.keys]
-        left, since = len(keys) + 1, time.monotonic()
+        """Send every chunk, then wait until no case of the batch is pending. A poll costs a count and the
+        rows finished since the last one (not the whole batch): the client's share stays small at 10^6 cases."""
+        total = sum(len(job.keys) for _, job in self.chunks)
+        self._chunk_of = {k: n for n, (_, job) in enumerate(self.chunks) for k in job.keys}
+        self._left = [len(job.keys) for _, job in self.chunks]
+        self._send()
+        since = datetime.now(UTC)
+        left, quiet = total + 1, time.monotonic()
         while True:
-            rows = self.patience.call(self.bstore.items, self.batch_id, keys)
-            pending = {r.key for r in rows if r.status == "pending"}
-            self._announce(rows, pending)
+            pending = self.patience.call(self.bstore.pending_count, self.batch_id, "case")
+            fresh = self.patience.call(self.bstore.finished_since, self.batch_id, since - CLOCK_MARGIN)
+            since = max([since, *(_aware(r.finished_at) for r in fresh if r.finished_at is not None)])
+            self._announce(fresh)
             if not pending:
+                self._announce(self.patience.call(self.bstore.items, self.batch_id))  # any line a clock hid
                 return
-            if len(pending) < left:
-                left, since = len(pending), time.monotonic()
-            elif time.monotonic() - since > STALL_NOTICE_SECONDS:  # never a silent wait
+            if pending < left:
+                left, quiet = pending, time.monotonic()
+            elif time.monotonic() - quiet > STALL_NOTICE_SECONDS:  # never a silent wait
                 self.notice(
-                    f"{len(pending)} case(s) pending, none done for {time.monotonic() - since:.0f} s: "
-                    "are workers running?"
+                    f"{pending} case(s) pending, none done for {time.monotonic() - quiet:.0f} s: are workers running?"
                 )
-                since = time.monotonic()
-            self._send(pending)
-            self._check_deadline(len(keys) - len(pending), len(keys))
+                quiet = time.monotonic()
+            self._check_deadline(total - pending, total)
             time.sleep(poll)
 
-    def _send(self, pending: set[str]) -> None:
+    def _send(self) -> None:
+        """Each chunk under a queued lease, then its message (a chunk already leased is in flight: left)."""
         for cid, job in self.chunks:
-            if cid in self._sent or not pending.intersection(job.keys):
-                continue
             token = new_owner("queued")
             if self.patience.call(self.store.claim, cid, token, self.store.leases.queued, job=job.model_dump()):
                 self.patience.call(send_chunk, cid, job, settings=self.settings, adopt=token)
-            self._sent.add(cid)  # claimed by us, or in flight already (a worker, a queued message)
 
-    def _announce(self, rows: list[BatchItemRow], pending: set[str]) -> None:
-        """Each newly finished case (its line), and each newly finished chunk (its size and first cases)."""
-        for r in rows:
-            if r.status == "done" and r.key not in self._announced and r.result is not None:
-                self._announced.add(r.key)
-                self.on_item(ItemResult.model_validate(r.result))
-        for n, (cid, job) in enumerate(self.chunks, 1):
-            if cid not in self._finished and cid in self._sent and not pending.intersection(job.keys):
-                self._finished.add(cid)
-                names = ", ".join(job.keys[:3]) + (f" … (+{len(job.keys) - 3})" if len(job.keys) > 3 else "")
+    def _announce(self, rows: list[BatchItemRow]) -> None:
+        """Each newly finished case (its line), and each chunk whose cases are all finished (its size, names)."""
+        for r in sorted(rows, key=lambda r: r.key):
+            n = self._chunk_of.get(r.key)
+            if n is None or r.status != "done" or r.key in self._announced or r.result is None:
+                continue
+            self._announced.add(r.key)
+            self.on_item(ItemResult.model_validate(r.result))
+            self._left[n] -= 1
+            if not self._left[n]:
+                self._finished += 1
+                keys = self.chunks[n][1].keys
+                names = ", ".join(keys[:3]) + (f" … (+{len(keys) - 3})" if len(keys) > 3 else "")
                 self.notice(
-                    f"chunk {n}/{len(self.chunks)} done ({len(self._finished)} of {len(self.chunks)} finished): "
-                    f"{len(job.keys)} case(s): {names}"
+                    f"chunk {n + 1}/{len(self.chunks)} done ({self._finished} of {len(self.chunks)} finished): "
+                    f"{len(keys)} case(s): {names}"
                 )
 
     def _check_deadline(self, done: int, total: int) -> None:

@@ -320,6 +320,10 @@ def _chunk_task(app: Any, settings: Settings) -> None:
     per-case task's policy: acknowledged late, retried through outages with capped backoff, retried later
     while another attempt holds it."""
 
+    from celery.utils.log import get_task_logger
+
+    chunk_log = get_task_logger("lexlogic.chunks")
+
     def chunk_step(self: Any, cid: str, job: dict[str, Any], adopt: str | None = None) -> str:
         from lexlogic.engine.jobs import chunks
 
@@ -334,9 +338,11 @@ def _chunk_task(app: Any, settings: Settings) -> None:
             delay = min(settings.outage_retry_max_seconds, 2.0 ** min(self.request.retries, 10))
             log.warning("chunk %s: %s unavailable, retry in %.0f s", cid, type(exc).__name__, delay)
             raise self.retry(exc=exc, countdown=delay) from exc
-        if out == "busy":
+        if out.outcome == "busy":
             raise self.retry(countdown=settings.busy_retry_seconds)
-        return out
+        if out.cases:  # the per-chunk figures benchmarks/batch.py reads (the task logger: in the worker's log)
+            chunk_log.info("chunk %s: %d case(s) in %.4f s wall, %.4f s CPU", cid, out.cases, out.seconds, out.cpu)
+        return out.outcome
 
     app.task(
         bind=True,
