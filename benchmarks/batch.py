@@ -267,34 +267,38 @@ def _fit(points: list[tuple[int, float]]) -> tuple[float, float]:
 
 def celery_projection(chunks: list[tuple[str, int, float, float]], coordinator: float) -> None:
     """10,000 and 1,000,000 cases on N workers from the chunks measured on the workers (see the assumptions)."""
-    a, b = _fit([(k, w) for _, k, w, _ in chunks])
-    ratio = [w / (a + b * k) for _, k, w, _ in chunks]
-    r50, r90 = statistics.median(ratio), _q(ratio, 0.9)
+    fits = {"CPU": _fit([(k, c) for _, k, _, c in chunks]), "wall": _fit([(k, w) for _, k, w, _ in chunks])}
+    cols: list[tuple[str, float, float, float]] = []  # (label, a, b, scale)
+    for what, (a, b) in fits.items():
+        ratio = [(c if what == "CPU" else w) / (a + b * k) for _, k, w, c in chunks]
+        print(
+            f"fit of the chunks' {what}: {a * 1000:.1f} ms + {b * 1000:.1f} ms a case; measured/fit median "
+            f"{statistics.median(ratio):.2f}, p90 {_q(ratio, 0.9):.2f}"
+        )
+        cols.append((f"{what} median", a, b, statistics.median(ratio)))
+        if what == "CPU":
+            cols.append((f"{what} p90", a, b, _q(ratio, 0.9)))
+    print(f"coordinator (the client): {coordinator * 1000:.2f} ms CPU a case (its CPU in the run / cases), serial")
     print(
-        f"fit over the measured chunks: wall = {a * 1000:.1f} ms + {b * 1000:.1f} ms a case; measured/fit "
-        f"median {r50:.2f}, p90 {r90:.2f}; coordinator {coordinator * 1000:.2f} ms a case (its CPU in the run / cases)"
-    )
-    print(
-        "assumptions: the portfolio of make_cases.py (16 skeletons, period 180) cut in chunks of ≤ 64; each worker a "
-        "free core running chunks back to back with the per-chunk wall measured here (the fit's a + b·cases, scaled "
-        "by the measured/fit median, or p90 for the pessimistic column); the broker and the database keep up; the "
-        "coordinator's per-case cost is serial, measured at this run's size (its polling reads every item: it grows "
-        "with the batch, so at 1,000,000 it is a lower bound)"
+        "assumptions: make_cases.py's portfolio (16 skeletons, period 180) cut in chunks of ≤ 64; every worker "
+        "runs chunks back to back, each taking the fit's a + b·cases scaled by the measured/fit median (p90: the "
+        "pessimistic column); CPU columns: one free core per worker; wall column: the share of a core the workers "
+        "had in this run; the broker and the database keep up; the coordinator works in parallel with the workers "
+        "at the per-case cost measured here (so it bounds the rate: wall = max(work / N, cases × coordinator))"
     )
     for total in (10_000, 1_000_000):
         k = chunk_sizes(total)
-        work = len(k) * a + total * b
-        print(f"\n{total:,} cases ({len(k):,} chunks): workers  median-based            p90-based")
+        print(f"\n{total:,} cases ({len(k):,} chunks)  " + "".join(f"{c[0]:>26}" for c in cols))
         for w in (1, 2, 8, 32, 128):
             cells = []
-            for r in (r50, r90):
-                wall = max(work * r / w, total * coordinator)
-                cells.append(f"{_duration(wall):>9} ({total / wall:7.1f} cases/s)")
-            print(f"  {w:>4}  {'   '.join(cells)}")
+            for _, a, b, r in cols:
+                wall = max((len(k) * a + total * b) * r / w, total * coordinator)
+                cells.append(f"{_duration(wall):>10} ({total / wall:7.1f}/s)")
+            print(f"  {w:>4} worker{'s' if w > 1 else ' '}          " + "".join(f"{c:>26}" for c in cells))
 
 
 def chunk_sizes(total: int) -> list[int]:
-    """The chunks' sizes of ``total`` cases of make_cases.py's portfolio (its skeleton repeats every 180)."""
+    """The chunks' sizes for ``total`` cases of make_cases.py's portfolio (its skeleton repeats every 180)."""
     from lexlogic.engine.jobs.portfolio import CHUNK, skeleton
     from tests.distributed.make_cases import variation
 
