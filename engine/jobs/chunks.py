@@ -201,23 +201,26 @@ class Dispatch:
     _left: list[int] = field(default_factory=list)
     _finished: int = 0
 
-    def run(self, poll: float = 0.3) -> None:
+    def run(self, poll: float = 0.3, slowest: float = 2.0) -> None:
         """Send every chunk, then wait until no case of the batch is pending. A poll costs a count and the
-        rows finished since the last one (not the whole batch): the client's share stays small at 10^6 cases."""
+        rows finished since the last one (not the whole batch): the client's share stays small at 10^6 cases.
+        Polls come every ``poll`` s while cases finish, slowing down to ``slowest`` s while none does."""
         total = sum(len(job.keys) for _, job in self.chunks)
         self._chunk_of = {k: n for n, (_, job) in enumerate(self.chunks) for k in job.keys}
         self._left = [len(job.keys) for _, job in self.chunks]
         self._send()
         since = datetime.now(UTC)
-        left, quiet = total + 1, time.monotonic()
+        left, quiet, pause = total + 1, time.monotonic(), poll
         while True:
             pending = self.patience.call(self.bstore.pending_count, self.batch_id, "case")
             fresh = self.patience.call(self.bstore.finished_since, self.batch_id, since - CLOCK_MARGIN)
             since = max([since, *(_aware(r.finished_at) for r in fresh if r.finished_at is not None)])
+            fresh = [r for r in fresh if r.key in self._chunk_of and r.key not in self._announced]  # margin: seen again
             self._announce(fresh)
             if not pending:
                 self._announce(self.patience.call(self.bstore.items, self.batch_id))  # any line a clock hid
                 return
+            pause = poll if fresh else min(slowest, pause * 1.5)
             if pending < left:
                 left, quiet = pending, time.monotonic()
             elif time.monotonic() - quiet > STALL_NOTICE_SECONDS:  # never a silent wait
@@ -226,7 +229,7 @@ class Dispatch:
                 )
                 quiet = time.monotonic()
             self._check_deadline(total - pending, total)
-            time.sleep(poll)
+            time.sleep(pause)
 
     def _send(self) -> None:
         """Each chunk under a queued lease, then its message (a chunk already leased is in flight: left)."""
