@@ -258,18 +258,10 @@ def run_portfolio(
             _on_pool(bstore, bid, groups, packs, proofs, concurrency, patience, announce)
     finally:
         store.close()
-    left = timeout - (time.monotonic() - t0) if timeout else None
+    left = max(1.0, timeout - (time.monotonic() - t0)) if timeout else None
+    kw: dict[str, Any] = {"concurrency": concurrency, "on_notice": on_notice, "outage_limit": outage_limit}
     rest = run_batch(
-        root,
-        packs=packs,
-        settings=settings,
-        db_url=db_url,
-        batch_id=bid,
-        concurrency=concurrency,
-        distributed=remote,
-        timeout=max(1.0, left) if left is not None else None,
-        on_notice=on_notice,
-        outage_limit=outage_limit,
+        root, packs=packs, settings=settings, db_url=db_url, batch_id=bid, distributed=remote, timeout=left, **kw
     )
     return rest.model_copy(update={"mode": "portfolio_celery" if remote else "portfolio", "skipped": skipped})
 
