@@ -91,6 +91,11 @@ class Settings(BaseSettings):
         return None if self.no_cache else self.home / "cache" / "documents"
 
     @property
+    def nlp_cache(self) -> Path | None:
+        """Compiled patterns of the French pipeline's load (`bridges.regex_cache`), None with ``no_cache``."""
+        return None if self.no_cache else self.home / "cache" / "nlp"
+
+    @property
     def fallacies_cache(self) -> Path:
         """The fallacy embeddings' cache: under ``home`` when it was set, else the user's cache folder."""
         if "home" in self.model_fields_set:
