@@ -24,7 +24,7 @@ pattern text (that is ``re``'s cache key), so a group made for an older library 
 
 from __future__ import annotations
 
-import _sre
+import _sre  # type: ignore[import-not-found]  # the regex engine: no stubs
 import array
 import contextlib
 import hashlib

@@ -89,11 +89,11 @@ def _torch_hidden() -> Iterator[None]:
         yield
         return
     finder = _NoTorchHere()
-    sys.meta_path.insert(0, finder)  # type: ignore[arg-type]
+    sys.meta_path.insert(0, finder)
     try:
         yield
     finally:
-        sys.meta_path.remove(finder)  # type: ignore[arg-type]
+        sys.meta_path.remove(finder)
 
 
 def loaded() -> bool:
