@@ -2,7 +2,7 @@
 
 Word boxes come from Tesseract's TSV output in image pixels; the caller scales them to page points. The
 command and the parse are pytesseract's ``image_to_data`` (same arguments, its own ``file_to_dict``), with
-two differences that change the cost, not the words (issue 33; `tests/documents/test_ocr_cost.py` checks the
+two differences that change the cost, not the words (issue 33; `tests/pipeline/test_ocr_identical.py` checks the
 words are identical):
 - the page is handed over uncompressed (PPM) instead of PNG: encoding a 300-dpi page to PNG cost ~1 s of
   CPU, and Tesseract reads the same pixels either way;
