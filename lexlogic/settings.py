@@ -37,7 +37,7 @@ class Settings(BaseSettings):
     api_data: Path | None = Field(None, description="uploaded documents of the API; None: home/api")
     run_wait_seconds: float = Field(600.0, gt=0, description="how long `POST …/run?wait=` may block")
     step_delay: float = Field(0.0, ge=0, description="pause after each persisted step (tests, demos)")
-    no_cache: bool = Field(False, description="bypass the document/OCR cache")
+    no_cache: bool = Field(False, description="bypass the caches under home: documents/OCR, compiled NLP patterns")
     nlp_warmup: bool = Field(True, description="load spaCy in the background at start")
     dynamic_require_approval: bool = Field(True, description="dynamic rules need a human approval")
     # runs, leases and the workers (engine/store/cases, engine/jobs/tasks)
