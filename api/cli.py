@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import typer
+import gc
 
-from lexlogic.api import (
+gc.disable()  # the imports below make ~10^5 long-lived objects: no collection while they are made (issue 33)
+
+import typer  # noqa: E402
+
+from lexlogic.api import (  # noqa: E402
     cli_batch,
     cli_case,
     cli_claims,
@@ -18,8 +22,8 @@ from lexlogic.api import (
     cli_workbench,
     cli_worker,
 )
-from lexlogic.api.cli_common import FailingGroup
-from lexlogic.settings import Settings
+from lexlogic.api.cli_common import FailingGroup, imports_done  # noqa: E402
+from lexlogic.settings import Settings  # noqa: E402
 
 app = typer.Typer(
     name="lexlogic",
@@ -44,6 +48,7 @@ for module in (cli_worker, cli_batch):  # issue 22: distributed runs and batches
 cli_db.register(app)  # issue 34: `lexlogic db upgrade`, the migration history
 cli_workbench.register(app)  # issue 30: audit, impact, coverage, mutation
 cli_rules.add_rules_option(app)  # issue 16: `--rules DIR` on every command
+imports_done()
 
 
 def main() -> None:  # pragma: no cover - console entry point

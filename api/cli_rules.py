@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 from difflib import get_close_matches
@@ -21,7 +22,7 @@ err = Console(stderr=True)
 out = Console(highlight=False, soft_wrap=True)
 
 
-from lexlogic.api.cli_common import fail
+from lexlogic.api.cli_common import fail, imports_done
 
 RULES_HELP = "rules folder (default: LEXLOGIC_RULES_DIR, else the shipped rules/)"
 
@@ -255,8 +256,11 @@ def analyze(
     so every flag means the same on both; a flag that cannot apply to the input is refused with its reason.
     A dossier's saved run is resumed only when its pieces and pack are unchanged; otherwise the analysis
     starts afresh and says why."""
-    from lexlogic.api.analyze_command import AnalyzeFlags, analyse_source
-
+    gc.disable()
+    try:
+        from lexlogic.api.analyze_command import AnalyzeFlags, analyse_source
+    finally:
+        imports_done()
     flags = AnalyzeFlags.checked(
         format=format,
         answer=answer,

