@@ -42,6 +42,17 @@ EPOCH_NOTES = ("restart",)
 EPOCH_PREFIXES = ("created", "restored from ", "replay of ")
 
 
+class UnreadableState(LexlogicError):
+    """A saved state this version of lexlogic cannot read (written by another version, or damaged).
+
+    Why a 409 and not a 422 or a 500: the request is well formed and the state is there; it conflicts with the
+    version serving it. The message says so in the words the CLI's ``analyze`` uses
+    (« l'analyse enregistrée n'est pas lisible par cette version ») and what to do."""
+
+    status = 409
+    kind = "unreadable-state"
+
+
 @dataclass(frozen=True)
 class LeaseTimes:
     """How long a lease lasts, in seconds: a running run's (renewed every third of it) and a queued run's
