@@ -33,7 +33,15 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from lexlogic.engine.store.compact import pack as pack_field
 from lexlogic.engine.store.compact import unpack as unpack_field
-from lexlogic.engine.store.db import Base, JSONType, create_tables, make_engine, session_factory
+from lexlogic.engine.store.db import (
+    Base,
+    JSONType,
+    create_tables,
+    dispose_engine,
+    make_engine,
+    point_reads,
+    session_factory,
+)
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.settings import Settings
 
@@ -203,7 +211,7 @@ class CaseStore:
         self._last: dict[str, tuple[int, dict[str, Any]]] = {}  # the head this store wrote, per case
 
     def close(self) -> None:
-        self.engine.dispose()
+        dispose_engine(self.engine)
 
     # --- snapshots --------------------------------------------------------------------------------
     def save(
@@ -286,8 +294,9 @@ class CaseStore:
         return state
 
     def head_seq(self, case_id: str) -> int:
-        with self.Session() as s:
-            return int(s.scalar(select(CaseRun.head_seq).where(CaseRun.case_id == case_id)) or 0)
+        """The case's head (0: none); one round trip (``db.PointReads``): the API reads it on every request."""
+        row = point_reads(self.engine).first(select(CaseRun.head_seq).where(CaseRun.case_id == case_id))
+        return int(row[0] or 0) if row is not None else 0
 
     def latest(self, case_id: str) -> tuple[int, dict[str, Any]] | None:
         with self.Session() as s:

@@ -16,7 +16,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from lexlogic.engine.packs.library import LoadedPack, PackLibrary
 from lexlogic.engine.prob import BoolVar, ProbProgram
@@ -840,6 +840,24 @@ class _LRU:
             return value, False
 
 
+Proofs = Literal["target", "all"]
+
+
+def compact(verdict: Verdict) -> Verdict:
+    """The verdict without each outcome's proof tree (``outcomes.*.proof`` null); the target's proof stays in
+    ``proof`` and ``why_not``. Why: the trees are ~70 % of the example's 650 KB JSON, repeat one another (the
+    target's tree holds its premises' trees) and no page reads them; every cached request paid for sending and
+    reading them. The same schema (``Outcome.proof`` is optional): ``proofs=all`` gives them back."""
+    outcomes = {name: o.model_copy(update={"proof": None}) for name, o in verdict.outcomes.items()}
+    return verdict.model_copy(update={"outcomes": outcomes})
+
+
+def cache_key(key: dict[str, Any], proofs: Proofs) -> dict[str, Any]:
+    """The cache identity of a serialisation: the full form keeps the caller's key (as before), the compact one
+    adds its form."""
+    return key if proofs == "all" else {**key, "proofs": proofs}
+
+
 class VerdictService:
     """Verdicts and per-narrative analyses, cached (serialised verdicts as bytes: a hit costs a hash)."""
 
@@ -868,30 +886,29 @@ class VerdictService:
         priors: dict[str, float],
         key: dict[str, Any] | None = None,
         weights: dict[str, Any] | None = None,
+        proofs: Proofs = "all",
     ) -> tuple[bytes, bool]:
         """The serialised verdict of a case file as stored (parsed only on a miss). ``key``: a cheaper identity
-        of (case, answers) when the caller has one."""
+        of (case, answers) when the caller has one. ``proofs``: ``all`` (every outcome's proof tree, as before)
+        or ``target`` (``compact``: the target's proof only, the form the API serves by default)."""
         weights = weights or {}
         if key is None:  # the case's content and its pack's content
             digest = load_pack(self.packs, str(stored.get("pack"))).digest
             key = {"id": case_id, "c": stored, "a": answers, "p": priors, "w": weights, "v": digest}
-        k = canonical_hash(key)
-        body, hit = self.verdicts.get_or_compute(
-            k,
-            lambda: (
-                build_verdict(
-                    self.read(stored),
-                    answers,
-                    packs=self.packs,
-                    case_id=case_id,
-                    priors=priors,
-                    weights=weights,
-                    analyser=self.analyse,
-                )
-                .model_dump_json()
-                .encode()
-            ),
-        )
+
+        def serialised() -> bytes:
+            verdict = build_verdict(
+                self.read(stored),
+                answers,
+                packs=self.packs,
+                case_id=case_id,
+                priors=priors,
+                weights=weights,
+                analyser=self.analyse,
+            )
+            return (verdict if proofs == "all" else compact(verdict)).model_dump_json().encode()
+
+        body, hit = self.verdicts.get_or_compute(canonical_hash(cache_key(key, proofs)), serialised)
         return bytes(body), hit
 
     def remember(self, key: dict[str, Any], body: bytes) -> None:
@@ -912,8 +929,10 @@ class VerdictService:
         answers: dict[str, Any],
         priors: dict[str, float],
         weights: dict[str, Any] | None = None,
+        proofs: Proofs = "all",
     ) -> Verdict:
-        return Verdict.model_validate_json(self.verdict_json(case_id, stored, answers, priors, weights=weights)[0])
+        body = self.verdict_json(case_id, stored, answers, priors, weights=weights, proofs=proofs)[0]
+        return Verdict.model_validate_json(body)
 
     def worlds(
         self, case: CaseFile, answers: dict[str, Any], priors: dict[str, float]
