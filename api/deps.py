@@ -33,6 +33,9 @@ class ApiSettings(BaseModel):
     max_upload_bytes: int = 20_000_000
     sync_upload_bytes: int = Field(default=5_000_000, description="larger uploads are read in the background (202)")
     verdict_cache_size: int = 256
+    verdict_workers: int = Field(
+        default=2, ge=1, description="verdicts computed at once (what-ifs, new cases); others wait their turn"
+    )
     quota_limits: Any = Field(default=None, description="engine.tenancy.quota.QuotaLimits; None → from core")
 
     def resolved_data_dir(self) -> Path:
@@ -58,7 +61,7 @@ class Services:
         # the orchestrator's snapshots (its own pool on the same database), with the settings' lease times
         self.runs = CaseStore(url, LeaseTimes.from_settings(settings.core))
         self.data_dir = settings.resolved_data_dir()
-        self.verdicts = VerdictService(self.packs, settings.verdict_cache_size)
+        self.verdicts = VerdictService(self.packs, settings.verdict_cache_size, settings.verdict_workers)
         self.warmer = VerdictWarmer(self.verdicts)  # new cases' verdicts, off the request thread
         self.heads: dict[str, tuple[int, object]] = {}  # run id → (seq, parsed CaseState)
         self._case_locks: dict[str, threading.Lock] = {}

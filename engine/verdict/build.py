@@ -858,13 +858,48 @@ def cache_key(key: dict[str, Any], proofs: Proofs) -> dict[str, Any]:
     return key if proofs == "all" else {**key, "proofs": proofs}
 
 
+class _SharedMemo(RunMemo):
+    """A ``RunMemo`` shared by the service's request threads (its tables guarded; an analysis is computed
+    outside the lock: two threads may compute the same one, the second result is kept, both are equal)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(limit)
+        self._lock = threading.Lock()
+
+    def _keep(self, table: dict[str, Any], key: str, value: Any) -> None:
+        with self._lock:
+            super()._keep(table, key, value)
+
+    def _remember(self, case: CaseFile, key: str) -> None:
+        with self._lock:
+            super()._remember(case, key)
+
+
 class VerdictService:
     """Verdicts and per-narrative analyses, cached (serialised verdicts as bytes: a hit costs a hash)."""
 
-    def __init__(self, packs: PackLibrary, size: int = 256) -> None:
+    def __init__(self, packs: PackLibrary, size: int = 256, workers: int | None = None) -> None:
+        """``workers``: at most that many verdicts computed at once (None: no bound). Why a bound: a verdict
+        is CPU work under the GIL; sixteen request threads computing at once each finish last, and starve the
+        event loop that serves the cached answers; queued, they finish in turn."""
         self.packs = packs
         self.verdicts = _LRU(size)
+        self._computing = threading.BoundedSemaphore(workers) if workers else None
         self.analyses = _LRU(size * 8)
+        self._memos: OrderedDict[str, _SharedMemo] = OrderedDict()  # pack content digest → its memo
+        self._memos_lock = threading.Lock()
+
+    def memo(self, digest: str) -> RunMemo:
+        """The service's memo for one version of a pack (keyed by its content: an edited pack starts a new one).
+        Why: a what-if that moves a prior keeps the case and answers, so its symbolic analysis (proofs, why-not:
+        ~a quarter of a new what-if's CPU) is the one already made; a fresh memo per verdict redid it."""
+        with self._memos_lock:
+            memo = self._memos.get(digest)
+            if memo is None:
+                memo = self._memos[digest] = _SharedMemo(self.verdicts.size)
+                while len(self._memos) > 4:
+                    self._memos.popitem(last=False)
+            return memo
 
     def read(self, stored: dict[str, Any]) -> CaseFile:
         """The edge: a case file as stored (JSON) → the typed case (InvalidInput, UnknownPack)."""
@@ -897,14 +932,22 @@ class VerdictService:
             key = {"id": case_id, "c": stored, "a": answers, "p": priors, "w": weights, "v": digest}
 
         def serialised() -> bytes:
+            if self._computing is None:
+                return computed()
+            with self._computing:
+                return computed()
+
+        def computed() -> bytes:
+            case = self.read(stored)
             verdict = build_verdict(
-                self.read(stored),
+                case,
                 answers,
                 packs=self.packs,
                 case_id=case_id,
                 priors=priors,
                 weights=weights,
                 analyser=self.analyse,
+                memo=self.memo(load_pack(self.packs, case.pack).digest),
             )
             return (verdict if proofs == "all" else compact(verdict)).model_dump_json().encode()
 
