@@ -119,7 +119,10 @@ def _verdict_response(
     "/verdict",
     response_model=Verdict,
     summary="Verdict with proof tree and why-not",
-    responses=problem_responses(401, 404, 409, 422),
+    responses={
+        304: {"description": "Not Modified: the ETag sent in If-None-Match is this state's verdict"},
+        **problem_responses(401, 404, 409, 422),
+    },
 )
 async def get_verdict(case: Case, svc: Svc, request: Request, proofs: ProofsQuery = "target") -> Response:
     """The head's verdict. Async: a cache hit is one small query (the head) and a dict lookup, its bytes
