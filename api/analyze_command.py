@@ -20,6 +20,7 @@ from rich.prompt import Prompt
 from lexlogic.api.cli_common import fail, parse_assignments
 from lexlogic.api.context import AppContext
 from lexlogic.api.verdict_text import render_verdict
+from lexlogic.engine.prob.inference_plan import Limits
 from lexlogic.engine.case.evaluation import CaseEvaluator
 from lexlogic.engine.case.given import run_given
 from lexlogic.engine.packs.library import PackLibrary
@@ -162,7 +163,7 @@ def case_evaluator(
 ) -> CaseEvaluator:
     """The one evaluator of a run, facts file or dossier: the same options mean the same on both."""
     interpret = (lambda case: run_dynamic_rules(case, settings)) if dynamic_rules else None
-    return CaseEvaluator(packs, inference=inference, whatif=whatif, interpret=interpret)
+    return CaseEvaluator(packs, inference=inference, whatif=whatif, interpret=interpret, limits=Limits.of(settings))
 
 
 def analyse_facts(

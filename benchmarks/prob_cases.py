@@ -1,6 +1,10 @@
 """Benchmark: exact inference on REAL cases derived from the shipped example, ours vs ProbLog (issue 33).
 
-Run: .venv/bin/python benchmarks/prob_cases.py [--sizes 20,30,40,60] [--orderings 3] [--timeout 60]
+Run: .venv/bin/python benchmarks/prob_cases.py [--sizes 20,30,40,60] [--orderings 3] [--timeout 60] [--old DIR]
+
+``--old DIR``: also measure another checkout of the code (e.g. ``git archive main`` extracted in DIR, with
+symlinks ``DIR/lexlogic/{api,bridges,engine,logic,sandbox}`` → ``DIR/<layer>``, so that ``PYTHONPATH=DIR``
+imports it instead of this tree): "before" and "after" in the same run, on the same cases.
 
 Why: ``benchmarks/prob.py`` measures synthetic programs; a real case's model has computed values
 (notice range, volume drop strata, the judge's call) compiled into the program, and that is where exact
@@ -36,7 +40,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+# appended, not first: with ``--old DIR`` a child runs with PYTHONPATH=DIR and must import DIR's lexlogic;
+# without it ``lexlogic`` resolves to this tree either way (the editable install maps it here)
+sys.path.append(str(ROOT))
 
 from tests.prob.real_cases import EXAMPLE, make_case
 
@@ -63,6 +69,7 @@ def run_ours(case_path: str, prog_path: str) -> dict[str, Any]:
     t2 = time.perf_counter()
     v = analyse(model.program, method="exact")
     t3 = time.perf_counter()
+    largest, nodes = _structure(model.program)
     return {
         "p": v.p_target,
         "build": t1 - t0,
@@ -72,7 +79,20 @@ def run_ours(case_path: str, prog_path: str) -> dict[str, Any]:
         "method": f"{v.method}/{v.evaluator}",
         "rss": _rss_mb(),
         "base": base,
+        "largest": largest,
+        "nodes": nodes,
     }
+
+
+def _structure(prog: Any) -> tuple[float, int]:
+    """(largest intermediate of the contraction's plan, nodes of its factor graph): the width the elimination
+    order reached (its plan is cached by now: nothing recomputed). The same calls exist in the old code."""
+    from lexlogic.engine.prob import contract, infer
+
+    _, pl = infer._plan(infer.compiled(prog), infer.prior_vectors(prog.variables))
+    observed = prog.observed_atoms()
+    cost = contract.estimate(pl, [observed.index(r.condition_atom) for r in prog.soft_rules])
+    return cost.largest, len(pl.fg.dims)
 
 
 def run_problog(case_path: str, prog_path: str) -> dict[str, Any]:
@@ -102,13 +122,15 @@ def run_problog(case_path: str, prog_path: str) -> dict[str, Any]:
     return {"p": p, "total": dt, "vars": len(prog.variables), "rss": _rss_mb(), "base": base}
 
 
-def measure(engine: str, case: dict[str, Any], tmp: Path, timeout: float) -> dict[str, Any]:
+def measure(engine: str, case: dict[str, Any], tmp: Path, timeout: float, code: str | None = None) -> dict[str, Any]:
+    """One engine on one case in a fresh process; ``code``: the checkout to import (PYTHONPATH), else this one."""
     case_path = tmp / f"{case['case_id']}.json"
-    prog_path = tmp / f"{case['case_id']}.prog.json"
+    prog_path = tmp / f"{case['case_id']}{'.old' if code else ''}.prog.json"
     case_path.write_text(json.dumps(case))
     cmd = [sys.executable, __file__, "--one", engine, str(case_path), str(prog_path)]
+    env = {**os.environ, "PYTHONPATH": code} if code else None
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False, env=env)
     except subprocess.TimeoutExpired:
         return {"error": f"timeout {timeout:.0f}s"}
     if out.returncode != 0:
@@ -121,11 +143,44 @@ def fmt_s(r: dict[str, Any], key: str = "total") -> str:
     return f"{r[key]:.3f}s" if key in r else r.get("error", "?")[:14]
 
 
+def _row(n: int, seed: int, tmp: Path, args: argparse.Namespace, stats: dict[str, Any]) -> str:
+    """One case: ours (and the old checkout's) and ProbLog, each in its own process; the table's line."""
+    case = make_case(n, seed)
+    ours = measure("ours", copy.deepcopy(case), tmp, args.timeout)
+    old = measure("ours", copy.deepcopy(case), tmp, args.timeout, args.old) if args.old else {}
+    pl = measure("problog", case, tmp, args.timeout)
+    delta = abs(ours["p"] - pl["p"]) if "p" in ours and "p" in pl else float("nan")
+    if delta == delta:
+        stats["worst"] = max(stats["worst"], delta)
+    ratio = pl["total"] / ours["total"] if "total" in ours and "total" in pl else float("nan")
+    if ratio == ratio:
+        stats["ratios"].setdefault(n, []).append(ratio)
+    stats["rss"] = max(stats["rss"], ours.get("rss", 0.0))
+    line = (
+        f"{n:>3} {seed:>3} {ours.get('vars', pl.get('vars', '?'))!s:>4} {ours.get('largest', float('nan')):>8.3g} "
+        f"{ours.get('nodes', '?')!s:>5} {fmt_s(ours):>9} {fmt_s(ours, 'build'):>8} {fmt_s(ours, 'infer'):>8} "
+        f"{ours.get('rss', 0):>5.0f}"
+    )
+    if args.old:
+        speed = old["total"] / ours["total"] if "total" in old and "total" in ours else float("nan")
+        same = abs(old["p"] - ours["p"]) if "p" in old and "p" in ours else float("nan")
+        if speed == speed:
+            stats["old"].setdefault(n, []).append(speed)
+        if same == same:
+            stats["old_delta"] = max(stats["old_delta"], same)
+        line += (
+            f" | {old.get('vars', '?')!s:>4} {old.get('largest', float('nan')):>8.3g} {old.get('nodes', '?')!s:>5} "
+            f"{fmt_s(old):>9} {old.get('rss', 0):>5.0f} {speed:>6.1f}x {same:>7.1e}"
+        )
+    return line + f" | {fmt_s(pl):>9} {pl.get('rss', 0):>5.0f} {ratio:>6.1f}x {delta:>8.1e}"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="20,30,40,60")
     ap.add_argument("--orderings", type=int, default=3)
     ap.add_argument("--timeout", type=float, default=60.0)
+    ap.add_argument("--old", default=None, help="another checkout of the code to measure beside this one")
     ap.add_argument("--one", nargs=3, metavar=("ENGINE", "CASE", "PROG"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
@@ -134,35 +189,26 @@ def main() -> None:
         print(json.dumps(res))
         return
     print(f"load average at start: {Path('/proc/loadavg').read_text().split()[:3]} on {os.cpu_count()} cores")
-    print(
-        f"{'N':>3} {'ord':>3} {'vars':>4} {'ours':>9} {'(build':>8} {'infer)':>8} {'MB':>5} "
-        f"{'ProbLog':>9} {'MB':>5} {'PL/ours':>7} {'|Δp|':>8}"
+    head = (
+        f"{'N':>3} {'ord':>3} {'vars':>4} {'largest':>8} {'nodes':>5} {'ours':>9} {'(build':>8} {'infer)':>8} {'MB':>5}"
     )
-    ratios: dict[int, list[float]] = {}
-    worst = 0.0
+    if args.old:
+        head += f" | {'vars':>4} {'largest':>8} {'nodes':>5} {'old':>9} {'MB':>5} {'old/ours':>7} {'|Δp|':>7}"
+    print(head + f" | {'ProbLog':>9} {'MB':>5} {'PL/ours':>7} {'|Δp|':>8}")
+    stats: dict[str, Any] = {"worst": 0.0, "ratios": {}, "old": {}, "old_delta": 0.0, "rss": 0.0}
     with tempfile.TemporaryDirectory() as d:
-        tmp = Path(d)
         for n in [int(x) for x in args.sizes.split(",")]:
             for seed in range(args.orderings):
-                case = make_case(n, seed)
-                ours = measure("ours", copy.deepcopy(case), tmp, args.timeout)
-                pl = measure("problog", case, tmp, args.timeout)
-                delta = abs(ours["p"] - pl["p"]) if "p" in ours and "p" in pl else float("nan")
-                if delta == delta:
-                    worst = max(worst, delta)
-                ratio = pl["total"] / ours["total"] if "total" in ours and "total" in pl else float("nan")
-                if ratio == ratio:
-                    ratios.setdefault(n, []).append(ratio)
-                vars_ = ours.get("vars", pl.get("vars", "?"))
-                print(
-                    f"{n:>3} {seed:>3} {vars_!s:>4} {fmt_s(ours):>9} {fmt_s(ours, 'build'):>8} "
-                    f"{fmt_s(ours, 'infer'):>8} {ours.get('rss', 0):>5.0f} {fmt_s(pl):>9} {pl.get('rss', 0):>5.0f} "
-                    f"{ratio:>6.1f}x {delta:>8.1e}",
-                    flush=True,
-                )
-    for n, rs in ratios.items():
-        print(f"N={n}: median ProbLog/ours {statistics.median(rs):.1f}x over {len(rs)} orderings")
-    print(f"largest |Δp| vs ProbLog: {worst:.1e} (must be ≤ 1e-9)")
+                print(_row(n, seed, Path(d), args, stats), flush=True)
+    for n, rs in stats["ratios"].items():
+        line = f"N={n}: median ProbLog/ours {statistics.median(rs):.1f}x (min {min(rs):.1f}x) over {len(rs)} orderings"
+        if n in stats["old"]:
+            line += f"; median old/ours {statistics.median(stats['old'][n]):.1f}x"
+        print(line)
+    print(f"largest |Δp| vs ProbLog: {stats['worst']:.1e} (must be ≤ 1e-9)")
+    if args.old:
+        print(f"largest |p old − p ours|: {stats['old_delta']:.1e}")
+    print(f"peak RSS of ours (imports included): {stats['rss']:.0f} MB (target ≤ 500 MB)")
     print(f"load average at end: {Path('/proc/loadavg').read_text().split()[:3]}")
 
 

@@ -68,6 +68,19 @@ class Settings(BaseSettings):
     quota_heavy_seconds: float = Field(
         2.0, ge=0, description="sandbox seconds a minute past which a tenant is heavy (heavy ones share workers-1)"
     )
+    # exact or sampled inference: the route of a verdict's probability (engine/prob/inference_plan)
+    inference_max_intermediate: int = Field(
+        1 << 24, gt=0, description="entries of a contraction's largest tensor (8 bytes each) beyond which it is not run"
+    )
+    inference_max_flops: float = Field(
+        2e9, gt=0, description="operations of one contraction pass beyond which the worlds are enumerated or sampled"
+    )
+    inference_max_worlds: int = Field(1 << 21, gt=0, description="worlds enumerated at most when not contracted")
+    inference_pilot: int = Field(1 << 12, gt=0, description="draws of the pilot run that measures the sampling error")
+    inference_target_se: float = Field(
+        0.002, gt=0, lt=0.5, description="standard error of P(target) a sampled verdict aims at (±0.4 point at 95 %)"
+    )
+    inference_samples: int = Field(1 << 18, gt=0, description="draws of a sampled verdict at most")
     # first-order provers (bridges/fol_*)
     eprover: str | None = Field(None, description="the E prover binary; None: `eprover` on PATH")
     tweety_classpath: str = Field("", description="Tweety jars (os.pathsep-separated files, folders or globs)")

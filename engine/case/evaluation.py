@@ -13,8 +13,9 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from lexlogic.engine.packs.library import PackLibrary
+from lexlogic.engine.prob.inference_plan import Limits
 from lexlogic.engine.symbolic.memo import RunMemo
-from lexlogic.engine.verdict.build import build_verdict, case_file_error, load_pack
+from lexlogic.engine.verdict.build import build_verdict, case_file_error, load_pack, result_verdict
 from lexlogic.engine.verdict.model import Verdict
 from lexlogic.logic.facts import CaseFile, CaseFileError, check_merged_date_order, check_value
 
@@ -55,7 +56,9 @@ class CaseEvaluator:
 
     One per run: it holds the run's packs (passed in, never looked up by a global name), the inference method,
     the what-if overrides (``--whatif``), the dynamic rules' interpreter (``--dynamic-rules``) and the run's
-    one-pass memo, so EXECUTING's analysis is the verdict's, and a case file is parsed once."""
+    one-pass memo, so EXECUTING's analysis is the verdict's, and a case file is parsed once. ``result_only``
+    (portfolio mode without ``--proofs``): the analysis without trees and the verdict as far as a result line
+    and the state machine read it (``engine.verdict.build.result_verdict``): the same decisions, less built."""
 
     name = "verdict"
 
@@ -67,8 +70,12 @@ class CaseEvaluator:
         memo: RunMemo | None = None,
         whatif: dict[str, Any] | None = None,
         interpret: Interpreter | None = None,
+        result_only: bool = False,
+        limits: Limits | None = None,
     ) -> None:
         self.packs = packs
+        self.limits = limits  # the route's thresholds (Settings.inference_*): none, the defaults
+        self.result_only = result_only
         self.inference = inference
         self.memo = memo if memo is not None else RunMemo()
         self.whatif = dict(whatif or {})
@@ -110,7 +117,12 @@ class CaseEvaluator:
         loaded = load_pack(self.packs, case.pack)
         try:
             a = self.memo.analyse(
-                loaded.pack, loaded.program, case, self.typed_answers(case, answers), self.interpretations(case)
+                loaded.pack,
+                loaded.program,
+                case,
+                self.typed_answers(case, answers),
+                self.interpretations(case),
+                proofs=not self.result_only,
             )
         except CaseFileError as exc:
             raise case_file_error(exc) from exc
@@ -118,6 +130,19 @@ class CaseEvaluator:
 
     def evaluate(self, case: CaseFile, answers: dict[str, Any], *, probabilistic: bool = True) -> Verdict:
         dynamic = self.interpretations(case)
+        if self.result_only:
+            return result_verdict(
+                case,
+                self.typed_answers(case, answers),
+                packs=self.packs,
+                case_id=case.case_id,
+                whatif=self.whatif,
+                dynamic=dynamic,
+                probabilistic=probabilistic or bool(dynamic),
+                inference=self.inference,
+                memo=self.memo,
+                limits=self.limits,
+            )
         return build_verdict(
             case,
             self.typed_answers(case, answers),
@@ -129,4 +154,5 @@ class CaseEvaluator:
             sliders=False,
             inference=self.inference,
             memo=self.memo,
+            limits=self.limits,
         )

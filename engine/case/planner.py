@@ -62,10 +62,25 @@ class CycleInPlan(LexlogicError, ValueError):
     pass
 
 
+_ORDERS: dict[tuple[tuple[str, tuple[str, ...]], ...], tuple[str, ...]] = {}
+_ORDERS_SIZE = 1024
+
+
 def topological(tasks: list[Task]) -> list[str]:
     """Each step places the first task (in list order) whose dependencies are all placed — by a heap of the
-    ready tasks' positions (this runs at every step of a run: rescanning the list per placed task was
-    quadratic)."""
+    ready tasks' positions. The order is a function of the tasks' ids and dependencies only, and runs at
+    every step of every run: it is remembered under them (a portfolio's cases share a few plans)."""
+    key = tuple((t.id, tuple(t.depends_on)) for t in tasks)
+    hit = _ORDERS.get(key)
+    if hit is None:
+        hit = tuple(_topological(tasks))
+        if len(_ORDERS) >= _ORDERS_SIZE:
+            _ORDERS.pop(next(iter(_ORDERS)))
+        _ORDERS[key] = hit
+    return list(hit)
+
+
+def _topological(tasks: list[Task]) -> list[str]:
     ids = [t.id for t in tasks]
     known = set(ids)
     deps = {t.id: [d for d in t.depends_on if d in known] for t in tasks}  # the last task of an id, as before

@@ -103,14 +103,20 @@ class TransientStore:
 
 
 class InMemoryMachine(Orchestrator):
-    """The state machine without snapshots: a transition only feeds the loop detector its hash."""
+    """The state machine without snapshots: a transition only feeds the loop detector its hash. Without
+    ``proofs`` its evaluator builds what a result line reads and no more (``CaseEvaluator(result_only=True)``:
+    no proof trees, no distributions nobody reads); with ``proofs``, the whole verdict, as the per-case path."""
 
-    def __init__(self, packs: PackLibrary) -> None:
+    def __init__(self, packs: PackLibrary, proofs: bool = False) -> None:
         self.memory = TransientStore()
-        super().__init__(self.memory, CaseEvaluator(packs), packs=packs, job={"kind": "portfolio"})  # type: ignore[arg-type]
+        evaluator = CaseEvaluator(packs, result_only=not proofs)
+        super().__init__(self.memory, evaluator, packs=packs, job={"kind": "portfolio"})  # type: ignore[arg-type]
 
     def persist(self, state: CaseState, note: str = "") -> int:
-        return self.memory.save(state.case_id, {}, state_hash=state.logical_hash())
+        """A transition, numbered. Its hash is not stored: ``run`` reads the store's hashes once, when it starts
+        (the created state's, saved by ``final_state``), then keeps its own; a portfolio case is run once."""
+        self._seq[state.case_id] = self._seq.get(state.case_id, 0) + 1
+        return self._seq[state.case_id]
 
 
 _LIBRARIES: dict[str, PackLibrary] = {}
@@ -142,7 +148,7 @@ def final_state(orch: InMemoryMachine, packs: PackLibrary, key: str, path: str, 
 
 def run_case(packs: PackLibrary, key: str, path: str, run_id: str, proofs: bool) -> dict[str, Any]:
     """One case's result line (its proof tree and why-not when ``proofs``)."""
-    orch = InMemoryMachine(packs)
+    orch = InMemoryMachine(packs, proofs)
     state = final_state(orch, packs, key, path, run_id)
     out = result_of(key, "case", state)
     if proofs and state.evaluation is not None:

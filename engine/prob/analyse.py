@@ -156,16 +156,19 @@ def analyse(
     *,
     epsilon: float = 0.01,
     entropy_threshold: float = 0.3,
-    max_exact_worlds: int = 1 << 21,
-    samples: int = 1 << 18,
+    max_exact_worlds: int | None = None,
+    samples: int | None = None,
     seed: int = 0,
     method: Literal["auto", "exact", "enumerate", "sampling", "monte_carlo", "pyro"] = "auto",
     target_se: float | None = None,
+    limits: inference_plan.Limits | None = None,
 ) -> ProbVerdict:
     """The verdict on ``program.target`` given answers (evidence) and what-ifs (overrides). The route
-    (contraction, enumeration, sampling) is chosen from a cost estimate (``engine.prob.inference_plan``);
-    ``samples`` is the number of draws when sampling is asked, their cap when ``auto`` samples (the count is
-    then chosen for a standard error of ``target_se``)."""
+    (contraction, enumeration, sampling) is chosen from a cost estimate (``engine.prob.inference_plan``)
+    and ``limits`` (the caller's ``Settings.inference_*``; none: the defaults); ``samples`` is the number of
+    draws when sampling is asked, their cap when ``auto`` samples (the count is then chosen for a standard
+    error of ``target_se``). ``max_exact_worlds``, ``samples`` and ``target_se``, when given, override the
+    limits' values."""
     answers = dict(answers or {})
     whatif = dict(whatif or {})
     prog = apply_whatif(program, whatif)
@@ -182,9 +185,10 @@ def analyse(
     soft = [(observed.index(r.condition_atom), factor(r)) for r in prog.soft_rules]
     narratives = _narratives(prog)
     x = inference_plan.Inputs(c, prog, priors, soft, narratives, fixed)
-    plan = inference_plan.choose(x, method, max_exact_worlds)
+    lim = limits or inference_plan.Limits.of()
+    plan = inference_plan.choose(x, method, max_exact_worlds, lim)
     st, plan, evaluator = inference_plan.run(
-        x, plan, samples=samples, seed=seed, target_se=target_se, auto=method == "auto"
+        x, plan, samples=samples, seed=seed, target_se=target_se, auto=method == "auto", limits=lim
     )
     p_t = float(min(max(st.p_observed[0], 0.0), 1.0))
     h = entropy(p_t)

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import ChainMap
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from statistics import NormalDist
 from typing import Any
@@ -362,19 +364,21 @@ def build_case_model(
             law_roots = sorted(
                 set().union(*(cone(pack, x, root_set, memo) for x in law_inputs(deciding))) - appreciation
             )
-            if len(law_roots) > MAX_CONE:
-                raise CaseModelError(f"the call {name} depends on {len(law_roots)} uncertain facts; max {MAX_CONE}")
             conditional = bool(law_roots)
             for r in law_roots:
                 if r in strata:
                     ensure_number(r)
-            for combo in itertools.product(*(domains[r] for r in law_roots)):
-                c = tuple(zip(law_roots, combo))
-                world_vals = world_values(pack, values, dict(c), only=law_inputs(deciding)) if c else values
-                p_c, missing = coin_probability(deciding, spec.prior, world_vals)
-                if missing:
-                    unmodelled.setdefault(f"{name}__p", missing)
-                call_cells.append((p_c, ", ".join(literal(r, v) for r, v in c)))
+            if classes is not None and law_roots:  # per class of the law's inputs (``law_cells``)
+                try:
+                    call_cells = law_cells(classes, name, deciding, values, unmodelled)
+                except ClassesTooMany as exc:
+                    raise CaseModelError(str(exc)) from exc
+            else:  # no classes (computed dates): per completion of the law's roots, bounded
+                if len(law_roots) > MAX_CONE:
+                    raise CaseModelError(f"the call {name} depends on {len(law_roots)} uncertain facts; max {MAX_CONE}")
+                call_cells = _law_completions(
+                    pack, values, deciding, spec.prior, law_roots, domains, literal, unmodelled, name
+                )
         levels: dict[float, str] = {}
         for p_call, body in call_cells:
             if p_call == 0.0:
@@ -465,6 +469,57 @@ def _open_coin(
     lines.append(f"{name} :- {body}, {coin}." if body else f"{name} :- {coin}.")
 
 
+def _law_completions(
+    pack: RulePack,
+    values: dict[str, ValueInfo],
+    law: NumberLaw,
+    source: str,
+    law_roots: list[str],
+    domains: dict[str, list[Any]],
+    literal: Any,
+    unmodelled: dict[str, list[str]],
+    name: str,
+) -> list[tuple[float, str]]:
+    """(P(call), ASP body) per completion of the law's roots: the fallback when values have no classes."""
+    cells: list[tuple[float, str]] = []
+    for combo in itertools.product(*(domains[r] for r in law_roots)):
+        c = tuple(zip(law_roots, combo))
+        world_vals = world_values(pack, values, dict(c), only=law_inputs(law)) if c else values
+        p_c, missing = coin_probability(law, source, world_vals)
+        if missing:
+            unmodelled.setdefault(f"{name}__p", missing)
+        cells.append((p_c, ", ".join(literal(r, v) for r, v in c)))
+    return cells
+
+
+def law_cells(
+    classes: ValueClasses,
+    name: str,
+    law: NumberLaw,
+    values: dict[str, ValueInfo],
+    unmodelled: dict[str, list[str]],
+) -> list[tuple[float, str]]:
+    """The judge's call ``name`` decided by ``law``: (P(call), ASP body) per LEVEL of that probability, each
+    level an atom ``name__lK`` holding in the worlds where the law gives that probability.
+
+    Why (issue 33, the 60-fact regression): the call's probability was computed per completion of the
+    roots in the cone of the law's inputs — 2^k ASP rules over the raw roots (512 over 9 roots in the
+    60-fact case), all feeding one atom, which tied those roots and the level coins into one clique of the
+    factor graph (largest intermediate 2^18, 4e7 operations a pass, against 1e3 and 5e4 with the pack's
+    percentage prior). The law reads few values (its covariate, its effects, the value to exceed), each of a
+    few classes: P is computed once per combination of those CLASSES (``world_values`` semantics, as
+    ``ValueClasses`` guarantees), and the combinations with the same P form one level; the levels are an
+    exclusive group, so the contraction sees ONE categorical node, and the call's factor spans that node
+    and the coins only."""
+    keyed: list[tuple[Hashable, str]] = []
+    for over, body in classes.combinations(law_inputs(law), name):
+        p, missing = coin_probability(law, "", ChainMap(over, values))
+        if missing:
+            unmodelled.setdefault(f"{name}__p", missing)
+        keyed.append((p, body))
+    return [(float(p), atom or "") for p, atom in classes.partition(name, keyed, "l")]  # type: ignore[arg-type]
+
+
 def call_coins(cond: str, variables: list[Any]) -> list[tuple[int, BoolVar]]:
     """The variables that carry the judge's call ``cond`` (its coin, or one coin per level ``cond__pN``):
     those a soft rule about the call is folded into, with their index."""
@@ -499,7 +554,7 @@ def law_inputs(law: NumberLaw) -> list[str]:
     return [x for x in [law.covariate, *law.effects, (law.at_least or {}).get("value")] if x]
 
 
-def coin_probability(law: NumberLaw | None, source: str, vals: dict[str, ValueInfo]) -> tuple[float, list[str]]:
+def coin_probability(law: NumberLaw | None, source: str, vals: Mapping[str, ValueInfo]) -> tuple[float, list[str]]:
     """(P(the appreciation holds), what it lacks) in one world: from the law that decides it (P(number >
     value)), or from the pack's computed prior (a percentage)."""
     if law is None:

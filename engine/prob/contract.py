@@ -32,8 +32,11 @@ import opt_einsum
 from lexlogic.bridges.clingo_worlds import GroundCircuit
 from lexlogic.engine.prob import elimination
 from lexlogic.logic.errors import LexlogicError
+from lexlogic.settings import Settings
 
-MAX_INTERMEDIATE = 1 << 24  # entries of the largest intermediate tensor before we give up
+#: entries of the largest intermediate tensor before we give up: the default of
+#: ``Settings.inference_max_intermediate`` (defined there; callers pass their settings' value down)
+MAX_INTERMEDIATE: int = Settings.model_fields["inference_max_intermediate"].default
 MAX_TABLE_VARS = 12  # a derived atom whose support is wider is built as a chain of small factors
 MAX_GROUP_TABLE = 1 << 16  # entries of a class group's table (its support's assignments)
 
@@ -317,6 +320,7 @@ def contract_all(
     priors: dict[int, np.ndarray],
     soft: list[tuple[int, float]],
     narratives: dict[str, dict[int, int]],
+    max_intermediate: float = MAX_INTERMEDIATE,
 ) -> Marginals:
     """Z, every observed marginal, P(X, T) for every variable in the cone, the narratives' masses.
 
@@ -350,7 +354,7 @@ def contract_all(
             ops, leaves = _operands(pl, ci, _Leaves(theta, lam, soft_t, target), clamp_target, with_soft, clamp)
             if not ops:
                 continue
-            steps = _steps_of(pl, ci, ops)
+            steps = _steps_of(pl, ci, ops, max_intermediate)
             assert isinstance(steps, list)
             tensors = [t for _, t in ops]
             vals, tape, root = _forward(steps, tensors)
@@ -452,8 +456,10 @@ def _operands(
     return ops, leaves
 
 
-def _key(ci: int, ops: list[tuple[tuple[int, ...], np.ndarray]]) -> tuple[object, ...]:
-    return (ci, tuple(len(nodes_) for nodes_, _ in ops), tuple(x for nodes_, _ in ops for x in nodes_))
+def _key(ci: int, ops: list[tuple[tuple[int, ...], np.ndarray]], limit: float) -> tuple[object, ...]:
+    """A component's operands' structure and the width limit its path was planned under (the ordering gives
+    up on nodes beyond it, so another limit may plan another path)."""
+    return (ci, tuple(len(nodes_) for nodes_, _ in ops), tuple(x for nodes_, _ in ops for x in nodes_), limit)
 
 
 def _equation(pl: ContractionPlan, ci: int, ops: list[tuple[tuple[int, ...], np.ndarray]]) -> str:
@@ -461,14 +467,19 @@ def _equation(pl: ContractionPlan, ci: int, ops: list[tuple[tuple[int, ...], np.
     return ",".join(_symbols(ns, index) for ns, _ in ops) + "->"
 
 
-def _steps_of(pl: ContractionPlan, ci: int, ops: list[tuple[tuple[int, ...], np.ndarray]]) -> Steps:
-    """The component's steps, planned once (``NotContractible`` when too wide)."""
-    key = _key(ci, ops)
+def _steps_of(
+    pl: ContractionPlan,
+    ci: int,
+    ops: list[tuple[tuple[int, ...], np.ndarray]],
+    max_intermediate: float = MAX_INTERMEDIATE,
+) -> Steps:
+    """The component's steps, planned once (``NotContractible`` when wider than ``max_intermediate``)."""
+    key = _key(ci, ops, max_intermediate)
     steps = pl.exprs.get(key)
     if steps is None:
-        steps, big, cost = _path(_equation(pl, ci, ops), [t.shape for _, t in ops])
+        steps, big, cost = _path(_equation(pl, ci, ops), [t.shape for _, t in ops], max_intermediate)
         pl.costs[key] = (big, cost)
-        if big > MAX_INTERMEDIATE:
+        if big > max_intermediate:
             raise NotContractible(f"contraction too wide ({int(big)} entries)")
         pl.exprs[key] = steps
     return steps  # type: ignore[return-value]
@@ -484,9 +495,9 @@ class Cost:
     components: int
 
 
-def estimate(pl: ContractionPlan, soft_rows: list[int]) -> Cost:
+def estimate(pl: ContractionPlan, soft_rows: list[int], max_intermediate: float = MAX_INTERMEDIATE) -> Cost:
     """The plan's cost: each component's elimination path, planned on the operands' shapes alone (no
-    contraction). A path within ``MAX_INTERMEDIATE`` is kept for the contraction that may follow."""
+    contraction). A path within ``max_intermediate`` is kept for the contraction that may follow."""
     fg = pl.fg
     theta = {n: np.ones(fg.dims[n]) for n in pl.used_vars}
     lam = {lit[0]: np.ones(fg.dims[lit[0]]) for lit in fg.observed if isinstance(lit, tuple)}
@@ -501,13 +512,13 @@ def estimate(pl: ContractionPlan, soft_rows: list[int]) -> Cost:
         ops, _ = _operands(pl, ci, lv)
         if not ops:
             continue
-        key = _key(ci, ops)
+        key = _key(ci, ops, max_intermediate)
         if key in pl.costs:
             big, cost = pl.costs[key]
         else:
-            steps, big, cost = _path(_equation(pl, ci, ops), [t.shape for _, t in ops])
+            steps, big, cost = _path(_equation(pl, ci, ops), [t.shape for _, t in ops], max_intermediate)
             pl.costs[key] = (big, cost)
-            if big <= MAX_INTERMEDIATE:
+            if big <= max_intermediate:
                 pl.exprs[key] = steps
         largest, flops = max(largest, big), flops + cost
     return Cost(largest, flops, len(pl.components))
@@ -517,24 +528,26 @@ def estimate(pl: ContractionPlan, soft_rows: list[int]) -> Cost:
 Steps = list[tuple[tuple[int, ...], str]]
 
 
-def _path(eq: str, shapes: list[tuple[int, ...]]) -> tuple[Steps, float, float]:
+def _path(
+    eq: str, shapes: list[tuple[int, ...]], max_intermediate: float = MAX_INTERMEDIATE
+) -> tuple[Steps, float, float]:
     """A min-fill elimination path for ``eq`` (``engine.prob.elimination``) as pairwise einsum steps, with
     its largest intermediate and operation count. opt_einsum only turns the path into steps (no search)."""
     try:
-        path, _ = elimination.best_path(eq, shapes, math.log2(MAX_INTERMEDIATE))
+        path, _ = elimination.best_path(eq, shapes, math.log2(max_intermediate))
     except elimination.TooWide as exc:  # refused before the whole ordering was searched
         return [], 2.0**exc.log2, math.inf
     _, info = opt_einsum.contract_path(eq, *shapes, optimize=path, shapes=True)
     big, cost = float(info.largest_intermediate), float(info.opt_cost)
-    if big > MAX_INTERMEDIATE:
+    if big > max_intermediate:
         return [], big, cost
     return [(tuple(step[0]), _ascii(str(step[2]))) for step in info.contraction_list], big, cost
 
 
-def _planned(eq: str, shapes: list[tuple[int, ...]]) -> Steps:
-    """The steps of ``_path``, planned once per structure; ``NotContractible`` beyond MAX_INTERMEDIATE."""
-    steps, big, _ = _path(eq, shapes)
-    if big > MAX_INTERMEDIATE:
+def _planned(eq: str, shapes: list[tuple[int, ...]], max_intermediate: float = MAX_INTERMEDIATE) -> Steps:
+    """The steps of ``_path``, planned once per structure; ``NotContractible`` beyond ``max_intermediate``."""
+    steps, big, _ = _path(eq, shapes, max_intermediate)
+    if big > max_intermediate:
         raise NotContractible(f"contraction too wide ({int(big)} entries)")
     return steps
 

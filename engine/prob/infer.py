@@ -504,9 +504,11 @@ def contracted(
     priors: list[np.ndarray],
     soft: list[tuple[int, float]],
     narratives: dict[str, dict[int, int]],
+    max_intermediate: float = contract.MAX_INTERMEDIATE,
 ) -> Stats:
     """Exact inference by tensor contraction (engine.prob.contract): deterministic roots (prior 0/1 or
-    answered) dropped, cone of influence, independent components. Raises ``contract.NotContractible``."""
+    answered) dropped, cone of influence, independent components. Raises ``contract.NotContractible``
+    (beyond ``max_intermediate`` entries: ``Settings.inference_max_intermediate``)."""
     const, pl = _plan(c, priors)
     if pl.fg.constraint_false:
         raise InconsistentEvidence("no world is consistent with the rules and the answers (every world is masked)")
@@ -523,7 +525,7 @@ def contracted(
                 f *= float(norm[k][d])
         outer[name] = f
         inner_nar[name] = {k: d for k, d in fixed.items() if k in pl.used_vars}
-    m = contract.contract_all(pl, {k: norm[k] for k in pl.used_vars}, soft, inner_nar)
+    m = contract.contract_all(pl, {k: norm[k] for k in pl.used_vars}, soft, inner_nar, max_intermediate)
     if m.z <= 0.0:
         raise InconsistentEvidence("no world is consistent with the rules and the answers (every world is masked)")
     p_t = m.p_observed[0] if m.p_observed else 0.0

@@ -6,12 +6,14 @@ intermediate too wide, then the worlds were enumerated or sampled, and the verdi
 how sure a sampled number was. Now:
 * the compiled circuit's factor graph is planned (``contract.estimate``: each component's elimination path,
   from the operands' shapes alone — its largest intermediate and its operation count); within
-  ``MAX_INTERMEDIATE`` entries and ``MAX_FLOPS`` operations the contraction runs (exact);
-* else, when the worlds are few enough to tabulate (``max_exact_worlds``, the evaluator's limit), they are
-  enumerated (exact);
-* else the worlds are sampled: a pilot of ``PILOT`` draws measures the standard error per draw (weights and
-  rejections included), and the main run draws n = PILOT·(se_pilot / target)² (at least ``PILOT``, at most
-  the caller's ``samples``), so the stated error is the one aimed at — or the cap is said.
+  ``Limits.max_intermediate`` entries and ``Limits.max_flops`` operations the contraction runs (exact);
+* else, when the worlds are few enough to tabulate (``Limits.max_worlds``, and the evaluator's limit), they
+  are enumerated (exact);
+* else the worlds are sampled: a pilot of ``Limits.pilot`` draws measures the standard error per draw
+  (weights and rejections included), and the main run draws n = pilot·(se_pilot / target)² (at least the
+  pilot, at most ``Limits.samples``), so the stated error is the one aimed at — or the cap is said.
+The thresholds are fields of the one ``Settings`` (``inference_*``, documented there with their defaults),
+carried as a ``Limits`` passed down explicitly; a call given none gets ``Settings.defaults()``'s.
 The plan is carried into the verdict (``ProbVerdict.plan``) and the faces word it (« estimée par
 échantillonnage (± x) »).
 """
@@ -25,16 +27,36 @@ import numpy as np
 
 from lexlogic.engine.prob import contract, infer
 from lexlogic.engine.prob.model import InferencePlan, ProbProgram
-
-#: operations of one contraction pass beyond which sampling is cheaper than the exact contraction (a pass
-#: is run 2–3 times, plus twice per narrative; numpy's pairwise einsums do ~1e8–1e9 operations a second)
-MAX_FLOPS = 2e9
-#: draws of the pilot run that measures the standard error per draw
-PILOT = 1 << 12
-#: standard error of P(target) a sampled verdict aims at (±0.4 point at 95 %)
-TARGET_SE = 0.002
+from lexlogic.settings import Settings
 
 SAMPLING = ("sampling", "monte_carlo")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The route's thresholds, from ``Settings.inference_*`` (their meaning and defaults are documented
+    there). ``max_flops``: one contraction pass is run 2–3 times, plus twice per narrative, and numpy's
+    pairwise einsums do ~1e8–1e9 operations a second, so beyond it sampling is the cheaper estimate."""
+
+    max_intermediate: int
+    max_flops: float
+    max_worlds: int
+    pilot: int
+    target_se: float
+    samples: int
+
+    @classmethod
+    def of(cls, settings: Settings | None = None) -> Limits:
+        """The limits of ``settings`` (the caller's, built at the edge); none: the built-in defaults."""
+        s = settings if settings is not None else Settings.defaults()
+        return cls(
+            max_intermediate=s.inference_max_intermediate,
+            max_flops=s.inference_max_flops,
+            max_worlds=s.inference_max_worlds,
+            pilot=s.inference_pilot,
+            target_se=s.inference_target_se,
+            samples=s.inference_samples,
+        )
 
 
 @dataclass
@@ -49,18 +71,20 @@ class Inputs:
     answered: dict[int, int]
 
 
-def _estimate(x: Inputs) -> tuple[contract.Cost | None, str]:
+def _estimate(x: Inputs, limits: Limits) -> tuple[contract.Cost | None, str]:
     """The contraction's cost from its plan (no tensor multiplied), or None and why there is no contraction
     (a cycle or an aggregate in the cone, a step over too many indices)."""
     try:
         _, pl = infer._plan(x.c, x.priors)
-        return contract.estimate(pl, [row for row, _ in x.soft]), ""
+        return contract.estimate(pl, [row for row, _ in x.soft], limits.max_intermediate), ""
     except contract.NotContractible as exc:
         return None, f"no contraction ({exc})"
 
 
-def choose(x: Inputs, method: str, max_exact_worlds: int) -> InferencePlan:
-    """The route for ``method`` (auto | exact | enumerate | sampling | monte_carlo | pyro), from the estimate."""
+def choose(x: Inputs, method: str, max_exact_worlds: int | None = None, limits: Limits | None = None) -> InferencePlan:
+    """The route for ``method`` (auto | exact | enumerate | sampling | monte_carlo | pyro), from the estimate
+    and ``limits`` (``max_exact_worlds``, when given, overrides ``limits.max_worlds``)."""
+    lim = limits or Limits.of()
     worlds = x.c.n_worlds
     if method == "pyro":
         return InferencePlan(route="pyro", reason="Pyro's importance sampling, as asked", worlds=worlds)
@@ -68,11 +92,11 @@ def choose(x: Inputs, method: str, max_exact_worlds: int) -> InferencePlan:
         return InferencePlan(route="sampling", reason="sampling, as asked", worlds=worlds)
     if method == "enumerate":
         return InferencePlan(route="enumeration", reason="enumeration, as asked", worlds=worlds)
-    cost, none_why = _estimate(x)
+    cost, none_why = _estimate(x, lim)
     big = cost.largest if cost else None
     flops = cost.flops if cost and math.isfinite(cost.flops) else None  # None: not counted (JSON has no ∞)
-    if cost is not None and cost.largest <= contract.MAX_INTERMEDIATE:
-        if method == "exact" or cost.flops <= MAX_FLOPS:
+    if cost is not None and cost.largest <= lim.max_intermediate:
+        if method == "exact" or cost.flops <= lim.max_flops:
             why = f"contraction planned at {cost.largest:.3g} entries, {cost.flops:.3g} operations"
             return InferencePlan(route="contraction", reason=why, largest_intermediate=big, flops=flops, worlds=worlds)
     too_wide = (
@@ -80,9 +104,9 @@ def choose(x: Inputs, method: str, max_exact_worlds: int) -> InferencePlan:
         if cost is None
         else f"contraction estimated at {cost.largest:.3g} entries"
         + (f", {cost.flops:.3g} operations" if flops is not None else " at least (the planner gave up there)")
-        + f" (limits {contract.MAX_INTERMEDIATE:.3g} entries, {MAX_FLOPS:.3g} operations)"
+        + f" (limits {lim.max_intermediate:.3g} entries, {lim.max_flops:.3g} operations)"
     )
-    limit = min(max_exact_worlds, x.c.exact_limit)
+    limit = min(lim.max_worlds if max_exact_worlds is None else max_exact_worlds, x.c.exact_limit)
     if worlds <= limit or method == "exact":
         why = f"{too_wide}; {worlds} worlds to enumerate" + (f" (≤ {limit})" if worlds <= limit else ", as asked")
         return InferencePlan(route="enumeration", reason=why, largest_intermediate=big, flops=flops, worlds=worlds)
@@ -90,10 +114,11 @@ def choose(x: Inputs, method: str, max_exact_worlds: int) -> InferencePlan:
     return InferencePlan(route="sampling", reason=why, largest_intermediate=big, flops=flops, worlds=worlds)
 
 
-def sample_count(x: Inputs, cap: int, seed: int, target_se: float) -> tuple[int, int]:
+def sample_count(x: Inputs, cap: int, seed: int, target_se: float, pilot_draws: int | None = None) -> tuple[int, int]:
     """(draws, pilot draws): the draws that bring the standard error of P(target) to ``target_se``, measured
-    on a pilot run (its own seed); at most ``cap``. se ∝ 1/√n, so n = pilot·(se_pilot / target)²."""
-    pilot = min(PILOT, cap)
+    on a pilot run of ``pilot_draws`` (its own seed; default ``Limits.of().pilot``); at most ``cap``.
+    se ∝ 1/√n, so n = pilot·(se_pilot / target)²."""
+    pilot = min(Limits.of().pilot if pilot_draws is None else pilot_draws, cap)
     try:
         st = infer.sampled(x.c, x.prog, x.priors, x.soft, x.narratives, pilot, seed + 0x5EED)
     except infer.InconsistentEvidence:
@@ -107,11 +132,22 @@ def sample_count(x: Inputs, cap: int, seed: int, target_se: float) -> tuple[int,
 
 
 def run(
-    x: Inputs, plan: InferencePlan, *, samples: int, seed: int, target_se: float | None, auto: bool
+    x: Inputs,
+    plan: InferencePlan,
+    *,
+    samples: int | None = None,
+    seed: int,
+    target_se: float | None,
+    auto: bool,
+    limits: Limits | None = None,
 ) -> tuple[infer.Stats, InferencePlan, str]:
-    """The inference the plan chose: (statistics, plan completed with the draws, evaluator)."""
+    """The inference the plan chose: (statistics, plan completed with the draws, evaluator). ``samples`` and
+    ``target_se``, when given, override ``limits.samples`` / ``limits.target_se``."""
+    lim = limits or Limits.of()
+    samples = lim.samples if samples is None else samples
     if plan.route == "contraction":
-        return infer.contracted(x.c, x.priors, x.soft, x.narratives), plan, "contraction"
+        st = infer.contracted(x.c, x.priors, x.soft, x.narratives, lim.max_intermediate)
+        return st, plan, "contraction"
     if plan.route == "enumeration":
         return infer.exact(x.c, x.priors, x.soft, x.narratives, answered=x.answered), plan, x.c.evaluator
     if plan.route == "pyro":
@@ -121,8 +157,8 @@ def run(
         return st, plan.model_copy(update={"samples": samples}), "pyro"
     n, pilot = (samples, None)
     if auto:
-        target = target_se or TARGET_SE
-        n, pilot = sample_count(x, samples, seed, target)
+        target = target_se or lim.target_se
+        n, pilot = sample_count(x, samples, seed, target, lim.pilot)
         plan = plan.model_copy(update={"target_se": target, "pilot": pilot})
     st = infer.sampled(x.c, x.prog, x.priors, x.soft, x.narratives, n, seed)
     return st, plan.model_copy(update={"samples": n}), x.c.evaluator

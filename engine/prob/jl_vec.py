@@ -112,6 +112,11 @@ def _scalars(logic: Any, data: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if not _is_arr(v) and v is not None}
 
 
+def literal_reads(logic: Any) -> bool:
+    """Whether a rule reads its data by literal names only (no ``missing``, no computed ``var``)."""
+    return _walked(logic)[3]
+
+
 def variables(logic: Any) -> frozenset[str]:
     """The names a rule reads through ``var`` (memoised per rule object)."""
     return _used(logic)[0]

@@ -165,6 +165,22 @@ def _entropy(w_by_bin: np.ndarray) -> float:
     return float(-(p * np.log2(p)).sum())
 
 
+def may_ask_about_outputs(pack: RulePack, model: CaseModel) -> bool:
+    """Whether ``finish_verdict`` can find a question about the damages: the pack has outputs and some askable
+    fact (a question, not the judge's appreciation) is an uncertain root of the model or a number nobody gave
+    that a law draws. A superset of the facts ``finish_verdict`` scores (it also skips a law's fact present as
+    a root column), so False means its ``output_questions`` would be empty."""
+    weights = weights_of(pack)
+    if weights is None or not weights.outputs:
+        return False
+    facts = {model.asks[v.name] for v in model.program.variables if v.name in model.asks and v.name in model.roots}
+    for name in weights.numbers:
+        info = model.values.get(name)
+        if name in pack.facts and (info is None or not info.known):
+            facts.add(name)
+    return any((s := pack.facts.get(f)) is not None and bool(s.question) and not s.appreciation for f in facts)
+
+
 def finish_verdict(
     pack: RulePack,
     model: CaseModel,
@@ -173,8 +189,10 @@ def finish_verdict(
     *,
     seed: int = 0,
     samples: int = N_SAMPLES,
+    summaries: bool = True,
 ) -> ProbVerdict:
-    """The verdict with its numbers (outputs of ``weights.yaml``) and the questions about the damages."""
+    """The verdict with its numbers (outputs of ``weights.yaml``) and the questions about the damages
+    (``summaries=False``: the questions only, no distribution — a portfolio's result line reads none)."""
     verdict = verdict.model_copy(update={"soft_factors": {**model.folded, **verdict.soft_factors}})
     verdict.unmodelled = dict(model.unmodelled)
     weights = weights_of(pack)
@@ -230,29 +248,25 @@ def finish_verdict(
                 cells[name] = np.searchsorted(edges, x)
     codes = worlds.codes()  # the sampled roots' columns: their digits are their codes
     try:
-        outs = _outputs_by_choice(pack, weights, data, choices, n, rng, codes)
+        # without summaries only the remedy is read (its questions): the other outputs are not evaluated
+        only = None if summaries else [k for k, out in weights.outputs.items() if out.given_target]
+        outs = _outputs_by_choice(pack, weights, data, choices, n, rng, codes, only)
     except jl_vec.Unvectorisable:
         return verdict
     p_t = _dot(w, target) / float(w.sum())
     if str(getattr(verdict.method, "value", verdict.method)) == "exact":  # the one P(target) the verdict prints
         p_t = float(verdict.p_target)
     remedy = None
-    method = "importance_sampling (prior proposal, seeded numpy draws of the pack's laws)"
     for name, out in weights.outputs.items():
+        if name not in outs:
+            continue
         x = jl_vec._f(outs[name], n)
         if np.isnan(x).all():
             continue
         if out.given_target:
             remedy = remedy or name
-            given = weighted_summary(
-                x, w * target, unit=out.unit, method=method, condition=f"given {prog.target}", probability=p_t
-            )
-            if given is not None:
-                verdict.outputs_given_target[name] = given
-            x = np.where(target, x, 0.0)
-        summary = weighted_summary(x, w, unit=out.unit, method=method)
-        if summary is not None:
-            verdict.outputs[name] = summary
+        if summaries:
+            _summarise(verdict, name, out, x, w, target, p_t, prog.target)
     if remedy is not None:
         x = np.where(target, jl_vec._f(outs[remedy], n), 0.0)
         verdict.output_questions = _output_questions(pack, x, w, cells)
@@ -260,15 +274,76 @@ def finish_verdict(
     return verdict
 
 
+def _summarise(
+    verdict: ProbVerdict,
+    name: str,
+    out: Any,
+    x: np.ndarray,
+    w: np.ndarray,
+    target: np.ndarray,
+    p_t: float,
+    target_name: str,
+) -> None:
+    """One output's distribution (and, for the remedy, given the target) into the verdict."""
+    method = "importance_sampling (prior proposal, seeded numpy draws of the pack's laws)"
+    if out.given_target:
+        given = weighted_summary(
+            x, w * target, unit=out.unit, method=method, condition=f"given {target_name}", probability=p_t
+        )
+        if given is not None:
+            verdict.outputs_given_target[name] = given
+        x = np.where(target, x, 0.0)
+    summary = weighted_summary(x, w, unit=out.unit, method=method)
+    if summary is not None:
+        verdict.outputs[name] = summary
+
+
+def _reads(pack: RulePack, weights: Any, outputs: list[str]) -> set[str] | None:
+    """Every value ``outputs`` depend on: their formulas' variables, every latent law's inputs (each law is drawn
+    whatever is asked, in order, so the generator's draws are the same), and, through the pack's
+    computations, what those read. None when a formula reads by computed names (then everything is needed)."""
+    frontier: list[str] = []
+    for name in outputs:
+        if not jl_vec.literal_reads(weights.outputs[name].logic):
+            return None
+        frontier += jl_vec.variables(weights.outputs[name].logic)
+    for name, law in weights.numbers.items():
+        if name not in pack.facts:
+            frontier += [x for x in (law.covariate, *law.effects, *(law.at_least or {}).values()) if x]
+    seen: set[str] = set()
+    while frontier:
+        name = frontier.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        comp = pack.computation_for(name)
+        if comp is None:
+            continue
+        if not jl_vec.literal_reads(comp.logic):
+            return None
+        frontier += [*comp.inputs, *jl_vec.variables(comp.logic)]
+    return seen
+
+
 def _outputs(
-    pack: RulePack, weights: Any, data: dict[str, Any], n: int, rng: Any, roots: jl_vec.Codes | None = None
+    pack: RulePack,
+    weights: Any,
+    data: dict[str, Any],
+    n: int,
+    rng: Any,
+    roots: jl_vec.Codes | None = None,
+    only: list[str] | None = None,
 ) -> dict[str, np.ndarray]:
     """The pack's outputs per world from the roots' values (``data``): its computations, then its laws.
-    ``roots``: the codes of the sampled roots' columns."""
+    ``roots``: the codes of the sampled roots' columns. ``only``: these outputs, and of the computations only
+    those they read (``_reads``); every law is still drawn."""
     data = dict(data)
     # each per-world column factorised once: rules evaluated once per class of their inputs
     codes = roots.copy() if roots is not None else jl_vec.Codes()
+    needed = _reads(pack, weights, only) if only is not None else None
     for comp in pack.computations:
+        if needed is not None and comp.output not in needed:
+            continue
         reads = [d for d in comp.inputs if d not in data or data[d] is None]
         if reads:
             data.pop(comp.output, None)
@@ -281,7 +356,11 @@ def _outputs(
     for name, law in weights.numbers.items():  # the pack's latent numbers (not facts)
         if name not in pack.facts:
             data[name] = draw_law(law, n, rng, data)
-    return {name: jl_vec._f(jl_vec.evaluate(out.logic, data, n, codes), n) for name, out in weights.outputs.items()}
+    return {
+        name: jl_vec._f(jl_vec.evaluate(out.logic, data, n, codes), n)
+        for name, out in weights.outputs.items()
+        if only is None or name in only
+    }
 
 
 def _outputs_by_choice(
@@ -292,12 +371,13 @@ def _outputs_by_choice(
     n: int,
     rng: Any,
     roots: jl_vec.Codes | None = None,
+    only: list[str] | None = None,
 ) -> dict[str, np.ndarray]:
     """The outputs in every world, when some roots take a value that is not a number (an enum, a narrative's
     reading): evaluated once per combination of those values, each world keeping its own combination. The
     laws are drawn once (one generator state per combination), so the worlds share their draws."""
     if not choices:
-        return _outputs(pack, weights, data, n, rng, roots)
+        return _outputs(pack, weights, data, n, rng, roots, only)
     names = sorted(choices)
     per_world = list(zip(*(choices[f] for f in names)))
     out: dict[str, np.ndarray] = {}
@@ -305,7 +385,7 @@ def _outputs_by_choice(
     for combo in dict.fromkeys(per_world):
         rng.bit_generator.state = state
         sel = np.array([w == combo for w in per_world])
-        values = _outputs(pack, weights, {**data, **dict(zip(names, combo))}, n, rng, roots)
+        values = _outputs(pack, weights, {**data, **dict(zip(names, combo))}, n, rng, roots, only)
         for name, x in values.items():
             out.setdefault(name, np.full(n, np.nan))[sel] = x[sel]
     return out

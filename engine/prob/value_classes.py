@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import ChainMap
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
 from lexlogic.engine.symbolic.values import (
@@ -85,34 +85,51 @@ class ValueClasses:
             self._memo[name] = [(self.base.get(name), None)] if comp is None else self._compile(name, comp)
         return self._memo[name]
 
-    def _compile(self, name: str, comp: Any) -> list[Klass]:
-        deps = computation_reads(comp)
-        classes = [self.of(d) for d in deps]
-        fixed = {d: cs[0][0] for d, cs in zip(deps, classes) if len(cs) == 1 and cs[0][0] is not None}
-        varying = [(d, cs) for d, cs in zip(deps, classes) if len(cs) > 1]
+    def combinations(self, names: list[str], owner: str) -> Iterator[tuple[dict[str, ValueInfo], str]]:
+        """Each combination of the classes of ``names``: (the values it gives those that vary or are known,
+        its ASP body). ``owner`` names the value being compiled in the error beyond ``MAX_COMBINATIONS``."""
+        classes = [(d, self.of(d)) for d in dict.fromkeys(names)]
+        fixed = {d: cs[0][0] for d, cs in classes if len(cs) == 1 and cs[0][0] is not None}
+        varying = [(d, cs) for d, cs in classes if len(cs) > 1]
         n = math.prod(len(cs) for _, cs in varying)
         if n > MAX_COMBINATIONS:
-            names = ", ".join(f"{d} ({len(cs)})" for d, cs in varying)
-            raise ClassesTooMany(f"{name} reads {names}: {n} combinations, more than {MAX_COMBINATIONS}")
-        groups: dict[tuple[Any, ...], tuple[ValueInfo, list[str]]] = {}
+            names_ = ", ".join(f"{d} ({len(cs)})" for d, cs in varying)
+            raise ClassesTooMany(f"{owner} reads {names_}: {n} combinations, more than {MAX_COMBINATIONS}")
         for combo in itertools.product(*(cs for _, cs in varying)):
             over = dict(fixed)
             for (d, _), (info, _lit) in zip(varying, combo):
                 if info is not None:
                     over[d] = info
-            res = evaluate_computation(comp, ChainMap(over, self.base))  # type: ignore[arg-type]
-            self.evaluations += 1
-            body = ", ".join(lit for _, lit in combo if lit)
-            groups.setdefault(_key(res), (res, []))[1].append(body)
+            yield over, ", ".join(lit for _, lit in combo if lit)
+
+    def partition(
+        self, name: str, keyed: list[tuple[Hashable, str]], tag: str = "c"
+    ) -> list[tuple[Hashable, str | None]]:
+        """The distinct keys of ``keyed`` (key, ASP body) as classes: one atom ``name__<tag>K`` per key,
+        defined by its bodies, registered as an exclusive group (exactly one holds per world, so the
+        contraction makes them ONE categorical node); no atom when there is one key (every world)."""
+        groups: dict[Hashable, list[str]] = {}
+        for key, body in keyed:
+            groups.setdefault(key, []).append(body)
         if len(groups) == 1:
-            return [(next(iter(groups.values()))[0], None)]
-        out: list[Klass] = []
-        for k, (res, bodies) in enumerate(groups.values()):
-            atom = f"{name}__c{k}"
-            self.lines.extend(f"{atom} :- {body}." for body in bodies)
-            out.append((res, atom))
+            return [(next(iter(groups)), None)]
+        out: list[tuple[Hashable, str | None]] = []
+        for k, (key, bodies) in enumerate(groups.items()):
+            atom = f"{name}__{tag}{k}"
+            self.lines.extend(f"{atom} :- {body}." if body else f"{atom}." for body in bodies)
+            out.append((key, atom))
         self.groups.append([atom for _, atom in out if atom])
         return out
+
+    def _compile(self, name: str, comp: Any) -> list[Klass]:
+        results: dict[tuple[Any, ...], ValueInfo] = {}
+        keyed: list[tuple[Hashable, str]] = []
+        for over, body in self.combinations(computation_reads(comp), name):
+            res = evaluate_computation(comp, ChainMap(over, self.base))  # type: ignore[arg-type]
+            self.evaluations += 1
+            results.setdefault(_key(res), res)
+            keyed.append((_key(res), body))
+        return [(results[key], atom) for key, atom in self.partition(name, keyed)]  # type: ignore[index]
 
 
 def compile_bool(

@@ -8,6 +8,8 @@ depends on. The engine speaks to clingo only through `bridges/clingo_bridge.py`,
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -71,15 +73,46 @@ def input_assignment(pack: RulePack, values: dict[str, ValueInfo]) -> dict[str, 
     return out
 
 
+_SOLVED: OrderedDict[tuple[int, frozenset[tuple[str, bool | None]]], tuple[CompiledProgram, Solution]] = OrderedDict()
+_SOLVED_SIZE = 512
+_SOLVED_LOCK = threading.Lock()
+
+
+def consequences(program: CompiledProgram, assignment: dict[str, bool | None]) -> Solution:
+    """The solution of an input assignment, solved once per (program, assignment) in this process: cases of a
+    portfolio group mostly share their assignments (their numbers differ, the yes/no values they yield do
+    not). For the analysis without proofs only: its brave and cautious consequences (every status, missing
+    fact and open reason) are fixed by the assignment; the reference model, which the proofs walk, is
+    whichever the solver found first for it."""
+    key = (id(program), frozenset(assignment.items()))
+    with _SOLVED_LOCK:
+        hit = _SOLVED.get(key)
+        if hit is not None and hit[0] is program:  # the program is held: its id is not reused
+            _SOLVED.move_to_end(key)
+            return hit[1]
+    solution = program.solve(assignment)
+    with _SOLVED_LOCK:
+        _SOLVED[key] = (program, solution)
+        while len(_SOLVED) > _SOLVED_SIZE:
+            _SOLVED.popitem(last=False)
+    return solution
+
+
 def analyse(
     pack: RulePack,
     program: CompiledProgram,
     case: CaseFile,
     answers: dict[str, Any] | None = None,
     dynamic: list[Any] | None = None,
+    *,
+    proofs: bool = True,
 ) -> Analysis:
+    """The case's outcomes, checks, summary and questions. ``proofs=False`` (portfolio mode without
+    ``--proofs``): no proof or why-not tree is built (about half of the analysis); every status, missing fact,
+    open reason, summary and question is the same — none of them is read from a tree."""
     values = gather_values(pack, case, answers, dynamic)
-    solution = program.solve(input_assignment(pack, values))
+    assignment = input_assignment(pack, values)
+    solution = program.solve(assignment) if proofs else consequences(program, assignment)
     if not solution.satisfiable:
         return Analysis(
             pack=pack.name,
@@ -96,9 +129,9 @@ def analyse(
     remedy = pack.manifest.remedy
     atoms = [target] + [a for a in pack.manifest.outcomes if a != target and (remedy is None or a != remedy.outcome)]
     for atom in atoms:
-        outcomes[atom] = _outcome(pack, atom, solution, explainer)
+        outcomes[atom] = _outcome(pack, atom, solution, explainer, proofs)
     if remedy is not None:
-        outcomes[remedy.outcome] = _remedy(pack, remedy, outcomes[target], values)
+        outcomes[remedy.outcome] = _remedy(pack, remedy, outcomes[target], values, proofs)
     checks: list[CheckResult] = []
     decisive = None
     for check in pack.manifest.checks:
@@ -122,7 +155,7 @@ def analyse(
     ]
     questions.sort(key=lambda q: q["cost"])
     summary = _summary(pack, verdict, checks, decisive, main, outcomes.get(remedy.outcome) if remedy else None, values)
-    why = None if main.status == "yes" else explainer.why_not(target)
+    why = None if main.status == "yes" or not proofs else explainer.why_not(target)
     return Analysis(
         pack=pack.name,
         case_id=case.case_id,
@@ -140,7 +173,7 @@ def analyse(
     )
 
 
-def _outcome(pack: RulePack, atom: str, solution: Solution, explainer: Explainer) -> Outcome:
+def _outcome(pack: RulePack, atom: str, solution: Solution, explainer: Explainer, proofs: bool = True) -> Outcome:
     label = pack.label_of(atom)
     truth = solution.status(atom)
     status: Tri = "yes" if truth else "no" if truth is False else "unknown"
@@ -149,7 +182,9 @@ def _outcome(pack: RulePack, atom: str, solution: Solution, explainer: Explainer
     if status == "unknown":
         missing, open_reasons = explainer.live_unknowns(atom)
     holds_in_reference = atom in solution.reference
-    proof = explainer.prove(atom) if holds_in_reference and status != "no" else explainer.why_not(atom)
+    proof = None
+    if proofs:
+        proof = explainer.prove(atom) if holds_in_reference and status != "no" else explainer.why_not(atom)
     return Outcome(
         atom=atom,
         label=label,
@@ -160,31 +195,13 @@ def _outcome(pack: RulePack, atom: str, solution: Solution, explainer: Explainer
     )
 
 
-def _remedy(pack: RulePack, remedy: Remedy, liable: Outcome, values: dict[str, ValueInfo]) -> Outcome:
+def _remedy(
+    pack: RulePack, remedy: Remedy, liable: Outcome, values: dict[str, ValueInfo], proofs: bool = True
+) -> Outcome:
     """The remedy range: yes with [low, high] when liable, no when not liable; otherwise unknown, naming
     what the range lacks (or, when the range is known, what liability lacks)."""
     label = pack.label_of(remedy.outcome)
-    children = []
-    for name in (remedy.low, remedy.high):
-        info = values.get(name)
-        comp = pack.computation_for(name)
-        children.append(
-            ProofNode(
-                atom=name,
-                label=pack.label_of(name),
-                kind=NodeKind.COMPUTED,
-                holds=bool(info and info.known),
-                value=info.value if info else None,
-                rule_id=comp.id if comp else None,
-                sources=[s for sid in (comp.sources if comp else []) if (s := pack.source(sid))],
-                note=None
-                if info and info.known
-                else "inconnu faute de : " + ", ".join(info.missing if info else [name]),
-            )
-        )
-    proof = ProofNode(
-        atom=remedy.outcome, label=label, kind=NodeKind.COMPUTED, holds=liable.status == "yes", children=children
-    )
+    proof = _remedy_proof(pack, remedy, liable, values, label) if proofs else None
     if liable.status == "no":
         return Outcome(atom=remedy.outcome, label=label, status="no", proof=proof)
     low, high = values.get(remedy.low), values.get(remedy.high)
@@ -206,6 +223,33 @@ def _remedy(pack: RulePack, remedy: Remedy, liable: Outcome, values: dict[str, V
         missing=missing,
         proof=proof,
         open_reasons=["montant incalculable : " + ", ".join(missing)] if missing else [],
+    )
+
+
+def _remedy_proof(
+    pack: RulePack, remedy: Remedy, liable: Outcome, values: dict[str, ValueInfo], label: str
+) -> ProofNode:
+    """The remedy's tree: its two bounds as computed values, known or naming what they lack."""
+    children = []
+    for name in (remedy.low, remedy.high):
+        info = values.get(name)
+        comp = pack.computation_for(name)
+        children.append(
+            ProofNode(
+                atom=name,
+                label=pack.label_of(name),
+                kind=NodeKind.COMPUTED,
+                holds=bool(info and info.known),
+                value=info.value if info else None,
+                rule_id=comp.id if comp else None,
+                sources=[s for sid in (comp.sources if comp else []) if (s := pack.source(sid))],
+                note=None
+                if info and info.known
+                else "inconnu faute de : " + ", ".join(info.missing if info else [name]),
+            )
+        )
+    return ProofNode(
+        atom=remedy.outcome, label=label, kind=NodeKind.COMPUTED, holds=liable.status == "yes", children=children
     )
 
 

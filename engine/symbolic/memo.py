@@ -72,14 +72,24 @@ class RunMemo:
         case: CaseFile,
         answers: dict[str, Any] | None = None,
         dynamic: list[Any] | None = None,
+        *,
+        proofs: bool = True,
     ) -> Analysis:
-        """The symbolic analysis of a typed case with these answers and dynamic interpretations."""
-        key = canonical_hash(
-            {"c": self.key(case), "p": pack.name, "a": answers or {}, "d": [repr(d) for d in dynamic or []]}
-        )
+        """The symbolic analysis of a typed case with these answers and dynamic interpretations (``proofs=False``:
+        without its trees, a separate entry — never served to a caller that reads them)."""
+        what: dict[str, Any] = {"c": self.key(case), "p": pack.name, "a": answers or {}}
+        what["d"] = [repr(d) for d in dynamic or []]
+        if not proofs:
+            what["no-proofs"] = True
+        key = canonical_hash(what)
         hit = self._analyses.get(key)
         if hit is None:
             self.counts["analyse"] += 1
-            hit = analyse(pack, program, case, answers, dynamic)
+            # ``proofs`` passed only when off: the call with trees keeps its old shape (spies in tests wrap it)
+            hit = (
+                analyse(pack, program, case, answers, dynamic)
+                if proofs
+                else analyse(pack, program, case, answers, dynamic, proofs=False)
+            )
             self._keep(self._analyses, key, hit)
         return hit

@@ -21,6 +21,7 @@ from typing import Any, Literal
 from lexlogic.engine.packs.library import LoadedPack, PackLibrary
 from lexlogic.engine.prob import BoolVar, ProbProgram
 from lexlogic.engine.prob.case_model import weights_of
+from lexlogic.engine.prob.inference_plan import Limits
 from lexlogic.engine.symbolic.analysis import analyse_case_file
 from lexlogic.engine.symbolic.memo import RunMemo
 from lexlogic.engine.symbolic.narratives import (
@@ -421,6 +422,7 @@ def build_verdict(
     probabilistic: bool = True,
     inference: str = "auto",
     memo: RunMemo | None = None,
+    limits: Limits | None = None,
 ) -> Verdict:
     """The typed verdict of a typed case, given typed answers.
 
@@ -428,7 +430,8 @@ def build_verdict(
     ``weights``: Alexy magnitudes (``<rule>.I1`` …); ``whatif``: raw what-if overrides (CLI ``--whatif``);
     ``dynamic``: interpretations of dynamic rules; ``analyser``: the (cached) symbolic analysis of one
     narrative's case file; ``memo``: the run's one-pass memo (a case and its answers analysed once);
-    ``inference``: exact | sampling | pyro | auto; ``probabilistic=False``: the symbolic analysis alone (the
+    ``inference``: exact | sampling | pyro | auto; ``limits``: the route's thresholds (the caller's
+    ``Settings.inference_*``, none: the defaults); ``probabilistic=False``: the symbolic analysis alone (the
     orchestrator's fast path when a fatal defeater is established: the target's probability is then 0 or 1
     without a model).
     """
@@ -437,7 +440,9 @@ def build_verdict(
     memo = memo if memo is not None else RunMemo()
     loaded = load_pack(packs, case.pack)
     pack = loaded.pack
-    d = _decide(loaded, case, answers, priors, weights, whatif, dynamic, sliders, probabilistic, inference, memo)
+    d = _decide(
+        loaded, case, answers, priors, weights, whatif, dynamic, sliders, probabilistic, inference, memo, limits=limits
+    )
     knowledge = epistemic.fact_knowledge(pack, d.case, answers, d.cv.analysis.values)
 
     def analyse_world(c: CaseFile, ans: dict[str, Any]) -> dict[str, Any]:  # a world's line reads these two only
@@ -473,10 +478,29 @@ def _verdict(
     """The verdict's record: the analysis's outcomes, checks, proof and values, the numbers, the questions,
     the narratives and the facts table (the words come after, from the pack: ``worded``)."""
     pack, a = loaded.pack, d.cv.analysis
-    questions = _questions(pack, d, answers, knowledge)
     target = a.outcomes.get(pack.manifest.target)
-    remedy = a.outcomes.get(a.remedy) if a.remedy else None
     return Verdict(
+        **_record(loaded, d, answers, knowledge, case_id),
+        proof=target.proof if target is not None else None,
+        why_not=a.why_not,
+        values={k: ValueOut(status=x.status, value=x.value, missing=list(x.missing)) for k, x in a.values.items()},
+        main_world=max(worlds, key=lambda w: w.weight).world if worlds else World.SHARED,
+        worlds=worlds,
+        priors=priors,
+        weights=weights,
+        facts=fact_rows(pack, d.case, answers, a.values),
+    )
+
+
+def _record(
+    loaded: LoadedPack, d: _Decided, answers: dict[str, Any], knowledge: dict[str, Knowledge], case_id: str | None
+) -> dict[str, Any]:
+    """The verdict's decision (its fields): status, label, summary, outcomes and checks, the numbers, the
+    questions — what ``build_verdict`` and ``result_verdict`` share."""
+    pack, a = loaded.pack, d.cv.analysis
+    questions = _questions(pack, d, answers, knowledge)
+    remedy = a.outcomes.get(a.remedy) if a.remedy else None
+    return dict(
         case_id=case_id or a.case_id,
         pack=a.pack,
         status=d.status,
@@ -487,23 +511,65 @@ def _verdict(
         outcomes=a.outcomes,
         checks=a.checks,
         decisive_check=a.decisive_check,
-        proof=target.proof if target is not None else None,
-        why_not=a.why_not,
-        values={k: ValueOut(status=x.status, value=x.value, missing=list(x.missing)) for k, x in a.values.items()},
         missing_facts=list(a.missing_facts),
         remedy=a.remedy,
         remedy_range=remedy.value if remedy is not None and isinstance(remedy.value, list) else None,
         probability=d.probability,
         questions=questions,
         best_question=questions[0] if questions and d.status is VerdictStatus.NEEDS_INFORMATION else None,
-        main_world=max(worlds, key=lambda w: w.weight).world if worlds else World.SHARED,
-        worlds=worlds,
         answers=answers,
-        priors=priors,
-        weights=weights,
-        facts=fact_rows(pack, d.case, answers, a.values),
         knowledge=knowledge,
     )
+
+
+def result_verdict(
+    case: CaseFile,
+    answers: dict[str, Any] | None = None,
+    *,
+    packs: PackLibrary,
+    case_id: str | None = None,
+    whatif: dict[str, Any] | None = None,
+    dynamic: list[Any] | None = None,
+    probabilistic: bool = True,
+    inference: str = "auto",
+    memo: RunMemo | None = None,
+    limits: Limits | None = None,
+) -> Verdict:
+    """The verdict as far as a portfolio's result line and the state machine read it (``lexlogic batch
+    --portfolio`` without ``--proofs``): status, label, summary, outcomes (without trees), checks, P(target),
+    missing facts, questions, remedy range, the outcomes' knowledge and states in words, the status badge —
+    each by the code ``build_verdict`` runs, so they are its values (tests/pipeline/test_portfolio.py).
+    Not built: proof and why-not trees, the outputs' distributions (unless a question about the damages can
+    come from them), the facts table and values, the narratives' lines, the headline, reasons and remedy in
+    words, the sliders. The knowledge of facts is built only for a case a reader wrote or with dynamic rules
+    (otherwise no fact is « lu » and no outcome rests on one: nothing the line reads depends on it). Such a
+    verdict is never stored or shown: portfolio mode keeps result lines, not states."""
+    answers = dict(answers or {})
+    memo = memo if memo is not None else RunMemo()
+    loaded = load_pack(packs, case.pack)
+    pack = loaded.pack
+    d = _decide(
+        loaded,
+        case,
+        answers,
+        {},
+        {},
+        whatif,
+        dynamic,
+        False,
+        probabilistic,
+        inference,
+        memo,
+        numbers="questions",
+        proofs=False,
+        limits=limits,
+    )
+    a = d.cv.analysis
+    read_or_interpreted = epistemic.machine_read(d.case) or bool(dynamic)
+    knowledge = epistemic.fact_knowledge(pack, d.case, answers, a.values) if read_or_interpreted else {}
+    known = outcomes_known(loaded, d.case, answers, a, dynamic, knowledge, memo, proofs=False)
+    verdict = Verdict(**_record(loaded, d, answers, knowledge, case_id), outcome_knowledge=known)
+    return verdict.model_copy(update=state_words(pack, verdict))
 
 
 def _decide(
@@ -518,8 +584,13 @@ def _decide(
     probabilistic: bool,
     inference: str,
     memo: RunMemo,
+    *,
+    numbers: bool | Literal["questions"] = True,
+    proofs: bool = True,
+    limits: Limits | None = None,
 ) -> _Decided:
-    """The symbolic analysis (the memo's), then the probabilistic verdict unless a defeater settled it."""
+    """The symbolic analysis (the memo's), then the probabilistic verdict unless a defeater settled it
+    (``numbers``, ``proofs``: as ``decide`` and ``analyse`` take them; a result line needs neither)."""
     pack, program = loaded.pack, loaded.program
     # decide() builds the case model itself: build it here too only when priors or sliders need its variables
     prog = build_program(pack, case, answers)[0] if priors or sliders else None
@@ -527,9 +598,20 @@ def _decide(
     cf = apply_priors(case, fact_priors)
     overrides: dict[str, Any] = {**(whatif or {}), **var_priors, **{k: magnitude(m) for k, m in weights.items()}}
     try:
-        analysis = memo.analyse(pack, program, cf, answers, dynamic)
+        analysis = memo.analyse(pack, program, cf, answers, dynamic, proofs=proofs)
         if probabilistic:
-            cv = decide(pack, program, cf, answers, overrides, dynamic=dynamic, inference=inference, analysis=analysis)
+            cv = decide(
+                pack,
+                program,
+                cf,
+                answers,
+                overrides,
+                dynamic=dynamic,
+                inference=inference,
+                analysis=analysis,
+                numbers=numbers,
+                limits=limits,
+            )
         else:
             cv = CaseVerdict(analysis=analysis, status="VERDICT")
     except CaseFileError as exc:
@@ -610,10 +692,13 @@ def outcomes_known(
     dynamic: list[Any] | None,
     facts: dict[str, Knowledge],
     memo: RunMemo,
+    *,
+    proofs: bool = True,
 ) -> dict[str, Knowledge]:
     """How each outcome is known: the analysis is run again on the established facts alone (readings
     removed, no interpretation) and, with interpretations, without them; an outcome whose status changes
-    rests on what was removed."""
+    rests on what was removed. ``proofs=False``: those analyses without trees, so an open outcome's
+    ``rests_on`` (read from its proof) is not filled; status, basis and ``on_record`` are the same."""
     pack = loaded.pack
     statuses = {k: str(o.status) for k, o in a.outcomes.items()}
     open_reasons = {k: list(o.open_reasons) for k, o in a.outcomes.items()}
@@ -624,7 +709,7 @@ def outcomes_known(
         try:
             variant = c()
             check_date_order(variant, pack)
-            analysis = memo.analyse(pack, loaded.program, variant, answers, dyn)
+            analysis = memo.analyse(pack, loaded.program, variant, answers, dyn, proofs=proofs)
             return {k: str(o.status) for k, o in analysis.outcomes.items()}
         except (InvalidInput, CaseFileError, ValueError):
             return None
@@ -758,20 +843,27 @@ def confirmable(spec: Any, value: Any) -> Confirmable:
     )
 
 
+def state_words(pack: RulePack, verdict: Verdict) -> dict[str, Any]:
+    """The status badge, the target's name and each outcome's state in words (what a result line reads)."""
+    return {
+        "status_text": wording.status_text(verdict),
+        "target_label": pack.target_label if hasattr(pack, "target_label") else pack.manifest.target,
+        "outcome_states": {
+            k: wording.state_of(o.status, o.open_reasons, verdict.outcome_knowledge.get(k))
+            for k, o in verdict.outcomes.items()
+        },
+    }
+
+
 def worded(pack: RulePack, verdict: Verdict) -> Verdict:
     """The verdict's words (headline, reasons, missing facts) from the pack's templates and labels."""
     return verdict.model_copy(
         update={
+            **state_words(pack, verdict),
             "headline": wording.headline(pack, verdict),
-            "status_text": wording.status_text(verdict),
             "tone": wording.tone(pack, verdict),
-            "target_label": pack.target_label if hasattr(pack, "target_label") else pack.manifest.target,
             "reasons": wording.reasons(pack, verdict),
             "missing": wording.missing(pack, verdict),
-            "outcome_states": {
-                k: wording.state_of(o.status, o.open_reasons, verdict.outcome_knowledge.get(k))
-                for k, o in verdict.outcomes.items()
-            },
             "remedy_text": wording.remedy_text(pack, verdict),
             "set_aside_rules": wording.set_aside_rules(pack, verdict.values),
             "probability": _labelled(pack, verdict.probability),

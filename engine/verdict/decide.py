@@ -10,7 +10,7 @@ same rules, so they cannot disagree.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -18,8 +18,9 @@ from lexlogic.bridges.clingo_bridge import CompiledProgram
 from lexlogic.engine.prob import ProbProgram, ProbVerdict
 from lexlogic.engine.prob import analyse as prob_analyse
 from lexlogic.engine.prob.case_model import NOT_ASKABLE_COST
+from lexlogic.engine.prob.inference_plan import Limits
 from lexlogic.engine.prob.model_cache import case_model
-from lexlogic.engine.prob.numbers import finish_verdict
+from lexlogic.engine.prob.numbers import finish_verdict, may_ask_about_outputs
 from lexlogic.engine.symbolic.analysis import Analysis, analyse
 from lexlogic.engine.symbolic.values import ValueInfo
 from lexlogic.logic.facts import CaseFile
@@ -66,11 +67,15 @@ def decide(
     inference: str | None = None,
     seed: int = 0,
     samples: int = 1 << 18,
-    numbers: bool = True,
+    numbers: bool | Literal["questions"] = True,
     analysis: Analysis | None = None,
+    limits: Limits | None = None,
 ) -> CaseVerdict:
     """Symbolic analysis (``analysis`` when the caller already has it for this case and these answers),
-    then the probabilistic verdict over what is still uncertain."""
+    then the probabilistic verdict over what is still uncertain. ``numbers``: True, the outputs' distributions
+    (damages, notice) and the questions about them; False, neither; "questions" (portfolio results), the
+    outputs only when a question about them can be asked (liability settled and an askable input behind
+    them) — the same questions as True, without the distributions nobody reads."""
     inference = inference or "auto"
     if inference not in INFERENCE_METHODS:
         raise ValueError(f"--inference {inference!r}: expected one of {', '.join(INFERENCE_METHODS)}")
@@ -100,11 +105,26 @@ def decide(
         method=inference,  # type: ignore[arg-type]
         samples=samples,
         seed=seed,
+        limits=limits,
     )
-    if numbers:
-        verdict = finish_verdict(pack, model, verdict, rest, seed=seed)
-    else:
+    questions = _target_questions(pack, verdict, asks)
+    status = verdict.status
+    if status == "NEEDS_INFORMATION" and not questions:
+        status = "VERDICT"  # what remains uncertain is the judge's appreciation: asking cannot settle it
+    settled = status == "VERDICT" and verdict.p_target >= 0.5  # liability settled: what narrows the damages
+    if numbers is True or (numbers == "questions" and settled and may_ask_about_outputs(pack, model)):
+        verdict = finish_verdict(pack, model, verdict, rest, seed=seed, summaries=numbers is True)
+    else:  # no numbers (or none a question could come from): the model's folded factors only
         verdict = verdict.model_copy(update={"soft_factors": {**model.folded, **verdict.soft_factors}})
+        if numbers == "questions":
+            verdict.unmodelled = dict(model.unmodelled)  # as finish_verdict says it
+    if settled:
+        questions += _output_questions(pack, verdict)
+    return CaseVerdict(analysis=analysis, probability=verdict, status=status, questions=questions, variables=asks)
+
+
+def _target_questions(pack: RulePack, verdict: ProbVerdict, asks: dict[str, str]) -> list[dict[str, Any]]:
+    """The model's questions about the target, one per fact, by EIG per unit of cost."""
     questions: list[dict[str, Any]] = []
     seen: set[str] = set()
     for q in verdict.questions:
@@ -125,21 +145,23 @@ def decide(
             }
         )
     questions.sort(key=lambda q: -q["utility"])
-    status = verdict.status
-    if status == "NEEDS_INFORMATION" and not questions:
-        status = "VERDICT"  # what remains uncertain is the judge's appreciation: asking cannot settle it
-    if status == "VERDICT" and verdict.p_target >= 0.5:  # liability settled: what narrows the damages
-        for dq in verdict.output_questions:
-            spec = pack.facts[dq.variable]
-            questions.append(
-                {
-                    "fact": dq.variable,
-                    "question": spec.question,
-                    "eig": round(dq.eig, 6),
-                    "cost": spec.cost,
-                    "utility": round(dq.utility, 6),
-                    "variable": dq.variable,
-                    "about": verdict.output_questions_about,
-                }
-            )
-    return CaseVerdict(analysis=analysis, probability=verdict, status=status, questions=questions, variables=asks)
+    return questions
+
+
+def _output_questions(pack: RulePack, verdict: ProbVerdict) -> list[dict[str, Any]]:
+    """The questions that narrow the damages (their EIG on the remedy), once liability is settled."""
+    out = []
+    for dq in verdict.output_questions:
+        spec = pack.facts[dq.variable]
+        out.append(
+            {
+                "fact": dq.variable,
+                "question": spec.question,
+                "eig": round(dq.eig, 6),
+                "cost": spec.cost,
+                "utility": round(dq.utility, 6),
+                "variable": dq.variable,
+                "about": verdict.output_questions_about,
+            }
+        )
+    return out

@@ -22,6 +22,7 @@ from lexlogic.engine.jobs.portfolio import (
     final_state,
     group_items,
     library,
+    run_case,
     run_portfolio,
 )
 from lexlogic.engine.store.cases import CaseStore
@@ -131,3 +132,38 @@ def test_an_invalid_case_file_is_the_same_line_both_ways(tmp_path: Path) -> None
     assert _jsonl(one.results) == _jsonl(two.results)
     line = json.loads(_jsonl(two.results).splitlines()[2])
     assert line["status"] == "invalid" and "notice_given_months" in line["message"]
+
+
+def _turnover_cases(d: Path, n: int = 12) -> list[Path]:
+    """Portfolio cases with the turnover instead of the gross margin: liability settled, the margin rate left to
+    a law — the damages' own question (``finish_verdict``'s output questions) enters their result lines."""
+    from tests.distributed.make_cases import variation
+
+    d.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i in range(n):
+        case = variation(i)
+        margin = case["facts"].pop("annual_gross_margin")
+        case["facts"]["annual_turnover"] = {year: amount * 4 for year, amount in margin.items()}
+        case["case_id"] += "-turnover"
+        paths.append(d / f"turnover-{i:04d}.json")
+        paths[-1].write_text(json.dumps(case), encoding="utf-8")
+    return paths
+
+
+def test_result_only_lines_are_the_whole_verdicts_lines(forty: Path, tmp_path: Path) -> None:
+    """Without --proofs a case's verdict is built as far as its line reads it (no trees, no distributions unless
+    a question about the damages can come from them, solutions shared by input assignment, plans' orders
+    remembered); each line equals the one the whole verdict gives (``build_verdict``, the per-case path's
+    evaluator), case by case, in one process — the shared memos warm, as in a group. The turnover cases make
+    the damages' questions part of the lines."""
+    packs = library(str(SHIPPED.root))
+    paths = sorted(forty.glob("*.json"))[:20] + _turnover_cases(tmp_path / "turnover")
+    damages_asked = 0
+    for p in paths:
+        lean = run_case(packs, p.name, str(p), f"r-{p.stem}", False)
+        whole = run_case(packs, p.name, str(p), f"r-{p.stem}", True)
+        assert lean.pop("proof") is None and whole.pop("proof") is not None
+        assert lean == whole, p.name
+        damages_asked += p.name.startswith("turnover") and "margin_rate_pct" in lean["missing"]
+    assert damages_asked >= 4
