@@ -20,10 +20,10 @@ from rich.prompt import Prompt
 from lexlogic.api.cli_common import fail, parse_assignments
 from lexlogic.api.context import AppContext
 from lexlogic.api.verdict_text import render_verdict
-from lexlogic.engine.prob.inference_plan import Limits
 from lexlogic.engine.case.evaluation import CaseEvaluator
 from lexlogic.engine.case.given import run_given
 from lexlogic.engine.packs.library import PackLibrary
+from lexlogic.engine.prob.inference_plan import Limits
 from lexlogic.engine.verdict.model import Verdict
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.facts import (

@@ -51,6 +51,8 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _LONG_DIGITS = re.compile(r"[+-]?\d{19,}")
 _FORMS = (b"multipart/form-data", b"application/x-www-form-urlencoded")
+_SEEN_MIN = 64 * 1024  # bodies smaller than this are searched every time (cheap)
+_SEEN_SIZE = 64
 
 
 class _Bad(LexlogicError):
@@ -170,12 +172,26 @@ class BoundaryMiddleware:
         self.app = app
         roots = sorted({p.rstrip("/") for p in server_paths or [] if p and p.rstrip("/")}, key=len, reverse=True)
         self.roots = [r.encode() for r in roots]
+        self._seen: dict[int, bytes] = {}  # id → large body already found clean (see ``_remember``)
 
     def _scrub(self, data: bytes) -> bytes:
+        if len(data) >= _SEEN_MIN and self._seen.get(id(data)) is data:  # this very object was scrubbed clean
+            return data
+        clean = data
         for root in self.roots:
-            if root in data:
-                data = data.replace(root + b"/", b"").replace(root, b".")
-        return data
+            if root in clean:
+                clean = clean.replace(root + b"/", b"").replace(root, b".")
+        if clean is data and len(data) >= _SEEN_MIN:
+            self._remember(data)
+        return clean
+
+    def _remember(self, body: bytes) -> None:
+        """Why: a cached verdict (~650 KB) is the same bytes object on every hit, and searching it for each
+        server path cost ~1–3 ms per response. A body found clean is kept (by identity, holding a reference,
+        so its id cannot be reused) and not searched again; bounded to ``_SEEN_SIZE`` bodies."""
+        self._seen[id(body)] = body
+        while len(self._seen) > _SEEN_SIZE:
+            self._seen.pop(next(iter(self._seen)))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

@@ -32,11 +32,11 @@ class VerdictWarmer:
         """Queue the verdict of a new case (no answers, no priors) under GET …/verdict's key; False when full."""
         if not self._slots.acquire(blocking=False):
             return False
-        key = {"run": run_id, "seq": seq, "a": {}, "p": {}}  # the key get_verdict looks up
+        key = {"run": run_id, "seq": seq, "a": {}, "p": {}}  # get_verdict's key (the default form: proofs=target)
 
         def work() -> None:
             try:
-                self.verdicts.verdict_json(case_id, case_file, {}, {}, key=key)
+                self.verdicts.verdict_json(case_id, case_file, {}, {}, key=key, proofs="target")
             except Exception:  # the GET computes it again and answers the error as a problem
                 log.warning("background verdict of case %s failed", case_id, exc_info=True)
             finally:

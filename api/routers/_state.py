@@ -7,7 +7,7 @@ from typing import Any
 from lexlogic.api.deps import Services
 from lexlogic.api.problems import ProblemError
 from lexlogic.engine.case.evaluation import CaseEvaluator
-from lexlogic.engine.case.machine import CaseState, Orchestrator
+from lexlogic.engine.case.machine import CaseState, Orchestrator, read_state
 from lexlogic.engine.documents.cache import scoped
 from lexlogic.engine.documents.isolated import IngestLimits, isolated_reader
 from lexlogic.engine.prob.inference_plan import Limits
@@ -23,7 +23,7 @@ def head(svc: Services, case: ApiCase) -> tuple[int, CaseState]:
     hit = svc.heads.get(case.run_id)
     if hit is not None and hit[0] == seq and isinstance(hit[1], CaseState):
         return hit[0], hit[1]
-    state = CaseState.model_validate(svc.runs.get(case.run_id, seq))
+    state = read_state(svc.runs.get(case.run_id, seq), f"case {case.id}, state {seq}")  # 409 if unreadable
     repair_answers(state, svc.packs)  # a case broken by bad stored data recovers (saved with the next state)
     svc.heads[case.run_id] = (seq, state)
     return seq, state

@@ -22,7 +22,7 @@ from pydantic import BaseModel, Field
 from lexlogic.api.deps import Case, Services, Svc
 from lexlogic.api.problems import ProblemError, problem_responses
 from lexlogic.api.routers._state import fresh_head, head, orchestrator
-from lexlogic.engine.case.machine import CaseState, Orchestrator, Phase
+from lexlogic.engine.case.machine import CaseState, Orchestrator, Phase, read_state
 from lexlogic.engine.jobs import tasks
 from lexlogic.engine.store.api_cases import ApiCase
 from lexlogic.engine.store.cases import RunBusyError, new_owner
@@ -141,7 +141,7 @@ def _follow(svc: Services, case: ApiCase, after: int) -> Iterator[tuple[int, Cas
         running = svc.runs.lease(case.run_id) is not None
         head_seq = svc.runs.head_seq(case.run_id)
         for seq in range(last + 1, head_seq + 1):
-            yield seq, CaseState.model_validate(svc.runs.get(case.run_id, seq))
+            yield seq, read_state(svc.runs.get(case.run_id, seq), f"case {case.id}, state {seq}")
         last = max(last, head_seq)
         if not running:
             return

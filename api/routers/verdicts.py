@@ -3,9 +3,10 @@ questions and answers, and the argument graph for the page."""
 
 from __future__ import annotations
 
-from typing import Any
+import secrets
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Body
+from fastapi import APIRouter, Body, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
@@ -17,10 +18,36 @@ from lexlogic.api.routers._state import case_file_of, fresh_head, head, orchestr
 from lexlogic.engine.case.machine import Orchestrator
 from lexlogic.engine.present.argument_graph import ArgumentGraph, build_graph
 from lexlogic.engine.symbolic.narratives import ambiguous_facts, apply_priors
-from lexlogic.engine.verdict.build import validate_inputs
+from lexlogic.engine.verdict.build import Proofs, cache_key, validate_inputs
 from lexlogic.engine.verdict.model import Magnitude, Question, Verdict
 
 router = APIRouter(prefix="/v1/cases/{case_id}", tags=["verdicts"])
+
+ProofsQuery = Annotated[
+    Proofs,
+    Query(
+        description=(
+            "`target` (default): the target's proof tree in `proof` / `why_not`, each outcome's status, value, "
+            "missing facts and open reasons, its tree `outcomes.*.proof` null (about a third of the size); "
+            "`all`: every outcome's proof tree too (`outcomes.*.proof`), as before 2026-11-28"
+        )
+    ),
+]
+_BOOT = secrets.token_hex(4)  # ETags name this process's serialisations: a restart (new code, edited pack) changes them
+
+
+def _etag(key: dict[str, Any]) -> str:
+    from lexlogic.logic.canonical import canonical_hash
+
+    return f'W/"{canonical_hash(key)[:24]}-{_BOOT}"'
+
+
+def _cached(body: bytes, etag: str, request: Request | None = None) -> Response:
+    """A cached verdict: 304 when the client already holds it (If-None-Match), else its bytes."""
+    headers = {"X-Cache": "hit", "ETag": etag, "Cache-Control": "private, no-cache"}
+    if request is not None and etag in request.headers.get("if-none-match", ""):
+        return Response(status_code=304, headers=headers)
+    return Response(body, media_type="application/json", headers=headers)
 
 
 class WhatIf(BaseModel):
@@ -61,12 +88,18 @@ class Questions(BaseModel):
 
 
 def _verdict(svc: Svc, case: Case) -> Verdict:
+    """The head's verdict as GET …/verdict serves it (the same cache entry; no outcome trees)."""
     state, cf = case_file_of(svc, case)
-    return svc.verdicts.verdict(case.id, cf, dict(state.answers), {})
+    return svc.verdicts.verdict(case.id, cf, dict(state.answers), {}, proofs="target")
 
 
 def _verdict_response(
-    svc: Svc, case: Case, answers: dict[str, Any], priors: dict[str, float], weights: dict[str, Any] | None = None
+    svc: Svc,
+    case: Case,
+    answers: dict[str, Any],
+    priors: dict[str, float],
+    weights: dict[str, Any] | None = None,
+    proofs: Proofs = "target",
 ) -> Response:
     seq, state = head(svc, case)
     if not state.case_file:
@@ -76,25 +109,31 @@ def _verdict_response(
     if weights:
         key["w"] = weights
     body, hit = svc.verdicts.verdict_json(
-        case.id, state.case_file or {}, {**state.answers, **answers}, priors, key=key, weights=weights
+        case.id, state.case_file or {}, {**state.answers, **answers}, priors, key=key, weights=weights, proofs=proofs
     )
-    return Response(body, media_type="application/json", headers={"X-Cache": "hit" if hit else "miss"})
+    headers = {"X-Cache": "hit" if hit else "miss", "ETag": _etag(cache_key(key, proofs))}
+    return Response(body, media_type="application/json", headers={**headers, "Cache-Control": "private, no-cache"})
 
 
 @router.get(
     "/verdict",
     response_model=Verdict,
     summary="Verdict with proof tree and why-not",
-    responses=problem_responses(401, 404, 409, 422),
+    responses={
+        304: {"description": "Not Modified: the ETag sent in If-None-Match is this state's verdict"},
+        **problem_responses(401, 404, 409, 422),
+    },
 )
-async def get_verdict(case: Case, svc: Svc) -> Response:
-    """Async: a cache hit is a few small queries and a dict lookup; a miss computes in a worker thread."""
-    seq, state = head(svc, case)
-    key = {"run": case.run_id, "seq": seq, "a": {}, "p": {}}
+async def get_verdict(case: Case, svc: Svc, request: Request, proofs: ProofsQuery = "target") -> Response:
+    """The head's verdict. Async: a cache hit is one small query (the head) and a dict lookup, its bytes
+    serialised once when computed (never parsed or validated again); a miss computes in a worker thread.
+    ETag / If-None-Match: 304 when the client holds this state's verdict already."""
+    seq = svc.runs.head_seq(case.run_id)  # one round trip, inline (see deps.tenant_id)
+    key = cache_key({"run": case.run_id, "seq": seq, "a": {}, "p": {}}, proofs)
     hit = svc.verdicts.peek(key)
     if hit is not None:
-        return Response(hit, media_type="application/json", headers={"X-Cache": "hit"})
-    return await run_in_threadpool(_verdict_response, svc, case, {}, {})
+        return _cached(hit, _etag(key), request)
+    return await run_in_threadpool(_verdict_response, svc, case, {}, {}, None, proofs)
 
 
 def _save(svc: Svc, case: Case, answers: dict[str, Any], priors: dict[str, float]) -> None:
@@ -123,9 +162,10 @@ def _save(svc: Svc, case: Case, answers: dict[str, Any], priors: dict[str, float
     summary="Verdict under changed priors / answers",
     responses=problem_responses(401, 404, 409, 413, 422),
 )
-def what_if(
+async def what_if(
     case: Case,
     svc: Svc,
+    proofs: ProofsQuery = "target",
     body: WhatIf = Body(
         openapi_examples={
             "prior": {
@@ -144,12 +184,25 @@ def what_if(
         }
     ),
 ) -> Response:
-    if not body.persist:  # the cache first: a what-if asked before is never validated or modelled again
-        seq, _ = head(svc, case)
-        raw = {"run": case.run_id, "seq": seq, "what-if": [body.answers, body.priors, body.weights]}
+    """Async: a what-if asked before is a cache hit served on the event loop (one small query, the head's
+    number; no thread hop), never validated or modelled again; anything else runs in a worker thread."""
+    if not body.persist:
+        seq = svc.runs.head_seq(case.run_id)  # one round trip, inline (see deps.tenant_id)
+        raw = cache_key({"run": case.run_id, "seq": seq, "what-if": [body.answers, body.priors, body.weights]}, proofs)
         hit = svc.verdicts.peek(raw)
         if hit is not None:
-            return Response(hit, media_type="application/json", headers={"X-Cache": "hit"})
+            return _cached(hit, _etag(raw))
+    return await run_in_threadpool(_what_if, svc, case, body, proofs)
+
+
+def _what_if(svc: Svc, case: Case, body: WhatIf, proofs: Proofs) -> Response:
+    """A what-if not in the cache: validated, computed (or saved with ``persist``), then remembered under the
+    request as asked at the head it started from."""
+    raw = {
+        "run": case.run_id,
+        "seq": svc.runs.head_seq(case.run_id),
+        "what-if": [body.answers, body.priors, body.weights],
+    }
     state, cf = case_file_of(svc, case)
     case_file = svc.verdicts.read(cf)  # the edge: the stored case, typed once
     answers = validate_inputs(
@@ -166,9 +219,9 @@ def what_if(
                 slug="validation",
             )
         _save(svc, case, answers, body.priors)
-        return _verdict_response(svc, case, {}, {})
-    response = _verdict_response(svc, case, answers, body.priors, body.weights)
-    svc.verdicts.remember(raw, bytes(response.body))  # only valid inputs reach this line
+        return _verdict_response(svc, case, {}, {}, proofs=proofs)
+    response = _verdict_response(svc, case, answers, body.priors, body.weights, proofs)
+    svc.verdicts.remember(cache_key(raw, proofs), bytes(response.body))  # only valid inputs reach this line
     return response
 
 
@@ -194,6 +247,7 @@ def questions(case: Case, svc: Svc) -> Questions:
 def answer(
     case: Case,
     svc: Svc,
+    proofs: ProofsQuery = "target",
     body: Answers = Body(
         openapi_examples={"bool": {"summary": "a yes/no fact", "value": {"answers": {EXAMPLES.bool_fact: False}}}}
     ),
@@ -201,7 +255,7 @@ def answer(
     state, cf = case_file_of(svc, case)
     answers = validate_inputs(svc.verdicts.read(cf), body.answers, {}, saved=dict(state.answers), packs=svc.packs)
     _save(svc, case, answers, {})
-    return _verdict_response(svc, case, {}, {})
+    return _verdict_response(svc, case, {}, {}, proofs=proofs)
 
 
 @router.get(

@@ -21,7 +21,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, Field, PrivateAttr
+from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 from lexlogic.engine.case.evaluation import CaseEvaluator, Evaluator
 from lexlogic.engine.case.planner import (
@@ -137,6 +137,26 @@ class CaseState(BaseModel):
             "q": self.pending_question,
         }
         return canonical_hash_with(parts, self.case_digest_parts())
+
+
+def read_state(raw: dict[str, Any], where: str) -> CaseState:
+    """A saved state, typed; ``UnreadableState`` (409, exit 2) when this version cannot read it.
+
+    Why: the API's and ``lexlogic case replay``'s reads had no guard, so a snapshot written by another version
+    answered 500 / a traceback; ``analyze`` (``dossier._start_or_resume``) already starts afresh in that case.
+    ``where``: the case and state, for the message."""
+    from lexlogic.engine.store.cases import UnreadableState
+
+    try:
+        return CaseState.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first["loc"]) or "$"
+        raise UnreadableState(
+            f"{where} : l'analyse enregistrée n'est pas lisible par cette version "
+            f"({exc.error_count()} écart(s), le premier à {loc} : {first['msg']}) ; "
+            "relancez l'analyse avec cette version ou lisez-la avec celle qui l'a écrite"
+        ) from None
 
 
 AnswerProvider = Callable[[dict[str, Any], "CaseState"], Any]  # question → answer (None: no answer)
@@ -550,8 +570,7 @@ def replay(
 ) -> CaseState:
     """Re-run a case from snapshot ``seq`` under a new id (the original history is untouched).
     ``documents_cache``: the document/OCR cache (``Settings.documents_cache``) for a replay from INIT."""
-    raw = store.get(case_id, seq)
-    state = CaseState.model_validate(raw)
+    state = read_state(store.get(case_id, seq), f"{case_id}@{seq}")
     state.case_id = replay_id or f"{case_id}@{seq}"
     if state.status != "running" and state.phase is not Phase.VERDICT:
         state.status = "running"

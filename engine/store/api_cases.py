@@ -18,7 +18,7 @@ from sqlalchemy import DateTime, ForeignKey, Integer, String, Text, UniqueConstr
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
-from lexlogic.engine.store.db import Base, JSONType, create_tables, make_engine, session_factory
+from lexlogic.engine.store.db import Base, JSONType, create_tables, make_engine, point_reads, session_factory
 from lexlogic.engine.store.tenants import Tenant
 from lexlogic.logic.errors import LexlogicError
 
@@ -59,6 +59,9 @@ class ApiCase(Base):
             "origin": self.origin,
             "created_at": _aware(self.created_at),
         }
+
+
+_CASE_COLUMNS = ("id", "tenant_id", "name", "pack", "origin", "created_at")
 
 
 class ApiDocument(Base):
@@ -140,8 +143,10 @@ class ApiCaseStore:
             return row
 
     def get_case(self, tenant_id: str, case_id: str) -> ApiCase | None:
-        with self.Session() as s:
-            return s.scalars(select(ApiCase).where(ApiCase.id == case_id, ApiCase.tenant_id == tenant_id)).one_or_none()
+        """The tenant's case (a detached record: one round trip, ``db.PointReads``), or None."""
+        cols = [ApiCase.__table__.c[name] for name in _CASE_COLUMNS]
+        row = point_reads(self.engine).first(select(*cols).where(ApiCase.id == case_id, ApiCase.tenant_id == tenant_id))
+        return ApiCase(**row._mapping) if row is not None else None
 
     def list_cases(self, tenant_id: str, limit: int = 100, offset: int = 0) -> list[ApiCase]:
         with self.Session() as s:

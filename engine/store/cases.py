@@ -33,13 +33,32 @@ from sqlalchemy.orm import Mapped, Session, mapped_column
 
 from lexlogic.engine.store.compact import pack as pack_field
 from lexlogic.engine.store.compact import unpack as unpack_field
-from lexlogic.engine.store.db import Base, JSONType, create_tables, make_engine, session_factory
+from lexlogic.engine.store.db import (
+    Base,
+    JSONType,
+    create_tables,
+    dispose_engine,
+    make_engine,
+    point_reads,
+    session_factory,
+)
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.settings import Settings
 
 # Notes that open a new epoch of a case's history: the loop detector counts states from the last one.
 EPOCH_NOTES = ("restart",)
 EPOCH_PREFIXES = ("created", "restored from ", "replay of ")
+
+
+class UnreadableState(LexlogicError):
+    """A saved state this version of lexlogic cannot read (written by another version, or damaged).
+
+    Why a 409 and not a 422 or a 500: the request is well formed and the state is there; it conflicts with the
+    version serving it. The message says so in the words the CLI's ``analyze`` uses
+    (« l'analyse enregistrée n'est pas lisible par cette version ») and what to do."""
+
+    status = 409
+    kind = "unreadable-state"
 
 
 @dataclass(frozen=True)
@@ -192,7 +211,7 @@ class CaseStore:
         self._last: dict[str, tuple[int, dict[str, Any]]] = {}  # the head this store wrote, per case
 
     def close(self) -> None:
-        self.engine.dispose()
+        dispose_engine(self.engine)
 
     # --- snapshots --------------------------------------------------------------------------------
     def save(
@@ -275,8 +294,9 @@ class CaseStore:
         return state
 
     def head_seq(self, case_id: str) -> int:
-        with self.Session() as s:
-            return int(s.scalar(select(CaseRun.head_seq).where(CaseRun.case_id == case_id)) or 0)
+        """The case's head (0: none); one round trip (``db.PointReads``): the API reads it on every request."""
+        row = point_reads(self.engine).first(select(CaseRun.head_seq).where(CaseRun.case_id == case_id))
+        return int(row[0] or 0) if row is not None else 0
 
     def latest(self, case_id: str) -> tuple[int, dict[str, Any]] | None:
         with self.Session() as s:

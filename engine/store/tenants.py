@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from sqlalchemy import DateTime, ForeignKey, String, select
 from sqlalchemy.orm import Mapped, mapped_column
 
-from lexlogic.engine.store.db import Base, create_tables, make_engine, session_factory
+from lexlogic.engine.store.db import Base, create_tables, dispose_engine, make_engine, point_reads, session_factory
 
 KEY_PREFIX = "llx"
 
@@ -75,7 +75,7 @@ class TenantStore:
         self.Session = session_factory(self.engine)
 
     def close(self) -> None:
-        self.engine.dispose()
+        dispose_engine(self.engine)
 
     def tenant(self, name: str, *, create: bool = True) -> str:
         """The id of tenant ``name`` (created on first use when ``create``)."""
@@ -145,10 +145,10 @@ class TenantStore:
         if parsed is None:
             return None
         key_id, secret = parsed
-        with self.Session() as s:
-            row = s.get(ApiKey, key_id)
-            expected = row.secret_sha256 if row is not None else _digest("\0absent")
-            ok = hmac.compare_digest(expected, _digest(secret))
-            if row is None or row.revoked_at is not None or not ok:
-                return None
-            return row.tenant_id, row.key_id
+        cols = (ApiKey.secret_sha256, ApiKey.revoked_at, ApiKey.tenant_id, ApiKey.key_id)
+        row = point_reads(self.engine).first(select(*cols).where(ApiKey.key_id == key_id))  # one round trip
+        expected = row.secret_sha256 if row is not None else _digest("\0absent")
+        ok = hmac.compare_digest(expected, _digest(secret))
+        if row is None or row.revoked_at is not None or not ok:
+            return None
+        return row.tenant_id, row.key_id

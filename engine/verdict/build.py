@@ -932,13 +932,66 @@ class _LRU:
             return value, False
 
 
+Proofs = Literal["target", "all"]
+
+
+def compact(verdict: Verdict) -> Verdict:
+    """The verdict without each outcome's proof tree (``outcomes.*.proof`` null); the target's proof stays in
+    ``proof`` and ``why_not``. Why: the trees are ~70 % of the example's 650 KB JSON, repeat one another (the
+    target's tree holds its premises' trees) and no page reads them; every cached request paid for sending and
+    reading them. The same schema (``Outcome.proof`` is optional): ``proofs=all`` gives them back."""
+    outcomes = {name: o.model_copy(update={"proof": None}) for name, o in verdict.outcomes.items()}
+    return verdict.model_copy(update={"outcomes": outcomes})
+
+
+def cache_key(key: dict[str, Any], proofs: Proofs) -> dict[str, Any]:
+    """The cache identity of a serialisation: the full form keeps the caller's key (as before), the compact one
+    adds its form."""
+    return key if proofs == "all" else {**key, "proofs": proofs}
+
+
+class _SharedMemo(RunMemo):
+    """A ``RunMemo`` shared by the service's request threads (its tables guarded; an analysis is computed
+    outside the lock: two threads may compute the same one, the second result is kept, both are equal)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(limit)
+        self._lock = threading.Lock()
+
+    def _keep(self, table: dict[str, Any], key: str, value: Any) -> None:
+        with self._lock:
+            super()._keep(table, key, value)
+
+    def _remember(self, case: CaseFile, key: str) -> None:
+        with self._lock:
+            super()._remember(case, key)
+
+
 class VerdictService:
     """Verdicts and per-narrative analyses, cached (serialised verdicts as bytes: a hit costs a hash)."""
 
-    def __init__(self, packs: PackLibrary, size: int = 256) -> None:
+    def __init__(self, packs: PackLibrary, size: int = 256, workers: int | None = None) -> None:
+        """``workers``: at most that many verdicts computed at once (None: no bound). Why a bound: a verdict
+        is CPU work under the GIL; sixteen request threads computing at once each finish last, and starve the
+        event loop that serves the cached answers; queued, they finish in turn."""
         self.packs = packs
         self.verdicts = _LRU(size)
+        self._computing = threading.BoundedSemaphore(workers) if workers else None
         self.analyses = _LRU(size * 8)
+        self._memos: OrderedDict[str, _SharedMemo] = OrderedDict()  # pack content digest → its memo
+        self._memos_lock = threading.Lock()
+
+    def memo(self, digest: str) -> RunMemo:
+        """The service's memo for one version of a pack (keyed by its content: an edited pack starts a new one).
+        Why: a what-if that moves a prior keeps the case and answers, so its symbolic analysis (proofs, why-not:
+        ~a quarter of a new what-if's CPU) is the one already made; a fresh memo per verdict redid it."""
+        with self._memos_lock:
+            memo = self._memos.get(digest)
+            if memo is None:
+                memo = self._memos[digest] = _SharedMemo(self.verdicts.size)
+                while len(self._memos) > 4:
+                    self._memos.popitem(last=False)
+            return memo
 
     def read(self, stored: dict[str, Any]) -> CaseFile:
         """The edge: a case file as stored (JSON) → the typed case (InvalidInput, UnknownPack)."""
@@ -960,30 +1013,37 @@ class VerdictService:
         priors: dict[str, float],
         key: dict[str, Any] | None = None,
         weights: dict[str, Any] | None = None,
+        proofs: Proofs = "all",
     ) -> tuple[bytes, bool]:
         """The serialised verdict of a case file as stored (parsed only on a miss). ``key``: a cheaper identity
-        of (case, answers) when the caller has one."""
+        of (case, answers) when the caller has one. ``proofs``: ``all`` (every outcome's proof tree, as before)
+        or ``target`` (``compact``: the target's proof only, the form the API serves by default)."""
         weights = weights or {}
         if key is None:  # the case's content and its pack's content
             digest = load_pack(self.packs, str(stored.get("pack"))).digest
             key = {"id": case_id, "c": stored, "a": answers, "p": priors, "w": weights, "v": digest}
-        k = canonical_hash(key)
-        body, hit = self.verdicts.get_or_compute(
-            k,
-            lambda: (
-                build_verdict(
-                    self.read(stored),
-                    answers,
-                    packs=self.packs,
-                    case_id=case_id,
-                    priors=priors,
-                    weights=weights,
-                    analyser=self.analyse,
-                )
-                .model_dump_json()
-                .encode()
-            ),
-        )
+
+        def serialised() -> bytes:
+            if self._computing is None:
+                return computed()
+            with self._computing:
+                return computed()
+
+        def computed() -> bytes:
+            case = self.read(stored)
+            verdict = build_verdict(
+                case,
+                answers,
+                packs=self.packs,
+                case_id=case_id,
+                priors=priors,
+                weights=weights,
+                analyser=self.analyse,
+                memo=self.memo(load_pack(self.packs, case.pack).digest),
+            )
+            return (verdict if proofs == "all" else compact(verdict)).model_dump_json().encode()
+
+        body, hit = self.verdicts.get_or_compute(canonical_hash(cache_key(key, proofs)), serialised)
         return bytes(body), hit
 
     def remember(self, key: dict[str, Any], body: bytes) -> None:
@@ -1004,8 +1064,10 @@ class VerdictService:
         answers: dict[str, Any],
         priors: dict[str, float],
         weights: dict[str, Any] | None = None,
+        proofs: Proofs = "all",
     ) -> Verdict:
-        return Verdict.model_validate_json(self.verdict_json(case_id, stored, answers, priors, weights=weights)[0])
+        body = self.verdict_json(case_id, stored, answers, priors, weights=weights, proofs=proofs)[0]
+        return Verdict.model_validate_json(body)
 
     def worlds(
         self, case: CaseFile, answers: dict[str, Any], priors: dict[str, float]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+from lexlogic.engine.verdict.build import cache_key
 from tests.support.api_app import Api
 
 
@@ -14,7 +15,7 @@ def test_a_new_case_verdict_is_computed_in_the_background(sqlite_api: Api) -> No
     svc = c.app.state.services  # type: ignore[attr-defined]
     cid = api.create_facts_case()
     case = svc.cases.get_case(svc.tenants.principal(api.key_a)[0], cid)
-    key = {"run": case.run_id, "seq": svc.runs.head_seq(case.run_id), "a": {}, "p": {}}
+    key = cache_key({"run": case.run_id, "seq": svc.runs.head_seq(case.run_id), "a": {}, "p": {}}, "target")
     deadline = time.monotonic() + 120
     while svc.verdicts.peek(key) is None:  # no request asked for it
         assert time.monotonic() < deadline, "the new case's verdict was not computed in the background"
