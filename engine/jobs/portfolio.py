@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -29,7 +28,6 @@ from lexlogic.engine.case.evaluation import CaseEvaluator
 from lexlogic.engine.case.machine import CaseState, Orchestrator, Phase
 from lexlogic.engine.jobs.batch import BatchReport, batch_id_for, discover, run_batch
 from lexlogic.engine.jobs.batch_store import BatchItemRow, BatchStore, ItemResult, result_of
-from lexlogic.engine.jobs.patience import DEFAULT_LIMIT, Patience
 from lexlogic.engine.packs.library import PackLibrary
 from lexlogic.engine.store.cases import CaseStore, LeaseTimes
 from lexlogic.logic.canonical import canonical_hash
@@ -172,16 +170,6 @@ def run_group(rules_dir: str, items: list[tuple[str, str, str]], proofs: bool = 
 
 
 # --- many groups, on a pool --------------------------------------------------------------------------------
-CHUNK = 64  # cases a chunk at most: the unit of a pool process or a Celery task
-
-
-def cut(groups: list[Group], chunk: int = CHUNK) -> list[list[tuple[str, str, str]]]:
-    """The groups' chunks (slices of ≤ ``chunk`` cases of one group), largest first."""
-    chunks = [g.items[i : i + chunk] for g in groups for i in range(0, len(g.items), chunk)]
-    chunks.sort(key=len, reverse=True)
-    return chunks
-
-
 def run_groups(
     groups: list[Group],
     rules_dir: str,
@@ -189,11 +177,12 @@ def run_groups(
     proofs: bool,
     workers: int,
     on_results: Callable[[list[dict]], None],
-    chunk: int = CHUNK,
+    chunk: int = 64,
 ) -> None:
     """Every group, on ``workers`` spawned processes (in this one when 1). A large group is cut into chunks
     of ``chunk`` cases (each chunk pays the group's shared work once); chunks go largest first."""
-    chunks = cut(groups, chunk)
+    chunks = [g.items[i : i + chunk] for g in groups for i in range(0, len(g.items), chunk)]
+    chunks.sort(key=len, reverse=True)
     if workers <= 1 or len(chunks) <= 1:
         for c in chunks:
             on_results(run_group(rules_dir, c, proofs))
@@ -222,113 +211,38 @@ def run_portfolio(
     concurrency: int | None = None,
     proofs: bool = False,
     on_item: Callable[[ItemResult, int, int], None] | None = None,
-    distributed: bool | None = False,
-    timeout: float | None = None,
-    outage_limit: float = DEFAULT_LIMIT,
-    on_notice: Callable[[str], None] | None = None,
 ) -> BatchReport:
     """The batch of ``root`` in portfolio mode: case files by groups (this module), then anything else
     (dossiers) by the per-case path; the same batch record, so a re-run resumes either way. ``settings``: the
-    caller's (its database, broker, leases); None: ``Settings.defaults()``. ``distributed``: the chunks on the
-    Celery workers (None: when a broker is configured; False, the default here: a local pool of
-    ``concurrency`` processes). As the per-case path: database/broker outages are waited out up to
-    ``outage_limit`` s (``on_notice`` says why), and ``timeout`` bounds the wait for the workers."""
+    caller's (its database, leases); None: ``Settings.defaults()``."""
     settings = settings or Settings.defaults()
     root = Path(root).resolve()
     items = discover(root)
     bid = batch_id or batch_id_for(root)
-    notice = on_notice or (lambda msg: None)
-    patience = Patience(notice, limit=outage_limit)
-    remote = bool(settings.broker_url) if distributed is None else distributed
-    t0 = time.monotonic()
-    store = patience.call(CaseStore, db_url or settings.database, LeaseTimes.from_settings(settings))
+    store = CaseStore(db_url or settings.database, LeaseTimes.from_settings(settings))
     try:
-        bstore = patience.call(BatchStore.on, store.engine)
-        patience.call(bstore.open, bid, str(root), items)
-        rows = patience.call(bstore.items, bid, [i.key for i in items])
+        bstore = BatchStore.on(store.engine)
+        bstore.open(bid, str(root), items)
+        rows = bstore.items(bid, [i.key for i in items])
         skipped = sum(r.status == "done" for r in rows)
         pending = [r for r in rows if r.status == "pending" and r.kind == "case"]
         groups, invalid = group_items(pending, packs)
         for key, why in invalid.items():
-            patience.call(bstore.fail, bid, key, why)
+            bstore.fail(bid, key, why)
         done = [skipped + len(invalid)]
 
-        def announce(r: ItemResult) -> None:
-            done[0] += 1
-            if on_item is not None:
-                on_item(r, done[0], len(items))
+        def record(results: list[dict]) -> None:  # a chunk's results, one transaction
+            for r, new in zip(results, bstore.record_many(bid, results)):
+                if new:
+                    done[0] += 1
+                    if on_item is not None:
+                        on_item(ItemResult.model_validate(r), done[0], len(items))
 
-        if remote:
-            _on_workers(store, bstore, bid, groups, settings, packs, proofs, patience, notice, announce, timeout)
-        else:
-            _on_pool(bstore, bid, groups, packs, proofs, concurrency, patience, announce)
+        workers = max(1, concurrency or os.cpu_count() or 1)
+        run_groups(groups, str(packs.root), proofs=proofs, workers=workers, on_results=record)
     finally:
         store.close()
-    left = max(1.0, timeout - (time.monotonic() - t0)) if timeout else None
-    kw: dict[str, Any] = {"concurrency": concurrency, "on_notice": on_notice, "outage_limit": outage_limit}
     rest = run_batch(
-        root, packs=packs, settings=settings, db_url=db_url, batch_id=bid, distributed=remote, timeout=left, **kw
+        root, packs=packs, settings=settings, db_url=db_url, batch_id=bid, concurrency=concurrency, distributed=False
     )
-    return rest.model_copy(update={"mode": "portfolio_celery" if remote else "portfolio", "skipped": skipped})
-
-
-def _on_pool(
-    bstore: BatchStore,
-    bid: str,
-    groups: list[Group],
-    packs: PackLibrary,
-    proofs: bool,
-    concurrency: int | None,
-    patience: Patience,
-    announce: Callable[[ItemResult], None],
-) -> None:
-    """The groups on a local pool; each chunk's results recorded in one transaction (through outages)."""
-
-    def record(results: list[dict]) -> None:
-        for r, new in zip(results, patience.call(bstore.record_many, bid, results)):
-            if new:
-                announce(ItemResult.model_validate(r))
-
-    workers = max(1, concurrency or os.cpu_count() or 1)
-    run_groups(groups, str(packs.root), proofs=proofs, workers=workers, on_results=record)
-
-
-def _on_workers(
-    store: CaseStore,
-    bstore: BatchStore,
-    bid: str,
-    groups: list[Group],
-    settings: Settings,
-    packs: PackLibrary,
-    proofs: bool,
-    patience: Patience,
-    notice: Callable[[str], None],
-    announce: Callable[[ItemResult], None],
-    timeout: float | None,
-) -> None:
-    """The groups' chunks as Celery tasks (``engine.jobs.chunks``), waited for."""
-    from lexlogic.engine.jobs.chunks import ChunkJob, Dispatch, chunk_id
-
-    rules = str(packs.root)
-    plan = [
-        (
-            chunk_id(bid, [run for _, _, run in c]),
-            ChunkJob(batch_id=bid, keys=[k for k, _, _ in c], rules_dir=rules, proofs=proofs),
-        )
-        for c in cut(groups)
-    ]
-    n = sum(len(job.keys) for _, job in plan)
-    if plan:
-        notice(f"{n} case(s) in {len(groups)} group(s), {len(plan)} chunk(s) of ≤ {CHUNK}: on the workers")
-    Dispatch(
-        store=store,
-        bstore=bstore,
-        batch_id=bid,
-        settings=settings,
-        patience=patience,
-        notice=notice,
-        on_item=announce,
-        deadline=time.monotonic() + timeout if timeout else None,
-        timeout=timeout,
-        chunks=plan,
-    ).run()
+    return rest.model_copy(update={"mode": "portfolio", "skipped": skipped})

@@ -21,7 +21,6 @@ worker's once and the Celery app's tasks close over it); nothing here reads the 
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from functools import lru_cache
@@ -35,7 +34,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from lexlogic.engine.case.machine import CaseState, Orchestrator, Phase
 from lexlogic.engine.jobs.batch_store import BatchStore
 from lexlogic.engine.packs.library import PackLibrary
-from lexlogic.engine.store.cases import CaseStore, LeaseLostError, LeaseTimes, RunBusyError, host_id, new_owner
+from lexlogic.engine.store.cases import CaseStore, LeaseLostError, LeaseTimes, RunBusyError, new_owner
 from lexlogic.logic.errors import LexlogicError, UnavailableError
 from lexlogic.settings import Settings
 
@@ -299,7 +298,6 @@ def _celery(url: str, settings: Settings) -> Any:
             send(run_id, j, "analysis", settings=settings, adopt=res.token)
         return res.outcome
 
-    _chunk_task(app, settings)
     for stage, (soft, hard) in limits.items():
         app.task(
             bind=True,
@@ -313,46 +311,6 @@ def _celery(url: str, settings: Settings) -> Any:
             time_limit=hard,
         )(_named(body, stage))
     return app
-
-
-def _chunk_task(app: Any, settings: Settings) -> None:
-    """``lexlogic.chunk``: a portfolio chunk (``engine.jobs.chunks``), with the analysis step's limits and the
-    per-case task's policy: acknowledged late, retried through outages with capped backoff, retried later
-    while another attempt holds it."""
-
-    from celery.utils.log import get_task_logger
-
-    chunk_log = get_task_logger("lexlogic.chunks")
-
-    def chunk_step(self: Any, cid: str, job: dict[str, Any], adopt: str | None = None) -> str:
-        from lexlogic.engine.jobs import chunks
-
-        store = store_for(settings)
-        # one owner per task and process: a retry after an outage, here, takes its own lease back at once
-        owner = f"{host_id()}:{os.getpid()}:{(self.request.id or new_owner())[:12]}"
-        try:
-            out = chunks.run_chunk(
-                cid, chunks.ChunkJob.model_validate(job), settings=settings, store=store, adopt=adopt, owner=owner
-            )
-        except (SQLAlchemyError, UnavailableError, OSError) as exc:
-            delay = min(settings.outage_retry_max_seconds, 2.0 ** min(self.request.retries, 10))
-            log.warning("chunk %s: %s unavailable, retry in %.0f s", cid, type(exc).__name__, delay)
-            raise self.retry(exc=exc, countdown=delay) from exc
-        if out.outcome == "busy":
-            raise self.retry(countdown=settings.busy_retry_seconds)
-        if out.cases:  # the per-chunk figures benchmarks/batch.py reads (the task logger: in the worker's log)
-            chunk_log.info("chunk %s: %d case(s) in %.4f s wall, %.4f s CPU", cid, out.cases, out.seconds, out.cpu)
-        return out.outcome
-
-    app.task(
-        bind=True,
-        name="lexlogic.chunk",
-        acks_late=True,
-        reject_on_worker_lost=True,
-        max_retries=None,  # never give up (see the step tasks)
-        soft_time_limit=settings.analysis_soft_limit,
-        time_limit=settings.analysis_hard_limit,
-    )(chunk_step)
 
 
 def _named(fn: Any, stage: str) -> Any:
@@ -425,11 +383,6 @@ def broker_status(settings: Settings, timeout: float = 0.5, ttl: float = 5.0) ->
     return out
 
 
-def _is_chunk(job: dict[str, Any] | None) -> bool:
-    """A lease of a portfolio chunk (``engine.jobs.chunks``), not of a run."""
-    return isinstance(job, dict) and job.get("kind") == "chunk"
-
-
 # --- the resumer -------------------------------------------------------------------------------------------
 class Resumer:
     """Takes over interrupted runs (their lease's process died): once at start, then every ``interval`` s.
@@ -451,10 +404,6 @@ class Resumer:
         taken = []
         for orphan in self.store.orphans():
             run_id = orphan["case_id"]
-            if _is_chunk(orphan["job"]):
-                if self._resume_chunk(orphan):
-                    taken.append(run_id)
-                continue
             try:
                 job = Job.model_validate(orphan["job"] or {})
             except Exception:
@@ -482,22 +431,6 @@ class Resumer:
             taken += self.requeue_lost()
         return taken
 
-    def _resume_chunk(self, orphan: dict[str, Any]) -> bool:
-        """An interrupted portfolio chunk (its worker died): sent again, or given up after ``max_attempts``."""
-        from lexlogic.engine.jobs import chunks
-
-        cid = orphan["case_id"]
-        try:
-            if orphan["attempts"] >= self.max_attempts:
-                chunks.give_up(self.store, cid, chunks.ChunkJob.model_validate(orphan["job"]), orphan["attempts"])
-                return True
-            if chunks.resume(self.store, self.settings, cid, orphan["job"]):
-                log.info("resumed interrupted chunk %s", cid)
-                return True
-        except Exception:
-            log.exception("could not resume chunk %s", cid)
-        return False
-
     def requeue_lost(self) -> list[str]:
         """Runs whose message the broker lost (a restart without persistence), sent again: see jobs.lost."""
         from lexlogic.engine.jobs import lost
@@ -516,25 +449,20 @@ class Resumer:
         for lease in lost.lost_leases(self.store, depths, self.lost_grace):
             run_id = lease["case_id"]
             try:
-                if lost.requeue(self.store, lease, self._sender(lease["job"])):
+                job = Job.model_validate(lease["job"] or {})
+            except Exception:
+                job = Job()
+            try:
+                if lost.requeue(
+                    self.store,
+                    lease,
+                    lambda rid, token, j=job: submit(rid, j, settings=self.settings, adopt=token, store=self.store),
+                ):
                     taken.append(run_id)
                     log.warning("run %s: its message was lost by the broker: sent again", run_id)
             except Exception:
                 log.exception("could not send run %s again", run_id)
         return taken
-
-    def _sender(self, raw: dict[str, Any] | None) -> Any:
-        """How to send a lost message again: a portfolio chunk as a chunk, a run from its head."""
-        if _is_chunk(raw):
-            from lexlogic.engine.jobs import chunks
-
-            chunk = chunks.ChunkJob.model_validate(raw)
-            return lambda cid, token: chunks.send_chunk(cid, chunk, settings=self.settings, adopt=token)
-        try:
-            job = Job.model_validate(raw or {})
-        except Exception:
-            job = Job()
-        return lambda rid, token: submit(rid, job, settings=self.settings, adopt=token, store=self.store)
 
     def _give_up(self, run_id: str, job: Job, attempts: int) -> None:
         orch = orchestrator_for(self.store, job, self.settings)
