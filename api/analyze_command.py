@@ -23,7 +23,7 @@ from lexlogic.api.verdict_text import render_verdict
 from lexlogic.engine.case.evaluation import CaseEvaluator
 from lexlogic.engine.case.given import run_given
 from lexlogic.engine.packs.library import PackLibrary
-from lexlogic.engine.prob.inference_plan import Limits
+from lexlogic.engine.prob.inference_plan import InferenceLimits
 from lexlogic.engine.verdict.model import Verdict
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.facts import (
@@ -163,7 +163,9 @@ def case_evaluator(
 ) -> CaseEvaluator:
     """The one evaluator of a run, facts file or dossier: the same options mean the same on both."""
     interpret = (lambda case: run_dynamic_rules(case, settings)) if dynamic_rules else None
-    return CaseEvaluator(packs, inference=inference, whatif=whatif, interpret=interpret, limits=Limits.of(settings))
+    return CaseEvaluator(
+        packs, inference=inference, whatif=whatif, interpret=interpret, limits=InferenceLimits.of(settings)
+    )
 
 
 def analyse_facts(

@@ -10,7 +10,7 @@ from lexlogic.engine.case.evaluation import CaseEvaluator
 from lexlogic.engine.case.machine import CaseState, Orchestrator, read_state
 from lexlogic.engine.documents.cache import scoped
 from lexlogic.engine.documents.isolated import IngestLimits, isolated_reader
-from lexlogic.engine.prob.inference_plan import Limits
+from lexlogic.engine.prob.inference_plan import InferenceLimits
 from lexlogic.engine.store.api_cases import ApiCase, repair_answers
 
 
@@ -44,7 +44,7 @@ def case_file_of(svc: Services, case: ApiCase) -> tuple[CaseState, dict[str, Any
 
 def evaluator(svc: Services) -> CaseEvaluator:
     """The orchestrator's default evaluator: the same typed verdict as GET …/verdict."""
-    return CaseEvaluator(svc.packs, limits=Limits.of(svc.settings.core))
+    return CaseEvaluator(svc.packs, limits=InferenceLimits.of(svc.settings.core))
 
 
 def orchestrator(svc: Services, case: ApiCase, on_transition=None) -> Orchestrator:  # type: ignore[no-untyped-def]

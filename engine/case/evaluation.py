@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from lexlogic.engine.packs.library import PackLibrary
-from lexlogic.engine.prob.inference_plan import Limits
+from lexlogic.engine.prob.inference_plan import InferenceLimits
 from lexlogic.engine.symbolic.memo import RunMemo
 from lexlogic.engine.verdict.build import build_verdict, case_file_error, load_pack, result_verdict
 from lexlogic.engine.verdict.model import Verdict
@@ -71,7 +71,7 @@ class CaseEvaluator:
         whatif: dict[str, Any] | None = None,
         interpret: Interpreter | None = None,
         result_only: bool = False,
-        limits: Limits | None = None,
+        limits: InferenceLimits | None = None,
     ) -> None:
         self.packs = packs
         self.limits = limits  # the route's thresholds (Settings.inference_*): none, the defaults

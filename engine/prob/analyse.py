@@ -161,7 +161,7 @@ def analyse(
     seed: int = 0,
     method: Literal["auto", "exact", "enumerate", "sampling", "monte_carlo", "pyro"] = "auto",
     target_se: float | None = None,
-    limits: inference_plan.Limits | None = None,
+    limits: inference_plan.InferenceLimits | None = None,
 ) -> ProbVerdict:
     """The verdict on ``program.target`` given answers (evidence) and what-ifs (overrides). The route
     (contraction, enumeration, sampling) is chosen from a cost estimate (``engine.prob.inference_plan``)
@@ -185,7 +185,7 @@ def analyse(
     soft = [(observed.index(r.condition_atom), factor(r)) for r in prog.soft_rules]
     narratives = _narratives(prog)
     x = inference_plan.Inputs(c, prog, priors, soft, narratives, fixed)
-    lim = limits or inference_plan.Limits.of()
+    lim = limits or inference_plan.InferenceLimits.of()
     plan = inference_plan.choose(x, method, max_exact_worlds, lim)
     st, plan, evaluator = inference_plan.run(
         x, plan, samples=samples, seed=seed, target_se=target_se, auto=method == "auto", limits=lim

@@ -6,14 +6,14 @@ intermediate too wide, then the worlds were enumerated or sampled, and the verdi
 how sure a sampled number was. Now:
 * the compiled circuit's factor graph is planned (``contract.estimate``: each component's elimination path,
   from the operands' shapes alone — its largest intermediate and its operation count); within
-  ``Limits.max_intermediate`` entries and ``Limits.max_flops`` operations the contraction runs (exact);
-* else, when the worlds are few enough to tabulate (``Limits.max_worlds``, and the evaluator's limit), they
+  ``InferenceLimits.max_intermediate`` entries and ``InferenceLimits.max_flops`` operations the contraction runs (exact);
+* else, when the worlds are few enough to tabulate (``InferenceLimits.max_worlds``, and the evaluator's limit), they
   are enumerated (exact);
-* else the worlds are sampled: a pilot of ``Limits.pilot`` draws measures the standard error per draw
+* else the worlds are sampled: a pilot of ``InferenceLimits.pilot`` draws measures the standard error per draw
   (weights and rejections included), and the main run draws n = pilot·(se_pilot / target)² (at least the
-  pilot, at most ``Limits.samples``), so the stated error is the one aimed at — or the cap is said.
+  pilot, at most ``InferenceLimits.samples``), so the stated error is the one aimed at — or the cap is said.
 The thresholds are fields of the one ``Settings`` (``inference_*``, documented there with their defaults),
-carried as a ``Limits`` passed down explicitly; a call given none gets ``Settings.defaults()``'s.
+carried as a ``InferenceLimits`` passed down explicitly; a call given none gets ``Settings.defaults()``'s.
 The plan is carried into the verdict (``ProbVerdict.plan``) and the faces word it (« estimée par
 échantillonnage (± x) »).
 """
@@ -33,7 +33,7 @@ SAMPLING = ("sampling", "monte_carlo")
 
 
 @dataclass(frozen=True)
-class Limits:
+class InferenceLimits:
     """The route's thresholds, from ``Settings.inference_*`` (their meaning and defaults are documented
     there). ``max_flops``: one contraction pass is run 2–3 times, plus twice per narrative, and numpy's
     pairwise einsums do ~1e8–1e9 operations a second, so beyond it sampling is the cheaper estimate."""
@@ -46,7 +46,7 @@ class Limits:
     samples: int
 
     @classmethod
-    def of(cls, settings: Settings | None = None) -> Limits:
+    def of(cls, settings: Settings | None = None) -> InferenceLimits:
         """The limits of ``settings`` (the caller's, built at the edge); none: the built-in defaults."""
         s = settings if settings is not None else Settings.defaults()
         return cls(
@@ -71,7 +71,7 @@ class Inputs:
     answered: dict[int, int]
 
 
-def _estimate(x: Inputs, limits: Limits) -> tuple[contract.Cost | None, str]:
+def _estimate(x: Inputs, limits: InferenceLimits) -> tuple[contract.Cost | None, str]:
     """The contraction's cost from its plan (no tensor multiplied), or None and why there is no contraction
     (a cycle or an aggregate in the cone, a step over too many indices)."""
     try:
@@ -81,10 +81,12 @@ def _estimate(x: Inputs, limits: Limits) -> tuple[contract.Cost | None, str]:
         return None, f"no contraction ({exc})"
 
 
-def choose(x: Inputs, method: str, max_exact_worlds: int | None = None, limits: Limits | None = None) -> InferencePlan:
+def choose(
+    x: Inputs, method: str, max_exact_worlds: int | None = None, limits: InferenceLimits | None = None
+) -> InferencePlan:
     """The route for ``method`` (auto | exact | enumerate | sampling | monte_carlo | pyro), from the estimate
     and ``limits`` (``max_exact_worlds``, when given, overrides ``limits.max_worlds``)."""
-    lim = limits or Limits.of()
+    lim = limits or InferenceLimits.of()
     worlds = x.c.n_worlds
     if method == "pyro":
         return InferencePlan(route="pyro", reason="Pyro's importance sampling, as asked", worlds=worlds)
@@ -116,9 +118,9 @@ def choose(x: Inputs, method: str, max_exact_worlds: int | None = None, limits: 
 
 def sample_count(x: Inputs, cap: int, seed: int, target_se: float, pilot_draws: int | None = None) -> tuple[int, int]:
     """(draws, pilot draws): the draws that bring the standard error of P(target) to ``target_se``, measured
-    on a pilot run of ``pilot_draws`` (its own seed; default ``Limits.of().pilot``); at most ``cap``.
+    on a pilot run of ``pilot_draws`` (its own seed; default ``InferenceLimits.of().pilot``); at most ``cap``.
     se ∝ 1/√n, so n = pilot·(se_pilot / target)²."""
-    pilot = min(Limits.of().pilot if pilot_draws is None else pilot_draws, cap)
+    pilot = min(InferenceLimits.of().pilot if pilot_draws is None else pilot_draws, cap)
     try:
         st = infer.sampled(x.c, x.prog, x.priors, x.soft, x.narratives, pilot, seed + 0x5EED)
     except infer.InconsistentEvidence:
@@ -139,11 +141,11 @@ def run(
     seed: int,
     target_se: float | None,
     auto: bool,
-    limits: Limits | None = None,
+    limits: InferenceLimits | None = None,
 ) -> tuple[infer.Stats, InferencePlan, str]:
     """The inference the plan chose: (statistics, plan completed with the draws, evaluator). ``samples`` and
     ``target_se``, when given, override ``limits.samples`` / ``limits.target_se``."""
-    lim = limits or Limits.of()
+    lim = limits or InferenceLimits.of()
     samples = lim.samples if samples is None else samples
     if plan.route == "contraction":
         st = infer.contracted(x.c, x.priors, x.soft, x.narratives, lim.max_intermediate)

@@ -21,7 +21,7 @@ from typing import Any, Literal
 from lexlogic.engine.packs.library import LoadedPack, PackLibrary
 from lexlogic.engine.prob import BoolVar, ProbProgram
 from lexlogic.engine.prob.case_model import weights_of
-from lexlogic.engine.prob.inference_plan import Limits
+from lexlogic.engine.prob.inference_plan import InferenceLimits
 from lexlogic.engine.symbolic.analysis import analyse_case_file
 from lexlogic.engine.symbolic.memo import RunMemo
 from lexlogic.engine.symbolic.narratives import (
@@ -422,7 +422,7 @@ def build_verdict(
     probabilistic: bool = True,
     inference: str = "auto",
     memo: RunMemo | None = None,
-    limits: Limits | None = None,
+    limits: InferenceLimits | None = None,
 ) -> Verdict:
     """The typed verdict of a typed case, given typed answers.
 
@@ -533,7 +533,7 @@ def result_verdict(
     probabilistic: bool = True,
     inference: str = "auto",
     memo: RunMemo | None = None,
-    limits: Limits | None = None,
+    limits: InferenceLimits | None = None,
 ) -> Verdict:
     """The verdict as far as a portfolio's result line and the state machine read it (``lexlogic batch
     --portfolio`` without ``--proofs``): status, label, summary, outcomes (without trees), checks, P(target),
@@ -587,7 +587,7 @@ def _decide(
     *,
     numbers: bool | Literal["questions"] = True,
     proofs: bool = True,
-    limits: Limits | None = None,
+    limits: InferenceLimits | None = None,
 ) -> _Decided:
     """The symbolic analysis (the memo's), then the probabilistic verdict unless a defeater settled it
     (``numbers``, ``proofs``: as ``decide`` and ``analyse`` take them; a result line needs neither)."""

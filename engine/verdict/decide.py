@@ -18,7 +18,7 @@ from lexlogic.bridges.clingo_bridge import CompiledProgram
 from lexlogic.engine.prob import ProbProgram, ProbVerdict
 from lexlogic.engine.prob import analyse as prob_analyse
 from lexlogic.engine.prob.case_model import NOT_ASKABLE_COST
-from lexlogic.engine.prob.inference_plan import Limits
+from lexlogic.engine.prob.inference_plan import InferenceLimits
 from lexlogic.engine.prob.model_cache import case_model
 from lexlogic.engine.prob.numbers import finish_verdict, may_ask_about_outputs
 from lexlogic.engine.symbolic.analysis import Analysis, analyse
@@ -69,7 +69,7 @@ def decide(
     samples: int = 1 << 18,
     numbers: bool | Literal["questions"] = True,
     analysis: Analysis | None = None,
-    limits: Limits | None = None,
+    limits: InferenceLimits | None = None,
 ) -> CaseVerdict:
     """Symbolic analysis (``analysis`` when the caller already has it for this case and these answers),
     then the probabilistic verdict over what is still uncertain. ``numbers``: True, the outputs' distributions

@@ -139,32 +139,32 @@ def test_the_cli_says_how_the_probability_was_computed() -> None:
 
 
 def test_a_changed_setting_changes_the_route(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The thresholds are the one Settings' ``inference_*`` fields, passed down as ``Limits``: the same
+    """The thresholds are the one Settings' ``inference_*`` fields, passed down as ``InferenceLimits``: the same
     model goes contraction → enumeration → sampling as they tighten, and the exact routes agree."""
-    from lexlogic.engine.prob.inference_plan import Limits
+    from lexlogic.engine.prob.inference_plan import InferenceLimits
     from lexlogic.settings import Settings
 
     spec = small_spec()
     clear_cache()
     default = analyse(spec.asp())
     assert default.plan is not None and default.plan.route == "contraction"
-    assert Limits.of() == Limits.of(Settings.defaults())
+    assert InferenceLimits.of() == InferenceLimits.of(Settings.defaults())
 
     monkeypatch.setenv("LEXLOGIC_INFERENCE_MAX_INTERMEDIATE", "1")  # read at the edge, as a deployment would
     narrow = Settings()
     assert narrow.inference_max_intermediate == 1
-    v = analyse(spec.asp(), limits=Limits.of(narrow))
+    v = analyse(spec.asp(), limits=InferenceLimits.of(narrow))
     assert v.plan is not None and v.plan.route == "enumeration" and "limits 1 entries" in v.plan.reason
     assert abs(v.p_target - default.p_target) < 1e-12
 
     few_flops = Settings.defaults().model_copy(update={"inference_max_flops": 1.0})
-    v = analyse(spec.asp(), limits=Limits.of(few_flops))
+    v = analyse(spec.asp(), limits=InferenceLimits.of(few_flops))
     assert v.plan is not None and v.plan.route == "enumeration"
 
     sampled = few_flops.model_copy(
         update={"inference_max_worlds": 1, "inference_pilot": 512, "inference_samples": 2048}
     )
-    v = analyse(spec.asp(), limits=Limits.of(sampled), seed=2)
+    v = analyse(spec.asp(), limits=InferenceLimits.of(sampled), seed=2)
     assert v.plan is not None and v.plan.route == "sampling" and v.plan.pilot == 512
     assert v.plan.samples is not None and 512 <= v.plan.samples <= 2048
-    assert analyse(spec.asp(), limits=Limits.of(sampled), max_exact_worlds=1 << 10).plan.route == "enumeration"  # type: ignore[union-attr]
+    assert analyse(spec.asp(), limits=InferenceLimits.of(sampled), max_exact_worlds=1 << 10).plan.route == "enumeration"  # type: ignore[union-attr]
