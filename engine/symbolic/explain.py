@@ -11,6 +11,8 @@ plain data: atoms are text, premises are `Premise` records. Nothing here knows c
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from lexlogic.bridges.clingo_bridge import CompiledProgram, Solution, atom_signature
 from lexlogic.bridges.clingo_walk import (
     Obstacle,
@@ -131,14 +133,17 @@ class Explainer:
         return [s for sid in ids if (s := self.pack.source(sid))]
 
     # ------------------------------------------------------------------ proofs
-    def prove(self, atom: str, depth: int = 0, seen: frozenset[str] = frozenset()) -> ProofNode:
-        key = (atom, True)
+    def _memoised(self, key: tuple[str, bool], build: Callable[[], ProofNode]) -> ProofNode:
+        """A tree built once per (atom, holds); a cut at a cycle (SEEN_ABOVE) depends on the path: not kept."""
         hit = self._memo_proofs.get(key)
         if hit is None:
-            hit = self._prove(atom, depth, seen)
+            hit = build()
             if hit.note != SEEN_ABOVE:
                 self._memo_proofs[key] = hit
         return hit
+
+    def prove(self, atom: str, depth: int = 0, seen: frozenset[str] = frozenset()) -> ProofNode:
+        return self._memoised((atom, True), lambda: self._prove(atom, depth, seen))
 
     def _prove(self, atom: str, depth: int, seen: frozenset[str]) -> ProofNode:
         if self._is_value_atom(atom):
@@ -192,13 +197,7 @@ class Explainer:
 
     # ------------------------------------------------------------------ why not
     def why_not(self, atom: str, depth: int = 0, seen: frozenset[str] = frozenset()) -> ProofNode:
-        key = (atom, False)
-        hit = self._memo_proofs.get(key)
-        if hit is None:
-            hit = self._why_not(atom, depth, seen)
-            if hit.note != SEEN_ABOVE:
-                self._memo_proofs[key] = hit
-        return hit
+        return self._memoised((atom, False), lambda: self._why_not(atom, depth, seen))
 
     def _why_not(self, atom: str, depth: int, seen: frozenset[str]) -> ProofNode:
         label = self.pack.label_of(atom_signature(atom)[0])
