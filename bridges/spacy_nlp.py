@@ -61,12 +61,30 @@ def _load(cache: Path | None) -> Any:
     group = f"spacy {spacy.__version__} | {FR_MODEL} {spacy.util.get_package_version(FR_MODEL)}"
     complete, seeded = regex_cache.seed_group(cache, group)
     if complete:
-        return spacy.load(FR_MODEL)
+        return _with_kept_lemmas(spacy, cache, group)
     with regex_cache.capture() as captured:
-        nlp = spacy.load(FR_MODEL)
+        nlp = _with_kept_lemmas(spacy, cache, group)
     if captured:
         with contextlib.suppress(OSError):  # a read-only home: used, not kept
             regex_cache.save(cache, group, captured, seeded)
+    return nlp
+
+
+def _with_kept_lemmas(spacy: Any, cache: Path, group: str) -> Any:
+    """The pipeline, its lemmatizer's tables read from ``cache`` when kept there (`bridges.spacy_lemmas`),
+    else as shipped — then kept, and the compact fallback table swapped in (the dict is freed)."""
+    from lexlogic.bridges import spacy_lemmas
+
+    kept = spacy_lemmas.load(cache, group)
+    if kept is not None:
+        nlp = spacy.load(FR_MODEL, exclude=[spacy_lemmas.COMPONENT])
+        spacy_lemmas.attach(nlp, kept)
+        return nlp
+    nlp = spacy.load(FR_MODEL)
+    with contextlib.suppress(OSError):  # a read-only home: used, not kept
+        table = spacy_lemmas.save(cache, group, nlp)
+        if table is not None:
+            nlp.get_pipe(spacy_lemmas.COMPONENT).lookups.set_table(spacy_lemmas.LOOKUP, table)
     return nlp
 
 
