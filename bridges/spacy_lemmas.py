@@ -30,135 +30,222 @@ import numpy as np
 FORMAT = 1
 COMPONENT = "lemmatizer"
 LOOKUP = "lemma_lookup"
+EXCEPTIONS = {"lemma_exc"}
+INDEXES = {"lemma_index"}
 
 
-class CompactTable:
-    """The ``lemma_lookup`` table in arrays: ``get(word)`` answers as spaCy's ``Table.get`` (a one-lemma
-    list, or ``default``). Read-only: the lemmatizer only ever reads it."""
+class Words:
+    """Words → lemmas in arrays, read as spaCy's lemmatizer reads its tables: ``get(word, default)`` gives
+    the word's lemma list (``lemma_lookup``, a part of speech's ``lemma_exc``), ``word in words`` its
+    presence (a part of speech's ``lemma_index``, a list in the model). A word is found by its 64-bit string
+    hash, the key spaCy's own ``lemma_lookup`` uses. Read-only: the lemmatizer never writes its tables."""
 
-    def __init__(self, name: str, keys: np.ndarray, rows: np.ndarray, lemmas: list[str]) -> None:
-        self.name = name
-        self.keys, self.rows, self.lemmas = keys, rows, lemmas
+    def __init__(self, keys: np.ndarray, starts: np.ndarray | None, flat: np.ndarray | None, lemmas: list[str]):
+        self.keys, self.starts, self.flat, self.lemmas = keys, starts, flat, lemmas
 
-    def _row(self, key: str | int) -> int | None:
+    def _at(self, word: object) -> int | None:
         from spacy.strings import get_string_id
 
-        h = np.uint64(get_string_id(key))
+        if not isinstance(word, str | int):
+            return None
+        h = np.uint64(get_string_id(word))
         i = int(self.keys.searchsorted(h))
-        return int(self.rows[i]) if i < len(self.keys) and self.keys[i] == h else None
+        return i if i < len(self.keys) and self.keys[i] == h else None
 
-    def get(self, key: str | int, default: Any = None) -> Any:
-        row = self._row(key)
-        return default if row is None else [self.lemmas[row]]
+    def get(self, word: str | int, default: Any = None) -> Any:
+        i = self._at(word)
+        if i is None or self.starts is None or self.flat is None:
+            return default
+        return [self.lemmas[j] for j in self.flat[self.starts[i] : self.starts[i + 1]].tolist()]
 
-    def __getitem__(self, key: str | int) -> list[str]:
-        row = self._row(key)
-        if row is None:
-            raise KeyError(key)
-        return [self.lemmas[row]]
+    def __getitem__(self, word: str | int) -> list[str]:
+        found = self.get(word)
+        if found is None:
+            raise KeyError(word)
+        return found  # type: ignore[no-any-return]
 
-    def __contains__(self, key: object) -> bool:
-        return isinstance(key, str | int) and self._row(key) is not None
+    def __contains__(self, word: object) -> bool:
+        return self._at(word) is not None
 
     def __len__(self) -> int:
         return len(self.keys)
 
 
-def compact(table: Any) -> CompactTable | None:
-    """``table`` (spaCy's ``lemma_lookup``: hash → [lemma]) as a `CompactTable`; None if a value is not a
-    one-string list (then nothing is changed)."""
-    items = list(table.items())
-    if not all(isinstance(v, list) and len(v) == 1 and isinstance(v[0], str) for _, v in items):
+def _hash(word: str | int) -> int:
+    from spacy.strings import get_string_id
+
+    return int(get_string_id(word))
+
+
+def _words(pairs: list[tuple[int, list[str] | None]], lemma_ids: dict[str, int], lemmas: list[str]) -> Words:
+    """``pairs`` (hash, lemmas or None for a word list) sorted into a `Words`; new lemmas join ``lemmas``."""
+    pairs.sort(key=lambda kv: kv[0])
+    keys = np.fromiter((k for k, _ in pairs), dtype=np.uint64, count=len(pairs))
+    if len(set(keys.tolist())) != len(keys):
+        raise ValueError("two words share a hash")
+    if any(v is None for _, v in pairs):
+        return Words(keys, None, None, lemmas)
+    flat: list[int] = []
+    starts = [0]
+    for _, values in pairs:
+        for lemma in values or ():
+            if lemma not in lemma_ids:
+                lemma_ids[lemma] = len(lemmas)
+                lemmas.append(lemma)
+            flat.append(lemma_ids[lemma])
+        starts.append(len(flat))
+    return Words(keys, np.array(starts, dtype=np.uint32), np.array(flat, dtype=np.uint32), lemmas)
+
+
+def compact(lookups: Any) -> tuple[dict[str, Any], list[str]] | None:
+    """The lemmatizer's tables with their big parts as `Words`: ``lemma_lookup`` itself, each part of speech
+    of ``lemma_exc`` (word → lemmas) and ``lemma_index`` (words); other values kept as they are. None when a
+    table holds what the model is not known to hold (then nothing is changed)."""
+    lemmas: list[str] = []
+    ids: dict[str, int] = {}
+    out: dict[str, Any] = {}
+
+    def lemma_list(v: Any) -> bool:
+        return isinstance(v, list) and all(isinstance(x, str) and "\n" not in x for x in v)
+
+    try:
+        for name in lookups.tables:
+            table = lookups.get_table(name)
+            if name == LOOKUP:
+                if not all(lemma_list(v) for v in table.values()):
+                    return None
+                out[name] = _words(list(table.items()), ids, lemmas)
+            elif name in EXCEPTIONS:
+                out[name] = {
+                    pos: _words([(_hash(w), v) for w, v in exc.items() if lemma_list(v)], ids, lemmas)
+                    if isinstance(exc, dict) and all(isinstance(w, str) and lemma_list(v) for w, v in exc.items())
+                    else exc
+                    for pos, exc in table.items()
+                }
+            elif name in INDEXES:
+                out[name] = {
+                    pos: _words([(_hash(w), None) for w in words], ids, lemmas)
+                    if isinstance(words, list) and all(isinstance(w, str) for w in words)
+                    else words
+                    for pos, words in table.items()
+                }
+            else:
+                out[name] = dict(table)
+    except ValueError:
         return None
-    lemmas = sorted({v[0] for _, v in items})
-    index = {lemma: i for i, lemma in enumerate(lemmas)}
-    keys = np.fromiter((k for k, _ in items), dtype=np.uint64, count=len(items))
-    rows = np.fromiter((index[v[0]] for _, v in items), dtype=np.uint32, count=len(items))
-    order = np.argsort(keys, kind="stable")
-    return CompactTable(LOOKUP, keys[order], rows[order], lemmas)
+    return out, lemmas
 
 
 def _file(folder: Path, group: str) -> Path:
     return folder / f"lemmas-{hashlib.sha256(f'{FORMAT}|{group}'.encode()).hexdigest()[:40]}.npz"
 
 
-def _digest(*parts: bytes) -> str:
+def _digest(arrays: dict[str, np.ndarray]) -> str:
     h = hashlib.sha256()
-    for p in parts:
-        h.update(hashlib.sha256(p).digest())
+    for name in sorted(arrays):
+        h.update(name.encode())
+        h.update(hashlib.sha256(arrays[name].tobytes()).digest())
     return h.hexdigest()
 
 
-def save(folder: Path, group: str, nlp: Any) -> CompactTable | None:
-    """Keep ``nlp``'s lemmatizer under ``folder`` for ``group``; returns its compact fallback table (the
-    caller may swap it in to free the dict) or None when the component is not the expected one."""
-    import srsly
+def _layout(tables: dict[str, Any]) -> tuple[dict[str, Any], dict[str, np.ndarray], dict[str, Any]]:
+    """(where each `Words` is among the arrays, the arrays, the values kept as they are)."""
+    arrays: dict[str, np.ndarray] = {}
+    rest: dict[str, Any] = {}
+
+    def put(words: Words) -> str:
+        entry = str(len(arrays))
+        arrays[f"{entry}.keys"] = words.keys
+        if words.starts is not None and words.flat is not None:
+            arrays[f"{entry}.starts"], arrays[f"{entry}.flat"] = words.starts, words.flat
+        return entry
+
+    layout: dict[str, Any] = {}
+    for name, value in tables.items():
+        if isinstance(value, Words):
+            layout[name] = put(value)
+            continue
+        layout[name] = {str(pos): put(v) for pos, v in value.items() if isinstance(v, Words)}
+        rest[name] = {pos: v for pos, v in value.items() if not isinstance(v, Words)}
+    return layout, arrays, rest
+
+
+def save(folder: Path, group: str, nlp: Any) -> dict[str, Any] | None:
+    """Keep ``nlp``'s lemmatizer tables under ``folder`` for ``group``; returns the compact tables (the caller
+    may swap them in to free the dicts) or None when the component is not the expected one."""
+    import srsly  # type: ignore[import-untyped]
 
     names = list(nlp.pipe_names)
     if COMPONENT not in names or nlp.get_pipe_meta(COMPONENT).factory != COMPONENT:
         return None
-    pipe = nlp.get_pipe(COMPONENT)
-    table = compact(pipe.lookups.get_table(LOOKUP, {}))
-    if table is None:
+    made = compact(nlp.get_pipe(COMPONENT).lookups)
+    if made is None:
         return None
+    tables, lemmas = made
+    layout, arrays, rest = _layout(tables)
+    arrays["lemmas"] = np.frombuffer("\n".join(lemmas).encode(), dtype=np.uint8)
+    arrays["rest"] = np.frombuffer(srsly.msgpack_dumps(rest), dtype=np.uint8)
     config = {k: v for k, v in nlp.config["components"][COMPONENT].items() if k != "factory"}
     after = names.index(COMPONENT) + 1
     meta = {"group": group, "config": config, "before": names[after] if after < len(names) else None}
-    rest = srsly.msgpack_dumps({n: dict(pipe.lookups.get_table(n)) for n in pipe.lookups.tables if n != LOOKUP})
-    lemmas = "\n".join(table.lemmas).encode()
-    meta["sha256"] = _digest(table.keys.tobytes(), table.rows.tobytes(), lemmas, rest)
+    meta |= {"layout": layout, "sha256": _digest(arrays)}
     buf = io.BytesIO()
-    np.savez(
-        buf,
-        keys=table.keys,
-        rows=table.rows,
-        lemmas=np.frombuffer(lemmas, dtype=np.uint8),
-        rest=np.frombuffer(rest, dtype=np.uint8),
-        meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
-    )
+    np.savez(buf, meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **arrays)  # type: ignore[arg-type]
     folder.mkdir(parents=True, exist_ok=True)
     path = _file(folder, group)
     tmp = path.with_name(f"{path.name}.tmp{os.getpid()}.{threading.get_ident()}")
     tmp.write_bytes(buf.getvalue())
     tmp.replace(path)
-    return table
+    return tables
 
 
-def load(folder: Path, group: str) -> tuple[dict[str, Any], CompactTable, dict[str, Any]] | None:
-    """(meta: config and place, the fallback table, the other tables) kept for ``group``, or None."""
-    import srsly
+def load(folder: Path, group: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """(meta: config and place, the tables) kept for ``group``, or None (absent, another group, damaged)."""
+    import srsly  # type: ignore[import-untyped]
 
     try:
         with np.load(_file(folder, group), allow_pickle=False) as z:
-            keys, rows = z["keys"], z["rows"]
-            lemmas, rest, meta = (z[k].tobytes() for k in ("lemmas", "rest", "meta"))
-        info = json.loads(meta)
-        if (
-            info.get("group") != group
-            or info.get("sha256") != _digest(keys.tobytes(), rows.tobytes(), lemmas, rest)
-            or keys.dtype != np.uint64
-            or rows.dtype != np.uint32
-            or len(keys) != len(rows)
-        ):
+            arrays = {name: z[name] for name in z.files}
+        meta = json.loads(arrays.pop("meta").tobytes())
+        if meta.get("group") != group or meta.get("sha256") != _digest(arrays):
             return None
-        words = lemmas.decode().split("\n")
-        if len(rows) and int(rows.max()) >= len(words):
-            return None
-        return info, CompactTable(LOOKUP, keys, rows, words), srsly.msgpack_loads(rest)
-    except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError):
+        lemmas = arrays.pop("lemmas").tobytes().decode().split("\n")
+        rest = srsly.msgpack_loads(arrays.pop("rest").tobytes())
+
+        def words(entry: str) -> Words:
+            keys, starts, flat = (arrays.get(f"{entry}.{k}") for k in ("keys", "starts", "flat"))
+            if (
+                keys is None
+                or keys.dtype != np.uint64
+                or (flat is not None and len(flat) and flat.max() >= len(lemmas))
+            ):
+                raise ValueError(f"entry {entry}")
+            return Words(keys, starts, flat, lemmas)
+
+        tables: dict[str, Any] = {}
+        for name, where in meta["layout"].items():
+            if isinstance(where, str):
+                tables[name] = words(where)
+            else:
+                tables[name] = {**rest.get(name, {}), **{int(pos): words(e) for pos, e in where.items()}}
+        return meta, tables
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
         return None
 
 
-def attach(nlp: Any, kept: tuple[dict[str, Any], CompactTable, dict[str, Any]]) -> None:
-    """Put the lemmatizer back into ``nlp`` (loaded without it) at its place, with its config and tables."""
+def use(pipe: Any, tables: dict[str, Any]) -> None:
+    """Give the lemmatizer ``pipe`` these tables (the compact ones as they are, dicts as spaCy tables)."""
     from spacy.lookups import Lookups, Table
 
-    info, table, rest = kept
-    before = info["before"] if info["before"] in nlp.pipe_names else None
-    pipe = nlp.add_pipe(COMPONENT, before=before, config=info["config"])
     lookups = Lookups()
-    for name, data in rest.items():
-        lookups.set_table(name, Table(name, data))
-    lookups.set_table(LOOKUP, table)  # type: ignore[arg-type]  # reads only: get / in
+    for name, value in tables.items():
+        lookups.set_table(name, value if isinstance(value, Words) else Table(name, value))  # type: ignore[arg-type]
     pipe.lookups = lookups
     pipe._validate_tables()
+
+
+def attach(nlp: Any, kept: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    """Put the lemmatizer back into ``nlp`` (loaded without it) at its place, with its config and tables."""
+    meta, tables = kept
+    before = meta["before"] if meta["before"] in nlp.pipe_names else None
+    use(nlp.add_pipe(COMPONENT, before=before, config=meta["config"]), tables)

@@ -72,7 +72,7 @@ def _load(cache: Path | None) -> Any:
 
 def _with_kept_lemmas(spacy: Any, cache: Path, group: str) -> Any:
     """The pipeline, its lemmatizer's tables read from ``cache`` when kept there (`bridges.spacy_lemmas`),
-    else as shipped — then kept, and the compact fallback table swapped in (the dict is freed)."""
+    else as shipped — then kept, and the compact tables swapped in (the dicts are freed)."""
     from lexlogic.bridges import spacy_lemmas
 
     kept = spacy_lemmas.load(cache, group)
@@ -82,9 +82,9 @@ def _with_kept_lemmas(spacy: Any, cache: Path, group: str) -> Any:
         return nlp
     nlp = spacy.load(FR_MODEL)
     with contextlib.suppress(OSError):  # a read-only home: used, not kept
-        table = spacy_lemmas.save(cache, group, nlp)
-        if table is not None:
-            nlp.get_pipe(spacy_lemmas.COMPONENT).lookups.set_table(spacy_lemmas.LOOKUP, table)
+        tables = spacy_lemmas.save(cache, group, nlp)
+        if tables is not None:
+            spacy_lemmas.use(nlp.get_pipe(spacy_lemmas.COMPONENT), tables)
     return nlp
 
 
