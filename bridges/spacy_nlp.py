@@ -143,16 +143,38 @@ def _load_quietly(cache: Path | None) -> None:
 CHUNK_CHARS = 50_000  # a text longer than this is read in pieces (spaCy refuses 1,000,000: E088)
 
 
+#: Docs parsed ahead in one batch (`parse_ahead`), each taken once by `parse` into its cache
+_ahead: dict[str, Any] = {}
+
+
 @lru_cache(maxsize=512)
 def parse(text: str) -> Any:
     """The spaCy ``Doc`` of ``text`` (cached by text). A very long text (a « sentence » of a million
     characters with no full stop, issue 34) is parsed in pieces cut at a space and joined back into one Doc
     with the same text and offsets, instead of failing with E088 (a run of that case ended in a 500)."""
+    ready = _ahead.pop(text, None)
+    if ready is not None:
+        return ready
     nlp = french()
     piece = min(CHUNK_CHARS, nlp.max_length)
     if len(text) <= piece:
         return nlp(text)
     return _parse_in_pieces(nlp, text, piece)
+
+
+def parse_ahead(texts: list[str]) -> None:
+    """Parse ``texts`` in one ``nlp.pipe`` batch, so that `parse` then finds them ready: the same Docs as one
+    call each (checked on the example dossier's sentences: ``to_json`` equal), ~4× less CPU on a document's
+    sentences (issue 33). At most the cache's size; long texts are left to `parse`."""
+    nlp = french()
+    piece = min(CHUNK_CHARS, nlp.max_length)
+    todo = [t for t in dict.fromkeys(texts) if len(t) <= piece and t not in _ahead][
+        : parse.cache_parameters()["maxsize"]
+    ]
+    _ahead.update(zip(todo, nlp.pipe(todo), strict=True))
+    for text in todo:
+        parse(text)  # into the cache now (a text already there leaves its Doc in _ahead: dropped below)
+        _ahead.pop(text, None)
 
 
 def _parse_in_pieces(nlp: Any, text: str, piece: int) -> Any:
