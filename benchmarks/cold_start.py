@@ -4,8 +4,8 @@
    installed tool: pip compiles at install; here under a temporary prefix, warmed once) and without
    (PYTHONDONTWRITEBYTECODE=1, as this sandbox sets: every project module compiled on every run). For
    reference `python -c pass` and importing the CLI only.
-2. `lexlogic analyze examples/rupture_brutale/dossier --no-input`, OCR and perception always happen (no
-   saved run, no document cache). "first": an empty home; "again": the home that first run left, its runs and
+2. `lexlogic analyze examples/rupture_brutale/dossier --no-input --fresh`, OCR and perception always happen
+   (no saved run resumed, no document cache). "first": an empty home; "again": the home that first run left, its runs and
    document cache removed, its ``cache/nlp`` (compiled patterns, `bridges.regex_cache`; lemmatizer tables,
    `bridges.spacy_lemmas`) and its database kept — a new dossier on a machine that has analysed once. Both for
    the old code and the new one (each with what it keeps).
@@ -125,7 +125,7 @@ def facts_section(n: int, settings: dict[str, dict[str, str]]) -> None:
 
 def dossier_section(m: int, settings: dict[str, dict[str, str]]) -> None:
     """Old / new, first / again, alternated (see the module's docstring)."""
-    cmd = [str(LEXLOGIC), "analyze", str(DOSSIER), "--no-input"]
+    cmd = [str(LEXLOGIC), "analyze", str(DOSSIER), "--no-input", "--fresh"]  # again: not the saved run resumed
     label = "no bytecode cache" if os.environ.get("PYTHONDONTWRITEBYTECODE") else "bytecode cached"
     envs = {"old": settings[f"old, {label}"], "new": settings[f"new, {label}"]}
     print(f"\n== analyze {DOSSIER.relative_to(ROOT)} --no-input ({label}) — load average before: {load()}")
