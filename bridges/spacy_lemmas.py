@@ -72,68 +72,67 @@ class Words:
         return len(self.keys)
 
 
-def _hash(word: str | int) -> int:
-    from spacy.strings import get_string_id
+def _lemma_lists(values: list[Any]) -> bool:
+    """Every value a list of strings (what the model's tables hold)."""
+    return all(type(v) is list for v in values) and all(type(x) is str for v in values for x in v)
 
-    return int(get_string_id(word))
 
-
-def _words(pairs: list[tuple[int, list[str] | None]], lemma_ids: dict[str, int], lemmas: list[str]) -> Words:
-    """``pairs`` (hash, lemmas or None for a word list) sorted into a `Words`; new lemmas join ``lemmas``."""
-    pairs.sort(key=lambda kv: kv[0])
-    keys = np.fromiter((k for k, _ in pairs), dtype=np.uint64, count=len(pairs))
-    if len(set(keys.tolist())) != len(keys):
+def _words(keys: list[int], values: list[list[str]] | None, ids: dict[str, int], lemmas: list[str]) -> Words:
+    """Words of hashes ``keys`` and their lemma lists ``values`` (None: a word list), sorted by hash; a new
+    lemma gets the next number in ``ids`` (``lemmas`` is filled from it at the end)."""
+    array = np.fromiter(keys, dtype=np.uint64, count=len(keys))
+    order = np.argsort(array, kind="stable")
+    array = array[order]
+    if len(array) > 1 and not bool((np.diff(array) > 0).all()):
         raise ValueError("two words share a hash")
-    if any(v is None for _, v in pairs):
-        return Words(keys, None, None, lemmas)
-    flat: list[int] = []
-    starts = [0]
-    for _, values in pairs:
-        for lemma in values or ():
-            if lemma not in lemma_ids:
-                lemma_ids[lemma] = len(lemmas)
-                lemmas.append(lemma)
-            flat.append(lemma_ids[lemma])
-        starts.append(len(flat))
-    return Words(keys, np.array(starts, dtype=np.uint32), np.array(flat, dtype=np.uint32), lemmas)
+    if values is None:
+        return Words(array, None, None, lemmas)
+    flat = [ids.setdefault(x, len(ids)) for v in values for x in v]
+    lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+    if bool((lengths == 1).all()):  # the model's case: one lemma each
+        starts, flat_sorted = np.arange(len(values) + 1, dtype=np.uint32), np.array(flat, dtype=np.uint32)[order]
+    else:
+        bounds = np.concatenate(([0], np.cumsum(lengths)))
+        pieces = [flat[bounds[i] : bounds[i + 1]] for i in order.tolist()]
+        starts = np.concatenate(([0], np.cumsum(lengths[order]))).astype(np.uint32)
+        flat_sorted = np.array([x for piece in pieces for x in piece], dtype=np.uint32)
+    return Words(array, starts, flat_sorted, lemmas)
 
 
 def compact(lookups: Any) -> tuple[dict[str, Any], list[str]] | None:
     """The lemmatizer's tables with their big parts as `Words`: ``lemma_lookup`` itself, each part of speech
     of ``lemma_exc`` (word → lemmas) and ``lemma_index`` (words); other values kept as they are. None when a
     table holds what the model is not known to hold (then nothing is changed)."""
+    from spacy.strings import get_string_id
+
     lemmas: list[str] = []
     ids: dict[str, int] = {}
     out: dict[str, Any] = {}
-
-    def lemma_list(v: Any) -> bool:
-        return isinstance(v, list) and all(isinstance(x, str) and "\n" not in x for x in v)
-
     try:
         for name in lookups.tables:
             table = lookups.get_table(name)
             if name == LOOKUP:
-                if not all(lemma_list(v) for v in table.values()):
+                if not _lemma_lists(list(table.values())):
                     return None
-                out[name] = _words(list(table.items()), ids, lemmas)
-            elif name in EXCEPTIONS:
-                out[name] = {
-                    pos: _words([(_hash(w), v) for w, v in exc.items() if lemma_list(v)], ids, lemmas)
-                    if isinstance(exc, dict) and all(isinstance(w, str) and lemma_list(v) for w, v in exc.items())
-                    else exc
-                    for pos, exc in table.items()
-                }
-            elif name in INDEXES:
-                out[name] = {
-                    pos: _words([(_hash(w), None) for w in words], ids, lemmas)
-                    if isinstance(words, list) and all(isinstance(w, str) for w in words)
-                    else words
-                    for pos, words in table.items()
-                }
+                out[name] = _words(list(table.keys()), list(table.values()), ids, lemmas)
+            elif name in EXCEPTIONS | INDEXES:
+                out[name] = {}
+                for pos, part in table.items():
+                    words = list(part) if isinstance(part, dict | list) else []
+                    ok = bool(words) and all(type(w) is str for w in words)
+                    if ok and isinstance(part, dict) and _lemma_lists(values := list(part.values())):
+                        out[name][pos] = _words([get_string_id(w) for w in words], values, ids, lemmas)
+                    elif ok and isinstance(part, list) and name in INDEXES:
+                        out[name][pos] = _words([get_string_id(w) for w in words], None, ids, lemmas)
+                    else:
+                        out[name][pos] = part
             else:
                 out[name] = dict(table)
     except ValueError:
         return None
+    if any("\n" in x for x in ids):
+        return None
+    lemmas.extend(ids)  # numbered in the order met
     return out, lemmas
 
 
