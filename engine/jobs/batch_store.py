@@ -256,13 +256,14 @@ class BatchStore:
                 done.append(res.rowcount == 1)  # type: ignore[attr-defined]
         return done
 
-    def fail(self, batch_id: str, key: str, message: str) -> None:
-        """An item that cannot even start (an invalid case file) is done with status ``invalid``."""
+    def fail(self, batch_id: str, key: str, message: str, status: Literal["invalid", "error"] = "invalid") -> None:
+        """An item that cannot even start (an invalid case file) is done with status ``invalid``; one whose run
+        this version cannot go on with (an unreadable saved state) with ``error``."""
         with self.Session.begin() as s:
             row = s.get(BatchItemRow, (batch_id, key))
             if row is not None and row.status == "pending":
                 row.status = "done"
-                row.result = ItemResult(key=key, kind=row.kind, status="invalid", message=message).model_dump(  # type: ignore[arg-type]
+                row.result = ItemResult(key=key, kind=row.kind, status=status, message=message).model_dump(  # type: ignore[arg-type]
                     mode="json"
                 )
                 row.finished_at = _now()

@@ -31,10 +31,17 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import BaseModel, Field
 from sqlalchemy.exc import SQLAlchemyError
 
-from lexlogic.engine.case.machine import CaseState, Orchestrator, Phase
+from lexlogic.engine.case.machine import CaseState, Orchestrator, Phase, read_state
 from lexlogic.engine.jobs.batch_store import BatchStore
 from lexlogic.engine.packs.library import PackLibrary
-from lexlogic.engine.store.cases import CaseStore, LeaseLostError, LeaseTimes, RunBusyError, new_owner
+from lexlogic.engine.store.cases import (
+    CaseStore,
+    LeaseLostError,
+    LeaseTimes,
+    RunBusyError,
+    UnreadableState,
+    new_owner,
+)
 from lexlogic.logic.errors import LexlogicError, UnavailableError
 from lexlogic.settings import Settings
 
@@ -174,7 +181,10 @@ def advance(
         latest = store.latest(run_id)
         if latest is None:
             return Advance(outcome="missing")
-        state = CaseState.model_validate(latest[1])
+        try:
+            state = read_state(latest[1], f"run {run_id}")
+        except UnreadableState as exc:
+            return _unreadable(store, job, run_id, exc)
         lease = store.lease(run_id)
         if state.status == "running" and lease and lease["attempts"] > settings.resume_max_attempts:
             # taken over again and again (a document that kills its worker?): stop instead of looping
@@ -213,6 +223,16 @@ def advance(
         orch.let_go(run_id)
 
 
+def _unreadable(store: CaseStore, job: Job, run_id: str, exc: UnreadableState) -> Advance:
+    """A run whose last state this version cannot read (written by another version, or damaged): it cannot be
+    continued here, and nothing is written over it (its states stay for the version that can read them). A
+    batch item ends in ``error`` with the reason, so the batch does not wait for it forever."""
+    log.warning("run %s: %s", run_id, exc)
+    if job.kind == "batch" and job.batch_id and job.key:
+        BatchStore.on(store.engine).fail(job.batch_id, job.key, str(exc)[:500], status="error")
+    return Advance(outcome="done", status="error")
+
+
 def _is_time_limit(exc: BaseException) -> bool:
     return type(exc).__name__ in ("SoftTimeLimitExceeded", "TimeLimitExceeded")
 
@@ -223,7 +243,7 @@ def _fail(orch: Orchestrator, run_id: str, message: str) -> CaseState:
     give-up never writes over a verdict."""
     latest = orch.db().latest(run_id)
     assert latest is not None
-    state = CaseState.model_validate(latest[1])
+    state = read_state(latest[1], f"run {run_id}")
     if state.status != "running":
         return state
     state.status, state.message = "error", message
