@@ -201,7 +201,7 @@ def save(folder: Path, group: str, nlp: Any) -> dict[str, Any] | None:
 
 def load(folder: Path, group: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """(meta: config and place, the tables) kept for ``group``, or None (absent, another group, damaged)."""
-    import srsly  # type: ignore[import-untyped]
+    import srsly
 
     try:
         with np.load(_file(folder, group), allow_pickle=False) as z:

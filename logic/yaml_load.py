@@ -16,4 +16,4 @@ SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 def safe_load(text: str) -> Any:
     """``yaml.safe_load(text)``, in C when available (raises ``yaml.YAMLError`` the same way)."""
-    return yaml.load(text, Loader=SAFE_LOADER)  # noqa: S506 - a safe loader (CSafeLoader / SafeLoader)
+    return yaml.load(text, Loader=SAFE_LOADER)  # a safe loader: CSafeLoader, else SafeLoader
