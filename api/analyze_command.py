@@ -14,10 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from rich.console import Console
-from rich.prompt import Prompt
-
-from lexlogic.api.cli_common import fail, parse_assignments
+from lexlogic.api.cli_common import LazyConsole, fail, parse_assignments
 from lexlogic.api.context import AppContext
 from lexlogic.api.verdict_text import render_verdict
 from lexlogic.engine.case.evaluation import CaseEvaluator
@@ -37,7 +34,7 @@ from lexlogic.logic.facts import (
 from lexlogic.logic.pack import PackError, RulePack
 from lexlogic.settings import Settings
 
-err = Console(stderr=True, highlight=False)
+err = LazyConsole(stderr=True, highlight=False)
 
 
 Party = Literal["claimant", "defence"]
@@ -230,6 +227,8 @@ def typed_answers(pack: RulePack, answers: dict[str, Any]) -> dict[str, Any]:
 def facts_prompt(pack: RulePack, debug: bool) -> Callable[[dict[str, Any], Any], Any]:
     """The question loop at the terminal: the verdict so far, then the question, until a valid answer."""
 
+    from rich.prompt import Prompt
+
     def ask(question: dict[str, Any], state: Any) -> Any:
         if state.evaluation is not None:
             print(render_verdict(state.evaluation, pack, debug=debug))
@@ -326,6 +325,8 @@ def run_dynamic_rules(case: CaseFile, settings: Settings) -> list[Any]:
 def dossier_console(progress: bool, interactive: bool) -> dict[str, Any]:
     """The terminal side of a dossier run: named steps with fixed totals, the current document or check,
     elapsed time and ETA (a rich display on a terminal, plain lines otherwise); questions at the prompt."""
+    from rich.console import Console
+
     from lexlogic.api.progress_view import DossierView
     from lexlogic.engine.case.dossier import coerce_answer
 

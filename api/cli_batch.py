@@ -10,17 +10,17 @@ import sys
 import time
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from lexlogic.api.cli_common import fail
-from lexlogic.api.progress_view import StepProgress, seconds
 from lexlogic.engine.text import formatting
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.settings import BATCH_SETTINGS, Settings
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 class BatchFormat(str, Enum):
@@ -49,7 +49,10 @@ def batch(
     ),
 ) -> None:
     """Analyse a portfolio: one line per case (verdict, P(target), missing facts), then a summary per pack."""
+    from rich.console import Console  # rich (~40 ms of a cold start) only for the commands that print with it
+
     from lexlogic.api.context import current
+    from lexlogic.api.progress_view import StepProgress, seconds
     from lexlogic.engine.jobs.batch import ItemResult, discover, run_batch
 
     if not directory.is_dir():
@@ -150,6 +153,10 @@ STATUS_WORDS = {
 
 def _summary(console: Console, report: Any) -> None:
     """In French, per pack: a probability is only averaged over one pack's cases (one target, one event)."""
+    from rich.table import Table
+
+    from lexlogic.api.progress_view import seconds
+
     s = report.summary
     console.print(
         f"Lot {report.batch_id} ({MODE_WORDS.get(report.mode, report.mode)}) : {s.total} affaires, "

@@ -51,6 +51,23 @@ class FailingGroup(TyperGroup):
             raise
 
 
+class LazyConsole:
+    """A rich ``Console`` made on its first use. Why: importing `rich` costs ~30–50 ms of every cold command
+    (issue 33); a module-level console made at import made every command pay it, even one that prints
+    nothing through rich (`analyze FACTS.json` prints its result with ``print``)."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._console: Any = None
+
+    def __getattr__(self, name: str) -> Any:  # only for what the instance lacks: the console's own attributes
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._options)
+        return getattr(self._console, name)
+
+
 def parse_assignments(items: list[str], option: str) -> dict[str, Any]:
     """Repeated `NAME=VALUE` options; VALUE read as a person writes it (oui/non, JSON, text)."""
     result: dict[str, Any] = {}

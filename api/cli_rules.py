@@ -10,19 +10,16 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 from typer._click.globals import get_current_context
 
+from lexlogic.api.cli_common import LazyConsole, fail, imports_done
 from lexlogic.api.context import AppContext, current
 from lexlogic.engine.packs.library import load_folder
 from lexlogic.logic.facts import facts_json_schema
 from lexlogic.logic.pack import PackError, find_packs, load_pack
 
-err = Console(stderr=True)
-out = Console(highlight=False, soft_wrap=True)
-
-
-from lexlogic.api.cli_common import fail, imports_done
+err = LazyConsole(stderr=True)
+out = LazyConsole(highlight=False, soft_wrap=True)
 
 RULES_HELP = "rules folder (default: LEXLOGIC_RULES_DIR, else the shipped rules/)"
 

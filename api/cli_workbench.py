@@ -7,14 +7,13 @@ import json
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
-from lexlogic.api.cli_common import OutputFormat, fail
+from lexlogic.api.cli_common import LazyConsole, OutputFormat, fail
 from lexlogic.api.cli_rules import _packs_path
 from lexlogic.engine.packs.library import load_folder
 from lexlogic.logic.pack import PackError, find_packs
 
-out = Console(highlight=False, soft_wrap=True, markup=False, emoji=False)
+out = LazyConsole(highlight=False, soft_wrap=True, markup=False, emoji=False)
 
 
 def audit(
