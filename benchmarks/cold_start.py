@@ -16,7 +16,11 @@ printed before and after each section (2 cores shared with other work: read the 
 The old code: ``--old REF`` (default ``main``) exported with ``git archive`` into a temporary folder and put
 first on PYTHONPATH (a ``lexlogic`` package whose sub-packages point into it), run by this venv's interpreter.
 
-Run: .venv/bin/python benchmarks/cold_start.py [N] [--dossier-runs M] [--old REF] [--no-dossier] [--modules]
+``--new REF``: the new side exported the same way (default: this tree, through the editable install's import
+hook, while the old side is found on PYTHONPATH: the two sides then do not import the same way).
+
+Run: .venv/bin/python benchmarks/cold_start.py [N] [--dossier-runs M] [--old REF] [--new REF] [--no-dossier]
+[--modules]
 """
 
 from __future__ import annotations
@@ -86,10 +90,13 @@ def old_tree(ref: str, into: Path) -> Path:
     return into / "pkg"
 
 
-def envs(old_path: Path, prefix: str) -> dict[str, dict[str, str]]:
+def envs(old_path: Path, prefix: str, new_path: Path | None = None) -> dict[str, dict[str, str]]:
+    """``new_path``: the new side exported too (``--new REF``), so both sides import through the same path
+    finder; otherwise the new side is this tree through the editable install's finder."""
     base = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
-    cached = {**base, "PYTHONPYCACHEPREFIX": prefix}
-    uncached = {**base, "PYTHONDONTWRITEBYTECODE": "1"}
+    new = {"PYTHONPATH": str(new_path)} if new_path is not None else {}
+    cached = {**base, **new, "PYTHONPYCACHEPREFIX": prefix}
+    uncached = {**base, **new, "PYTHONDONTWRITEBYTECODE": "1"}
     return {
         "new, bytecode cached": cached,
         "old, bytecode cached": {**cached, "PYTHONPATH": str(old_path), "PYTHONPYCACHEPREFIX": prefix + "-old"},
@@ -175,9 +182,13 @@ def main() -> None:
     n = int(args[0]) if args and not args[0].startswith("--") else 10
     m = int(args[args.index("--dossier-runs") + 1]) if "--dossier-runs" in args else 3
     ref = args[args.index("--old") + 1] if "--old" in args else "main"
-    print(f"new: this tree ({ROOT}); old: {ref} ({subprocess.getoutput(f'git -C {ROOT} rev-parse --short {ref}')})")
-    with tempfile.TemporaryDirectory(prefix="lexlogic-old-") as tmp:
-        settings = envs(old_tree(ref, Path(tmp)), str(Path(tmp) / "pycache"))
+    new_ref = args[args.index("--new") + 1] if "--new" in args else None
+    short = {r: subprocess.getoutput(f"git -C {ROOT} rev-parse --short {r}") for r in (ref, new_ref) if r}
+    new_words = f"{new_ref} ({short[new_ref]}), exported" if new_ref else f"this tree ({ROOT})"
+    print(f"new: {new_words}; old: {ref} ({short[ref]}), exported")
+    with tempfile.TemporaryDirectory(prefix="lexlogic-old-") as tmp, tempfile.TemporaryDirectory() as tmp_new:
+        new_path = old_tree(new_ref, Path(tmp_new)) if new_ref else None
+        settings = envs(old_tree(ref, Path(tmp)), str(Path(tmp) / "pycache"), new_path)
         facts_section(n, settings)
         if "--no-dossier" not in args:
             dossier_section(m, settings)
