@@ -119,6 +119,7 @@ class CaseState(BaseModel):
     log: list[str] = Field(default_factory=list)
 
     _case_dump: DumpOnce = PrivateAttr(default_factory=DumpOnce)  # the case file's canonical text, once
+    _facts_digest: tuple[str, str, str] | None = PrivateAttr(default=None)  # ``Orchestrator._facts_hash``'s last
 
     def case_digest_parts(self) -> dict[str, str]:
         """``{"case": canonical dump of the case file}`` (dumped once per case-file object)."""
@@ -407,7 +408,16 @@ class Orchestrator:
         options = self.evaluator.options()
         if options:
             key["options"] = options
-        return canonical_hash_with(key, state.case_digest_parts())
+        parts = state.case_digest_parts()
+        # asked at every step, changed only by an answer or an option: kept while the case file's dump is the
+        # same object and the answers and options print the same (equal prints, equal canonical dumps)
+        seen = (parts["case"], repr(key))
+        held = state._facts_digest
+        if held is not None and held[0] is seen[0] and held[1] == seen[1]:
+            return held[2]
+        digest = canonical_hash_with(key, parts)
+        state._facts_digest = (*seen, digest)
+        return digest
 
     def _case(self, state: CaseState) -> CaseFile:
         """The state's case file, typed (the evaluator's memo: parsed once per run)."""
