@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from lexlogic.engine.case.evaluation import CaseEvaluator
+from lexlogic.engine.prob.inference_plan import InferenceLimits
 from lexlogic.engine.case.machine import CaseState, Orchestrator, Phase
 from lexlogic.engine.jobs.batch_store import BatchItemRow, ItemResult, result_of
 from lexlogic.engine.packs.library import PackLibrary
@@ -95,9 +96,9 @@ class InMemoryMachine(Orchestrator):
     ``proofs`` its evaluator builds what a result line reads and no more (``CaseEvaluator(result_only=True)``:
     no proof trees, no distributions nobody reads); with ``proofs``, the whole verdict, as the per-case path."""
 
-    def __init__(self, packs: PackLibrary, proofs: bool = False) -> None:
+    def __init__(self, packs: PackLibrary, proofs: bool = False, limits: InferenceLimits | None = None) -> None:
         self.memory = TransientStore()
-        evaluator = CaseEvaluator(packs, result_only=not proofs)
+        evaluator = CaseEvaluator(packs, result_only=not proofs, limits=limits)
         super().__init__(self.memory, evaluator, packs=packs, job={"kind": "portfolio"})  # type: ignore[arg-type]
 
     def persist(self, state: CaseState, note: str = "") -> int:
@@ -134,9 +135,12 @@ def final_state(orch: InMemoryMachine, packs: PackLibrary, key: str, path: str, 
     return orch.run(state)
 
 
-def run_case(packs: PackLibrary, key: str, path: str, run_id: str, proofs: bool) -> dict[str, Any]:
-    """One case's result line (its proof tree and why-not when ``proofs``)."""
-    orch = InMemoryMachine(packs, proofs)
+def run_case(
+    packs: PackLibrary, key: str, path: str, run_id: str, proofs: bool, limits: InferenceLimits | None = None
+) -> dict[str, Any]:
+    """One case's result line (its proof tree and why-not when ``proofs``). ``limits``: the inference route's
+    thresholds of the caller's Settings (``InferenceLimits.of(settings)``, built at the edge); None: defaults."""
+    orch = InMemoryMachine(packs, proofs, limits)
     state = final_state(orch, packs, key, path, run_id)
     out = result_of(key, "case", state)
     if proofs and state.evaluation is not None:
@@ -144,13 +148,16 @@ def run_case(packs: PackLibrary, key: str, path: str, run_id: str, proofs: bool)
     return out.model_dump(mode="json")
 
 
-def run_group(rules_dir: str, items: list[tuple[str, str, str]], proofs: bool = False) -> list[dict]:
-    """A group's results (ItemResult as JSON), its cases one after the other in this process."""
+def run_group(
+    rules_dir: str, items: list[tuple[str, str, str]], proofs: bool = False, limits: InferenceLimits | None = None
+) -> list[dict]:
+    """A group's results (ItemResult as JSON), its cases one after the other in this process (``limits``: as
+    ``run_case``; a frozen dataclass, so it travels to a pool's process with the chunk)."""
     packs = library(rules_dir)
     out = []
     for key, path, run_id in items:
         try:
-            out.append(run_case(packs, key, path, run_id, proofs))
+            out.append(run_case(packs, key, path, run_id, proofs, limits))
         except Exception as exc:  # as the per-case path: the case fails with its reason, the batch goes on
             why = f"{type(exc).__name__}: {exc}"[:500]
             out.append(ItemResult(key=key, kind="case", status="error", message=why).model_dump(mode="json"))
