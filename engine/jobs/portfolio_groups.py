@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from lexlogic.engine.case.evaluation import CaseEvaluator
-from lexlogic.engine.prob.inference_plan import InferenceLimits
 from lexlogic.engine.case.machine import CaseState, Orchestrator, Phase
 from lexlogic.engine.jobs.batch_store import BatchItemRow, ItemResult, result_of
 from lexlogic.engine.packs.library import PackLibrary
+from lexlogic.engine.prob.inference_plan import InferenceLimits
 from lexlogic.logic.canonical import canonical_hash
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.facts import parse_case
