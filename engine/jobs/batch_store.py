@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
-from sqlalchemy import DateTime, Engine, Integer, String, Text, func, select, update
+from sqlalchemy import DateTime, Engine, Index, Integer, String, Text, func, select, update
 from sqlalchemy.orm import Mapped, mapped_column
 
 from lexlogic.engine.case.machine import CaseState
@@ -45,6 +45,9 @@ class BatchItemRow(Base):
     attempts: Mapped[int] = mapped_column(Integer, default=0)  # deliveries that claimed its run
     repeats: Mapped[int] = mapped_column(Integer, default=0)  # finishes that found it already done
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+    # a portfolio client's poll reads what finished since its last one (``finished_since``): migration 0002
+    __table_args__ = (Index("ix_batch_items_batch_finished", "batch_id", "finished_at"),)
 
 
 class Item(BaseModel):

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults.conftest import LEXLOGIC, N_CASES, cli_env, done_count, sql
+from tests.faults.conftest import LEXLOGIC, N_CASES, done_count, outage_env, sql
 from tests.faults.services import PrivatePostgres
 from tests.faults.test_worker_faults import _first_frames, _worker, redis  # noqa: F401 (the fixture)
 
@@ -33,17 +33,7 @@ def test_database_outage_while_chunks_run_on_a_worker(
 ) -> None:
     clean_text, _ = clean_run
     db = pg.create_db("chunks")
-    env = cli_env(
-        tmp_path,
-        LEXLOGIC_DATABASE_URL=db,
-        LEXLOGIC_BROKER_URL=redis.url(),
-        LEXLOGIC_QUEUE_PREFIX="c33",
-        LEXLOGIC_RUN_LEASE_SECONDS="3",
-        LEXLOGIC_RESUME="1",
-        LEXLOGIC_RESUME_INTERVAL="1",
-        LEXLOGIC_BUSY_RETRY_SECONDS="1",
-        LEXLOGIC_OUTAGE_RETRY_MAX_SECONDS="4",
-    )
+    env = outage_env(tmp_path, db, redis.url(), "c33")
     worker = _worker(env, tmp_path)
     try:
         out = tmp_path / "results.jsonl"
