@@ -47,6 +47,7 @@ class Services:
 
     def __init__(self, settings: ApiSettings) -> None:
         from lexlogic.api.warm import VerdictWarmer
+        from lexlogic.engine.prob.inference_plan import InferenceLimits
         from lexlogic.engine.verdict.build import VerdictService
 
         self.settings = settings
@@ -61,7 +62,9 @@ class Services:
         # the orchestrator's snapshots (its own pool on the same database), with the settings' lease times
         self.runs = CaseStore(url, LeaseTimes.from_settings(settings.core))
         self.data_dir = settings.resolved_data_dir()
-        self.verdicts = VerdictService(self.packs, settings.verdict_cache_size, settings.verdict_workers)
+        self.verdicts = VerdictService(
+            self.packs, settings.verdict_cache_size, settings.verdict_workers, InferenceLimits.of(settings.core)
+        )
         self.warmer = VerdictWarmer(self.verdicts)  # new cases' verdicts, off the request thread
         self.heads: dict[str, tuple[int, object]] = {}  # run id → (seq, parsed CaseState)
         self._case_locks: dict[str, threading.Lock] = {}

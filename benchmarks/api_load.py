@@ -28,6 +28,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import socket
 import statistics
 import subprocess
@@ -42,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import api_load_scenarios as scenarios
+from api_load_client import ClientError, Meter, connect
 
 from lexlogic.engine.store.tenants import TenantStore
 
@@ -55,15 +57,15 @@ def _free_port() -> int:
 async def _client(
     base: str, path: str, headers: dict[str, str], stop_at: float, lat: list[float], errors: list[str]
 ) -> None:
-    async with httpx.AsyncClient(base_url=base, headers=headers, timeout=10) as c:
+    async with connect(base, headers, timeout=10) as c:
         while time.perf_counter() < stop_at:
             t = time.perf_counter()
             try:
                 r = await c.get(path)
                 if r.status_code != 200 or b'"label":"LIABLE"' not in r.content:
                     errors.append(f"{r.status_code}")
-            except httpx.HTTPError as exc:
-                errors.append(type(exc).__name__)
+            except ClientError as exc:
+                errors.append(str(exc))
             lat.append(time.perf_counter() - t)
 
 
@@ -80,7 +82,7 @@ HOSTILE = [
 async def _hostile(
     base: str, cid: str, headers: dict[str, str], stop_at: float, lat: list[float], errors: list[str]
 ) -> None:
-    async with httpx.AsyncClient(base_url=base, headers=headers, timeout=10) as c:
+    async with connect(base, headers, timeout=10) as c:
         i = 0
         while time.perf_counter() < stop_at:
             method, path, body = HOSTILE[i % len(HOSTILE)]
@@ -92,8 +94,8 @@ async def _hostile(
                 )
                 if not 400 <= r.status_code < 500:
                     errors.append(f"hostile {r.status_code}")
-            except httpx.HTTPError as exc:
-                errors.append(f"hostile {type(exc).__name__}")
+            except ClientError as exc:
+                errors.append(f"hostile {exc}")
             lat.append(time.perf_counter() - t)
 
 
@@ -124,6 +126,14 @@ def main() -> None:
     ap.add_argument(
         "--scenarios", default="verdict", help="verdict | all (what-if cached/new, slider ranking, new case)"
     )
+    ap.add_argument(
+        "--src",
+        type=Path,
+        default=None,
+        help="run the server from another source tree (e.g. an older commit exported with git archive, with a "
+        "lexlogic/ of links to its folders): before/after figures from one harness",
+    )
+    ap.add_argument("--profile", type=Path, default=None, help="run the server under cProfile, its stats to FILE")
     args = ap.parse_args()
     seconds = 5.0 if args.quick else args.seconds
     tmp = Path(tempfile.mkdtemp(prefix="lexlogic-load-"))
@@ -133,9 +143,12 @@ def main() -> None:
     store.close()
     port = _free_port()
     env = {**os.environ, "LEXLOGIC_DATABASE_URL": db, "LEXLOGIC_API_DATA": str(tmp / "data")}
+    if args.src is not None:
+        env["PYTHONPATH"] = str(args.src.resolve())
     server = subprocess.Popen(
         [
             sys.executable,
+            *(["-m", "cProfile", "-o", str(args.profile.resolve())] if args.profile else []),
             "-m",
             "uvicorn",
             "lexlogic.api.app:create_app",
@@ -148,14 +161,17 @@ def main() -> None:
             "warning",
             "--no-access-log",
         ],
-        cwd=ROOT,
+        cwd=args.src or ROOT,
         env=env,
     )
+    scenarios.SERVER_PID = server.pid
     try:
         _load(args, server, port, key, seconds, db_label)
     finally:
         if server.poll() is None:  # never leave the server behind, even when the load failed
-            server.terminate()
+            # SIGINT under cProfile: uvicorn re-raises the signal it caught, and only KeyboardInterrupt lets
+            # cProfile write its stats
+            server.send_signal(signal.SIGINT) if args.profile else server.terminate()
             try:
                 server.wait(timeout=15)
             except subprocess.TimeoutExpired:
@@ -190,9 +206,10 @@ def _load(
             *(_hostile(base, case_id, headers, stop_at, hostile_lat, errors) for _ in range(args.hostile)),
         )
 
-    t0 = time.perf_counter()
-    asyncio.run(run())
-    wall = time.perf_counter() - t0
+    with Meter(server.pid) as meter:
+        t0 = time.perf_counter()
+        asyncio.run(run())
+        wall = time.perf_counter() - t0
     lat.sort()
     p = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))] * 1000  # noqa: E731
     print(
@@ -205,6 +222,7 @@ def _load(
             f"  hostile clients                : {args.hostile}, {len(hostile_lat)} poisoned requests "
             f"(p50 {hostile_lat[len(hostile_lat) // 2] * 1000:.1f} ms), all expected 4xx"
         )
+    print(f"  server source                  : {args.src or ROOT}, load average {os.getloadavg()[0]:.1f}")
     print(f"  cold (first, uncached) request : {cold * 1000:.0f} ms")
     print(f"  requests                       : {len(lat)}  ({len(lat) / wall:.0f} req/s)")
     print(
@@ -212,6 +230,7 @@ def _load(
         f"(mean {statistics.mean(lat) * 1000:.1f})"
     )
     print(f"  errors                         : {len(errors)}" + (f" {sorted(set(errors))}" if errors else ""))
+    print(f"  {meter.line(len(lat) + len(hostile_lat))}")
     ok = not errors and p(0.99) < 500
     print(f"  target (0 errors, p99 < 500 ms): {'met' if ok else 'NOT met'}")
     print(f"  issue 33 target (p99 ≤ 250 ms) : {'met' if not errors and p(0.99) <= 250 else 'NOT met'}")

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import DateTime, ForeignKey, Integer, String, Text, UniqueConstraint, select
+from sqlalchemy import DateTime, ForeignKey, Integer, String, Text, UniqueConstraint, bindparam, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -62,6 +62,12 @@ class ApiCase(Base):
 
 
 _CASE_COLUMNS = ("id", "tenant_id", "name", "pack", "origin", "created_at")
+
+
+# the case-owner read of every API request on a case, built once (``PointReads`` compiles it once)
+_OWNED_CASE = select(*(ApiCase.__table__.c[name] for name in _CASE_COLUMNS)).where(
+    ApiCase.id == bindparam("case_id"), ApiCase.tenant_id == bindparam("tenant_id")
+)
 
 
 class ApiDocument(Base):
@@ -144,9 +150,8 @@ class ApiCaseStore:
 
     def get_case(self, tenant_id: str, case_id: str) -> ApiCase | None:
         """The tenant's case (a detached record: one round trip, ``db.PointReads``), or None."""
-        cols = [ApiCase.__table__.c[name] for name in _CASE_COLUMNS]
-        row = point_reads(self.engine).first(select(*cols).where(ApiCase.id == case_id, ApiCase.tenant_id == tenant_id))
-        return ApiCase(**row._mapping) if row is not None else None
+        row = point_reads(self.engine).first(_OWNED_CASE, case_id=case_id, tenant_id=tenant_id)
+        return ApiCase(**row._asdict()) if row is not None else None
 
     def list_cases(self, tenant_id: str, limit: int = 100, offset: int = 0) -> list[ApiCase]:
         with self.Session() as s:

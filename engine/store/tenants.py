@@ -14,7 +14,7 @@ import secrets
 import uuid
 from datetime import UTC, datetime
 
-from sqlalchemy import DateTime, ForeignKey, String, select
+from sqlalchemy import DateTime, ForeignKey, String, bindparam, select
 from sqlalchemy.orm import Mapped, mapped_column
 
 from lexlogic.engine.store.db import Base, create_tables, dispose_engine, make_engine, point_reads, session_factory
@@ -50,6 +50,12 @@ class KeyScope(Base):
     __tablename__ = "api_key_scopes"
     key_id: Mapped[str] = mapped_column(String(32), ForeignKey("api_keys.key_id"), primary_key=True)
     scope: Mapped[str] = mapped_column(String(32), primary_key=True)
+
+
+# the API-key read of every request, built once (``PointReads`` compiles it once)
+_PRINCIPAL = select(ApiKey.secret_sha256, ApiKey.revoked_at, ApiKey.tenant_id, ApiKey.key_id).where(
+    ApiKey.key_id == bindparam("key_id")
+)
 
 
 def _digest(secret: str) -> str:
@@ -145,8 +151,7 @@ class TenantStore:
         if parsed is None:
             return None
         key_id, secret = parsed
-        cols = (ApiKey.secret_sha256, ApiKey.revoked_at, ApiKey.tenant_id, ApiKey.key_id)
-        row = point_reads(self.engine).first(select(*cols).where(ApiKey.key_id == key_id))  # one round trip
+        row = point_reads(self.engine).first(_PRINCIPAL, key_id=key_id)  # one round trip
         expected = row.secret_sha256 if row is not None else _digest("\0absent")
         ok = hmac.compare_digest(expected, _digest(secret))
         if row is None or row.revoked_at is not None or not ok:

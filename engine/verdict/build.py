@@ -970,11 +970,15 @@ class _SharedMemo(RunMemo):
 class VerdictService:
     """Verdicts and per-narrative analyses, cached (serialised verdicts as bytes: a hit costs a hash)."""
 
-    def __init__(self, packs: PackLibrary, size: int = 256, workers: int | None = None) -> None:
+    def __init__(
+        self, packs: PackLibrary, size: int = 256, workers: int | None = None, limits: InferenceLimits | None = None
+    ) -> None:
         """``workers``: at most that many verdicts computed at once (None: no bound). Why a bound: a verdict
         is CPU work under the GIL; sixteen request threads computing at once each finish last, and starve the
-        event loop that serves the cached answers; queued, they finish in turn."""
+        event loop that serves the cached answers; queued, they finish in turn. ``limits``: the inference
+        route's thresholds (the deployment's ``Settings.inference_*``, built at the edge; None: the defaults)."""
         self.packs = packs
+        self.limits = limits
         self.verdicts = _LRU(size)
         self._computing = threading.BoundedSemaphore(workers) if workers else None
         self.analyses = _LRU(size * 8)
@@ -1040,6 +1044,7 @@ class VerdictService:
                 weights=weights,
                 analyser=self.analyse,
                 memo=self.memo(load_pack(self.packs, case.pack).digest),
+                limits=self.limits,
             )
             return (verdict if proofs == "all" else compact(verdict)).model_dump_json().encode()
 
