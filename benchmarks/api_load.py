@@ -141,6 +141,7 @@ def main() -> None:
         help="run the server from another source tree (e.g. an older commit exported with git archive, with a "
         "lexlogic/ of links to its folders): before/after figures from one harness",
     )
+    ap.add_argument("--http", default="auto", help="uvicorn's HTTP parser: auto | h11 | httptools")
     ap.add_argument("--profile", type=Path, default=None, help="run the server under cProfile, its stats to FILE")
     args = ap.parse_args()
     seconds = 5.0 if args.quick else args.seconds
@@ -168,6 +169,8 @@ def main() -> None:
             "--log-level",
             "warning",
             "--no-access-log",
+            "--http",
+            args.http,
         ],
         cwd=args.src or ROOT,
         env=env,

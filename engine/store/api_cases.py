@@ -160,7 +160,19 @@ class ApiCaseStore:
         hit = self._owned.get((tenant_id, case_id))
         if hit is not None:
             return hit
-        row = point_reads(self.engine).first(_OWNED_CASE, case_id=case_id, tenant_id=tenant_id)
+        return self._remember(
+            tenant_id, case_id, point_reads(self.engine).first(_OWNED_CASE, case_id=case_id, tenant_id=tenant_id)
+        )
+
+    async def aget_case(self, tenant_id: str, case_id: str) -> ApiCase | None:
+        """``get_case`` awaited: the event loop serves other requests during the round trip (the API's)."""
+        hit = self._owned.get((tenant_id, case_id))
+        if hit is not None:
+            return hit
+        row = await point_reads(self.engine).afirst(_OWNED_CASE, case_id=case_id, tenant_id=tenant_id)
+        return self._remember(tenant_id, case_id, row)
+
+    def _remember(self, tenant_id: str, case_id: str, row: Any) -> ApiCase | None:
         if row is None:
             return None
         case = ApiCase(**row._asdict())

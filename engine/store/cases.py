@@ -314,6 +314,11 @@ class CaseStore:
         row = point_reads(self.engine).first(_HEAD_SEQ, case_id=case_id)
         return int(row[0] or 0) if row is not None else 0
 
+    async def ahead_seq(self, case_id: str) -> int:
+        """``head_seq`` awaited: the event loop serves other requests during the round trip (the API's)."""
+        row = await point_reads(self.engine).afirst(_HEAD_SEQ, case_id=case_id)
+        return int(row[0] or 0) if row is not None else 0
+
     def latest(self, case_id: str) -> tuple[int, dict[str, Any]] | None:
         with self.Session() as s:
             run = s.get(CaseRun, case_id)

@@ -65,6 +65,7 @@ class PointReads:
 
     def __init__(self, engine: Engine) -> None:
         self._sql: dict[int, tuple[Executable, str]] = {}  # id(statement) → (statement, its SQL): compiled once
+        self._loop_reads: Any = None  # engine.store.loop_reads.LoopReads, made on the first ``afirst``
         if engine.dialect.name == "sqlite":
             self.engine = engine
             self._driver = False
@@ -86,27 +87,45 @@ class PointReads:
                     raise
         return None  # unreachable: the second attempt returns or raises
 
+    async def afirst(self, statement: Executable, **params: Any) -> Any:
+        """``first`` awaited on the event loop without blocking it during the round trip (PostgreSQL through
+        psycopg: ``engine.store.loop_reads``); elsewhere (SQLite: no round trip) ``first`` itself."""
+        if not (params and self._driver):
+            return self.first(statement, **params)
+        if self._loop_reads is None:
+            from lexlogic.engine.store.loop_reads import LoopReads
+
+            url = self.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+            self._loop_reads = LoopReads(url)
+        return await self._loop_reads.first(self._compiled(statement), params)
+
+    def _compiled(self, statement: Executable) -> str:
+        known = self._sql.get(id(statement))
+        if known is None or known[0] is not statement:
+            known = self._sql[id(statement)] = (statement, str(statement.compile(dialect=self.engine.dialect)))
+        return known[1]
+
     def _driver_first(self, statement: Executable, params: dict[str, Any]) -> Any:
         """The read on the driver's connection; its errors as SQLAlchemy's (the API's 503 / retry read those)."""
         import psycopg
         from psycopg.rows import namedtuple_row
 
-        known = self._sql.get(id(statement))
-        if known is None or known[0] is not statement:
-            known = self._sql[id(statement)] = (statement, str(statement.compile(dialect=self.engine.dialect)))
+        sql = self._compiled(statement)
         pooled = self.engine.raw_connection()
         try:
             with pooled.driver_connection.cursor(row_factory=namedtuple_row) as cur:
-                return cur.execute(known[1], params).fetchone()
+                return cur.execute(sql, params).fetchone()
         except psycopg.Error as exc:
             dropped = isinstance(exc, psycopg.OperationalError)  # the server dropped it: never pool it again
             if dropped:
                 pooled.invalidate(exc)
-            raise DBAPIError.instance(known[1], params, exc, psycopg.Error, connection_invalidated=dropped) from exc
+            raise DBAPIError.instance(sql, params, exc, psycopg.Error, connection_invalidated=dropped) from exc
         finally:
             pooled.close()
 
     def dispose(self) -> None:
+        if self._loop_reads is not None:
+            self._loop_reads.close()
         self.engine.dispose()
 
 
