@@ -132,7 +132,9 @@ def main() -> None:
     ap.add_argument("--db", default="sqlite", help="sqlite | postgres | an SQLAlchemy URL")
     ap.add_argument("--hostile", type=int, default=0, help="extra clients sending poisoned requests")
     ap.add_argument(
-        "--scenarios", default="verdict", help="verdict | all (what-if cached/new, slider ranking, new case)"
+        "--scenarios",
+        default="verdict",
+        help="verdict | all | a comma list of " + ", ".join(scenarios.NAMES) + " (after the verdict clients)",
     )
     ap.add_argument(
         "--src",
@@ -245,8 +247,9 @@ def _load(
     ok = not errors and p(0.99) < 500
     print(f"  target (0 errors, p99 < 500 ms): {'met' if ok else 'NOT met'}")
     print(f"  issue 33 target (p99 ≤ 250 ms) : {'met' if not errors and p(0.99) <= 250 else 'NOT met'}")
-    if args.scenarios == "all":
-        scenarios.run_all(base, headers, case_id, args.clients, seconds, first.json())
+    if args.scenarios != "verdict":
+        only = None if args.scenarios == "all" else set(args.scenarios.split(","))
+        scenarios.run_all(base, headers, case_id, args.clients, seconds, first.json(), only)
 
 
 if __name__ == "__main__":

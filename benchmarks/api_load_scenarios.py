@@ -75,10 +75,20 @@ def _report(
         print(f"  target p99 ≤ {target_ms:.0f} ms   : {'met' if ok else 'NOT met'}")
 
 
+NAMES = ("whatif-cached", "whatif-new", "ranking", "new-case")
+
+
 def run_all(
-    base: str, headers: dict[str, str], case_id: str, clients: int, seconds: float, verdict: dict[str, Any]
+    base: str,
+    headers: dict[str, str],
+    case_id: str,
+    clients: int,
+    seconds: float,
+    verdict: dict[str, Any],
+    only: set[str] | None = None,
 ) -> None:
-    """The four scenarios, one after the other."""
+    """The four scenarios (``only`` these of ``NAMES``), one after the other."""
+    want = only or set(NAMES)
     sliders = [s["name"] for s in verdict.get("sliders") or [] if s.get("group") == "priors"]
     if not sliders:
         print("what-if scenarios: the verdict has no prior slider")
@@ -97,19 +107,20 @@ def run_all(
         return make
 
     cached = [(sliders[j % len(sliders)], round(0.1 + 0.1 * j, 2)) for j in range(8)]
-    with httpx.Client(base_url=base, headers=headers, timeout=120) as c:  # asked once: then cached
-        for name, x in cached:
-            assert c.post(path, json={"priors": {name: x}}).status_code == 200
-    lat, err, wall, m = _phase(base, headers, clients, seconds, whatif(lambda k, i: cached[(k + i) % len(cached)]))
-    _report(f"what-if, cached (8 what-ifs asked before), {clients} clients", lat, err, wall, 300, m)
+    if "whatif-cached" in want:
+        with httpx.Client(base_url=base, headers=headers, timeout=120) as c:  # asked once: then cached
+            for name, x in cached:
+                assert c.post(path, json={"priors": {name: x}}).status_code == 200
+        lat, err, wall, m = _phase(base, headers, clients, seconds, whatif(lambda k, i: cached[(k + i) % len(cached)]))
+        _report(f"what-if, cached (8 what-ifs asked before), {clients} clients", lat, err, wall, 300, m)
 
     def fresh(k: int, i: int) -> tuple[str, float]:  # a value never asked: unique per client and request
         return sliders[(k + i) % len(sliders)], round(0.05 + 0.9 * ((k * 7919 + i * 104729) % 100003) / 100003, 6)
 
-    lat, err, wall, m = _phase(base, headers, clients, seconds, whatif(fresh))
-    _report(
-        f"what-if, new (a prior never asked, {len(sliders)} sliders in turn), {clients} clients", lat, err, wall, 300, m
-    )
+    if "whatif-new" in want:
+        lat, err, wall, m = _phase(base, headers, clients, seconds, whatif(fresh))
+        title = f"what-if, new (a prior never asked, {len(sliders)} sliders in turn), {clients} clients"
+        _report(title, lat, err, wall, 300, m)
 
     def ranking(k: int) -> Request:
         async def req(c: RawClient, i: int) -> bool:
@@ -119,11 +130,13 @@ def run_all(
 
         return req
 
-    lat, err, wall, m = _phase(base, headers, 1, seconds, ranking)
-    _report("slider ranking (POST …/sensitivity, new hypotheses each time), 1 client", lat, err, wall, 1000, m)
-    lat, err, wall, m = _phase(base, headers, clients, seconds, ranking)
-    _report(f"slider ranking, {clients} clients at once (no target: for the record)", lat, err, wall, None, m)
-    _new_cases(base, headers, clients, seconds)
+    if "ranking" in want:
+        lat, err, wall, m = _phase(base, headers, 1, seconds, ranking)
+        _report("slider ranking (POST …/sensitivity, new hypotheses each time), 1 client", lat, err, wall, 1000, m)
+        lat, err, wall, m = _phase(base, headers, clients, seconds, ranking)
+        _report(f"slider ranking, {clients} clients at once (no target: for the record)", lat, err, wall, None, m)
+    if "new-case" in want:
+        _new_cases(base, headers, clients, seconds)
 
 
 def _new_cases(base: str, headers: dict[str, str], clients: int, seconds: float) -> None:
