@@ -38,7 +38,10 @@ def batch(
     timeout: float | None = typer.Option(None, "--timeout", min=1, help="give up waiting for workers after N s"),
     db: str | None = typer.Option(None, "--db", help="database URL (default LEXLOGIC_DATABASE_URL or SQLite)"),
     portfolio: bool = typer.Option(
-        False, "--portfolio", help="case files by groups of the same pack and structure, results only (local)"
+        False,
+        "--portfolio",
+        help="case files by groups of the same pack and structure, results only (chunks on the workers when a "
+        "broker is configured, else the local pool)",
     ),
     proofs: bool = typer.Option(False, "--proofs", help="with --portfolio: each result carries its proof tree"),
     outage_limit: float = typer.Option(
@@ -83,19 +86,18 @@ def batch(
         "concurrency": concurrency,
         "on_item": on_item,
     }
+    common.update(
+        distributed=False if local else None,
+        timeout=timeout,
+        on_notice=lambda msg: err.print(f"batch: {msg}", markup=False, highlight=False),
+        outage_limit=outage_limit,
+    )
     if portfolio:
         from lexlogic.engine.jobs.portfolio import run_portfolio
 
         report = run_portfolio(directory, proofs=proofs, **common)
     else:
-        report = run_batch(
-            directory,
-            distributed=False if local else None,
-            timeout=timeout,
-            on_notice=lambda msg: err.print(f"batch: {msg}", markup=False, highlight=False),
-            outage_limit=outage_limit,
-            **common,
-        )
+        report = run_batch(directory, **common)
     if view is not None:
         view.stop()
     _write(report.results, out, fmt.value)
@@ -129,7 +131,12 @@ def item_words(r: Any) -> str:
     return ", ".join(words)
 
 
-MODE_WORDS = {"local": "local", "celery": "workers Celery", "portfolio": "portefeuille, par groupes"}
+MODE_WORDS = {
+    "local": "local",
+    "celery": "workers Celery",
+    "portfolio": "portefeuille, par groupes",
+    "portfolio_celery": "portefeuille, par groupes, sur les workers Celery",
+}
 
 STATUS_WORDS = {
     "verdict": "verdict",

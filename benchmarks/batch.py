@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import signal
 import statistics
 import subprocess
@@ -64,7 +65,9 @@ def kill(proc: subprocess.Popen) -> None:
     proc.wait(20)
 
 
-def timed(root: Path, db: str, portfolio: bool = False, **kw: object) -> tuple[float, float]:
+def timed(
+    root: Path, db: str, portfolio: bool = False, batch_id: str | None = None, **kw: object
+) -> tuple[float, float]:
     """(wall seconds, CPU seconds of this process and its finished children) for one fresh batch."""
     cpu0 = os.times()
     t0 = time.perf_counter()
@@ -74,7 +77,7 @@ def timed(root: Path, db: str, portfolio: bool = False, **kw: object) -> tuple[f
         packs=PackLibrary(SHIPPED_RULES),
         settings=Settings(),
         db_url=db,
-        batch_id=f"bench-{uuid.uuid4().hex[:8]}",
+        batch_id=batch_id or f"bench-{uuid.uuid4().hex[:8]}",
         **kw,
     )
     wall = time.perf_counter() - t0
@@ -169,6 +172,12 @@ def main() -> None:
         try:
             if args.portfolio_only:
                 portfolio_only(cases, warm, db, args.cases, args.repeat, load0[0])
+                for n in (1, 2) if args.celery else ():
+                    while len(workers) < n:
+                        workers.append(start_worker(f"bench{len(workers) + 1}-{prefix}", env, home))
+                    celery.append(on_celery(cases, warm, db, n, home))
+                if celery:
+                    celery_report(celery, args.cases, home)
                 return
             rows, per_case_cpu = compare(cases, warm, db, args.cases, args.repeat)
             for n in (1, 2) if args.celery else ():
@@ -177,6 +186,7 @@ def main() -> None:
                     timed(warm, db, distributed=True, timeout=300)  # warm each worker's pool process
                 wall, _ = timed(cases, db, distributed=True, timeout=600)
                 celery.append((f"Celery, {n} worker{'s' if n > 1 else ''} (-c 1), case by case", wall, float("nan")))
+                celery.append(on_celery(cases, warm, db, n, home))
         finally:
             for w in workers:
                 kill(w)
@@ -188,9 +198,150 @@ def main() -> None:
                         conn.default_channel.queue_delete(f"{prefix}.{q}")
             with psycopg.connect(raw, autocommit=True) as conn:
                 conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
-    print(f"load average after: {os.getloadavg()[0]:.2f} (before {load0[0]:.2f})")
-    report(rows, celery, args.cases, per_case_cpu)
-    projection(rows[1][2], args.cases, args.repeat)
+        print(f"load average after: {os.getloadavg()[0]:.2f} (before {load0[0]:.2f})")
+        report(rows, celery, args.cases, per_case_cpu)
+        projection(rows[1][2], args.cases, args.repeat)
+        if celery:
+            celery_report(celery, args.cases, home)  # the workers' logs are under ``home``
+
+
+# --- portfolio chunks on the Celery workers ---------------------------------------------------------------
+CELERY_RUNS: list[str] = []  # batch ids of the portfolio runs on Celery (their chunks are in the workers' logs)
+CHUNK_LINE = re.compile(r"chunk (chunk-(\S+?)-[0-9a-f]{16}): (\d+) case\(s\) in ([\d.]+) s wall, ([\d.]+) s CPU")
+
+
+def on_celery(cases: Path, warm: Path, db: str, n: int, home: Path) -> tuple[str, float, float]:
+    """The portfolio on ``n`` Celery workers (-c 1), after a warm-up batch: (row name, wall, coordinator CPU)."""
+    timed(warm, db, portfolio=True, distributed=True, timeout=600)  # the workers' imports and first grounding
+    bid = f"bench-pf{n}-{uuid.uuid4().hex[:6]}"
+    CELERY_RUNS.append(bid)
+    print(f"  portfolio on {n} Celery worker(s): batch {bid}, load {os.getloadavg()[0]:.2f}", flush=True)
+    wall, cpu = timed(cases, db, portfolio=True, distributed=True, timeout=1800, batch_id=bid)
+    return (f"Celery, {n} worker{'s' if n > 1 else ''} (-c 1), portfolio chunks", wall, cpu)
+
+
+def measured_chunks(home: Path) -> list[tuple[str, int, float, float]]:
+    """(batch id, cases, wall s, CPU s) of every chunk the workers evaluated for the timed Celery runs."""
+    out = []
+    for log in sorted(home.glob("bench*.log")):
+        for m in CHUNK_LINE.finditer(log.read_text(errors="replace")):
+            if m.group(2) in CELERY_RUNS:
+                out.append((m.group(2), int(m.group(3)), float(m.group(4)), float(m.group(5))))
+    return out
+
+
+def _q(xs: list[float], q: float) -> float:
+    return statistics.quantiles(xs, n=10, method="inclusive")[8] if q == 0.9 and len(xs) > 1 else statistics.median(xs)
+
+
+def celery_report(rows: list[tuple[str, float, float]], n: int, home: Path) -> None:
+    """The Celery rows, the per-chunk figures measured in the workers, and the projection built from them."""
+    print("\n| mode | wall (s) | coordinator CPU (s) | cases/s |\n|---|---:|---:|---:|")
+    for name, wall, cpu in rows:
+        print(f"| {name} | {wall:.2f} | {cpu:.2f} | {n / wall:.2f} |")
+    chunks = measured_chunks(home)
+    if not chunks:
+        print("no chunk figures found in the workers' logs")
+        return
+    walls, cpus = [w for _, _, w, _ in chunks], [c for _, _, _, c in chunks]
+    per_case = [w / k for _, k, w, _ in chunks]
+    print(
+        f"\nper chunk, measured in the workers ({len(chunks)} chunks of {min(k for _, k, _, _ in chunks)}–"
+        f"{max(k for _, k, _, _ in chunks)} cases, both runs): wall median {statistics.median(walls) * 1000:.0f} ms, "
+        f"p90 {_q(walls, 0.9) * 1000:.0f} ms; CPU median {statistics.median(cpus) * 1000:.0f} ms, "
+        f"p90 {_q(cpus, 0.9) * 1000:.0f} ms; wall a case median {statistics.median(per_case) * 1000:.1f} ms, "
+        f"p90 {_q(per_case, 0.9) * 1000:.1f} ms"
+    )
+    coordinator = min(cpu for name, _, cpu in rows if name.endswith("portfolio chunks")) / n
+    celery_projection(chunks, coordinator)
+    own = coordinator_work(home / "cases")
+    print(
+        f"\nthe coordinator's per-case work alone (discover, open the batch, group: measured here on the same cases) "
+        f"is {own * 1000:.2f} ms a case: the rest of the {coordinator * 1000:.2f} ms above is its fixed start (the "
+        f"pack read and compiled) and its polling over the run's wall time, which do not grow with the cases; with "
+        f"{own * 1000:.2f} ms a case the coordinator's bound would be {1 / own:,.0f} cases/s instead of "
+        f"{1 / coordinator:,.0f}"
+    )
+
+
+def coordinator_work(cases: Path) -> float:
+    """CPU seconds a case of what the client does per case before the workers (a scratch SQLite database)."""
+    from lexlogic.engine.jobs.batch import discover
+    from lexlogic.engine.jobs.batch_store import BatchStore
+    from lexlogic.engine.jobs.portfolio_groups import group_items
+    from lexlogic.engine.store.cases import CaseStore
+
+    packs = PackLibrary(SHIPPED_RULES)
+    packs.pack("rupture_brutale")  # the fixed start, left out
+    with tempfile.TemporaryDirectory() as tmp:
+        store = CaseStore(f"sqlite:///{Path(tmp) / 'c.db'}")
+        t0 = time.process_time()
+        items = discover(cases)
+        bstore = BatchStore.on(store.engine)
+        bstore.open("c", str(cases), items)
+        group_items(bstore.items("c"), packs)
+        spent = time.process_time() - t0
+        store.close()
+    return spent / len(items)
+
+
+def _fit(points: list[tuple[int, float]]) -> tuple[float, float]:
+    """Least squares t = a + b·cases over the measured chunks (a ≥ 0)."""
+    ks, ts = [k for k, _ in points], [t for _, t in points]
+    mk, mt = statistics.fmean(ks), statistics.fmean(ts)
+    var = sum((k - mk) ** 2 for k in ks)
+    b = sum((k - mk) * (t - mt) for k, t in points) / var if var else mt / mk
+    return max(0.0, mt - b * mk), b
+
+
+def celery_projection(chunks: list[tuple[str, int, float, float]], coordinator: float) -> None:
+    """10,000 and 1,000,000 cases on N workers from the chunks measured on the workers (see the assumptions)."""
+    fits = {"CPU": _fit([(k, c) for _, k, _, c in chunks]), "wall": _fit([(k, w) for _, k, w, _ in chunks])}
+    cols: list[tuple[str, float, float, float]] = []  # (label, a, b, scale)
+    for what, (a, b) in fits.items():
+        ratio = [(c if what == "CPU" else w) / (a + b * k) for _, k, w, c in chunks]
+        print(
+            f"fit of the chunks' {what}: {a * 1000:.1f} ms + {b * 1000:.1f} ms a case; measured/fit median "
+            f"{statistics.median(ratio):.2f}, p90 {_q(ratio, 0.9):.2f}"
+        )
+        cols.append((f"{what} median", a, b, statistics.median(ratio)))
+        if what == "CPU":
+            cols.append((f"{what} p90", a, b, _q(ratio, 0.9)))
+    print(f"coordinator (the client): {coordinator * 1000:.2f} ms CPU a case (its CPU in the run / cases), serial")
+    print(
+        "assumptions: make_cases.py's portfolio (16 skeletons, period 180) cut in chunks of ≤ 64; every worker "
+        "runs chunks back to back, each taking the fit's a + b·cases scaled by the measured/fit median (p90: the "
+        "pessimistic column); CPU columns: one free core per worker; wall column: the share of a core the workers "
+        "had in this run; the broker and the database keep up; the coordinator works in parallel with the workers "
+        "at the per-case cost measured here (so it bounds the rate: wall = max(work / N, cases × coordinator))"
+    )
+    for total in (10_000, 1_000_000):
+        k = chunk_sizes(total)
+        print(f"\n{total:,} cases ({len(k):,} chunks)  " + "".join(f"{c[0]:>26}" for c in cols))
+        for w in (1, 2, 8, 32, 128):
+            cells = []
+            for _, a, b, r in cols:
+                wall = max((len(k) * a + total * b) * r / w, total * coordinator)
+                cells.append(f"{_duration(wall):>10} ({total / wall:7.1f}/s)")
+            print(f"  {w:>4} worker{'s' if w > 1 else ' '}          " + "".join(f"{c:>26}" for c in cells))
+
+
+def chunk_sizes(total: int) -> list[int]:
+    """The chunks' sizes for ``total`` cases of make_cases.py's portfolio (its skeleton repeats every 180)."""
+    from lexlogic.engine.jobs.portfolio import CHUNK
+    from lexlogic.engine.jobs.portfolio_groups import skeleton
+    from tests.distributed.make_cases import variation
+
+    pack = PackLibrary(SHIPPED_RULES).pack("rupture_brutale")
+    sizes: dict[str, int] = {}
+    for i in range(180):
+        k = skeleton(variation(i), pack)
+        sizes[k] = sizes.get(k, 0) + len(range(i, total, 180))
+    return [min(CHUNK, s - j) for s in sizes.values() for j in range(0, s, CHUNK)]
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 3600:.2f} h" if seconds >= 3600 else f"{seconds / 60:.1f} min"
 
 
 def report(
@@ -239,7 +390,7 @@ def projection(portfolio_cpu: float, n: int, repeat: int, total: int = 1_000_000
     that size counted from the cases' skeletons (the skeleton repeats every 180 cases), chunks of 64; the
     coordinator's own CPU per case (reading, grouping, recording each result: the run's CPU minus its chunks')
     is serial. Assumes one free core per worker."""
-    from lexlogic.engine.jobs.portfolio import skeleton
+    from lexlogic.engine.jobs.portfolio_groups import skeleton
     from tests.distributed.make_cases import variation
 
     ks = [k for k, _ in CHUNKS]

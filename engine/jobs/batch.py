@@ -150,7 +150,7 @@ def summarise(results: list[ItemResult], top: int = 10) -> Summary:
 # --- running a batch ---------------------------------------------------------------------------------------
 class BatchReport(BaseModel):
     batch_id: str
-    mode: Literal["local", "celery", "portfolio"]
+    mode: Literal["local", "celery", "portfolio", "portfolio_celery"]
     total: int
     skipped: int = Field(description="items already done by an earlier run of the batch")
     seconds: float

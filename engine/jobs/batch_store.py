@@ -10,13 +10,14 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
-from sqlalchemy import DateTime, Engine, Integer, String, Text, select, update
+from sqlalchemy import DateTime, Engine, Index, Integer, String, Text, func, select, update
 from sqlalchemy.orm import Mapped, mapped_column
 
 from lexlogic.engine.case.machine import CaseState
 from lexlogic.engine.store.db import Base, JSONType, create_tables, session_factory
 
 ItemKind = Literal["case", "dossier"]
+IN_LIMIT = 10_000  # keys in one IN list at most (see ``BatchStore.items``)
 
 
 def _now() -> datetime:
@@ -44,6 +45,9 @@ class BatchItemRow(Base):
     attempts: Mapped[int] = mapped_column(Integer, default=0)  # deliveries that claimed its run
     repeats: Mapped[int] = mapped_column(Integer, default=0)  # finishes that found it already done
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+    # a portfolio client's poll reads what finished since its last one (``finished_since``): migration 0002
+    __table_args__ = (Index("ix_batch_items_batch_finished", "batch_id", "finished_at"),)
 
 
 class Item(BaseModel):
@@ -181,11 +185,35 @@ class BatchStore:
                 )
 
     def items(self, batch_id: str, keys: Iterable[str] | None = None) -> list[BatchItemRow]:
+        """The batch's items in key order (those of ``keys`` when given). Beyond ``IN_LIMIT`` keys the batch's
+        rows are read whole and filtered here: a query carries at most 65,535 parameters on PostgreSQL."""
         q = select(BatchItemRow).where(BatchItemRow.batch_id == batch_id)
-        if keys is not None:
-            q = q.where(BatchItemRow.key.in_(list(keys)))
+        wanted = list(keys) if keys is not None else None
+        if wanted is not None and len(wanted) <= IN_LIMIT:
+            q = q.where(BatchItemRow.key.in_(wanted))
         with self.Session() as s:
-            return list(s.scalars(q.order_by(BatchItemRow.key)))
+            rows = list(s.scalars(q.order_by(BatchItemRow.key)))
+        if wanted is not None and len(wanted) > IN_LIMIT:
+            chosen = set(wanted)
+            rows = [r for r in rows if r.key in chosen]
+        return rows
+
+    def pending_count(self, batch_id: str, kind: ItemKind | None = None) -> int:
+        """Items still pending (of ``kind`` when given): one count, however large the batch."""
+        q = select(func.count()).where(BatchItemRow.batch_id == batch_id, BatchItemRow.status == "pending")
+        if kind is not None:
+            q = q.where(BatchItemRow.kind == kind)
+        with self.Session() as s:
+            return int(s.scalar(q) or 0)
+
+    def finished_since(self, batch_id: str, since: datetime) -> list[BatchItemRow]:
+        """Items done at or after ``since`` (their writer's clock): a client's progress without reading the
+        whole batch at every poll."""
+        q = select(BatchItemRow).where(
+            BatchItemRow.batch_id == batch_id, BatchItemRow.status == "done", BatchItemRow.finished_at >= since
+        )
+        with self.Session() as s:
+            return list(s.scalars(q))
 
     def done_count(self, batch_id: str, keys: Iterable[str]) -> int:
         wanted = set(keys)
@@ -204,6 +232,15 @@ class BatchStore:
             s.execute(
                 update(BatchItemRow)
                 .where(BatchItemRow.batch_id == batch_id, BatchItemRow.key == key)
+                .values(attempts=BatchItemRow.attempts + 1)
+            )
+
+    def attempt_many(self, batch_id: str, keys: list[str]) -> None:
+        """``attempt`` for a portfolio chunk's items, in one transaction (a chunk redone shows 2)."""
+        with self.Session.begin() as s:
+            s.execute(
+                update(BatchItemRow)
+                .where(BatchItemRow.batch_id == batch_id, BatchItemRow.key.in_(keys))
                 .values(attempts=BatchItemRow.attempts + 1)
             )
 
@@ -239,30 +276,31 @@ class BatchStore:
 
     def record_many(self, batch_id: str, results: list[dict[str, Any]]) -> list[bool]:
         """``record`` for a chunk's results (each ``{"key": …}``) in one transaction: one commit per chunk,
-        not per item (a crash loses at most the chunk, which a re-run computes again)."""
+        not per item (a crash loses at most the chunk, which a re-run computes again). An item already done
+        keeps its result and counts a repeat (as ``complete``): a chunk redone never writes a line twice."""
         done = []
         now = _now()
         with self.Session.begin() as s:
             for result in results:
+                where = (BatchItemRow.batch_id == batch_id, BatchItemRow.key == result["key"])
                 res = s.execute(
                     update(BatchItemRow)
-                    .where(
-                        BatchItemRow.batch_id == batch_id,
-                        BatchItemRow.key == result["key"],
-                        BatchItemRow.status == "pending",
-                    )
+                    .where(*where, BatchItemRow.status == "pending")
                     .values(status="done", result=result, finished_at=now)
                 )
                 done.append(res.rowcount == 1)  # type: ignore[attr-defined]
+                if not done[-1]:
+                    s.execute(update(BatchItemRow).where(*where).values(repeats=BatchItemRow.repeats + 1))
         return done
 
-    def fail(self, batch_id: str, key: str, message: str) -> None:
-        """An item that cannot even start (an invalid case file) is done with status ``invalid``."""
+    def fail(self, batch_id: str, key: str, message: str, status: Literal["invalid", "error"] = "invalid") -> None:
+        """An item that cannot even start (an invalid case file) is done with status ``invalid``; one whose run
+        this version cannot go on with (an unreadable saved state) with ``error``."""
         with self.Session.begin() as s:
             row = s.get(BatchItemRow, (batch_id, key))
             if row is not None and row.status == "pending":
                 row.status = "done"
-                row.result = ItemResult(key=key, kind=row.kind, status="invalid", message=message).model_dump(  # type: ignore[arg-type]
+                row.result = ItemResult(key=key, kind=row.kind, status=status, message=message).model_dump(  # type: ignore[arg-type]
                     mode="json"
                 )
                 row.finished_at = _now()

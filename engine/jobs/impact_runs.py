@@ -19,11 +19,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
-from lexlogic.engine.case.machine import CaseState, Orchestrator
+from lexlogic.engine.case.machine import CaseState, Orchestrator, read_state
 from lexlogic.engine.jobs.batch import _create_run, discover, run_batch
 from lexlogic.engine.jobs.batch_store import BatchItemRow, BatchStore, Item
 from lexlogic.engine.jobs.tasks import Job
-from lexlogic.engine.store.cases import CaseStore, LeaseTimes
+from lexlogic.engine.store.cases import CaseStore, LeaseTimes, UnreadableState
 from lexlogic.engine.workbench.impact import CaseRuns, ImpactError, ImpactReport, Rules, compare, read_jsonl
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.settings import Settings
@@ -150,9 +150,9 @@ def _run_item(
         return  # invalid: recorded with its reason
     latest = store.latest(row.run_id)
     assert latest is not None
-    state = CaseState.model_validate(latest[1])
     job = Job(kind="batch", batch_id=batch_id, key=row.key, rules_dir=str(packs.root))
     try:
+        state = read_state(latest[1], f"run {row.run_id}")  # UnreadableState: a LexlogicError, said in the line
         if state.status == "running":
             orch = Orchestrator(store, packs=packs, job=job.model_dump(), documents_cache=documents_cache)
             state = orch.run(state)
@@ -192,7 +192,10 @@ def _final_state(store: CaseStore, row: BatchItemRow | None) -> CaseState | str:
     latest = store.latest(row.run_id)
     if latest is None:
         return "no run"
-    state = CaseState.model_validate(latest[1])
+    try:
+        state = read_state(latest[1], f"run {row.run_id}")
+    except UnreadableState as exc:
+        return str(exc)
     if state.evaluation is None:
         return f"{state.status}: {state.message}" if state.message else state.status
     return state

@@ -52,7 +52,10 @@ def queue_depths(url: str, names: dict[StageName, str], timeout: float = 2.0) ->
 
 
 def stage_of(lease: dict[str, Any]) -> StageName:
-    """The queue a queued run waits in: ingestion while its head is INIT, analysis after (as ``submit``)."""
+    """The queue a queued run waits in: ingestion while its head is INIT, analysis after (as ``submit``); a
+    portfolio chunk (no run, no phase) waits in the analysis queue (``engine.jobs.chunks``)."""
+    if (lease.get("job") or {}).get("kind") == "chunk":
+        return "analysis"
     return "ingest" if lease.get("phase") == "INIT" else "analysis"
 
 

@@ -15,161 +15,33 @@ checks it on the 40-case portfolio. Dossier folders (documents to read) are left
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
-from lexlogic.engine.case.evaluation import CaseEvaluator
-from lexlogic.engine.case.machine import CaseState, Orchestrator, Phase
 from lexlogic.engine.jobs.batch import BatchReport, batch_id_for, discover, run_batch
-from lexlogic.engine.jobs.batch_store import BatchItemRow, BatchStore, ItemResult, result_of
+from lexlogic.engine.jobs.batch_store import BatchStore, ItemResult
+from lexlogic.engine.jobs.patience import DEFAULT_LIMIT, Patience
+from lexlogic.engine.jobs.portfolio_groups import Group, group_items, run_group
 from lexlogic.engine.packs.library import PackLibrary
 from lexlogic.engine.store.cases import CaseStore, LeaseTimes
-from lexlogic.logic.canonical import canonical_hash
-from lexlogic.logic.errors import LexlogicError
-from lexlogic.logic.facts import parse_case
-from lexlogic.logic.pack import RulePack
 from lexlogic.settings import Settings
 
-_SHAPED = ("bool", "enum")  # fact types whose value shapes the program (others enter as numbers)
-
-
-# --- groups ------------------------------------------------------------------------------------------------
-def skeleton(raw: dict[str, Any], pack: RulePack) -> str:
-    """The group key of a case file: its pack (name, version) and how each fact is given (see the module)."""
-    shape: dict[str, Any] = {}
-    for name, given in sorted((raw.get("facts") or {}).items()):
-        spec = pack.facts.get(name)
-        wrapped = isinstance(given, dict) and "value" in given  # {value, confidence, allegation…}, not amounts
-        value = given["value"] if wrapped else given
-        uncertain = wrapped and any(k != "value" for k in given)
-        if spec is not None and spec.type.value in _SHAPED and not uncertain:
-            shape[name] = value
-        else:
-            shape[name] = sorted(given) if uncertain else "given"
-    extra = {k: v for k, v in raw.items() if k not in ("facts", "case_id")}
-    return canonical_hash({"pack": pack.name, "version": pack.manifest.version, "facts": shape, "rest": extra})
-
-
-@dataclass
-class Group:
-    key: str
-    items: list[tuple[str, str, str]] = field(default_factory=list)  # (key, path, run id)
-
-
-def group_items(rows: Iterable[BatchItemRow], packs: PackLibrary) -> tuple[list[Group], dict[str, str]]:
-    """Pending case items by skeleton (largest group first), and the items that cannot start (key → why)."""
-    groups: dict[str, Group] = {}
-    invalid: dict[str, str] = {}
-    for r in rows:
-        try:
-            raw = json.loads(Path(r.path).read_text(encoding="utf-8"))
-            pack = packs.pack(str(raw["pack"]) if raw.get("pack") else None)
-            parse_case(raw, pack, r.key)  # refused here exactly as the per-case path refuses it
-        except (OSError, ValueError, LexlogicError) as exc:
-            invalid[r.key] = f"{type(exc).__name__}: {exc}"[:500]
-            continue
-        k = skeleton(raw, pack)
-        groups.setdefault(k, Group(k)).items.append((r.key, r.path, r.run_id))
-    return sorted(groups.values(), key=lambda g: (-len(g.items), g.key)), invalid
-
-
-# --- one group, in one process -----------------------------------------------------------------------------
-class TransientStore:
-    """The state machine's store for a portfolio run: it keeps each run's state hashes (the loop detector
-    reads them) and nothing else — a portfolio records results, not snapshots."""
-
-    def __init__(self) -> None:
-        self._hashes: dict[str, list[str]] = {}
-
-    def save(self, case_id: str, state: dict[str, Any], *, state_hash: str, **_: Any) -> int:
-        seen = self._hashes.setdefault(case_id, [])
-        seen.append(state_hash)
-        return len(seen)
-
-    def hashes(self, case_id: str, *, since_epoch: bool = True) -> list[str]:
-        return list(self._hashes.get(case_id, []))
-
-    def acquire(self, case_id: str, owner: str | None = None, **_: Any) -> Any:
-        return case_id  # one process owns the whole group: there is nothing to lease
-
-    def let_go(self, hold: Any, *, release: bool = True) -> None:
-        self._hashes.pop(hold, None)
-
-
-class InMemoryMachine(Orchestrator):
-    """The state machine without snapshots: a transition only feeds the loop detector its hash. Without
-    ``proofs`` its evaluator builds what a result line reads and no more (``CaseEvaluator(result_only=True)``:
-    no proof trees, no distributions nobody reads); with ``proofs``, the whole verdict, as the per-case path."""
-
-    def __init__(self, packs: PackLibrary, proofs: bool = False) -> None:
-        self.memory = TransientStore()
-        evaluator = CaseEvaluator(packs, result_only=not proofs)
-        super().__init__(self.memory, evaluator, packs=packs, job={"kind": "portfolio"})  # type: ignore[arg-type]
-
-    def persist(self, state: CaseState, note: str = "") -> int:
-        """A transition, numbered. Its hash is not stored: ``run`` reads the store's hashes once, when it starts
-        (the created state's, saved by ``final_state``), then keeps its own; a portfolio case is run once."""
-        self._seq[state.case_id] = self._seq.get(state.case_id, 0) + 1
-        return self._seq[state.case_id]
-
-
-_LIBRARIES: dict[str, PackLibrary] = {}
-
-
-def library(rules_dir: str) -> PackLibrary:
-    """One pack library per process and rules folder: a group's packs are read and compiled once."""
-    lib = _LIBRARIES.get(rules_dir)
-    if lib is None:
-        lib = _LIBRARIES[rules_dir] = PackLibrary(Path(rules_dir))
-    return lib
-
-
-def final_state(orch: InMemoryMachine, packs: PackLibrary, key: str, path: str, run_id: str) -> CaseState:
-    """One case through the state machine, in memory, from the state the per-case path creates."""
-    raw = json.loads(Path(path).read_text(encoding="utf-8"))
-    pack = packs.pack(str(raw["pack"]) if raw.get("pack") else None)
-    created = CaseState(
-        case_id=run_id,
-        pack=pack.name,
-        source=path,
-        phase=Phase.PLANNING,
-        case_file=parse_case(raw, pack, key).model_dump(mode="json"),
-    ).model_dump(mode="json")  # the per-case path reads its first state back from the database: as JSON
-    state = CaseState.model_validate(created)
-    orch.memory.save(run_id, created, state_hash=state.logical_hash())
-    return orch.run(state)
-
-
-def run_case(packs: PackLibrary, key: str, path: str, run_id: str, proofs: bool) -> dict[str, Any]:
-    """One case's result line (its proof tree and why-not when ``proofs``)."""
-    orch = InMemoryMachine(packs, proofs)
-    state = final_state(orch, packs, key, path, run_id)
-    out = result_of(key, "case", state)
-    if proofs and state.evaluation is not None:
-        out.proof = state.evaluation.model_dump(mode="json", include={"proof", "why_not"})
-    return out.model_dump(mode="json")
-
-
-def run_group(rules_dir: str, items: list[tuple[str, str, str]], proofs: bool = False) -> list[dict]:
-    """A group's results (ItemResult as JSON), its cases one after the other in this process."""
-    packs = library(rules_dir)
-    out = []
-    for key, path, run_id in items:
-        try:
-            out.append(run_case(packs, key, path, run_id, proofs))
-        except Exception as exc:  # as the per-case path: the case fails with its reason, the batch goes on
-            why = f"{type(exc).__name__}: {exc}"[:500]
-            out.append(ItemResult(key=key, kind="case", status="error", message=why).model_dump(mode="json"))
-    return out
-
-
 # --- many groups, on a pool --------------------------------------------------------------------------------
+CHUNK = 64  # cases a chunk at most: the unit of a pool process or a Celery task
+
+
+def cut(groups: list[Group], chunk: int = CHUNK) -> list[list[tuple[str, str, str]]]:
+    """The groups' chunks (slices of ≤ ``chunk`` cases of one group), largest first."""
+    chunks = [g.items[i : i + chunk] for g in groups for i in range(0, len(g.items), chunk)]
+    chunks.sort(key=len, reverse=True)
+    return chunks
+
+
 def run_groups(
     groups: list[Group],
     rules_dir: str,
@@ -177,12 +49,11 @@ def run_groups(
     proofs: bool,
     workers: int,
     on_results: Callable[[list[dict]], None],
-    chunk: int = 64,
+    chunk: int = CHUNK,
 ) -> None:
     """Every group, on ``workers`` spawned processes (in this one when 1). A large group is cut into chunks
     of ``chunk`` cases (each chunk pays the group's shared work once); chunks go largest first."""
-    chunks = [g.items[i : i + chunk] for g in groups for i in range(0, len(g.items), chunk)]
-    chunks.sort(key=len, reverse=True)
+    chunks = cut(groups, chunk)
     if workers <= 1 or len(chunks) <= 1:
         for c in chunks:
             on_results(run_group(rules_dir, c, proofs))
@@ -211,38 +82,114 @@ def run_portfolio(
     concurrency: int | None = None,
     proofs: bool = False,
     on_item: Callable[[ItemResult, int, int], None] | None = None,
+    distributed: bool | None = False,
+    timeout: float | None = None,
+    outage_limit: float = DEFAULT_LIMIT,
+    on_notice: Callable[[str], None] | None = None,
 ) -> BatchReport:
     """The batch of ``root`` in portfolio mode: case files by groups (this module), then anything else
     (dossiers) by the per-case path; the same batch record, so a re-run resumes either way. ``settings``: the
-    caller's (its database, leases); None: ``Settings.defaults()``."""
+    caller's (its database, broker, leases); None: ``Settings.defaults()``. ``distributed``: the chunks on the
+    Celery workers (None: when a broker is configured; False, the default here: a local pool of
+    ``concurrency`` processes). As the per-case path: database/broker outages are waited out up to
+    ``outage_limit`` s (``on_notice`` says why), and ``timeout`` bounds the wait for the workers."""
     settings = settings or Settings.defaults()
     root = Path(root).resolve()
     items = discover(root)
     bid = batch_id or batch_id_for(root)
-    store = CaseStore(db_url or settings.database, LeaseTimes.from_settings(settings))
+    notice = on_notice or (lambda msg: None)
+    patience = Patience(notice, limit=outage_limit)
+    remote = bool(settings.broker_url) if distributed is None else distributed
+    t0 = time.monotonic()
+    store = patience.call(CaseStore, db_url or settings.database, LeaseTimes.from_settings(settings))
     try:
-        bstore = BatchStore.on(store.engine)
-        bstore.open(bid, str(root), items)
-        rows = bstore.items(bid, [i.key for i in items])
+        bstore = patience.call(BatchStore.on, store.engine)
+        patience.call(bstore.open, bid, str(root), items)
+        rows = patience.call(bstore.items, bid, [i.key for i in items])
         skipped = sum(r.status == "done" for r in rows)
         pending = [r for r in rows if r.status == "pending" and r.kind == "case"]
         groups, invalid = group_items(pending, packs)
         for key, why in invalid.items():
-            bstore.fail(bid, key, why)
+            patience.call(bstore.fail, bid, key, why)
         done = [skipped + len(invalid)]
 
-        def record(results: list[dict]) -> None:  # a chunk's results, one transaction
-            for r, new in zip(results, bstore.record_many(bid, results)):
-                if new:
-                    done[0] += 1
-                    if on_item is not None:
-                        on_item(ItemResult.model_validate(r), done[0], len(items))
+        def announce(r: ItemResult) -> None:
+            done[0] += 1
+            if on_item is not None:
+                on_item(r, done[0], len(items))
 
-        workers = max(1, concurrency or os.cpu_count() or 1)
-        run_groups(groups, str(packs.root), proofs=proofs, workers=workers, on_results=record)
+        if remote:
+            _on_workers(store, bstore, bid, groups, settings, packs, proofs, patience, notice, announce, timeout)
+        else:
+            _on_pool(bstore, bid, groups, packs, proofs, concurrency, patience, announce)
     finally:
         store.close()
+    left = max(1.0, timeout - (time.monotonic() - t0)) if timeout else None
+    kw: dict[str, Any] = {"concurrency": concurrency, "on_notice": on_notice, "outage_limit": outage_limit}
     rest = run_batch(
-        root, packs=packs, settings=settings, db_url=db_url, batch_id=bid, concurrency=concurrency, distributed=False
+        root, packs=packs, settings=settings, db_url=db_url, batch_id=bid, distributed=remote, timeout=left, **kw
     )
-    return rest.model_copy(update={"mode": "portfolio", "skipped": skipped})
+    return rest.model_copy(update={"mode": "portfolio_celery" if remote else "portfolio", "skipped": skipped})
+
+
+def _on_pool(
+    bstore: BatchStore,
+    bid: str,
+    groups: list[Group],
+    packs: PackLibrary,
+    proofs: bool,
+    concurrency: int | None,
+    patience: Patience,
+    announce: Callable[[ItemResult], None],
+) -> None:
+    """The groups on a local pool; each chunk's results recorded in one transaction (through outages)."""
+
+    def record(results: list[dict]) -> None:
+        for r, new in zip(results, patience.call(bstore.record_many, bid, results)):
+            if new:
+                announce(ItemResult.model_validate(r))
+
+    workers = max(1, concurrency or os.cpu_count() or 1)
+    run_groups(groups, str(packs.root), proofs=proofs, workers=workers, on_results=record)
+
+
+def _on_workers(
+    store: CaseStore,
+    bstore: BatchStore,
+    bid: str,
+    groups: list[Group],
+    settings: Settings,
+    packs: PackLibrary,
+    proofs: bool,
+    patience: Patience,
+    notice: Callable[[str], None],
+    announce: Callable[[ItemResult], None],
+    timeout: float | None,
+) -> None:
+    """The groups' chunks as Celery tasks (``engine.jobs.chunks``), waited for."""
+    from lexlogic.engine.jobs.chunk_dispatch import Dispatch
+    from lexlogic.engine.jobs.chunks import ChunkJob, chunk_id
+
+    rules = str(packs.root)
+    plan = [
+        (
+            chunk_id(bid, [run for _, _, run in c]),
+            ChunkJob(batch_id=bid, keys=[k for k, _, _ in c], rules_dir=rules, proofs=proofs),
+        )
+        for c in cut(groups)
+    ]
+    n = sum(len(job.keys) for _, job in plan)
+    if plan:
+        notice(f"{n} case(s) in {len(groups)} group(s), {len(plan)} chunk(s) of ≤ {CHUNK}: on the workers")
+    Dispatch(
+        store=store,
+        bstore=bstore,
+        batch_id=bid,
+        settings=settings,
+        patience=patience,
+        notice=notice,
+        on_item=announce,
+        deadline=time.monotonic() + timeout if timeout else None,
+        timeout=timeout,
+        chunks=plan,
+    ).run()

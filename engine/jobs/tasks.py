@@ -21,22 +21,34 @@ worker's once and the Celery app's tasks close over it); nothing here reads the 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, Field
 from sqlalchemy.exc import SQLAlchemyError
 
-from lexlogic.engine.case.machine import CaseState, Orchestrator, Phase
+from lexlogic.engine.case.machine import CaseState, Orchestrator, Phase, read_state
 from lexlogic.engine.jobs.batch_store import BatchStore
 from lexlogic.engine.packs.library import PackLibrary
-from lexlogic.engine.store.cases import CaseStore, LeaseLostError, LeaseTimes, RunBusyError, new_owner
+from lexlogic.engine.store.cases import (
+    CaseStore,
+    LeaseLostError,
+    LeaseTimes,
+    RunBusyError,
+    UnreadableState,
+    host_id,
+    new_owner,
+)
 from lexlogic.logic.errors import LexlogicError, UnavailableError
 from lexlogic.settings import Settings
+
+if TYPE_CHECKING:
+    from lexlogic.engine.jobs.chunks import ChunkJob
 
 log = logging.getLogger("lexlogic.tasks")
 BROKER_ENV = "LEXLOGIC_BROKER_URL"
@@ -174,7 +186,10 @@ def advance(
         latest = store.latest(run_id)
         if latest is None:
             return Advance(outcome="missing")
-        state = CaseState.model_validate(latest[1])
+        try:
+            state = read_state(latest[1], f"run {run_id}")
+        except UnreadableState as exc:
+            return _unreadable(store, job, run_id, exc)
         lease = store.lease(run_id)
         if state.status == "running" and lease and lease["attempts"] > settings.resume_max_attempts:
             # taken over again and again (a document that kills its worker?): stop instead of looping
@@ -213,6 +228,16 @@ def advance(
         orch.let_go(run_id)
 
 
+def _unreadable(store: CaseStore, job: Job, run_id: str, exc: UnreadableState) -> Advance:
+    """A run whose last state this version cannot read (written by another version, or damaged): it cannot be
+    continued here, and nothing is written over it (its states stay for the version that can read them). A
+    batch item ends in ``error`` with the reason, so the batch does not wait for it forever."""
+    log.warning("run %s: %s", run_id, exc)
+    if job.kind == "batch" and job.batch_id and job.key:
+        BatchStore.on(store.engine).fail(job.batch_id, job.key, str(exc)[:500], status="error")
+    return Advance(outcome="done", status="error")
+
+
 def _is_time_limit(exc: BaseException) -> bool:
     return type(exc).__name__ in ("SoftTimeLimitExceeded", "TimeLimitExceeded")
 
@@ -223,7 +248,7 @@ def _fail(orch: Orchestrator, run_id: str, message: str) -> CaseState:
     give-up never writes over a verdict."""
     latest = orch.db().latest(run_id)
     assert latest is not None
-    state = CaseState.model_validate(latest[1])
+    state = read_state(latest[1], f"run {run_id}")
     if state.status != "running":
         return state
     state.status, state.message = "error", message
@@ -298,6 +323,7 @@ def _celery(url: str, settings: Settings) -> Any:
             send(run_id, j, "analysis", settings=settings, adopt=res.token)
         return res.outcome
 
+    _chunk_task(app, settings)
     for stage, (soft, hard) in limits.items():
         app.task(
             bind=True,
@@ -311,6 +337,46 @@ def _celery(url: str, settings: Settings) -> Any:
             time_limit=hard,
         )(_named(body, stage))
     return app
+
+
+def _chunk_task(app: Any, settings: Settings) -> None:
+    """``lexlogic.chunk``: a portfolio chunk (``engine.jobs.chunks``), with the analysis step's limits and the
+    per-case task's policy: acknowledged late, retried through outages with capped backoff, retried later
+    while another attempt holds it."""
+
+    from celery.utils.log import get_task_logger
+
+    chunk_log = get_task_logger("lexlogic.chunks")
+
+    def chunk_step(self: Any, cid: str, job: dict[str, Any], adopt: str | None = None) -> str:
+        from lexlogic.engine.jobs import chunks
+
+        store = store_for(settings)
+        # one owner per task and process: a retry after an outage, here, takes its own lease back at once
+        owner = f"{host_id()}:{os.getpid()}:{(self.request.id or new_owner())[:12]}"
+        try:
+            out = chunks.run_chunk(
+                cid, chunks.ChunkJob.model_validate(job), settings=settings, store=store, adopt=adopt, owner=owner
+            )
+        except (SQLAlchemyError, UnavailableError, OSError) as exc:
+            delay = min(settings.outage_retry_max_seconds, 2.0 ** min(self.request.retries, 10))
+            log.warning("chunk %s: %s unavailable, retry in %.0f s", cid, type(exc).__name__, delay)
+            raise self.retry(exc=exc, countdown=delay) from exc
+        if out.outcome == "busy":
+            raise self.retry(countdown=settings.busy_retry_seconds)
+        if out.cases:  # the per-chunk figures benchmarks/batch.py reads (the task logger: in the worker's log)
+            chunk_log.info("chunk %s: %d case(s) in %.4f s wall, %.4f s CPU", cid, out.cases, out.seconds, out.cpu)
+        return out.outcome
+
+    app.task(
+        bind=True,
+        name="lexlogic.chunk",
+        acks_late=True,
+        reject_on_worker_lost=True,
+        max_retries=None,  # never give up (see the step tasks)
+        soft_time_limit=settings.analysis_soft_limit,
+        time_limit=settings.analysis_hard_limit,
+    )(chunk_step)
 
 
 def _named(fn: Any, stage: str) -> Any:
@@ -333,14 +399,39 @@ def send(
     run_id: str, job: Job, stage: Literal["ingest", "analysis"], *, settings: Settings, adopt: str | None = None
 ) -> None:
     """Enqueue one step of a run on its queue."""
+    _send_task(f"lexlogic.{stage}", [run_id, job.model_dump(), stage, adopt], stage, settings)
+
+
+def send_chunk(cid: str, job: ChunkJob, *, settings: Settings, adopt: str | None = None) -> None:
+    """Enqueue a portfolio chunk on the analysis queue (its lease, queued under ``adopt``, is the caller's)."""
+    from lexlogic.engine.jobs.chunks import TASK
+
+    _send_task(TASK, [cid, job.model_dump(), adopt], "analysis", settings)
+
+
+def _send_task(name: str, args: list[Any], stage: Literal["ingest", "analysis"], settings: Settings) -> None:
+    """One message on a stage's queue; a broker that cannot take it is an outage (``UnavailableError``)."""
     try:
-        celery_app(settings).send_task(
-            f"lexlogic.{stage}", args=[run_id, job.model_dump(), stage, adopt], queue=queue_name(stage, settings)
-        )
+        celery_app(settings).send_task(name, args=args, queue=queue_name(stage, settings))
     except LexlogicError:
         raise
     except Exception as exc:
         raise UnavailableError(f"broker unreachable ({type(exc).__name__}: {exc})") from exc
+
+
+def resume_chunk(store: CaseStore, settings: Settings, cid: str, job: dict[str, Any]) -> bool:
+    """The resumer's takeover of an interrupted portfolio chunk: sent again under a new queued lease with a
+    broker, evaluated here without one. False when another process got there first."""
+    from lexlogic.engine.jobs import chunks
+
+    chunk = chunks.ChunkJob.model_validate(job)
+    if settings.broker_url:
+        token = new_owner("queued")
+        if not store.claim(cid, token, store.leases.queued, adopt=None):
+            return False
+        send_chunk(cid, chunk, settings=settings, adopt=token)
+        return True
+    return chunks.run_chunk(cid, chunk, settings=settings, store=store).outcome == "done"
 
 
 def submit(
@@ -383,6 +474,11 @@ def broker_status(settings: Settings, timeout: float = 0.5, ttl: float = 5.0) ->
     return out
 
 
+def _is_chunk(job: dict[str, Any] | None) -> bool:
+    """A lease of a portfolio chunk (``engine.jobs.chunks``), not of a run."""
+    return isinstance(job, dict) and job.get("kind") == "chunk"
+
+
 # --- the resumer -------------------------------------------------------------------------------------------
 class Resumer:
     """Takes over interrupted runs (their lease's process died): once at start, then every ``interval`` s.
@@ -404,6 +500,10 @@ class Resumer:
         taken = []
         for orphan in self.store.orphans():
             run_id = orphan["case_id"]
+            if _is_chunk(orphan["job"]):
+                if self._resume_chunk(orphan):
+                    taken.append(run_id)
+                continue
             try:
                 job = Job.model_validate(orphan["job"] or {})
             except Exception:
@@ -431,6 +531,22 @@ class Resumer:
             taken += self.requeue_lost()
         return taken
 
+    def _resume_chunk(self, orphan: dict[str, Any]) -> bool:
+        """An interrupted portfolio chunk (its worker died): sent again, or given up after ``max_attempts``."""
+        from lexlogic.engine.jobs import chunks
+
+        cid = orphan["case_id"]
+        try:
+            if orphan["attempts"] >= self.max_attempts:
+                chunks.give_up(self.store, cid, chunks.ChunkJob.model_validate(orphan["job"]), orphan["attempts"])
+                return True
+            if resume_chunk(self.store, self.settings, cid, orphan["job"]):
+                log.info("resumed interrupted chunk %s", cid)
+                return True
+        except Exception:
+            log.exception("could not resume chunk %s", cid)
+        return False
+
     def requeue_lost(self) -> list[str]:
         """Runs whose message the broker lost (a restart without persistence), sent again: see jobs.lost."""
         from lexlogic.engine.jobs import lost
@@ -449,20 +565,25 @@ class Resumer:
         for lease in lost.lost_leases(self.store, depths, self.lost_grace):
             run_id = lease["case_id"]
             try:
-                job = Job.model_validate(lease["job"] or {})
-            except Exception:
-                job = Job()
-            try:
-                if lost.requeue(
-                    self.store,
-                    lease,
-                    lambda rid, token, j=job: submit(rid, j, settings=self.settings, adopt=token, store=self.store),
-                ):
+                if lost.requeue(self.store, lease, self._sender(lease["job"])):
                     taken.append(run_id)
                     log.warning("run %s: its message was lost by the broker: sent again", run_id)
             except Exception:
                 log.exception("could not send run %s again", run_id)
         return taken
+
+    def _sender(self, raw: dict[str, Any] | None) -> Any:
+        """How to send a lost message again: a portfolio chunk as a chunk, a run from its head."""
+        if _is_chunk(raw):
+            from lexlogic.engine.jobs import chunks
+
+            chunk = chunks.ChunkJob.model_validate(raw)
+            return lambda cid, token: send_chunk(cid, chunk, settings=self.settings, adopt=token)
+        try:
+            job = Job.model_validate(raw or {})
+        except Exception:
+            job = Job()
+        return lambda rid, token: submit(rid, job, settings=self.settings, adopt=token, store=self.store)
 
     def _give_up(self, run_id: str, job: Job, attempts: int) -> None:
         orch = orchestrator_for(self.store, job, self.settings)

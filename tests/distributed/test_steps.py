@@ -133,3 +133,25 @@ def test_a_failing_case_stops_with_its_reason_instead_of_hanging(store: CaseStor
     final = store.latest("broken")[1]
     assert res.status == "error" and final["message"] == "RuntimeError: rule file unreadable"
     assert store.lease("broken") is None
+
+
+def test_a_state_written_by_another_version_ends_the_batch_item_without_writing_over_it(
+    tmp_path: Path, store: CaseStore
+) -> None:
+    """A worker that cannot read a run's last state (a newer version wrote it, or it is damaged) used to raise
+    pydantic's ValidationError out of the step: the item stayed pending and the batch waited for it. Now the item
+    ends in ``error`` with the reason, and the run's states are left as they are."""
+    from lexlogic.engine.jobs.batch_store import Item
+
+    BatchStore(store.engine).open("b1", str(tmp_path), [Item(key="c.json", kind="case", path="c.json", digest="d")])
+    _facts_run(store, "newer")
+    head = dict(store.latest("newer")[1])
+    head["phase"] = "DELIBERATING"  # a phase this version has never heard of
+    store.save("newer", head, phase="DELIBERATING", status="running", state_hash="v2", note="lexlogic 2.0")
+    n = store.head_seq("newer")
+    res = advance("newer", Job(kind="batch", batch_id="b1", key="c.json"), settings=Settings(), store=store)
+    assert res.outcome == "done" and res.status == "error"
+    (row,) = BatchStore(store.engine).items("b1")
+    assert row.status == "done" and row.result["status"] == "error", row.result
+    assert "n'est pas lisible par cette version" in row.result["message"] and "phase" in row.result["message"]
+    assert store.head_seq("newer") == n and store.lease("newer") is None

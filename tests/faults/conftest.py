@@ -40,6 +40,23 @@ def cli_env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+def outage_env(home: Path, db: str, broker: str, prefix: str, **extra: str) -> dict[str, str]:
+    """A worker's and its client's environment for an outage test: short leases, a resumer every second, a
+    busy run retried after 1 s and an outage's backoff capped at 4 s, so a stopped service is waited out fast."""
+    return cli_env(
+        home,
+        LEXLOGIC_DATABASE_URL=db,
+        LEXLOGIC_BROKER_URL=broker,
+        LEXLOGIC_QUEUE_PREFIX=prefix,
+        LEXLOGIC_RUN_LEASE_SECONDS="3",
+        LEXLOGIC_RESUME="1",
+        LEXLOGIC_RESUME_INTERVAL="1",
+        LEXLOGIC_BUSY_RETRY_SECONDS="1",
+        LEXLOGIC_OUTAGE_RETRY_MAX_SECONDS="4",
+        **extra,
+    )
+
+
 def batch_cmd(portfolio: Path, db: str, out: Path, *more: str) -> list[str]:
     return [LEXLOGIC, "batch", str(portfolio), "--local", "--db", db, "-o", str(out), *more]
 

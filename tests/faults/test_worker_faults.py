@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults.conftest import LEXLOGIC, batch_cmd, cli_env, done_count, snapshots, sql
+from tests.faults.conftest import LEXLOGIC, batch_cmd, cli_env, done_count, outage_env, snapshots, sql
 from tests.faults.services import PrivatePostgres, PrivateRedis
 
 pytestmark = pytest.mark.timeout(900)
@@ -59,18 +59,7 @@ def test_database_outage_mid_batch_on_workers(
 ) -> None:  # type: ignore[no-untyped-def]
     clean_text, clean_states = clean_run
     db = pg.create_db("workers")
-    env = cli_env(
-        tmp_path,
-        LEXLOGIC_DATABASE_URL=db,
-        LEXLOGIC_BROKER_URL=redis.url(),
-        LEXLOGIC_QUEUE_PREFIX="f34",
-        LEXLOGIC_STEP_DELAY="0.15",
-        LEXLOGIC_RUN_LEASE_SECONDS="3",
-        LEXLOGIC_RESUME="1",
-        LEXLOGIC_RESUME_INTERVAL="1",
-        LEXLOGIC_BUSY_RETRY_SECONDS="1",
-        LEXLOGIC_OUTAGE_RETRY_MAX_SECONDS="4",
-    )
+    env = outage_env(tmp_path, db, redis.url(), "f34", LEXLOGIC_STEP_DELAY="0.15")
     worker = _worker(env, tmp_path)
     try:
         out = tmp_path / "results.jsonl"

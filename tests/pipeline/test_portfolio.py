@@ -17,14 +17,8 @@ from typer.testing import CliRunner
 
 from lexlogic.engine.jobs.batch import run_batch, write_results
 from lexlogic.engine.jobs.batch_store import BatchStore
-from lexlogic.engine.jobs.portfolio import (
-    InMemoryMachine,
-    final_state,
-    group_items,
-    library,
-    run_case,
-    run_portfolio,
-)
+from lexlogic.engine.jobs.portfolio import run_portfolio
+from lexlogic.engine.jobs.portfolio_groups import InMemoryMachine, final_state, group_items, library, run_case
 from lexlogic.engine.store.cases import CaseStore
 from lexlogic.settings import Settings
 from tests.distributed.make_cases import write_cases
