@@ -11,12 +11,13 @@ import errno
 import threading
 import time
 import weakref
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from sqlalchemy import JSON, Engine, Executable, Table, create_engine, event
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, ProgrammingError
 from sqlalchemy.orm import DeclarativeBase, sessionmaker
+from sqlalchemy.sql.elements import ClauseElement
 
 from lexlogic.logic.errors import LexlogicError
 
@@ -102,7 +103,8 @@ class PointReads:
     def _compiled(self, statement: Executable) -> str:
         known = self._sql.get(id(statement))
         if known is None or known[0] is not statement:
-            known = self._sql[id(statement)] = (statement, str(statement.compile(dialect=self.engine.dialect)))
+            sql = str(cast(ClauseElement, statement).compile(dialect=self.engine.dialect))
+            known = self._sql[id(statement)] = (statement, sql)
         return known[1]
 
     def _driver_first(self, statement: Executable, params: dict[str, Any]) -> Any:
@@ -112,8 +114,10 @@ class PointReads:
 
         sql = self._compiled(statement)
         pooled = self.engine.raw_connection()
+        driver = pooled.driver_connection
+        assert driver is not None  # a connection checked out of the pool
         try:
-            with pooled.driver_connection.cursor(row_factory=namedtuple_row) as cur:
+            with driver.cursor(row_factory=namedtuple_row) as cur:
                 return cur.execute(sql, params).fetchone()
         except psycopg.Error as exc:
             dropped = isinstance(exc, psycopg.OperationalError)  # the server dropped it: never pool it again
