@@ -130,6 +130,7 @@ class PackLibrary:
         self._loaded[name] = loaded
         if self.watch:
             self._stamps[name] = self._stamp(loaded.pack.root)
+            self._looked[name] = time.monotonic()
         return loaded
 
     def pack(self, name: str | None = None) -> RulePack:
