@@ -29,10 +29,9 @@ import yaml
 from clingo import ast
 
 from lexlogic.bridges.clingo_terms import Unevaluable, evaluate, signature, variables
+from lexlogic.logic import yaml_load
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.pack import FactType, PackError, RuleMeta, RulePack
-
-_FAST = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the safe loader, in C when PyYAML has libyaml
 
 APP = "__app"
 _ANNOTATION = re.compile(r"^\s*%@\s*(\{.*\})\s*$")
@@ -189,7 +188,7 @@ def _annotations(path: str, text: str) -> dict[int, RuleMeta]:
         if not m:
             raise PackError(path, i, "malformed rule annotation: expected %@ {id: ..., label: ..., sources: [...]}")
         try:
-            data = yaml.load(m.group(1), Loader=_FAST)  # libyaml: ~5x faster on a pack's annotations
+            data = yaml_load.safe_load(m.group(1))  # libyaml: ~5x faster on a pack's annotations
         except (yaml.YAMLError, ValueError) as exc:  # ValueError: an impossible date (2019-02-30)
             raise PackError(path, i, f"malformed rule annotation: {exc}") from exc
         if not isinstance(data, dict) or "id" not in data or "label" not in data:

@@ -15,6 +15,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from lexlogic.logic import yaml_load
 from lexlogic.logic.errors import LexlogicError
 
 Reader = Literal["date", "months", "quantity", "amount", "percent", "amounts_by_year", "bool", "enum", "party", "count"]
@@ -261,7 +262,7 @@ class ExtractionSpec(BaseModel):
 @lru_cache(maxsize=8)
 def _load(path: Path, stamp: float) -> ExtractionSpec:
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yaml_load.safe_load(path.read_text(encoding="utf-8"))
         return ExtractionSpec.model_validate(raw)
     except (OSError, yaml.YAMLError, ValidationError) as exc:
         raise ExtractionError(f"{path}: {exc}") from exc
@@ -322,7 +323,7 @@ def extraction_problems(pack_dir: Path | str, facts: dict[str, Any]) -> list[_Pr
         return []
     text = path.read_text(encoding="utf-8")
     try:
-        spec = ExtractionSpec.model_validate(yaml.safe_load(text))
+        spec = ExtractionSpec.model_validate(yaml_load.safe_load(text))
     except (yaml.YAMLError, ValidationError) as exc:
         line = getattr(getattr(exc, "problem_mark", None), "line", None)
         return [(str(path), None if line is None else line + 1, f"malformed extraction specification: {exc}")]

@@ -17,9 +17,8 @@ from typing import Any
 
 import yaml
 
+from lexlogic.logic import yaml_load
 from lexlogic.logic.pack import Computation, FactType, RulePack
-
-_FAST = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # the safe loader, in C when PyYAML has libyaml
 
 PREFIX = "in_force__"
 _ANNOTATION = re.compile(r"^\s*%@\s*(\{.*\})\s*$")
@@ -74,7 +73,7 @@ def gate_text(text: str, date_fact: str | None, facts: set[str]) -> tuple[str, l
             k += 1
             continue
         try:
-            meta = yaml.load(m.group(1), Loader=_FAST)  # libyaml: ~5x faster on a pack's annotations
+            meta = yaml_load.safe_load(m.group(1))  # libyaml: ~5x faster on a pack's annotations
         except (yaml.YAMLError, ValueError):
             k += 1  # the bridge reports a malformed annotation with its line
             continue

@@ -30,6 +30,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
+from lexlogic.logic import yaml_load
 from lexlogic.logic.errors import LexlogicError
 
 #: Alexy's triadic scale (geometric: 2^0, 2^1, 2^2) and his epistemic reliability scale.
@@ -271,7 +272,7 @@ def load_weights(path: str | Path) -> WeightsFile:
     """Read and validate a pack's weights.yaml (errors name file:line or the field path)."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = yaml_load.safe_load(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)

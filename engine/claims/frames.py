@@ -19,9 +19,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from lexlogic.engine.text.fold import fold
+from lexlogic.logic import yaml_load
 
 _DATA = Path(__file__).parent / "data" / "predicates.yaml"
 
@@ -35,7 +34,7 @@ class Lexicon:
 
 @lru_cache(maxsize=1)
 def lexicon() -> Lexicon:
-    raw = yaml.safe_load(_DATA.read_text(encoding="utf-8"))
+    raw = yaml_load.safe_load(_DATA.read_text(encoding="utf-8"))
     by_lemma: dict[str, set[str]] = {}
     for name, lemmas in raw["classes"].items():
         for lemma in lemmas:

@@ -14,11 +14,10 @@ from datetime import date, datetime
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
 from lexlogic.engine.claims.normalise import MONTHS_FR, normalise
 from lexlogic.engine.text.amounts import scale
 from lexlogic.engine.text.fold import fold
+from lexlogic.logic import yaml_load
 
 ROLES_FILE = Path(__file__).parent / "data" / "roles.yaml"
 _MON = "|".join(fold(m) for m in MONTHS_FR)
@@ -63,7 +62,7 @@ NOT_COUNT_NOUNS = {"jour", "mois", "an", "ans", "annee", "heure", "semaine", "eu
 
 @lru_cache(maxsize=1)
 def lexicon() -> dict[str, dict[str, list[str]]]:
-    return yaml.safe_load(ROLES_FILE.read_text(encoding="utf-8"))
+    return yaml_load.safe_load(ROLES_FILE.read_text(encoding="utf-8"))
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,10 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from lexlogic.engine.claims.models import Status
+from lexlogic.logic import yaml_load
 
 FILE = Path(__file__).resolve().parent / "data" / "decision.yaml"
 
@@ -27,7 +27,7 @@ class DecisionThreshold(BaseModel):
 
 @lru_cache(maxsize=1)
 def shipped() -> DecisionThreshold:
-    return DecisionThreshold.model_validate(yaml.safe_load(FILE.read_text(encoding="utf-8")))
+    return DecisionThreshold.model_validate(yaml_load.safe_load(FILE.read_text(encoding="utf-8")))
 
 
 def gate(status: Status, confidence: float, threshold: float) -> tuple[Status, Status | None]:

@@ -13,9 +13,8 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
-
 from lexlogic.engine.fallacies.taxonomy import DATA_DIR, TaxonomyError
+from lexlogic.logic import yaml_load
 
 CUES_FILE = DATA_DIR / "cues.yaml"
 _FLAGS = re.IGNORECASE | re.MULTILINE
@@ -28,7 +27,7 @@ def _normalise(text: str) -> str:
 @lru_cache(maxsize=4)
 def load_cues(path: Path = CUES_FILE) -> dict[str, list[list[re.Pattern[str]]]]:
     """fallacy id → cues, each cue a list of compiled patterns that must all match."""
-    raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    raw = yaml_load.safe_load(path.read_text(encoding="utf-8")) or {}
     out: dict[str, list[list[re.Pattern[str]]]] = {}
     for node_id, cues in raw.items():
         compiled = []

@@ -13,10 +13,10 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 from lexlogic.bridges.embeddings import DIM, embed_passages, embed_queries
 from lexlogic.engine.fallacies.taxonomy import DATA_DIR, Taxonomy
+from lexlogic.logic import yaml_load
 
 SOUND_ARGUMENTS = DATA_DIR / "sound_arguments.yaml"
 _MODEL_TAG = "e5small-v1"  # bump if bridges/embeddings changes model or prefixes
@@ -104,7 +104,7 @@ class TaxonomyIndex:
 
 @lru_cache(maxsize=2)
 def sound_anchor_vectors(cache: Path | None = None) -> np.ndarray:
-    texts = [str(t) for t in yaml.safe_load(SOUND_ARGUMENTS.read_text(encoding="utf-8"))]
+    texts = [str(t) for t in yaml_load.safe_load(SOUND_ARGUMENTS.read_text(encoding="utf-8"))]
     return embed_cached(texts, cache=cache)
 
 

@@ -9,6 +9,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from lexlogic.engine.fallacies.taxonomy import DATA_DIR, TaxonomyError
+from lexlogic.logic import yaml_load
 
 CALIBRATION_SET = DATA_DIR / "calibration_fr.yaml"
 NONE = "none"
@@ -23,7 +24,7 @@ class LabelledArgument(BaseModel):
 def load_labelled(path: Path | str) -> list[LabelledArgument]:
     path = Path(path)
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yaml_load.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise TaxonomyError(f"{path}: cannot read labelled set: {exc}") from exc
     if not isinstance(raw, list):

@@ -18,12 +18,12 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 from lexlogic.bridges.embeddings import embed_query
 from lexlogic.engine.fallacies.embedding_index import embed_cached, node_texts
 from lexlogic.engine.fallacies.head import LinearHead, fit_head
 from lexlogic.engine.fallacies.taxonomy import DATA_DIR, Taxonomy, builtin_taxonomy
+from lexlogic.logic import yaml_load
 
 NONE = "none"
 SOURCES = ("argumentum_examples.yaml", "labelled_memory_fr.yaml", "memory_extra_fr.yaml", "dev_memory_fr.yaml")
@@ -42,11 +42,11 @@ def _rows(taxonomy: Taxonomy) -> list[Row]:
         if node.is_leaf:
             rows += [Row(t, node.id, "taxonomy") for t in node_texts(node)]
     for name in SOURCES:
-        for item in yaml.safe_load((DATA_DIR / name).read_text(encoding="utf-8")) or []:
+        for item in yaml_load.safe_load((DATA_DIR / name).read_text(encoding="utf-8")) or []:
             node = item["node"]
             if node == NONE or node in taxonomy.nodes:
                 rows.append(Row(" ".join(item["text"].split()), node, name))
-    for text in yaml.safe_load((DATA_DIR / "sound_arguments.yaml").read_text(encoding="utf-8")):
+    for text in yaml_load.safe_load((DATA_DIR / "sound_arguments.yaml").read_text(encoding="utf-8")):
         rows.append(Row(" ".join(text.split()), NONE, "sound_arguments.yaml"))
     seen: set[str] = set()
     out = []

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, Field
 
+from lexlogic.logic import yaml_load
 from lexlogic.logic.errors import LexlogicError
 
 DATA_DIR = Path(__file__).parent / "data"
@@ -146,7 +147,7 @@ def _walk_yaml(
 def load_yaml_taxonomy(path: Path | str) -> Taxonomy:
     path = Path(path)
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yaml_load.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise TaxonomyError(f"{path}: invalid YAML: {exc}") from exc
     nodes: list[FallacyNode] = []

@@ -14,9 +14,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from lexlogic.logic import yaml_load
 from lexlogic.logic.grounding import Grounding, SourceKind
 
 
@@ -78,7 +78,7 @@ ONTOLOGY_FILE = Path(__file__).with_name("data") / "ontology.yaml"
 
 def _declared_relations() -> tuple[str, ...]:
     """The relation types of the shared domain ontology (data), after the ten core (discursive) ones."""
-    data = yaml.safe_load(ONTOLOGY_FILE.read_text(encoding="utf-8")) or {}
+    data = yaml_load.safe_load(ONTOLOGY_FILE.read_text(encoding="utf-8")) or {}
     names = [str(n) for n in (data.get("relations") or {})]
     return tuple(n for n in names if n not in _CORE_RELATIONS)
 

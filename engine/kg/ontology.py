@@ -9,9 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-import yaml
-
 from lexlogic.engine.kg.model import ONTOLOGY_FILE, RelationType
+from lexlogic.logic import yaml_load
 
 
 @dataclass(frozen=True)
@@ -59,7 +58,7 @@ class Ontology:
 
 @lru_cache(maxsize=1)
 def load() -> Ontology:
-    data = yaml.safe_load(ONTOLOGY_FILE.read_text(encoding="utf-8")) or {}
+    data = yaml_load.safe_load(ONTOLOGY_FILE.read_text(encoding="utf-8")) or {}
     verbs: dict[tuple[str, str], list[Frame]] = {}
     nominals: dict[tuple[str, str], RelationType] = {}
     for name, spec in (data.get("relations") or {}).items():

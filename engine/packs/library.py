@@ -15,9 +15,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from lexlogic.bridges.clingo_bridge import CompiledProgram, compile_pack
+from lexlogic.logic import yaml_load
 from lexlogic.logic.errors import did_you_mean
 from lexlogic.logic.pack import PackError, RulePack, find_packs, load_pack
 from lexlogic.logic.parameters import render
@@ -141,7 +140,7 @@ class PackLibrary:
             return self.default
         settings = self.root / "packs.yaml"
         if settings.exists():
-            data = yaml.safe_load(settings.read_text(encoding="utf-8")) or {}
+            data = yaml_load.safe_load(settings.read_text(encoding="utf-8")) or {}
             if isinstance(data, dict) and data.get("default"):
                 return str(data["default"])
         names = self.names()
@@ -153,7 +152,7 @@ class PackLibrary:
         """The pack a dossier folder names in its ``dossier.yaml`` (``pack:``), else the default pack."""
         path = Path(directory) / "dossier.yaml"
         if path.exists():
-            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            data = yaml_load.safe_load(path.read_text(encoding="utf-8")) or {}
             if isinstance(data, dict) and data.get("pack"):
                 name = str(data["pack"])
                 self.folder(name)  # PackError (with a "did you mean") when it does not exist

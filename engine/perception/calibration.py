@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from lexlogic.logic import yaml_load
 from lexlogic.logic.facts import Allegation
 
 FILE = Path("calibration") / "reader.yaml"
@@ -87,7 +88,7 @@ def load(pack_root: Path, pointer: str | None = None) -> ReaderCalibration | Non
         return None
 
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        raw = yaml_load.safe_load(path.read_text(encoding="utf-8")) or {}
         return ReaderCalibration.model_validate(raw)
     except (yaml.YAMLError, ValueError) as exc:
         raise LexlogicError(f"{path}: invalid reader calibration: {exc}") from exc

@@ -30,6 +30,11 @@ def parse(text: str) -> Any:
     return spacy_nlp.parse(text)
 
 
+def parse_ahead(texts: list[str]) -> None:
+    """Parse ``texts`` in one batch before they are asked for one by one (`spacy_nlp.parse_ahead`)."""
+    spacy_nlp.parse_ahead(texts)
+
+
 # --- scope: negation and condition from the dependency parse ----------------------------------------------
 NEG_LEMMAS = {"pas", "jamais", "aucun", "aucune", "nullement", "aucunement", "guère", "ni", "plus"}
 

@@ -33,6 +33,7 @@ from pydantic import BaseModel, Field, ValidationError
 from lexlogic.bridges import clingo_audit as search
 from lexlogic.bridges.clingo_bridge import APP, CompiledProgram, CompiledRule
 from lexlogic.engine.workbench.value_gaps import ValueGap, value_gaps
+from lexlogic.logic import yaml_load
 from lexlogic.logic.pack import FactType, PackError, RulePack
 
 Kind = Literal["gap", "conflict", "dead_rule", "shadowed_exception", "value_gap", "incomplete"]
@@ -84,7 +85,7 @@ def load_config(pack: RulePack) -> AuditConfig:
     if not path.exists():
         return AuditConfig()
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = yaml_load.safe_load(path.read_text(encoding="utf-8")) or {}
         return AuditConfig.model_validate(data)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)

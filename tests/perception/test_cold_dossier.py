@@ -1,9 +1,9 @@
 """Issue 33: what makes a cold dossier cheaper changes no output.
 
 - The example dossier analysed in three fresh processes — no cache at all (``LEXLOGIC_NO_CACHE``: patterns
-  compiled, documents read), then a new home (the French pipeline's patterns captured and kept), then another
-  new home holding those caches (patterns served from ``cache/nlp``, documents from ``cache/documents``; a new
-  database, so the evidence journal counts what this run recorded) — gives the same result
+  compiled, documents read), then a new home (the French pipeline's patterns and lemmatizer tables captured
+  and kept), then another new home holding those caches (both served from ``cache/nlp``, documents from
+  ``cache/documents``; a new database, so the evidence journal counts what this run recorded) — gives the same result
   JSON (verdict, case file and its facts, plan, question, log), byte for byte; aside are the home's path (in
   the report's location) and the stages' durations (``timings``, ``seconds``).
 - spaCy loaded with torch hidden (what the bridge does) and with torch imported first (what the old code did:
@@ -49,6 +49,7 @@ def test_the_verdict_and_facts_are_the_same_with_and_without_the_caches(tmp_path
     building = _analyze(tmp_path / "building", tmp_path)
     kept = sorted(p.name for p in (tmp_path / "building" / "cache" / "nlp").iterdir())
     assert any(name.endswith(".group.json") for name in kept) and any(name.endswith(".code") for name in kept)
+    assert any(name.startswith("lemmas-") and name.endswith(".npz") for name in kept)  # the lemmatizer's tables
     # a new home (no database, no saved run: the journal counts what THIS run recorded) with the caches made above
     shutil.copytree(tmp_path / "building" / "cache", tmp_path / "served" / "cache")
     served = _analyze(tmp_path / "served", tmp_path)
