@@ -189,6 +189,19 @@ def main() -> None:
                 server.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 server.kill()
+        _drop_schema(db_label)
+
+
+def _drop_schema(db_label: str) -> None:
+    """The benchmark's own PostgreSQL schema is dropped once its server has stopped (the database is shared)."""
+    if not db_label.startswith("PostgreSQL (schema "):
+        return
+    import psycopg
+
+    schema = db_label.removeprefix("PostgreSQL (schema ").rstrip(")")
+    base = os.environ.get("LEXLOGIC_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+    with psycopg.connect(base.replace("postgresql+psycopg", "postgresql"), autocommit=True) as conn:
+        conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 
 def _load(
