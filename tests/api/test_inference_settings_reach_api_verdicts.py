@@ -37,3 +37,24 @@ def test_the_settings_limits_choose_the_route_of_api_verdicts(tmp_path: Path) ->
         for plan in _plans(narrow, case_file):
             assert plan["route"] == "sampling" and "limits 1 entries" in str(plan["reason"]), plan
             assert plan["samples"] and int(plan["samples"]) <= 1 << 18
+
+
+def _ranking_p(api: Api, case_file: dict[str, Any]) -> float:
+    """P(target) of the slider ranking (POST …/sensitivity) of a new case."""
+    cid = api.create_facts_case(case_file=case_file)
+    r = api.client.post(f"/v1/cases/{cid}/sensitivity", json={}, headers=api.h())
+    assert r.status_code == 200, r.text
+    return float(r.json()["p_target"])
+
+
+def test_the_settings_limits_reach_the_slider_ranking(tmp_path: Path) -> None:
+    """The ranking used the built-in limits (and its own copy of the enumeration limit) whatever the settings
+    said: with a tiny ``inference_max_intermediate`` its P(target) is now a sampled estimate, near the exact one."""
+    case_file = make_case(12, 0)
+    app = contextmanager(make_api)
+    with app(f"sqlite:///{tmp_path / 'default.db'}", tmp_path / "default") as default:
+        exact = _ranking_p(default, case_file)
+    narrow_settings = Settings(inference_max_intermediate=1)
+    with app(f"sqlite:///{tmp_path / 'narrow.db'}", tmp_path / "narrow", core=narrow_settings) as narrow:
+        sampled = _ranking_p(narrow, case_file)
+    assert sampled != exact and abs(sampled - exact) < 0.05, (exact, sampled)
