@@ -47,6 +47,7 @@ class Services:
 
     def __init__(self, settings: ApiSettings) -> None:
         from lexlogic.api.warm import VerdictWarmer
+        from lexlogic.engine.prob.inference_plan import InferenceLimits
         from lexlogic.engine.verdict.build import VerdictService
 
         self.settings = settings
@@ -61,7 +62,9 @@ class Services:
         # the orchestrator's snapshots (its own pool on the same database), with the settings' lease times
         self.runs = CaseStore(url, LeaseTimes.from_settings(settings.core))
         self.data_dir = settings.resolved_data_dir()
-        self.verdicts = VerdictService(self.packs, settings.verdict_cache_size, settings.verdict_workers)
+        self.verdicts = VerdictService(
+            self.packs, settings.verdict_cache_size, settings.verdict_workers, InferenceLimits.of(settings.core)
+        )
         self.warmer = VerdictWarmer(self.verdicts)  # new cases' verdicts, off the request thread
         self.heads: dict[str, tuple[int, object]] = {}  # run id → (seq, parsed CaseState)
         self._case_locks: dict[str, threading.Lock] = {}
@@ -135,9 +138,10 @@ async def tenant_id(
 ) -> str:
     """The caller's tenant, from ``X-API-Key`` or ``Authorization: Bearer``; 401 otherwise."""
     given = key or (bearer.credentials if bearer else None)
-    # async on purpose: one indexed read (one round trip, engine.store.db.PointReads) is cheaper inline than a
-    # thread-pool hop (measured: ~2 ms more CPU a request in hops and GIL hand-offs under 16 clients)
-    found = request.app.state.services.tenants.principal(given)
+    # async on purpose: one indexed read (one round trip, engine.store.db.PointReads) awaited on the event loop
+    # (engine.store.loop_reads: other requests move during the round trip), cheaper than a thread-pool hop
+    # (measured: ~2 ms more CPU a request in hops and GIL hand-offs under 16 clients)
+    found = await request.app.state.services.tenants.aprincipal(given)
     tid = found[0] if found else None
     if found:
         request.state.key_id = found[1]  # who acts, for approvals (api_rule_principals)
@@ -157,7 +161,7 @@ Svc = Annotated[Services, Depends(services)]
 
 async def owned_case(case_id: str, tenant: Tenant, svc: Svc) -> ApiCase:
     """The case if this tenant owns it; 404 otherwise (another tenant's id is indistinguishable)."""
-    case = svc.cases.get_case(tenant, case_id) if len(case_id) <= 64 else None
+    case = await svc.cases.aget_case(tenant, case_id) if len(case_id) <= 64 else None
     if case is None:
         raise ProblemError(404, f"no case {case_id!r}", slug="not-found")
     return case

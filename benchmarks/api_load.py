@@ -2,8 +2,16 @@
 
 Starts its own uvicorn server in a child process on 127.0.0.1 (free port, temporary SQLite database, one
 tenant; a separate process so the load generator does not share the server's GIL), creates
-the example case, warms the verdict cache once, then runs the clients (httpx, asyncio) and stops by
-itself. Prints throughput, p50/p99 latency and errors. Target: 0 errors, p99 < 500 ms (cached case).
+the example case, warms the verdict cache once, then runs the clients and stops by itself. Prints throughput,
+p50/p99 latency, errors, and the CPU each request cost the server (``/proc/<pid>/stat``) and the load
+generator: on 2 shared cores the latency follows the machine's load, the CPU per request follows the code.
+Target: 0 errors, p99 < 500 ms (cached case).
+
+The clients are ``api_load_client.RawClient`` (asyncio streams, one keep-alive connection each, ~0.5 ms of CPU
+a request) rather than httpx (7–17 ms a request here): the load generator shares the cores it measures.
+``--src DIR`` runs the server from another source tree (old code exported with ``git archive``, its
+``lexlogic/`` holding links to its folders): before/after from one harness. ``--profile FILE``: the server
+under cProfile (the event loop's thread only: a cached request, not a computation in the thread pool).
 
 ``--scenarios all`` (issue 33) adds, one after the other on the same server, each for the same duration:
 * what-if, cached: the clients cycle over 8 what-ifs asked once before (POST …/what-if, persist=false);
@@ -28,6 +36,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import socket
 import statistics
 import subprocess
@@ -42,6 +51,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import api_load_scenarios as scenarios
+from api_load_client import ClientError, Meter, connect
 
 from lexlogic.engine.store.tenants import TenantStore
 
@@ -55,15 +65,15 @@ def _free_port() -> int:
 async def _client(
     base: str, path: str, headers: dict[str, str], stop_at: float, lat: list[float], errors: list[str]
 ) -> None:
-    async with httpx.AsyncClient(base_url=base, headers=headers, timeout=10) as c:
+    async with connect(base, headers, timeout=10) as c:
         while time.perf_counter() < stop_at:
             t = time.perf_counter()
             try:
                 r = await c.get(path)
                 if r.status_code != 200 or b'"label":"LIABLE"' not in r.content:
                     errors.append(f"{r.status_code}")
-            except httpx.HTTPError as exc:
-                errors.append(type(exc).__name__)
+            except ClientError as exc:
+                errors.append(str(exc))
             lat.append(time.perf_counter() - t)
 
 
@@ -80,7 +90,7 @@ HOSTILE = [
 async def _hostile(
     base: str, cid: str, headers: dict[str, str], stop_at: float, lat: list[float], errors: list[str]
 ) -> None:
-    async with httpx.AsyncClient(base_url=base, headers=headers, timeout=10) as c:
+    async with connect(base, headers, timeout=10) as c:
         i = 0
         while time.perf_counter() < stop_at:
             method, path, body = HOSTILE[i % len(HOSTILE)]
@@ -92,8 +102,8 @@ async def _hostile(
                 )
                 if not 400 <= r.status_code < 500:
                     errors.append(f"hostile {r.status_code}")
-            except httpx.HTTPError as exc:
-                errors.append(f"hostile {type(exc).__name__}")
+            except ClientError as exc:
+                errors.append(f"hostile {exc}")
             lat.append(time.perf_counter() - t)
 
 
@@ -122,8 +132,19 @@ def main() -> None:
     ap.add_argument("--db", default="sqlite", help="sqlite | postgres | an SQLAlchemy URL")
     ap.add_argument("--hostile", type=int, default=0, help="extra clients sending poisoned requests")
     ap.add_argument(
-        "--scenarios", default="verdict", help="verdict | all (what-if cached/new, slider ranking, new case)"
+        "--scenarios",
+        default="verdict",
+        help="verdict | all | a comma list of " + ", ".join(scenarios.NAMES) + " (after the verdict clients)",
     )
+    ap.add_argument(
+        "--src",
+        type=Path,
+        default=None,
+        help="run the server from another source tree (e.g. an older commit exported with git archive, with a "
+        "lexlogic/ of links to its folders): before/after figures from one harness",
+    )
+    ap.add_argument("--http", default="auto", help="uvicorn's HTTP parser: auto | h11 | httptools")
+    ap.add_argument("--profile", type=Path, default=None, help="run the server under cProfile, its stats to FILE")
     args = ap.parse_args()
     seconds = 5.0 if args.quick else args.seconds
     tmp = Path(tempfile.mkdtemp(prefix="lexlogic-load-"))
@@ -133,9 +154,12 @@ def main() -> None:
     store.close()
     port = _free_port()
     env = {**os.environ, "LEXLOGIC_DATABASE_URL": db, "LEXLOGIC_API_DATA": str(tmp / "data")}
+    if args.src is not None:
+        env["PYTHONPATH"] = str(args.src.resolve())
     server = subprocess.Popen(
         [
             sys.executable,
+            *(["-m", "cProfile", "-o", str(args.profile.resolve())] if args.profile else []),
             "-m",
             "uvicorn",
             "lexlogic.api.app:create_app",
@@ -147,19 +171,37 @@ def main() -> None:
             "--log-level",
             "warning",
             "--no-access-log",
+            "--http",
+            args.http,
         ],
-        cwd=ROOT,
+        cwd=args.src or ROOT,
         env=env,
     )
+    scenarios.SERVER_PID = server.pid
     try:
         _load(args, server, port, key, seconds, db_label)
     finally:
         if server.poll() is None:  # never leave the server behind, even when the load failed
-            server.terminate()
+            # SIGINT under cProfile: uvicorn re-raises the signal it caught, and only KeyboardInterrupt lets
+            # cProfile write its stats
+            server.send_signal(signal.SIGINT) if args.profile else server.terminate()
             try:
                 server.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 server.kill()
+        _drop_schema(db_label)
+
+
+def _drop_schema(db_label: str) -> None:
+    """The benchmark's own PostgreSQL schema is dropped once its server has stopped (the database is shared)."""
+    if not db_label.startswith("PostgreSQL (schema "):
+        return
+    import psycopg
+
+    schema = db_label.removeprefix("PostgreSQL (schema ").rstrip(")")
+    base = os.environ.get("LEXLOGIC_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+    with psycopg.connect(base.replace("postgresql+psycopg", "postgresql"), autocommit=True) as conn:
+        conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 
 def _load(
@@ -190,9 +232,10 @@ def _load(
             *(_hostile(base, case_id, headers, stop_at, hostile_lat, errors) for _ in range(args.hostile)),
         )
 
-    t0 = time.perf_counter()
-    asyncio.run(run())
-    wall = time.perf_counter() - t0
+    with Meter(server.pid) as meter:
+        t0 = time.perf_counter()
+        asyncio.run(run())
+        wall = time.perf_counter() - t0
     lat.sort()
     p = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))] * 1000  # noqa: E731
     print(
@@ -205,6 +248,7 @@ def _load(
             f"  hostile clients                : {args.hostile}, {len(hostile_lat)} poisoned requests "
             f"(p50 {hostile_lat[len(hostile_lat) // 2] * 1000:.1f} ms), all expected 4xx"
         )
+    print(f"  server source                  : {args.src or ROOT}, load average {os.getloadavg()[0]:.1f}")
     print(f"  cold (first, uncached) request : {cold * 1000:.0f} ms")
     print(f"  requests                       : {len(lat)}  ({len(lat) / wall:.0f} req/s)")
     print(
@@ -212,11 +256,13 @@ def _load(
         f"(mean {statistics.mean(lat) * 1000:.1f})"
     )
     print(f"  errors                         : {len(errors)}" + (f" {sorted(set(errors))}" if errors else ""))
+    print(f"  {meter.line(len(lat) + len(hostile_lat))}")
     ok = not errors and p(0.99) < 500
     print(f"  target (0 errors, p99 < 500 ms): {'met' if ok else 'NOT met'}")
     print(f"  issue 33 target (p99 ≤ 250 ms) : {'met' if not errors and p(0.99) <= 250 else 'NOT met'}")
-    if args.scenarios == "all":
-        scenarios.run_all(base, headers, case_id, args.clients, seconds, first.json())
+    if args.scenarios != "verdict":
+        only = None if args.scenarios == "all" else set(args.scenarios.split(","))
+        scenarios.run_all(base, headers, case_id, args.clients, seconds, first.json(), only)
 
 
 if __name__ == "__main__":

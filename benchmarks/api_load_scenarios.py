@@ -15,31 +15,33 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from api_load_client import ClientError, Meter, RawClient, connect
 
 ROOT = Path(__file__).resolve().parents[1]
-Request = Callable[[httpx.AsyncClient, int], Awaitable[bool]]
+Request = Callable[[RawClient, int], Awaitable[bool]]
+SERVER_PID: int | None = None  # set by api_load: the uvicorn process whose CPU each phase reports
 
 
 async def _loop(
     base: str, headers: dict[str, str], stop_at: float, lat: list[float], errors: list[str], req: Request
 ) -> None:
     """One client: ``req(client, i)`` until the time is up (False or an HTTP error counts as an error)."""
-    async with httpx.AsyncClient(base_url=base, headers=headers, timeout=60) as c:
+    async with connect(base, headers, timeout=60) as c:
         i = 0
         while time.perf_counter() < stop_at:
             t = time.perf_counter()
             try:
                 if not await req(c, i):
                     errors.append("bad answer")
-            except httpx.HTTPError as exc:
-                errors.append(type(exc).__name__)
+            except ClientError as exc:
+                errors.append(str(exc))
             lat.append(time.perf_counter() - t)
             i += 1
 
 
 def _phase(
     base: str, headers: dict[str, str], clients: int, seconds: float, make: Callable[[int], Request]
-) -> tuple[list[float], list[str], float]:
+) -> tuple[list[float], list[str], float, Meter]:
     lat: list[float] = []
     errors: list[str] = []
     stop_at = time.perf_counter() + seconds
@@ -47,12 +49,16 @@ def _phase(
     async def run() -> None:
         await asyncio.gather(*(_loop(base, headers, stop_at, lat, errors, make(k)) for k in range(clients)))
 
-    t0 = time.perf_counter()
-    asyncio.run(run())
-    return sorted(lat), errors, time.perf_counter() - t0
+    with Meter(SERVER_PID) as meter:
+        t0 = time.perf_counter()
+        asyncio.run(run())
+        wall = time.perf_counter() - t0
+    return sorted(lat), errors, wall, meter
 
 
-def _report(title: str, lat: list[float], errors: list[str], wall: float, target_ms: float | None) -> None:
+def _report(
+    title: str, lat: list[float], errors: list[str], wall: float, target_ms: float | None, meter: Meter | None = None
+) -> None:
     if not lat:
         print(f"{title}: no request completed")
         return
@@ -62,15 +68,27 @@ def _report(title: str, lat: list[float], errors: list[str], wall: float, target
     print(f"  requests {len(lat)} ({len(lat) / wall:.1f} req/s), load average {load:.1f}")
     print(f"  latency p50 / p99 / max : {p(0.5):.1f} / {p(0.99):.1f} / {lat[-1] * 1000:.1f} ms")
     print(f"  errors                  : {len(errors)}" + (f" {sorted(set(errors))[:4]}" if errors else ""))
+    if meter is not None:
+        print(f"  {meter.line(len(lat))}")
     if target_ms is not None:
         ok = not errors and p(0.99) <= target_ms
         print(f"  target p99 ≤ {target_ms:.0f} ms   : {'met' if ok else 'NOT met'}")
 
 
+NAMES = ("whatif-cached", "whatif-new", "ranking", "new-case")
+
+
 def run_all(
-    base: str, headers: dict[str, str], case_id: str, clients: int, seconds: float, verdict: dict[str, Any]
+    base: str,
+    headers: dict[str, str],
+    case_id: str,
+    clients: int,
+    seconds: float,
+    verdict: dict[str, Any],
+    only: set[str] | None = None,
 ) -> None:
-    """The four scenarios, one after the other."""
+    """The four scenarios (``only`` these of ``NAMES``), one after the other."""
+    want = only or set(NAMES)
     sliders = [s["name"] for s in verdict.get("sliders") or [] if s.get("group") == "priors"]
     if not sliders:
         print("what-if scenarios: the verdict has no prior slider")
@@ -79,7 +97,7 @@ def run_all(
 
     def whatif(values: Callable[[int, int], tuple[str, float]]) -> Callable[[int], Request]:
         def make(k: int) -> Request:
-            async def req(c: httpx.AsyncClient, i: int) -> bool:
+            async def req(c: RawClient, i: int) -> bool:
                 name, x = values(k, i)
                 r = await c.post(path, json={"priors": {name: x}})
                 return r.status_code == 200 and b'"probability"' in r.content
@@ -89,33 +107,36 @@ def run_all(
         return make
 
     cached = [(sliders[j % len(sliders)], round(0.1 + 0.1 * j, 2)) for j in range(8)]
-    with httpx.Client(base_url=base, headers=headers, timeout=120) as c:  # asked once: then cached
-        for name, x in cached:
-            assert c.post(path, json={"priors": {name: x}}).status_code == 200
-    lat, err, wall = _phase(base, headers, clients, seconds, whatif(lambda k, i: cached[(k + i) % len(cached)]))
-    _report(f"what-if, cached (8 what-ifs asked before), {clients} clients", lat, err, wall, 300)
+    if "whatif-cached" in want:
+        with httpx.Client(base_url=base, headers=headers, timeout=120) as c:  # asked once: then cached
+            for name, x in cached:
+                assert c.post(path, json={"priors": {name: x}}).status_code == 200
+        lat, err, wall, m = _phase(base, headers, clients, seconds, whatif(lambda k, i: cached[(k + i) % len(cached)]))
+        _report(f"what-if, cached (8 what-ifs asked before), {clients} clients", lat, err, wall, 300, m)
 
     def fresh(k: int, i: int) -> tuple[str, float]:  # a value never asked: unique per client and request
         return sliders[(k + i) % len(sliders)], round(0.05 + 0.9 * ((k * 7919 + i * 104729) % 100003) / 100003, 6)
 
-    lat, err, wall = _phase(base, headers, clients, seconds, whatif(fresh))
-    _report(
-        f"what-if, new (a prior never asked, {len(sliders)} sliders in turn), {clients} clients", lat, err, wall, 300
-    )
+    if "whatif-new" in want:
+        lat, err, wall, m = _phase(base, headers, clients, seconds, whatif(fresh))
+        title = f"what-if, new (a prior never asked, {len(sliders)} sliders in turn), {clients} clients"
+        _report(title, lat, err, wall, 300, m)
 
     def ranking(k: int) -> Request:
-        async def req(c: httpx.AsyncClient, i: int) -> bool:
+        async def req(c: RawClient, i: int) -> bool:
             name, x = fresh(1000 + k, i)
             r = await c.post(f"/v1/cases/{case_id}/sensitivity", json={"priors": {name: x}})
             return r.status_code == 200 and b'"sliders"' in r.content
 
         return req
 
-    lat, err, wall = _phase(base, headers, 1, seconds, ranking)
-    _report("slider ranking (POST …/sensitivity, new hypotheses each time), 1 client", lat, err, wall, 1000)
-    lat, err, wall = _phase(base, headers, clients, seconds, ranking)
-    _report(f"slider ranking, {clients} clients at once (no target: for the record)", lat, err, wall, None)
-    _new_cases(base, headers, clients, seconds)
+    if "ranking" in want:
+        lat, err, wall, m = _phase(base, headers, 1, seconds, ranking)
+        _report("slider ranking (POST …/sensitivity, new hypotheses each time), 1 client", lat, err, wall, 1000, m)
+        lat, err, wall, m = _phase(base, headers, clients, seconds, ranking)
+        _report(f"slider ranking, {clients} clients at once (no target: for the record)", lat, err, wall, None, m)
+    if "new-case" in want:
+        _new_cases(base, headers, clients, seconds)
 
 
 def _new_cases(base: str, headers: dict[str, str], clients: int, seconds: float) -> None:
@@ -127,7 +148,7 @@ def _new_cases(base: str, headers: dict[str, str], clients: int, seconds: float)
     gets: list[float] = []
 
     def make(k: int) -> Request:
-        async def req(c: httpx.AsyncClient, i: int) -> bool:
+        async def req(c: RawClient, i: int) -> bool:
             t = time.perf_counter()
             r = await c.post("/v1/cases", json={"case_file": example, "name": f"load-{k}-{i}"})
             posts.append(time.perf_counter() - t)
@@ -140,7 +161,7 @@ def _new_cases(base: str, headers: dict[str, str], clients: int, seconds: float)
 
         return req
 
-    lat, err, wall = _phase(base, headers, clients, seconds, make)
-    _report(f"new case: POST + GET verdict, {clients} clients", lat, err, wall, None)
+    lat, err, wall, m = _phase(base, headers, clients, seconds, make)
+    _report(f"new case: POST + GET verdict, {clients} clients", lat, err, wall, None, m)
     _report("  of which POST /v1/cases", sorted(posts), [], wall, None)
     _report("  of which GET …/verdict (first)", sorted(gets), [], wall, None)

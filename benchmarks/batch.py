@@ -99,9 +99,9 @@ def timed_chunks() -> Iterator[None]:
 
     inner = portfolio.run_group
 
-    def run_group(rules_dir: str, items: list, proofs: bool = False) -> list:
+    def run_group(rules_dir: str, items: list, proofs: bool = False, limits: object = None) -> list:
         c = time.process_time()
-        out = inner(rules_dir, items, proofs)
+        out = inner(rules_dir, items, proofs, limits)  # type: ignore[arg-type]
         CHUNKS.append((len(items), time.process_time() - c))
         return out
 

@@ -10,7 +10,6 @@ from lexlogic.engine.case.evaluation import CaseEvaluator
 from lexlogic.engine.case.machine import CaseState, Orchestrator, read_state
 from lexlogic.engine.documents.cache import scoped
 from lexlogic.engine.documents.isolated import IngestLimits, isolated_reader
-from lexlogic.engine.prob.inference_plan import InferenceLimits
 from lexlogic.engine.store.api_cases import ApiCase, repair_answers
 
 
@@ -43,8 +42,9 @@ def case_file_of(svc: Services, case: ApiCase) -> tuple[CaseState, dict[str, Any
 
 
 def evaluator(svc: Services) -> CaseEvaluator:
-    """The orchestrator's default evaluator: the same typed verdict as GET …/verdict."""
-    return CaseEvaluator(svc.packs, limits=InferenceLimits.of(svc.settings.core))
+    """The orchestrator's default evaluator: the same typed verdict as GET …/verdict (the same limits: the
+    deployment's ``Settings.inference_*``, built once in ``deps.Services``)."""
+    return CaseEvaluator(svc.packs, limits=svc.verdicts.limits)
 
 
 def orchestrator(svc: Services, case: ApiCase, on_transition=None) -> Orchestrator:  # type: ignore[no-untyped-def]

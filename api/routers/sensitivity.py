@@ -44,7 +44,8 @@ def sensitivity(case: Case, svc: Svc, body: Hypotheses = Body(default_factory=Hy
 
     def compute() -> bytes:  # the sliders from the cached case model: no verdict computed (issue 33)
         sliders = slider_list(svc.packs, case_file, answers, body.priors, dict(body.weights))
-        ranked = rank_sliders(svc.packs, case_file, answers, body.priors, dict(body.weights), sliders)
+        weights = dict(body.weights)
+        ranked = rank_sliders(svc.packs, case_file, answers, body.priors, weights, sliders, limits=svc.verdicts.limits)
         return ranked.model_dump_json().encode()
 
     out, hit = svc.verdicts.verdicts.get_or_compute(canonical_hash(key), compute)

@@ -128,7 +128,7 @@ async def get_verdict(case: Case, svc: Svc, request: Request, proofs: ProofsQuer
     """The head's verdict. Async: a cache hit is one small query (the head) and a dict lookup, its bytes
     serialised once when computed (never parsed or validated again); a miss computes in a worker thread.
     ETag / If-None-Match: 304 when the client holds this state's verdict already."""
-    seq = svc.runs.head_seq(case.run_id)  # one round trip, inline (see deps.tenant_id)
+    seq = await svc.runs.ahead_seq(case.run_id)  # one round trip, awaited (see deps.tenant_id)
     key = cache_key({"run": case.run_id, "seq": seq, "a": {}, "p": {}}, proofs)
     hit = svc.verdicts.peek(key)
     if hit is not None:
@@ -187,7 +187,7 @@ async def what_if(
     """Async: a what-if asked before is a cache hit served on the event loop (one small query, the head's
     number; no thread hop), never validated or modelled again; anything else runs in a worker thread."""
     if not body.persist:
-        seq = svc.runs.head_seq(case.run_id)  # one round trip, inline (see deps.tenant_id)
+        seq = await svc.runs.ahead_seq(case.run_id)  # one round trip, awaited (see deps.tenant_id)
         raw = cache_key({"run": case.run_id, "seq": seq, "what-if": [body.answers, body.priors, body.weights]}, proofs)
         hit = svc.verdicts.peek(raw)
         if hit is not None:

@@ -130,29 +130,16 @@ class CaseEvaluator:
 
     def evaluate(self, case: CaseFile, answers: dict[str, Any], *, probabilistic: bool = True) -> Verdict:
         dynamic = self.interpretations(case)
-        if self.result_only:
-            return result_verdict(
-                case,
-                self.typed_answers(case, answers),
-                packs=self.packs,
-                case_id=case.case_id,
-                whatif=self.whatif,
-                dynamic=dynamic,
-                probabilistic=probabilistic or bool(dynamic),
-                inference=self.inference,
-                memo=self.memo,
-                limits=self.limits,
-            )
-        return build_verdict(
-            case,
-            self.typed_answers(case, answers),
-            packs=self.packs,
-            case_id=case.case_id,
-            whatif=self.whatif,
-            dynamic=dynamic,
-            probabilistic=probabilistic or bool(dynamic),
-            sliders=False,
-            inference=self.inference,
-            memo=self.memo,
-            limits=self.limits,
-        )
+        common: dict[str, Any] = {
+            "packs": self.packs,
+            "case_id": case.case_id,
+            "whatif": self.whatif,
+            "dynamic": dynamic,
+            "probabilistic": probabilistic or bool(dynamic),
+            "inference": self.inference,
+            "memo": self.memo,
+            "limits": self.limits,
+        }
+        if self.result_only:  # what a result line reads (portfolio without --proofs), by the same code
+            return result_verdict(case, self.typed_answers(case, answers), **common)
+        return build_verdict(case, self.typed_answers(case, answers), sliders=False, **common)

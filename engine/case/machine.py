@@ -35,7 +35,7 @@ from lexlogic.engine.case.planner import (
 from lexlogic.engine.documents.model import Document
 from lexlogic.engine.packs.library import PackLibrary
 from lexlogic.engine.verdict.model import Verdict, VerdictStatus
-from lexlogic.logic.canonical import DumpOnce, canonical_hash, canonical_hash_with
+from lexlogic.logic.canonical import DumpOnce, canonical_dump, canonical_hash, canonical_hash_with
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.facts import CaseFile
 from lexlogic.logic.pack import RulePack
@@ -119,6 +119,7 @@ class CaseState(BaseModel):
     log: list[str] = Field(default_factory=list)
 
     _case_dump: DumpOnce = PrivateAttr(default_factory=DumpOnce)  # the case file's canonical text, once
+    _facts_digest: tuple[str, str, str] | None = PrivateAttr(default=None)  # ``Orchestrator._facts_hash``'s last
 
     def case_digest_parts(self) -> dict[str, str]:
         """``{"case": canonical dump of the case file}`` (dumped once per case-file object)."""
@@ -128,7 +129,15 @@ class CaseState(BaseModel):
         """What the loop detector compares: the reasoning content, not counters or timings (``reopened``: a
         run re-opened under other options goes through the same steps again on purpose, not in a loop).
         The case file (the bulk, replaced but never changed in place) is dumped once per object."""
-        parts = {
+        return canonical_hash_with(self._logical_parts(), self.case_digest_parts())
+
+    def loop_key(self) -> tuple[str, str]:
+        """``logical_hash``'s content, not hashed: (the case file's dump, the other parts' canonical dump). Equal
+        keys ⇔ equal hashes; a run kept in memory compares these (no sha256 over the case file at every step)."""
+        return self.case_digest_parts()["case"], canonical_dump(self._logical_parts())
+
+    def _logical_parts(self) -> dict[str, Any]:
+        return {
             "phase": self.phase.value,
             "answers": self.answers,
             "reopened": self.reopened,
@@ -136,7 +145,6 @@ class CaseState(BaseModel):
             "eval": self.evaluation.status.value if self.evaluation else None,
             "q": self.pending_question,
         }
-        return canonical_hash_with(parts, self.case_digest_parts())
 
 
 def read_state(raw: dict[str, Any], where: str) -> CaseState:
@@ -283,7 +291,7 @@ class Orchestrator:
                 return self.run(state, until)
             finally:
                 self.let_go(state.case_id)
-        seen = self.store.hashes(state.case_id) if self.store is not None else []
+        seen: list[Any] = self.store.hashes(state.case_id) if self.store is not None else []
         if state.status == "awaiting_answer" and self.answer_provider is not None:
             state.status = "running"  # try the provider once more (new answers, a terminal)
         while state.status == "running":
@@ -294,17 +302,23 @@ class Orchestrator:
                 break
             state = self.step(state)
             state.budget.steps += 1
-            h = state.logical_hash()
+            h = self.loop_key(state)
             if state.status == "running" and seen.count(h) + 1 >= self.loop_limit:
                 state.status, state.message = (
                     "stopped_loop",
-                    f"loop detected: state {h[:12]} reached {self.loop_limit} times in {state.phase.value}",
+                    f"loop detected: state {state.logical_hash()[:12]} reached {self.loop_limit} times in "
+                    f"{state.phase.value}",
                 )
             seen.append(h)
             self.persist(state, state.message if state.status != "running" else state.phase.value)
             if until is not None and until(state):
                 break
         return state
+
+    def loop_key(self, state: CaseState) -> Any:
+        """What the loop detector compares: the state's hash, as the store keeps it (a run in memory may
+        compare ``CaseState.loop_key`` instead: the same equalities, no hashing)."""
+        return state.logical_hash()
 
     def step(self, state: CaseState) -> CaseState:
         handler = {
@@ -407,7 +421,16 @@ class Orchestrator:
         options = self.evaluator.options()
         if options:
             key["options"] = options
-        return canonical_hash_with(key, state.case_digest_parts())
+        parts = state.case_digest_parts()
+        # asked at every step, changed only by an answer or an option: kept while the case file's dump is the
+        # same object and the answers and options print the same (equal prints, equal canonical dumps)
+        seen = (parts["case"], repr(key))
+        held = state._facts_digest
+        if held is not None and held[0] is seen[0] and held[1] == seen[1]:
+            return held[2]
+        digest = canonical_hash_with(key, parts)
+        state._facts_digest = (*seen, digest)
+        return digest
 
     def _case(self, state: CaseState) -> CaseFile:
         """The state's case file, typed (the evaluator's memo: parsed once per run)."""

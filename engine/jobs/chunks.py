@@ -29,6 +29,7 @@ from pydantic import BaseModel, Field
 
 from lexlogic.engine.jobs.batch_store import BatchItemRow, BatchStore, ItemResult
 from lexlogic.engine.jobs.portfolio_groups import run_group
+from lexlogic.engine.prob.inference_plan import InferenceLimits
 from lexlogic.engine.store.cases import CaseStore, RunBusyError
 from lexlogic.settings import Settings
 
@@ -100,7 +101,7 @@ def run_chunk(
         if attempts > settings.resume_max_attempts:
             fail_items(bstore, job, pending, f"interrupted {attempts - 1} times: given up")
             return ChunkRun("done")
-        return _evaluate(bstore, job, pending)
+        return _evaluate(bstore, job, pending, InferenceLimits.of(settings))
     except Exception:
         release = False  # an outage (or a bug): the lease stays and lapses, so the chunk is taken over later
         raise
@@ -108,13 +109,14 @@ def run_chunk(
         store.let_go(hold, release=release)
 
 
-def _evaluate(bstore: BatchStore, job: ChunkJob, pending: list[BatchItemRow]) -> ChunkRun:
-    """The chunk's pending cases through the portfolio's evaluator, recorded in one transaction."""
+def _evaluate(bstore: BatchStore, job: ChunkJob, pending: list[BatchItemRow], limits: InferenceLimits) -> ChunkRun:
+    """The chunk's pending cases through the portfolio's evaluator (the worker's Settings' inference thresholds:
+    ``limits``), recorded in one transaction."""
     if not pending:
         return ChunkRun("done")
     t0, c0 = time.perf_counter(), time.process_time()
     bstore.attempt_many(job.batch_id, [r.key for r in pending])
-    results = run_group(job.rules_dir, [(r.key, r.path, r.run_id) for r in pending], job.proofs)
+    results = run_group(job.rules_dir, [(r.key, r.path, r.run_id) for r in pending], job.proofs, limits)
     bstore.record_many(job.batch_id, results)
     return ChunkRun("done", len(pending), time.perf_counter() - t0, time.process_time() - c0)
 

@@ -28,6 +28,7 @@ from lexlogic.engine.jobs.batch_store import BatchStore, ItemResult
 from lexlogic.engine.jobs.patience import DEFAULT_LIMIT, Patience
 from lexlogic.engine.jobs.portfolio_groups import Group, group_items, run_group
 from lexlogic.engine.packs.library import PackLibrary
+from lexlogic.engine.prob.inference_plan import InferenceLimits
 from lexlogic.engine.store.cases import CaseStore, LeaseTimes
 from lexlogic.settings import Settings
 
@@ -50,13 +51,15 @@ def run_groups(
     workers: int,
     on_results: Callable[[list[dict]], None],
     chunk: int = CHUNK,
+    limits: InferenceLimits | None = None,
 ) -> None:
     """Every group, on ``workers`` spawned processes (in this one when 1). A large group is cut into chunks
-    of ``chunk`` cases (each chunk pays the group's shared work once); chunks go largest first."""
+    of ``chunk`` cases (each chunk pays the group's shared work once); chunks go largest first. ``limits``:
+    the inference thresholds of the caller's Settings, given to every chunk's evaluator."""
     chunks = cut(groups, chunk)
     if workers <= 1 or len(chunks) <= 1:
         for c in chunks:
-            on_results(run_group(rules_dir, c, proofs))
+            on_results(run_group(rules_dir, c, proofs, limits))
         return
     from lexlogic.engine.jobs.local_pool import die_with_parent
 
@@ -66,7 +69,7 @@ def run_groups(
         initializer=die_with_parent,
         initargs=(os.getpid(),),
     ) as pool:
-        futures = [pool.submit(run_group, rules_dir, c, proofs) for c in chunks]
+        futures = [pool.submit(run_group, rules_dir, c, proofs, limits) for c in chunks]
         for f in as_completed(futures):
             on_results(f.result())
 
@@ -121,7 +124,8 @@ def run_portfolio(
         if remote:
             _on_workers(store, bstore, bid, groups, settings, packs, proofs, patience, notice, announce, timeout)
         else:
-            _on_pool(bstore, bid, groups, packs, proofs, concurrency, patience, announce)
+            limits = InferenceLimits.of(settings)  # the caller's thresholds, to the chunks' evaluators
+            _on_pool(bstore, bid, groups, packs, proofs, limits, concurrency, patience, announce)
     finally:
         store.close()
     left = max(1.0, timeout - (time.monotonic() - t0)) if timeout else None
@@ -138,6 +142,7 @@ def _on_pool(
     groups: list[Group],
     packs: PackLibrary,
     proofs: bool,
+    limits: InferenceLimits,
     concurrency: int | None,
     patience: Patience,
     announce: Callable[[ItemResult], None],
@@ -150,7 +155,7 @@ def _on_pool(
                 announce(ItemResult.model_validate(r))
 
     workers = max(1, concurrency or os.cpu_count() or 1)
-    run_groups(groups, str(packs.root), proofs=proofs, workers=workers, on_results=record)
+    run_groups(groups, str(packs.root), proofs=proofs, workers=workers, on_results=record, limits=limits)
 
 
 def _on_workers(

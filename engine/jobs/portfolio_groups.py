@@ -19,6 +19,7 @@ from lexlogic.engine.case.evaluation import CaseEvaluator
 from lexlogic.engine.case.machine import CaseState, Orchestrator, Phase
 from lexlogic.engine.jobs.batch_store import BatchItemRow, ItemResult, result_of
 from lexlogic.engine.packs.library import PackLibrary
+from lexlogic.engine.prob.inference_plan import InferenceLimits
 from lexlogic.logic.canonical import canonical_hash
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.facts import parse_case
@@ -70,17 +71,17 @@ def group_items(rows: Iterable[BatchItemRow], packs: PackLibrary) -> tuple[list[
 # --- one group, in one process -----------------------------------------------------------------------------
 class TransientStore:
     """The state machine's store for a portfolio run: it keeps each run's state hashes (the loop detector
-    reads them) and nothing else — a portfolio records results, not snapshots."""
+    reads them: ``InMemoryMachine.loop_key``) and nothing else — a portfolio records results, not snapshots."""
 
     def __init__(self) -> None:
-        self._hashes: dict[str, list[str]] = {}
+        self._hashes: dict[str, list[Any]] = {}
 
-    def save(self, case_id: str, state: dict[str, Any], *, state_hash: str, **_: Any) -> int:
+    def save(self, case_id: str, state: dict[str, Any], *, state_hash: Any, **_: Any) -> int:
         seen = self._hashes.setdefault(case_id, [])
         seen.append(state_hash)
         return len(seen)
 
-    def hashes(self, case_id: str, *, since_epoch: bool = True) -> list[str]:
+    def hashes(self, case_id: str, *, since_epoch: bool = True) -> list[Any]:
         return list(self._hashes.get(case_id, []))
 
     def acquire(self, case_id: str, owner: str | None = None, **_: Any) -> Any:
@@ -95,10 +96,15 @@ class InMemoryMachine(Orchestrator):
     ``proofs`` its evaluator builds what a result line reads and no more (``CaseEvaluator(result_only=True)``:
     no proof trees, no distributions nobody reads); with ``proofs``, the whole verdict, as the per-case path."""
 
-    def __init__(self, packs: PackLibrary, proofs: bool = False) -> None:
+    def __init__(self, packs: PackLibrary, proofs: bool = False, limits: InferenceLimits | None = None) -> None:
         self.memory = TransientStore()
-        evaluator = CaseEvaluator(packs, result_only=not proofs)
+        evaluator = CaseEvaluator(packs, result_only=not proofs, limits=limits)
         super().__init__(self.memory, evaluator, packs=packs, job={"kind": "portfolio"})  # type: ignore[arg-type]
+
+    def loop_key(self, state: CaseState) -> Any:
+        """The loop detector's key unhashed (``CaseState.loop_key``): its sha256 over the case file at every
+        step was ~6 % of a case; nothing here is stored, so only equality matters."""
+        return state.loop_key()
 
     def persist(self, state: CaseState, note: str = "") -> int:
         """A transition, numbered. Its hash is not stored: ``run`` reads the store's hashes once, when it starts
@@ -130,13 +136,16 @@ def final_state(orch: InMemoryMachine, packs: PackLibrary, key: str, path: str, 
         case_file=parse_case(raw, pack, key).model_dump(mode="json"),
     ).model_dump(mode="json")  # the per-case path reads its first state back from the database: as JSON
     state = CaseState.model_validate(created)
-    orch.memory.save(run_id, created, state_hash=state.logical_hash())
+    orch.memory.save(run_id, created, state_hash=orch.loop_key(state))
     return orch.run(state)
 
 
-def run_case(packs: PackLibrary, key: str, path: str, run_id: str, proofs: bool) -> dict[str, Any]:
-    """One case's result line (its proof tree and why-not when ``proofs``)."""
-    orch = InMemoryMachine(packs, proofs)
+def run_case(
+    packs: PackLibrary, key: str, path: str, run_id: str, proofs: bool, limits: InferenceLimits | None = None
+) -> dict[str, Any]:
+    """One case's result line (its proof tree and why-not when ``proofs``). ``limits``: the inference route's
+    thresholds of the caller's Settings (``InferenceLimits.of(settings)``, built at the edge); None: defaults."""
+    orch = InMemoryMachine(packs, proofs, limits)
     state = final_state(orch, packs, key, path, run_id)
     out = result_of(key, "case", state)
     if proofs and state.evaluation is not None:
@@ -144,13 +153,16 @@ def run_case(packs: PackLibrary, key: str, path: str, run_id: str, proofs: bool)
     return out.model_dump(mode="json")
 
 
-def run_group(rules_dir: str, items: list[tuple[str, str, str]], proofs: bool = False) -> list[dict]:
-    """A group's results (ItemResult as JSON), its cases one after the other in this process."""
+def run_group(
+    rules_dir: str, items: list[tuple[str, str, str]], proofs: bool = False, limits: InferenceLimits | None = None
+) -> list[dict]:
+    """A group's results (ItemResult as JSON), its cases one after the other in this process (``limits``: as
+    ``run_case``; a frozen dataclass, so it travels to a pool's process with the chunk)."""
     packs = library(rules_dir)
     out = []
     for key, path, run_id in items:
         try:
-            out.append(run_case(packs, key, path, run_id, proofs))
+            out.append(run_case(packs, key, path, run_id, proofs, limits))
         except Exception as exc:  # as the per-case path: the case fails with its reason, the batch goes on
             why = f"{type(exc).__name__}: {exc}"[:500]
             out.append(ItemResult(key=key, kind="case", status="error", message=why).model_dump(mode="json"))

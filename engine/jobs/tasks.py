@@ -134,9 +134,14 @@ def orchestrator_for(store: CaseStore, job: Job, settings: Settings) -> Orchestr
 
         cache = scoped(settings.documents_cache, job.scope or "")
         read = isolated_reader(IngestLimits.from_settings(settings), cache)
+    from lexlogic.engine.case.evaluation import CaseEvaluator
+    from lexlogic.engine.prob.inference_plan import InferenceLimits
+
+    packs = packs_for(job, settings)
     return Orchestrator(
         store,
-        packs=packs_for(job, settings),
+        evaluator=CaseEvaluator(packs, limits=InferenceLimits.of(settings)),  # the deployment's thresholds
+        packs=packs,
         llm=llm,
         job=job.model_dump(),
         step_delay=settings.step_delay,

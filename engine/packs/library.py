@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -97,8 +98,10 @@ class PackLibrary:
     root: Path
     default: str | None = None
     watch: bool = False
+    watch_every: float = 1.0  # seconds between two looks at a watched pack's files
     _loaded: dict[str, LoadedPack] = field(default_factory=dict, repr=False)
     _stamps: dict[str, float] = field(default_factory=dict, repr=False)
+    _looked: dict[str, float] = field(default_factory=dict, repr=False)  # name → monotonic time of the last look
 
     def __post_init__(self) -> None:
         self.root = Path(self.root).resolve()
@@ -120,12 +123,13 @@ class PackLibrary:
         """The loaded pack ``name`` (the default pack when None), loaded once for this library."""
         name = name or self.default_name()
         hit = self._loaded.get(name)
-        if hit is not None and not (self.watch and self._stamp(hit.pack.root) != self._stamps.get(name)):
+        if hit is not None and not (self.watch and self._changed(name, hit.pack.root)):
             return hit
         loaded = load_folder(self.folder(name))
         self._loaded[name] = loaded
         if self.watch:
             self._stamps[name] = self._stamp(loaded.pack.root)
+            self._looked[name] = time.monotonic()
         return loaded
 
     def pack(self, name: str | None = None) -> RulePack:
@@ -154,6 +158,16 @@ class PackLibrary:
                 self.folder(name)  # PackError (with a "did you mean") when it does not exist
                 return name
         return self.default_name()
+
+    def _changed(self, name: str, root: Path) -> bool:
+        """Whether a watched pack's files changed, looked at most every ``watch_every`` seconds. Why: the look
+        walks the pack's folder (~70 files), ~4 ms, and a verdict asks for its pack ~6 times: a server paid
+        it on every what-if; an edited pack is now seen within a second instead of at once."""
+        now = time.monotonic()
+        if now - self._looked.get(name, -1e9) < self.watch_every:
+            return False
+        self._looked[name] = now
+        return self._stamp(root) != self._stamps.get(name)
 
     @staticmethod
     def _stamp(root: Path) -> float:

@@ -9,12 +9,13 @@ Every read takes the tenant: a row of another tenant is simply not found.
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import DateTime, ForeignKey, Integer, String, Text, UniqueConstraint, select
+from sqlalchemy import DateTime, ForeignKey, Integer, String, Text, UniqueConstraint, bindparam, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -62,6 +63,12 @@ class ApiCase(Base):
 
 
 _CASE_COLUMNS = ("id", "tenant_id", "name", "pack", "origin", "created_at")
+
+
+# the case-owner read of every API request on a case, built once (``PointReads`` compiles it once)
+_OWNED_CASE = select(*(ApiCase.__table__.c[name] for name in _CASE_COLUMNS)).where(
+    ApiCase.id == bindparam("case_id"), ApiCase.tenant_id == bindparam("tenant_id")
+)
 
 
 class ApiDocument(Base):
@@ -134,6 +141,8 @@ class ApiCaseStore:
             ],
         )
         self.Session = session_factory(self.engine)
+        self._owned: dict[tuple[str, str], ApiCase] = {}  # (tenant, case) → its record: see ``get_case``
+        self._owned_lock = threading.Lock()
 
     def create_case(self, tenant_id: str, name: str, pack: str, origin: str) -> ApiCase:
         with self.Session.begin() as s:
@@ -143,10 +152,35 @@ class ApiCaseStore:
             return row
 
     def get_case(self, tenant_id: str, case_id: str) -> ApiCase | None:
-        """The tenant's case (a detached record: one round trip, ``db.PointReads``), or None."""
-        cols = [ApiCase.__table__.c[name] for name in _CASE_COLUMNS]
-        row = point_reads(self.engine).first(select(*cols).where(ApiCase.id == case_id, ApiCase.tenant_id == tenant_id))
-        return ApiCase(**row._mapping) if row is not None else None
+        """The tenant's case (a detached record: one round trip, ``db.PointReads``), or None. A case found is
+        remembered (4,096 kept): its row is written once by ``create_case`` and never updated or deleted, and
+        every API request on a case reads it (one of the three round trips a cached verdict made on the event
+        loop). A case not found is not remembered: another process may create it. Deleting or editing cases
+        would have to forget them here."""
+        hit = self._owned.get((tenant_id, case_id))
+        if hit is not None:
+            return hit
+        return self._remember(
+            tenant_id, case_id, point_reads(self.engine).first(_OWNED_CASE, case_id=case_id, tenant_id=tenant_id)
+        )
+
+    async def aget_case(self, tenant_id: str, case_id: str) -> ApiCase | None:
+        """``get_case`` awaited: the event loop serves other requests during the round trip (the API's)."""
+        hit = self._owned.get((tenant_id, case_id))
+        if hit is not None:
+            return hit
+        row = await point_reads(self.engine).afirst(_OWNED_CASE, case_id=case_id, tenant_id=tenant_id)
+        return self._remember(tenant_id, case_id, row)
+
+    def _remember(self, tenant_id: str, case_id: str, row: Any) -> ApiCase | None:
+        if row is None:
+            return None
+        case = ApiCase(**row._asdict())
+        with self._owned_lock:
+            self._owned[(tenant_id, case_id)] = case
+            while len(self._owned) > 4096:
+                self._owned.pop(next(iter(self._owned)))
+        return case
 
     def list_cases(self, tenant_id: str, limit: int = 100, offset: int = 0) -> list[ApiCase]:
         with self.Session() as s:

@@ -27,7 +27,19 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import DateTime, Float, Integer, String, Text, UniqueConstraint, delete, select, text, update
+from sqlalchemy import (
+    DateTime,
+    Float,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    bindparam,
+    delete,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Mapped, Session, mapped_column
 
@@ -110,6 +122,10 @@ class CaseRun(Base):
     status: Mapped[str] = mapped_column(String(32), default="running")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=_now)
+
+
+# the run head read of every API request, built once (``PointReads`` compiles it once)
+_HEAD_SEQ = select(CaseRun.head_seq).where(CaseRun.case_id == bindparam("case_id"))
 
 
 class CaseStateRow(Base):
@@ -295,7 +311,12 @@ class CaseStore:
 
     def head_seq(self, case_id: str) -> int:
         """The case's head (0: none); one round trip (``db.PointReads``): the API reads it on every request."""
-        row = point_reads(self.engine).first(select(CaseRun.head_seq).where(CaseRun.case_id == case_id))
+        row = point_reads(self.engine).first(_HEAD_SEQ, case_id=case_id)
+        return int(row[0] or 0) if row is not None else 0
+
+    async def ahead_seq(self, case_id: str) -> int:
+        """``head_seq`` awaited: the event loop serves other requests during the round trip (the API's)."""
+        row = await point_reads(self.engine).afirst(_HEAD_SEQ, case_id=case_id)
         return int(row[0] or 0) if row is not None else 0
 
     def latest(self, case_id: str) -> tuple[int, dict[str, Any]] | None:

@@ -13,8 +13,9 @@ import hmac
 import secrets
 import uuid
 from datetime import UTC, datetime
+from typing import Any
 
-from sqlalchemy import DateTime, ForeignKey, String, select
+from sqlalchemy import DateTime, ForeignKey, String, bindparam, select
 from sqlalchemy.orm import Mapped, mapped_column
 
 from lexlogic.engine.store.db import Base, create_tables, dispose_engine, make_engine, point_reads, session_factory
@@ -52,8 +53,31 @@ class KeyScope(Base):
     scope: Mapped[str] = mapped_column(String(32), primary_key=True)
 
 
+# the API-key read of every request, built once (``PointReads`` compiles it once)
+_PRINCIPAL = select(ApiKey.secret_sha256, ApiKey.revoked_at, ApiKey.tenant_id, ApiKey.key_id).where(
+    ApiKey.key_id == bindparam("key_id")
+)
+
+
 def _digest(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def _parsed(key: str | None) -> tuple[str, str] | None:
+    """(key id, secret) of a well-formed key, else None (nothing read)."""
+    if not key or len(key) > 200 or "\x00" in key:
+        return None
+    return split_key(key)
+
+
+def _verified(row: Any, secret: str) -> tuple[str, str] | None:
+    """(tenant id, key id) when ``row`` is an active key whose secret is ``secret``; constant time on the
+    secret (an unknown key is compared with a digest all the same)."""
+    expected = row.secret_sha256 if row is not None else _digest("\0absent")
+    ok = hmac.compare_digest(expected, _digest(secret))
+    if row is None or row.revoked_at is not None or not ok:
+        return None
+    return row.tenant_id, row.key_id
 
 
 def split_key(key: str) -> tuple[str, str] | None:
@@ -139,16 +163,16 @@ class TenantStore:
 
     def principal(self, key: str | None) -> tuple[str, str] | None:
         """(tenant id, key id) of an active key, else None: the key id names who acts (approvals)."""
-        if not key or len(key) > 200 or "\x00" in key:
-            return None
-        parsed = split_key(key)
+        parsed = _parsed(key)
         if parsed is None:
             return None
-        key_id, secret = parsed
-        cols = (ApiKey.secret_sha256, ApiKey.revoked_at, ApiKey.tenant_id, ApiKey.key_id)
-        row = point_reads(self.engine).first(select(*cols).where(ApiKey.key_id == key_id))  # one round trip
-        expected = row.secret_sha256 if row is not None else _digest("\0absent")
-        ok = hmac.compare_digest(expected, _digest(secret))
-        if row is None or row.revoked_at is not None or not ok:
+        row = point_reads(self.engine).first(_PRINCIPAL, key_id=parsed[0])  # one round trip
+        return _verified(row, parsed[1])
+
+    async def aprincipal(self, key: str | None) -> tuple[str, str] | None:
+        """``principal`` awaited: the event loop serves other requests during the round trip (the API's)."""
+        parsed = _parsed(key)
+        if parsed is None:
             return None
-        return row.tenant_id, row.key_id
+        row = await point_reads(self.engine).afirst(_PRINCIPAL, key_id=parsed[0])
+        return _verified(row, parsed[1])

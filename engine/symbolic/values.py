@@ -38,6 +38,15 @@ class ValueStatus(str, Enum):
     PARAMETER = "parameter"  # a dated legal parameter of the pack (parameters.yaml), in force at the case's date
 
 
+_KNOWN = (
+    ValueStatus.GIVEN,
+    ValueStatus.DEFAULTED,
+    ValueStatus.COMPUTED,
+    ValueStatus.DYNAMIC,
+    ValueStatus.PARAMETER,
+)
+
+
 class ValueInfo(BaseModel):
     name: str
     status: ValueStatus
@@ -57,13 +66,7 @@ class ValueInfo(BaseModel):
 
     @property
     def known(self) -> bool:
-        return self.status in (
-            ValueStatus.GIVEN,
-            ValueStatus.DEFAULTED,
-            ValueStatus.COMPUTED,
-            ValueStatus.DYNAMIC,
-            ValueStatus.PARAMETER,
-        )
+        return self.status in _KNOWN  # read ~500 times a case: the statuses looked up once, not at each call
 
 
 def gather_values(
@@ -296,6 +299,20 @@ def _used(comp: Computation) -> list[str]:
     return hit[1]
 
 
+_DEPS: dict[int, tuple[Computation, Any, list[str], tuple[str, ...]]] = {}
+
+
+def _deps(comp: Computation) -> tuple[str, ...]:
+    """``computation_reads`` kept per computation (``_compute`` reads it at every call), as ``_used``:
+    held, and checked to be the same object with the same formula and inputs."""
+    hit = _DEPS.get(id(comp))
+    if hit is None or hit[0] is not comp or hit[1] is not comp.logic or hit[2] is not comp.inputs:
+        if len(_DEPS) >= _USED_MAX:
+            _DEPS.clear()
+        hit = _DEPS[id(comp)] = (comp, comp.logic, comp.inputs, tuple(computation_reads(comp)))
+    return hit[3]
+
+
 MAX_SUPERVALUATION_ROOTS = 4
 
 
@@ -434,7 +451,7 @@ def _compute(comp: Computation, values: Mapping[str, ValueInfo]) -> ValueInfo:
     """``_evaluate`` remembered (a bounded LRU) under what it reads: each input's status, value and missing
     roots. A case's computations are evaluated in its analysis, its model's classes and worlds, and again
     for every case that shares their inputs (a batch, a what-if): the same inputs give the same value."""
-    deps = list(dict.fromkeys([*comp.inputs, *_used(comp)]))
+    deps = _deps(comp)
     key: tuple[Any, ...] = (
         id(comp),
         id(comp.logic),

@@ -27,6 +27,7 @@ from lexlogic.engine.prob import infer, inference_plan
 from lexlogic.engine.prob.analyse import analyse as prob_analyse
 from lexlogic.engine.prob.analyse import apply_whatif
 from lexlogic.engine.prob.case_model import CaseModel, build_case_model, call_coins, narrative_prior, tilt, weights_of
+from lexlogic.engine.prob.inference_plan import InferenceLimits
 from lexlogic.engine.prob.model import BoolVar, ProbProgram
 from lexlogic.engine.prob.soft import factor
 from lexlogic.engine.symbolic.narratives import apply_priors
@@ -34,9 +35,6 @@ from lexlogic.engine.verdict.build import load_pack, magnitude, model_of, split_
 from lexlogic.engine.verdict.model import Slider
 from lexlogic.logic.canonical import canonical_hash
 from lexlogic.logic.facts import CaseFile
-
-#: ``analyse``'s default limit of exact enumeration (beyond it, and without a contraction, it samples)
-EXACT_WORLDS = 1 << 21
 
 
 class SliderEffect(BaseModel):
@@ -60,8 +58,11 @@ class Sensitivity(BaseModel):
 class _Points:
     """P(target) at one point of the hypotheses; models cached by what changes their structure."""
 
-    def __init__(self, packs: PackLibrary, case: CaseFile, answers: dict[str, Any]) -> None:
+    def __init__(
+        self, packs: PackLibrary, case: CaseFile, answers: dict[str, Any], limits: InferenceLimits | None = None
+    ) -> None:
         self.case, self.answers = case, answers
+        self.limits = limits  # the route's thresholds (the deployment's Settings.inference_*): none, the defaults
         self.pack = load_pack(packs, case.pack).pack
         self.models: dict[str, CaseModel] = {}
         self.weights = weights_of(self.pack)
@@ -105,18 +106,18 @@ class _Points:
     ) -> float:
         """P(target) at one point (the former path: a model per case-file shape, a full inference)."""
         m, rest = self.point(fact_priors, var_priors, weights, vary)
-        return float(prob_analyse(m.program, whatif=rest).p_target)
+        return float(prob_analyse(m.program, whatif=rest, limits=self.limits).p_target)
 
 
-def _exact_stats(prog: ProbProgram) -> infer.Stats | None:
-    """The sufficient statistics of the exact inference ``analyse`` runs on ``prog`` (the route its cost
-    estimate chooses: contraction, else enumeration); None when ``analyse`` would sample instead."""
+def _exact_stats(prog: ProbProgram, limits: InferenceLimits | None) -> infer.Stats | None:
+    """The sufficient statistics of the exact inference ``analyse`` runs on ``prog`` under ``limits`` (the route
+    its cost estimate chooses: contraction, else enumeration); None when ``analyse`` would sample instead."""
     c = infer.compiled(prog)
     priors = infer.prior_vectors(prog.variables)
     observed = prog.observed_atoms()
     soft = [(observed.index(r.condition_atom), factor(r)) for r in prog.soft_rules]
     x = inference_plan.Inputs(c, prog, priors, soft, {}, {})
-    route = inference_plan.choose(x, "auto", EXACT_WORLDS).route
+    route = inference_plan.choose(x, "auto", limits=limits).route
     if route == "contraction":
         return infer.contracted(c, priors, soft, {})
     if route == "enumeration":
@@ -134,13 +135,13 @@ class _OnePass:
         self.m, self.rest = pts.point(fact_priors, var_priors, weights)
         self.prog = apply_whatif(self.m.program, self.rest)
         self.index = {v.name: k for k, v in enumerate(self.prog.variables)}
-        self.stats = _exact_stats(self.prog)
+        self.stats = _exact_stats(self.prog, pts.limits)
         self.base = self._p(self.prog)
 
     def _p(self, prog: ProbProgram) -> float:
-        st = self.stats if prog is self.prog else _exact_stats(prog)
+        st = self.stats if prog is self.prog else _exact_stats(prog, self.pts.limits)
         if st is None:
-            return float(prob_analyse(prog).p_target)  # sampled: exactly the former path's inference
+            return float(prob_analyse(prog, limits=self.pts.limits).p_target)  # sampled: the former path's inference
         return float(min(max(st.p_observed[0], 0.0), 1.0))
 
     def ends(self, s: Slider) -> list[float] | None:
@@ -235,11 +236,13 @@ def rank_sliders(
     sliders: list[Slider],
     *,
     one_pass: bool = True,
+    limits: InferenceLimits | None = None,
 ) -> Sensitivity:
     """Each slider at its minimum and maximum (the rest as given), ranked by the spread of P(target).
-    ``one_pass=False``: every point by the former path (a model per shape, an inference per point)."""
+    ``one_pass=False``: every point by the former path (a model per shape, an inference per point). ``limits``:
+    the inference thresholds of the deployment (as the verdict's), None: the defaults."""
     t0 = time.perf_counter()
-    pts = _Points(packs, case, answers)
+    pts = _Points(packs, case, answers, limits)
     # the variables' names tell a variable's prior from an ambiguity weight: a model only when there are priors
     fact_priors, var_priors = split_priors(case, model_of(pts.pack, case, answers), priors) if priors else ({}, {})
     one = _OnePass(pts, fact_priors, var_priors, weights) if one_pass else None

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from lexlogic.engine.case.machine import Phase
 from lexlogic.engine.jobs.batch import run_batch, write_results
 from lexlogic.engine.jobs.batch_store import BatchStore
 from lexlogic.engine.jobs.portfolio import run_portfolio
@@ -161,3 +162,27 @@ def test_result_only_lines_are_the_whole_verdicts_lines(forty: Path, tmp_path: P
         assert lean == whole, p.name
         damages_asked += p.name.startswith("turnover") and "margin_rate_pct" in lean["missing"]
     assert damages_asked >= 4
+
+
+def test_the_in_memory_loop_detector_stops_where_the_hashing_one_does(forty: Path) -> None:
+    """A portfolio run compares its states' loop keys unhashed (``InMemoryMachine.loop_key``): a cycling run
+    stops at the same step, with the same message (the state's hash in it), as with the hashes the store keeps."""
+
+    class Cycling(InMemoryMachine):
+        def _evaluate(self, state):  # type: ignore[no-untyped-def]
+            state.plan, state.phase = None, Phase.PLANNING  # a faulty step: back to planning, again and again
+            return state
+
+    class CyclingHashed(Cycling):
+        def loop_key(self, state):  # type: ignore[no-untyped-def]
+            return state.logical_hash()
+
+    packs = library(str(SHIPPED.root))
+    path = sorted(forty.glob("*.json"))[0]
+    ends = [final_state(m(packs), packs, path.name, str(path), "r-loop") for m in (Cycling, CyclingHashed)]
+    assert ends[0].status == "stopped_loop" and "loop detected: state " in ends[0].message
+    assert (ends[0].status, ends[0].message, ends[0].budget.steps) == (
+        ends[1].status,
+        ends[1].message,
+        ends[1].budget.steps,
+    )

@@ -1,0 +1,146 @@
+"""A cheap HTTP/1.1 client for the load benchmarks: one keep-alive connection per client on asyncio streams.
+
+Why: the load generator shares the machine's 2 cores with the server it measures. httpx costs 7–17 ms of CPU a
+request here (session 4's figures), as much as the server; this client parses a status line, the headers and a
+``Content-Length`` (or chunked) body and nothing else — well under a millisecond. It is a benchmark tool, not a
+general client: no TLS, no redirects, no compression; a broken connection is reopened on the next request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json as jsonlib
+from typing import Any
+
+
+class ClientError(Exception):
+    """The connection failed or the answer was not HTTP/1.1 (counted as an error by the benchmark)."""
+
+
+class Answer:
+    """What the benchmark reads of a response."""
+
+    __slots__ = ("status_code", "headers", "content")
+
+    def __init__(self, status_code: int, headers: dict[str, str], content: bytes) -> None:
+        self.status_code, self.headers, self.content = status_code, headers, content
+
+    def json(self) -> Any:
+        return jsonlib.loads(self.content)
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", "replace")
+
+
+class RawClient:
+    """``async with RawClient(host, port, headers) as c: await c.get(path)`` — the httpx calls the benchmark uses."""
+
+    def __init__(self, host: str, port: int, headers: dict[str, str] | None = None, timeout: float = 60) -> None:
+        self.host, self.port, self.timeout = host, port, timeout
+        self._fixed = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+
+    async def __aenter__(self) -> RawClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._close()
+
+    def _close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+        self._reader = self._writer = None
+
+    async def get(self, path: str, headers: dict[str, str] | None = None) -> Answer:
+        return await self.request("GET", path, headers=headers)
+
+    async def post(self, path: str, json: Any = None, content: bytes | None = None) -> Answer:
+        body = jsonlib.dumps(json).encode() if json is not None else content
+        return await self.request("POST", path, content=body, headers={"content-type": "application/json"})
+
+    async def request(
+        self, method: str, path: str, content: bytes | None = None, headers: dict[str, str] | None = None
+    ) -> Answer:
+        try:
+            return await asyncio.wait_for(self._exchange(method, path, content, headers), self.timeout)
+        except (TimeoutError, OSError, asyncio.IncompleteReadError, ValueError) as exc:
+            self._close()
+            raise ClientError(type(exc).__name__) from exc
+
+    async def _exchange(self, method: str, path: str, content: bytes | None, headers: dict[str, str] | None) -> Answer:
+        if self._writer is None:
+            self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
+        assert self._reader is not None
+        extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
+        body = content or b""
+        head = (
+            f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\n{self._fixed}{extra}Content-Length: {len(body)}\r\n\r\n"
+        )
+        self._writer.write(head.encode("latin-1") + body)
+        raw = await self._reader.readuntil(b"\r\n\r\n")
+        lines = raw.decode("latin-1").split("\r\n")
+        status = int(lines[0].split(" ", 2)[1])
+        fields = {k.strip().lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:] if ln)}
+        if "content-length" in fields:
+            data = await self._reader.readexactly(int(fields["content-length"]))
+        elif fields.get("transfer-encoding", "").lower() == "chunked":
+            data = await self._chunks()
+        else:
+            data = b""
+        if fields.get("connection", "").lower() == "close":
+            self._close()
+        return Answer(status, fields, data)
+
+    async def _chunks(self) -> bytes:
+        assert self._reader is not None
+        parts = []
+        while True:
+            size = int((await self._reader.readuntil(b"\r\n")).split(b";")[0], 16)
+            if size == 0:
+                await self._reader.readuntil(b"\r\n")
+                return b"".join(parts)
+            parts.append(await self._reader.readexactly(size))
+            await self._reader.readexactly(2)
+
+
+def connect(base: str, headers: dict[str, str] | None = None, timeout: float = 60) -> RawClient:
+    """A client for ``http://host:port`` (the form the benchmarks pass around)."""
+    host, _, port = base.removeprefix("http://").rstrip("/").partition(":")
+    return RawClient(host, int(port or 80), headers, timeout)
+
+
+class Meter:
+    """CPU seconds of the server process (``/proc/<pid>/stat``) and of this process over a phase: what each
+    request costs each side, the figure that does not move with the machine's load as latency does."""
+
+    def __init__(self, server_pid: int | None) -> None:
+        self.pid = server_pid
+        self.server = self.client = 0.0
+
+    def _server_now(self) -> float:
+        import os
+
+        if self.pid is None:
+            return 0.0
+        with open(f"/proc/{self.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def __enter__(self) -> Meter:
+        import time
+
+        self._s0, self._c0 = self._server_now(), time.process_time()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        import time
+
+        self.server, self.client = self._server_now() - self._s0, time.process_time() - self._c0
+
+    def line(self, requests: int) -> str:
+        n = max(requests, 1)
+        return (
+            f"CPU per request: server {self.server / n * 1000:.1f} ms, load generator {self.client / n * 1000:.1f} ms"
+        )
