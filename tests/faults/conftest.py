@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -55,6 +56,29 @@ def outage_env(home: Path, db: str, broker: str, prefix: str, **extra: str) -> d
         LEXLOGIC_OUTAGE_RETRY_MAX_SECONDS="4",
         **extra,
     )
+
+
+def first_frames(stderr: str) -> str:
+    """The lexlogic frames of a traceback and its last lines (what failed, where)."""
+    ours = [ln for ln in stderr.splitlines() if "/wt-" in ln or "lexlogic" in ln and "site-packages" not in ln]
+    return "\n".join(ours[:40]) + "\n…\n" + stderr[-1500:]
+
+
+def through_outage(pg: PrivatePostgres, client: subprocess.Popen, db: str, after: int, poll: float) -> tuple[int, str]:  # type: ignore[type-arg]
+    """Stop ``pg`` (immediate) once ``after`` items are recorded while ``client`` runs, start it again 8 s later,
+    wait for the client: the items recorded before the outage and the client's stderr (it must exit 0)."""
+    deadline = time.monotonic() + 600
+    while (done := done_count(db)) < after:
+        assert client.poll() is None and time.monotonic() < deadline, "batch ended or stalled before the outage"
+        time.sleep(poll)
+    pg.stop()
+    time.sleep(8)
+    pg.start()
+    _, err = client.communicate(timeout=800)
+    stderr = err.decode(errors="replace")
+    assert client.returncode == 0, first_frames(stderr)
+    assert "Traceback" not in stderr
+    return done, stderr
 
 
 def batch_cmd(portfolio: Path, db: str, out: Path, *more: str) -> list[str]:

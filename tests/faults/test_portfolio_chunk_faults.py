@@ -12,14 +12,13 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.faults.conftest import LEXLOGIC, N_CASES, done_count, outage_env, sql
+from tests.faults.conftest import LEXLOGIC, N_CASES, outage_env, sql, through_outage
 from tests.faults.services import PrivatePostgres
-from tests.faults.test_worker_faults import _first_frames, _worker, redis  # noqa: F401 (the fixture)
+from tests.faults.test_worker_faults import _worker, redis  # noqa: F401 (the fixture)
 
 pytestmark = pytest.mark.timeout(900)
 
@@ -39,18 +38,8 @@ def test_database_outage_while_chunks_run_on_a_worker(
         out = tmp_path / "results.jsonl"
         cmd = [LEXLOGIC, "batch", str(portfolio), "--portfolio", "--db", db, "-o", str(out), "--timeout", "600"]
         client = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 600
-        while (done := done_count(db)) < 1:
-            assert client.poll() is None and time.monotonic() < deadline, "batch ended or stalled before the outage"
-            time.sleep(0.05)
-        pg.stop()
+        done, stderr = through_outage(pg, client, db, after=1, poll=0.05)
         assert done < N_CASES, "every case was recorded before the outage: nothing was tested"
-        time.sleep(8)
-        pg.start()
-        _, err = client.communicate(timeout=800)
-        stderr = err.decode(errors="replace")
-        assert client.returncode == 0, _first_frames(stderr)
-        assert "Traceback" not in stderr
         assert "unavailable (" in stderr and "back after" in stderr  # the client said why it waited
         assert out.read_text(encoding="utf-8") == clean_text  # the per-case path's lines
         rows = sql(db, "SELECT key, status, repeats FROM batch_items ORDER BY key")

@@ -20,7 +20,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults.conftest import LEXLOGIC, batch_cmd, cli_env, done_count, outage_env, snapshots, sql
+from tests.faults.conftest import (
+    LEXLOGIC,
+    batch_cmd,
+    cli_env,
+    done_count,
+    first_frames,
+    outage_env,
+    snapshots,
+    sql,
+    through_outage,
+)
 from tests.faults.services import PrivatePostgres, PrivateRedis
 
 pytestmark = pytest.mark.timeout(900)
@@ -65,17 +75,7 @@ def test_database_outage_mid_batch_on_workers(
         out = tmp_path / "results.jsonl"
         cmd = [c for c in batch_cmd(portfolio, db, out, "--timeout", "600") if c != "--local"]
         client = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 600
-        while done_count(db) < 2:
-            assert client.poll() is None and time.monotonic() < deadline, "batch ended or stalled before the outage"
-            time.sleep(0.2)
-        pg.stop()
-        time.sleep(8)
-        pg.start()
-        _, err = client.communicate(timeout=800)
-        stderr = err.decode(errors="replace")
-        assert client.returncode == 0, _first_frames(stderr)
-        assert "Traceback" not in stderr
+        through_outage(pg, client, db, after=2, poll=0.2)
         assert out.read_text(encoding="utf-8") == clean_text
         rows = sql(db, "SELECT key, status, repeats FROM batch_items ORDER BY key")
         assert all(s == "done" and rep == 0 for _, s, rep in rows), rows
@@ -99,12 +99,6 @@ def _first_line_after(log: Path, text: str, client: subprocess.Popen, deadline: 
             return None
         time.sleep(0.25)
     return None
-
-
-def _first_frames(stderr: str) -> str:
-    """The lexlogic frames of a traceback and its last lines (what failed, where)."""
-    ours = [ln for ln in stderr.splitlines() if "/wt-" in ln or "lexlogic" in ln and "site-packages" not in ln]
-    return "\n".join(ours[:40]) + "\n…\n" + stderr[-1500:]
 
 
 def test_broker_restart_loses_messages_resumer_sends_them_again(
@@ -147,7 +141,7 @@ def test_broker_restart_loses_messages_resumer_sends_them_again(
         took = time.monotonic() - restarted
         assert first_resend is not None and first_resend - restarted < 60, "no lost message re-sent within a minute"
         stderr = client_err.read_text(errors="replace")
-        assert client.returncode == 0, _first_frames(stderr)
+        assert client.returncode == 0, first_frames(stderr)
         assert "Traceback" not in stderr
         assert out.read_text(encoding="utf-8") == clean_text
         rows = sql(db, "SELECT key, status, repeats FROM batch_items ORDER BY key")
