@@ -32,9 +32,11 @@ from urllib.parse import urlsplit, urlunsplit
 from pydantic import BaseModel, Field
 from sqlalchemy.exc import SQLAlchemyError
 
+from lexlogic.engine.case.evaluation import CaseEvaluator
 from lexlogic.engine.case.machine import CaseState, Orchestrator, Phase, read_state
 from lexlogic.engine.jobs.batch_store import BatchStore
 from lexlogic.engine.packs.library import PackLibrary
+from lexlogic.engine.prob.inference_plan import InferenceLimits
 from lexlogic.engine.store.cases import (
     CaseStore,
     LeaseLostError,
@@ -134,9 +136,6 @@ def orchestrator_for(store: CaseStore, job: Job, settings: Settings) -> Orchestr
 
         cache = scoped(settings.documents_cache, job.scope or "")
         read = isolated_reader(IngestLimits.from_settings(settings), cache)
-    from lexlogic.engine.case.evaluation import CaseEvaluator
-    from lexlogic.engine.prob.inference_plan import InferenceLimits
-
     packs = packs_for(job, settings)
     return Orchestrator(
         store,
@@ -176,8 +175,6 @@ def advance(
     ``settings``: the caller's (the worker's, the API's, the batch client's)."""
     store = store or store_for(settings)
     if job.kind == "batch" and job.batch_id and job.key:
-        from lexlogic.engine.jobs.batch_store import BatchStore
-
         if BatchStore.on(store.engine).is_done(job.batch_id, job.key):
             return Advance(outcome="done")  # finished by another attempt: nothing to claim
     orch = orchestrator_for(store, job, settings)
