@@ -39,17 +39,17 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT))  # appended: an exported tree on PYTHONPATH wins
 sys.path.append(str(ROOT / "benchmarks"))
 
-from portfolio_inprocess import chunks_of  # noqa: E402
+from portfolio_inprocess import chunks_of
 
-from lexlogic.engine.jobs import portfolio_groups as groups  # noqa: E402
-from lexlogic.engine.packs.library import PackLibrary  # noqa: E402
-from lexlogic.engine.prob import infer, jl_vec, numbers, sampled_worlds  # noqa: E402
-from lexlogic.engine.prob.model import BoolVar, ProbProgram  # noqa: E402
-from lexlogic.engine.symbolic import memo as run_memo  # noqa: E402
-from lexlogic.engine.symbolic import values as values_mod  # noqa: E402
-from lexlogic.engine.verdict import decide as decide_mod  # noqa: E402
-from lexlogic.settings import SHIPPED_RULES  # noqa: E402
-from tests.distributed.make_cases import write_cases  # noqa: E402
+from lexlogic.engine.jobs import portfolio_groups as groups
+from lexlogic.engine.packs.library import PackLibrary
+from lexlogic.engine.prob import infer, jl_vec, numbers, sampled_worlds
+from lexlogic.engine.prob.model import BoolVar, ProbProgram
+from lexlogic.engine.symbolic import memo as run_memo
+from lexlogic.engine.symbolic import values as values_mod
+from lexlogic.engine.verdict import decide as decide_mod
+from lexlogic.settings import SHIPPED_RULES
+from tests.distributed.make_cases import write_cases
 
 Spent = collections.Counter[str]
 
