@@ -18,7 +18,7 @@ distinct row of a case's own inputs. This measures both, so the ceiling is a fig
    from the same seed, so the bits are the same), each case's thresholds compared on a (case, variable, draw)
    axis, ONE evaluation of the ground circuit over all their worlds. Checked bit for bit (digits, mask,
    observed atoms, the generator's state after the draws) against the per-case path, then timed alternated
-   (per case / batched / batched / per case).
+   (per case / batched / batched / per case, twice).
 
 Usage: ``.venv/bin/python benchmarks/case_axis.py [N=400] [CASES_DIR=/tmp/case_axis_cases]``.
 """
@@ -52,6 +52,7 @@ from lexlogic.settings import SHIPPED_RULES
 from tests.distributed.make_cases import write_cases
 
 Spent = collections.Counter[str]
+CHUNK_OF: dict[int, int] = {}  # settled case (its index in the captured calls) → its chunk
 
 
 def timed(owner: Any, name: str, label: str, spent: Spent, calls: list[Any] | None = None) -> Callable[..., Any]:
@@ -98,8 +99,10 @@ def run_chunks(n: int, cases: Path) -> tuple[list[Any], Any]:
     timed(infer, "contracted", "  of the inference: the contraction", spent)
     timed(values_mod, "_evaluate", "  JSON-Logic on new inputs (values, classes)", spent)
     c0 = time.process_time()
-    for chunk in chunks_of(cases, packs):
+    for i, chunk in enumerate(chunks_of(cases, packs)):
+        start = len(fv_calls)
         groups.run_group(str(SHIPPED_RULES), chunk, False)
+        CHUNK_OF.update(dict.fromkeys(range(start, len(fv_calls)), i))
     total = time.process_time() - c0
     print(f"1. {n} cases in chunks ({load()}): CPU {total * 1000 / n:.2f} ms a case")
     for label, s in spent.most_common():
@@ -147,11 +150,12 @@ def worlds_per_case(progs: list[ProbProgram], n: int, seed: int) -> list[tuple[A
 
 
 def worlds_batched(progs: list[ProbProgram], n: int, seed: int) -> list[tuple[Any, ...]]:
-    """The same worlds with a case axis: per structure one draw of the bits, every case's thresholds, one
-    evaluation of the ground circuit over all its cases' worlds (``infer.bernoulli_bits``'s arithmetic)."""
-    by: dict[str, list[int]] = collections.defaultdict(list)
+    """The same worlds with a case axis: per chunk and structure (what one process holds together) one draw of
+    the bits, every case's thresholds, one evaluation of the ground circuit over all its cases' worlds
+    (``infer.bernoulli_bits``'s arithmetic)."""
+    by: dict[tuple[int, str], list[int]] = collections.defaultdict(list)
     for i, p in enumerate(progs):
-        by[p.structure_key()].append(i)
+        by[(CHUNK_OF.get(i, 0), p.structure_key())].append(i)
     out: list[tuple[Any, ...]] = [()] * len(progs)
     for idx in by.values():
         first = progs[idx[0]]
@@ -191,14 +195,17 @@ def worlds(fv_calls: list[Any]) -> None:
     if not same:
         raise SystemExit("3. the batched worlds differ from the per-case worlds: not a case axis of the same draws")
     ms: dict[str, list[float]] = {"per case": [], "case axis": []}
-    for label, f in (("per case", worlds_per_case), ("case axis", worlds_batched)) * 2:
+    order = [("per case", worlds_per_case), ("case axis", worlds_batched)]
+    for label, f in (order + order[::-1]) * 2:  # alternated: old/new/new/old, twice
         t = time.process_time()
         f(progs, n, seed)
         ms[label].append(round((time.process_time() - t) * 1000 / len(progs), 2))
-    structures = len({p.structure_key() for p in progs})
+    batches = len({(CHUNK_OF.get(i, 0), p.structure_key()) for i, p in enumerate(progs)})
     print(
-        f"3. sampled worlds, {len(progs)} settled cases over {structures} structures, 2^14 draws ({load()}): "
-        f"bit for bit equal; ms a settled case: per case {ms['per case']}, case axis {ms['case axis']}"
+        f"3. sampled worlds, {len(progs)} settled cases in {batches} batches (chunk × structure), 2^14 draws "
+        f"({load()}): "
+        f"bit for bit equal; ms a settled case: per case {ms['per case']}, case axis {ms['case axis']} "
+        f"(medians {np.median(ms['per case']):.2f} / {np.median(ms['case axis']):.2f})"
     )
 
 
