@@ -88,7 +88,10 @@ def shipped(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 def _kinds(names: list[str]) -> set[str]:
-    return {"lemmas" if n.startswith("lemmas-") else "group" if n.endswith(".group.json") else n.rsplit(".")[-1] for n in names}
+    return {
+        "lemmas" if n.startswith("lemmas-") else "group" if n.endswith(".group.json") else n.rsplit(".")[-1]
+        for n in names
+    }
 
 
 def test_a_first_load_reads_the_installation_and_builds_nothing(tmp_path: Path, installed: Path, shipped: str) -> None:
