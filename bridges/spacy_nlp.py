@@ -194,20 +194,6 @@ def loaded() -> bool:
     return _pipeline is not None
 
 
-def warm_up(cache: Path | None = None) -> None:
-    """Start loading the pipeline in a background thread (ingestion, OCR included, runs meanwhile);
-    ``cache`` as for `french`."""
-    if _pipeline is None:
-        threading.Thread(target=_load_quietly, args=(cache,), name="spacy-warm-up", daemon=True).start()
-
-
-def _load_quietly(cache: Path | None) -> None:
-    try:
-        french(cache)
-    except SpacyUnavailable:
-        pass  # the first real use raises it with its reason
-
-
 CHUNK_CHARS = 50_000  # a text longer than this is read in pieces (spaCy refuses 1,000,000: E088)
 
 

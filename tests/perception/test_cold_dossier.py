@@ -1,7 +1,7 @@
 """Issue 33: what makes a cold dossier cheaper changes no output.
 
 - The example dossier analysed in fresh processes — no cache at all (``LEXLOGIC_NO_CACHE``: patterns
-  compiled, documents read), then a new home (the French pipeline's patterns and lemmatizer tables captured
+  compiled, documents read; no warm-up thread either: spaCy and dateparser loaded when first used), then a new home (the French pipeline's patterns and lemmatizer tables captured
   and kept), then another new home holding those caches (both served from ``cache/nlp``, documents from
   ``cache/documents``; a new database, so the evidence journal counts what this run recorded), then an empty
   home on an installation whose set-up built the NLP data (`spacy_nlp.INSTALLED`, made here by set-up's own
@@ -47,8 +47,9 @@ main()
 def _analyze(home: Path, cwd: Path, *, no_cache: bool = False, installed: Path | None = None) -> str:
     env = {k: v for k, v in child_environment(("",)).items() if not k.startswith("LEXLOGIC_")}
     env["LEXLOGIC_HOME"] = str(home)
-    if no_cache:
+    if no_cache:  # the reference: nothing kept, nothing loaded ahead (spaCy and dateparser on first use)
         env["LEXLOGIC_NO_CACHE"] = "1"
+        env["LEXLOGIC_NLP_WARMUP"] = "0"
     where = str(installed) if installed is not None else ""
     cmd = [sys.executable, "-c", CLI, where, "analyze", str(DOSSIER), "--no-input", "--fresh", "--format", "json"]
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=env, timeout=900)
