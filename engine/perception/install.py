@@ -25,7 +25,7 @@ def prepare(folder: Path | None = None) -> str:
         return "no installation folder for the NLP data"
     try:
         built = spacy_nlp.prepare(where)
-    except (spacy_nlp.SpacyUnavailable, OSError) as exc:
+    except (spacy_nlp.SpacyUnavailable, OSError, RuntimeError) as exc:
         return f"NLP data not prepared ({exc}); each user's first run builds its own"
     return f"NLP data built in {where}" if built else ""
 
