@@ -490,6 +490,14 @@ def load_pack(root: Path | str) -> RulePack:
     return pack
 
 
+def files_read(pack: RulePack) -> list[Path]:
+    """The files ``load_pack`` read (or looked for) to make ``pack``: keep in step with it. The pack cache
+    on disk checks them, whatever their suffix, before serving a pack (``engine/packs/disk_cache``)."""
+    files = pack.manifest.files
+    rels = ["pack.yaml", files.facts, *files.computations, *files.asp, files.parameters or "parameters.yaml"]
+    return [pack.root / rel for rel in rels]
+
+
 def _load_parameters(pack: RulePack, raw_manifest: Any, raw_facts: Any) -> None:
     """Read parameters.yaml, turn ``{param: x}`` into inputs, write current values into the labels."""
     root = pack.root
