@@ -14,16 +14,27 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
 
 SHIPPED_RULES = Path(__file__).resolve().parents[1] / "rules"
+PREFIX = "LEXLOGIC_"
 
 
-class Settings(BaseSettings):
-    """Where things are and how a run behaves; each field is the variable ``LEXLOGIC_<FIELD>``."""
+class Settings(BaseModel):
+    """Where things are and how a run behaves; each field is the variable ``LEXLOGIC_<FIELD>``.
 
-    model_config = SettingsConfigDict(env_prefix="LEXLOGIC_", extra="ignore", frozen=True)
+    ``Settings(**values)`` reads the environment's ``LEXLOGIC_*`` variables (names in any case), ``values`` over
+    them, and validates both (a bad value: a ``ValidationError`` located at the field, the variable's name in
+    lower case). Why not pydantic-settings' ``BaseSettings``, which read them the same way for these plain fields:
+    importing it imports asyncio, ssl, dotenv and its every source (AWS, Azure, GCP, the CLI, TOML…), ~30–60 ms
+    of every cold command (issue 33), for a prefix, a case rule and strings handed to pydantic."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, validate_default=True)
+
+    def __init__(self, **values: Any) -> None:
+        super().__init__(**{**_environment(), **values})
 
     home: Path = Field(Path(".lexlogic"), description="runs, reports, caches and the SQLite database live here")
     rules_dir: Path = Field(SHIPPED_RULES, description="the folder of rule packs (`--rules DIR` for one call)")
@@ -143,6 +154,17 @@ class Settings(BaseSettings):
             default = field.default if field.default is not None else "—"
             lines.append(f"LEXLOGIC_{name.upper()} (default {default}): {field.description}")
         return "\n\n".join(lines)
+
+
+def _environment() -> dict[str, str]:
+    """The ``LEXLOGIC_<FIELD>`` variables of the process (any case), by field name."""
+    fields = Settings.model_fields
+    found = {}
+    for key, value in os.environ.items():
+        name = key.lower()
+        if name.startswith("lexlogic_") and name[len(PREFIX) :] in fields:
+            found[name[len(PREFIX) :]] = value
+    return found
 
 
 # Which variables a command reads (its `--help` lists them with their meaning).
