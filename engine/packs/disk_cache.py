@@ -13,6 +13,7 @@ room, the interpreter and the versions of pydantic, clingo and PyYAML). Reading 
 that is not whole (bad magic, checksum, key), was not written by this user, or does not match the pack's
 sources gives ``None`` and the caller compiles; entries are written to a temporary file and renamed into
 place (a reader sees an old entry or a whole new one); a folder that cannot be written is not an error.
+The cache holds one entry per pack folder: writing a pack's entry removes that folder's older ones.
 """
 
 from __future__ import annotations
@@ -61,7 +62,12 @@ def entry_key(root: Path, digest: str) -> str:
 
 
 def entry_path(cache: Path, root: Path, digest: str) -> Path:
-    return cache / (hashlib.sha256(entry_key(root, digest).encode()).hexdigest() + ".pack")
+    """``<folder's hash>-<key's hash>.pack``: one pack folder's entries share their first part."""
+    return cache / f"{_folder_part(root)}-{hashlib.sha256(entry_key(root, digest).encode()).hexdigest()}.pack"
+
+
+def _folder_part(root: Path) -> str:
+    return hashlib.sha256(str(root).encode()).hexdigest()[:16]
 
 
 def read(cache: Path, root: Path, digest: str) -> tuple[RulePack, CompiledProgram] | None:
@@ -96,8 +102,12 @@ def write(cache: Path, root: Path, digest: str, pack: RulePack, program: Compile
         fd, tmp = tempfile.mkstemp(dir=cache, prefix=".", suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
             f.write(MAGIC + hashlib.sha256(body).digest() + body)
-        os.replace(tmp, entry_path(cache, root, digest))
+        path = entry_path(cache, root, digest)
+        os.replace(tmp, path)
         tmp = None
+        for older in cache.glob(f"{_folder_part(root)}-*.pack"):  # one entry per pack folder: the latest
+            if older != path:
+                older.unlink(missing_ok=True)
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
         pass  # read-only or full disk, an unpicklable pack: the next process compiles again
     finally:

@@ -86,7 +86,8 @@ def test_an_edited_rule_file_is_never_served_from_an_older_entry(tmp_path: Path)
     assert "public_buyer, not prescribed" in after.program.text
     assert "public_buyer, not prescribed" not in before.program.text
     assert _program_view(after.program) == _program_view(_fresh(root.resolve())[1])
-    assert len(list(cache.glob("*.pack"))) == 2  # the new content has its own entry
+    assert len(list(cache.glob("*.pack"))) == 1  # the new content has its own entry, which replaced the old one
+    assert disk_cache.read(cache, root.resolve(), pack_digest(root.resolve())) is not None
 
 
 def test_a_rule_file_whatever_its_suffix_is_checked_before_an_entry_is_served(tmp_path: Path) -> None:
