@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import clingo
+
 from lexlogic.bridges.clingo_bridge import (
     CompiledProgram,
     CompiledRule,
@@ -24,6 +26,8 @@ from lexlogic.bridges.clingo_bridge import (
     head_terms,
     rule_statements,
 )
+
+ENGINE = f"clingo {clingo.__version__}"  # the AST a frozen program is thawed with: part of the cache's key
 
 
 class StaleProgram(Exception):

@@ -37,7 +37,6 @@ _SUM = hashlib.sha256().digest_size
 @lru_cache(maxsize=1)
 def code_digest() -> str:
     """sha256 of the code an entry's content comes from, and of the versions of what it is pickled with."""
-    import clingo
     import pydantic
     import yaml
 
@@ -47,7 +46,7 @@ def code_digest() -> str:
     from lexlogic.engine import packs
 
     h = hashlib.sha256(MAGIC)
-    for part in (sys.version, lexlogic.__version__, pydantic.VERSION, clingo.__version__, yaml.__version__):
+    for part in (sys.version, lexlogic.__version__, pydantic.VERSION, clingo_frozen.ENGINE, yaml.__version__):
         h.update(part.encode() + b"\0")
     files = [Path(m.__file__ or "") for m in (clingo_bridge, clingo_frozen, clingo_terms)]
     for folder in (Path(logic.__file__ or "").parent, Path(packs.__file__ or "").parent):
@@ -88,7 +87,7 @@ def read(cache: Path, root: Path, digest: str) -> tuple[RulePack, CompiledProgra
         if files != _file_sums(pack):  # a file the load read has changed since (whatever its suffix)
             return None
         return pack, thawed(state, pack.root, pack.asp_sources)
-    except Exception:  # noqa: BLE001 — any failure to read an entry means: compile the pack instead
+    except Exception:  # any failure to read an entry means: compile the pack instead
         return None
 
 
