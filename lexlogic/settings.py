@@ -128,7 +128,10 @@ class Settings(BaseModel):
             return None
         if "home" in self.model_fields_set:
             return self.home / "cache" / "packs"
-        return Path.home() / ".cache" / "lexlogic" / "packs"
+        try:
+            return Path.home() / ".cache" / "lexlogic" / "packs"
+        except RuntimeError:  # no home folder known (no HOME, no passwd entry): no cache, not an error
+            return None
 
     @property
     def fallacies_cache(self) -> Path:

@@ -74,3 +74,18 @@ def test_the_cli_does_not_import_pydantic_settings() -> None:
     code = "import sys, lexlogic.api.cli; from lexlogic.settings import Settings; Settings(); print('pydantic_settings' in sys.modules)"  # fmt: skip
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_the_pack_cache_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Under the home when it was set, else the user's cache folder; none without caches or without a home folder."""
+    for key in [k for k in __import__("os").environ if k.lower().startswith("lexlogic_")]:
+        monkeypatch.delenv(key)
+    assert Settings(home=tmp_path).packs_cache == tmp_path / "cache" / "packs"
+    assert Settings(home=tmp_path, no_cache=True).packs_cache is None
+    assert Settings().packs_cache == Path.home() / ".cache" / "lexlogic" / "packs"
+
+    def nowhere() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(Path, "home", staticmethod(nowhere))
+    assert Settings().packs_cache is None
