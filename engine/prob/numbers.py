@@ -191,9 +191,9 @@ def may_ask_about_outputs(pack: RulePack, model: CaseModel) -> bool:
 
 PRIOR_PROPOSAL = "importance_sampling (prior proposal, seeded numpy draws of the pack's laws)"
 REWEIGHTED = (
-    "importance_sampling (the case's own draws — prior proposal, seeded numpy draws of the pack's laws — "
-    "re-weighted to the what-if's priors: {})"
+    "importance_sampling ({} with seeded numpy draws of the pack's laws, re-weighted to the what-if's priors: {})"
 )
+OWN_DRAWS = "the case's own draws from its priors"
 
 
 def finish_verdict(
@@ -285,14 +285,14 @@ def _draws(
             return worlds, proposal, w0, method
         w, words = reweight.accepted(w0, ratio)
         if w is not None:
-            return worlds, proposal, w, REWEIGHTED.format(words)
+            return worlds, proposal, w, REWEIGHTED.format(OWN_DRAWS, words)
         if ratio.refused is None:  # too far from the case's priors: from the case's draws widened on those roots
             wide = reweight.widened(proposal.program, ratio.moved)
             worlds = _worlds(wide, n, seed)
             w0 = _weights(prog, worlds)
             w, words = reweight.accepted(w0, reweight.prior_ratio(wide, prog, worlds.digits))
             if w is not None:
-                return worlds, proposal, w, REWEIGHTED.format(f"{reweight.uniform_words(ratio.moved)}; {words}")
+                return worlds, proposal, w, REWEIGHTED.format(reweight.uniform_words(ratio.moved), words)
         method = f"{PRIOR_PROPOSAL}; drawn afresh for the what-if's priors: {words}"
     worlds = _worlds(prog, n, seed)
     return worlds, model, _weights(prog, worlds), method

@@ -94,4 +94,4 @@ def widened(prog: ProbProgram, moved: tuple[str, ...]) -> ProbProgram:
 
 
 def uniform_words(moved: tuple[str, ...]) -> str:
-    return f"the case's draws with {', '.join(moved)} drawn uniformly over its values"
+    return f"draws from the case's priors with {', '.join(moved)} uniform over its values"

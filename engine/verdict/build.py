@@ -22,6 +22,7 @@ from lexlogic.engine.packs.library import LoadedPack, PackLibrary
 from lexlogic.engine.prob import BoolVar, ProbProgram
 from lexlogic.engine.prob.case_model import weights_of
 from lexlogic.engine.prob.inference_plan import InferenceLimits
+from lexlogic.engine.prob.numbers import PRIOR_PROPOSAL
 from lexlogic.engine.symbolic.analysis import analyse_case_file
 from lexlogic.engine.symbolic.memo import RunMemo
 from lexlogic.engine.symbolic.narratives import (
@@ -353,6 +354,7 @@ def _distribution(name: str, raw: Any, *, given_target: bool = False) -> Distrib
         condition=data.get("condition"),
         given_target=given_target,
         probability=data.get("probability") if given_target else None,
+        method=None if data.get("method") in (None, PRIOR_PROPOSAL) else data.get("method"),
     )
 
 
