@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import OrderedDict
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -218,7 +218,8 @@ def finish_verdict(
         return verdict
     prog = apply_whatif(model.program, whatif or {})
     n = samples
-    worlds, source, w, method = _draws(model, prog, proposal, n, seed)
+    drawn = _draws(model, prog, proposal, n, seed)
+    worlds, source, w, method = drawn.worlds, drawn.source, drawn.w, drawn.method
     if w.sum() <= 0:
         return verdict
     # without summaries only the remedy is read (its questions): the other outputs are not evaluated
@@ -244,7 +245,8 @@ def finish_verdict(
             _summarise(verdict, name, out, x, w, target, p_t, prog.target, method, orders)
     if remedy is not None:
         x = np.where(target, jl_vec._f(per.outs[remedy], n), 0.0)
-        verdict.output_questions = _output_questions(pack, x, w, per.cells)
+        # the plug-in EIG's bias grows as 1/ESS: re-weighted draws need as much more to count as information
+        verdict.output_questions = _output_questions(pack, x, w, per.cells, per, min_eig=MIN_EIG / drawn.share)
         verdict.output_questions_about = remedy
     return verdict
 
@@ -271,9 +273,15 @@ def _same_case(a: CaseModel, b: CaseModel, prog: ProbProgram) -> bool:
     return bool(b.program.structure_key() == prog.structure_key())
 
 
-def _draws(
-    model: CaseModel, prog: ProbProgram, proposal: CaseModel | None, n: int, seed: int
-) -> tuple[sampled_worlds.SampledWorlds, CaseModel, np.ndarray, str]:
+class _Drawn(NamedTuple):
+    worlds: sampled_worlds.SampledWorlds
+    source: CaseModel  # the model whose values the worlds carry
+    w: np.ndarray  # each world's weight
+    method: str  # the summaries' words
+    share: float = 1.0  # the share of the proposal's effective sample size the weights keep
+
+
+def _draws(model: CaseModel, prog: ProbProgram, proposal: CaseModel | None, n: int, seed: int) -> _Drawn:
     """The worlds the numbers are read on, the model whose values they carry, their weights and the method's
     words: the proposal's draws re-weighted when it can serve (``reweight``), otherwise ``prog``'s own."""
     method = PRIOR_PROPOSAL
@@ -282,20 +290,20 @@ def _draws(
         w0 = _weights(prog, worlds)
         ratio = reweight.prior_ratio(proposal.program, prog, worlds.digits)
         if not ratio.moved and ratio.refused is None:  # the same priors: the very draws prog's would be
-            return worlds, proposal, w0, method
-        w, words = reweight.accepted(w0, ratio)
+            return _Drawn(worlds, proposal, w0, method)
+        w, words, share = reweight.accepted(w0, ratio)
         if w is not None:
-            return worlds, proposal, w, REWEIGHTED.format(OWN_DRAWS, words)
+            return _Drawn(worlds, proposal, w, REWEIGHTED.format(OWN_DRAWS, words), share)
         if ratio.refused is None:  # too far from the case's priors: from the case's draws widened on those roots
             wide = reweight.widened(proposal.program, ratio.moved)
             worlds = _worlds(wide, n, seed)
             w0 = _weights(prog, worlds)
-            w, words = reweight.accepted(w0, reweight.prior_ratio(wide, prog, worlds.digits))
+            w, words, share = reweight.accepted(w0, reweight.prior_ratio(wide, prog, worlds.digits))
             if w is not None:
-                return worlds, proposal, w, REWEIGHTED.format(reweight.uniform_words(ratio.moved), words)
+                return _Drawn(worlds, proposal, w, REWEIGHTED.format(reweight.uniform_words(ratio.moved), words), share)
         method = f"{PRIOR_PROPOSAL}; drawn afresh for the what-if's priors: {words}"
     worlds = _worlds(prog, n, seed)
-    return worlds, model, _weights(prog, worlds), method
+    return _Drawn(worlds, model, _weights(prog, worlds), method)
 
 
 class _PerWorld:
@@ -307,7 +315,19 @@ class _PerWorld:
             a.flags.writeable = False
         self.target, self.outs, self.cells = target, outs, cells
         self._orders: dict[tuple[str, bool], np.ndarray] = {}
+        self._bins: tuple[np.ndarray, np.ndarray, np.ndarray, int] | None = None  # (x, ok, bins, count)
         self._lock = threading.Lock()
+
+    def bins(self, x: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, int]:
+        """``_deciles(x, ok)``, kept for the last (x, ok) asked (the remedy: one per verdict)."""
+        with self._lock:
+            hit = self._bins
+        if hit is not None and np.array_equal(hit[0], x, equal_nan=True) and np.array_equal(hit[1], ok):
+            return hit[2], hit[3]
+        bins, nb = _deciles(x, ok)
+        with self._lock:
+            self._bins = (x, ok, bins, nb)
+        return bins, nb
 
     def order(self, name: str, given: bool, x: np.ndarray) -> np.ndarray:
         """``argsort(x)`` for output ``name`` (``given``: its values given the target), computed once."""
@@ -539,16 +559,29 @@ def _numeric(v: Any) -> bool:
     return True
 
 
+def _deciles(x: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each world's decile bin of ``x`` (the deciles of the kept worlds' values, unweighted), and the count."""
+    edges = np.unique(np.quantile(x[ok], np.linspace(0.1, 0.9, 9)))
+    bins = np.searchsorted(edges, np.nan_to_num(x), side="right")
+    return bins, int(bins.max()) + 1
+
+
 def _output_questions(
-    pack: RulePack, x: np.ndarray, w: np.ndarray, cells: dict[str, np.ndarray]
+    pack: RulePack,
+    x: np.ndarray,
+    w: np.ndarray,
+    cells: dict[str, np.ndarray],
+    kept: _PerWorld | None = None,
+    *,
+    min_eig: float = MIN_EIG,
 ) -> list[ScoredQuestion]:
-    """EIG (bits) of each askable root on the remedy output binned by deciles (Monte Carlo plug-in)."""
+    """EIG (bits) of each askable root on the remedy output binned by deciles (Monte Carlo plug-in).
+    ``kept``: the draws' record, which keeps the bins of the remedy for the same kept worlds (re-weighted
+    what-ifs: the same values, other weights)."""
     ok = (w > 0) & ~np.isnan(x)
     if ok.sum() < 2:
         return []
-    edges = np.unique(np.quantile(x[ok], np.linspace(0.1, 0.9, 9)))
-    bins = np.searchsorted(edges, np.nan_to_num(x), side="right")
-    nb = int(bins.max()) + 1
+    bins, nb = kept.bins(x, ok) if kept is not None else _deciles(x, ok)
     h = _entropy(np.bincount(bins[ok], weights=w[ok], minlength=nb))
     out: list[ScoredQuestion] = []
     total = float(w[ok].sum())
@@ -563,7 +596,7 @@ def _output_questions(
             float(row.sum()) / total * _entropy(row) for row in table if row.sum() > 0
         )
         eig = max(0.0, h - cond)
-        if eig < MIN_EIG:  # below the plug-in estimator's bias: noise, not information
+        if eig < min_eig:  # below the plug-in estimator's bias: noise, not information
             continue
         out.append(
             ScoredQuestion(variable=fact, question=spec.question, eig=eig, cost=spec.cost, utility=eig / spec.cost)

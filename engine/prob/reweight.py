@@ -61,19 +61,21 @@ def prior_ratio(base: ProbProgram, new: ProbProgram, digits: np.ndarray) -> Rati
     return Ratio(ratio, tuple(moved))
 
 
-def accepted(w0: np.ndarray, ratio: Ratio) -> tuple[np.ndarray | None, str]:
-    """The re-weighted weights and the words saying so, or None and why the case's draws were refused.
-    ``w0``: the case's draws' weights (mask × soft factors)."""
+def accepted(w0: np.ndarray, ratio: Ratio) -> tuple[np.ndarray | None, str, float]:
+    """The re-weighted weights, the words saying so and the share of the proposal's ESS they keep; or None,
+    why the proposal was refused, and 1. ``w0``: the proposal's draws' weights (mask × soft factors)."""
     if ratio.ratio is None:
-        return None, ratio.refused or "no ratio"
+        return None, ratio.refused or "no ratio", 1.0
     w = w0 * ratio.ratio
     base, new = ess(w0), ess(w)
     if not new >= MIN_ESS_SHARE * base:
-        return None, (
+        return (
+            None,
             f"re-weighting the case's draws kept an effective sample size of {new:.0f} of {base:.0f}, "
-            f"below the {MIN_ESS_SHARE:.0%} accepted"
+            f"below the {MIN_ESS_SHARE:.0%} accepted",
+            1.0,
         )
-    return w, f"effective sample size {new:.0f} of the proposal's own {base:.0f}"
+    return w, f"effective sample size {new:.0f} of the proposal's own {base:.0f}", new / base
 
 
 def widened(prog: ProbProgram, moved: tuple[str, ...]) -> ProbProgram:
