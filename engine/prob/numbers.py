@@ -268,7 +268,9 @@ def _weights(prog: ProbProgram, worlds: sampled_worlds.SampledWorlds) -> np.ndar
 def _same_case(a: CaseModel, b: CaseModel, prog: ProbProgram) -> bool:
     """Whether ``b``'s draws can stand for ``a``'s (what-if program ``prog``): same worlds' structure, same
     values, roots, readings and questions — only priors (and soft magnitudes) may differ."""
-    if a is not b and (a.roots, a.asserts, a.asks, a.values) != (b.roots, b.asserts, b.asks, b.values):
+    if a is b:  # the what-if's program is ``apply_whatif(a.program, …)``: priors and magnitudes only
+        return True
+    if (a.roots, a.asserts, a.asks, a.values) != (b.roots, b.asserts, b.asks, b.values):
         return False
     return bool(b.program.structure_key() == prog.structure_key())
 
