@@ -272,7 +272,24 @@ def _same_case(a: CaseModel, b: CaseModel, prog: ProbProgram) -> bool:
         return True
     if (a.roots, a.asserts, a.asks, a.values) != (b.roots, b.asserts, b.asks, b.values):
         return False
-    return bool(b.program.structure_key() == prog.structure_key())
+    return _same_structure(b.program, prog)
+
+
+def _same_structure(p: ProbProgram, q: ProbProgram) -> bool:
+    """``p.structure_key() == q.structure_key()`` without hashing either (what the key is made of, compared)."""
+    if p.program != q.program or p.exclusive != q.exclusive or p.observed_atoms() != q.observed_atoms():
+        return False
+    if len(p.variables) != len(q.variables):
+        return False
+    for u, v in zip(p.variables, q.variables, strict=True):
+        if isinstance(u, BoolVar) != isinstance(v, BoolVar):
+            return False
+        if isinstance(u, BoolVar) and isinstance(v, BoolVar):
+            if u.atom != v.atom:
+                return False
+        elif [o.atom for o in u.options] != [o.atom for o in v.options]:  # type: ignore[union-attr]
+            return False
+    return True
 
 
 class _Drawn(NamedTuple):

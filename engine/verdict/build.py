@@ -493,7 +493,9 @@ def _verdict(
     )
 
 
-_TABLES: OrderedDict[tuple[Any, ...], tuple[RulePack, CaseFile, dict[str, Any], dict[str, Any]]] = OrderedDict()
+_TABLES: OrderedDict[tuple[Any, ...], tuple[RulePack, CaseFile, dict[str, Any], dict[str, ValueOut], list[FactRow]]] = (
+    OrderedDict()
+)
 _TABLES_LOCK = threading.Lock()
 
 
@@ -506,16 +508,14 @@ def _tables(pack: RulePack, case: CaseFile, answers: dict[str, Any], values: dic
         hit = _TABLES.get(key)
         if hit is not None and hit[0] is pack and hit[1] is case and hit[2] is values:
             _TABLES.move_to_end(key)
-            return {"values": dict(hit[3]["values"]), "facts": list(hit[3]["facts"])}
-    out = {
-        "values": {k: ValueOut(status=x.status, value=x.value, missing=list(x.missing)) for k, x in values.items()},
-        "facts": fact_rows(pack, case, answers, values),
-    }
+            return {"values": dict(hit[3]), "facts": list(hit[4])}
+    out = {k: ValueOut(status=x.status, value=x.value, missing=list(x.missing)) for k, x in values.items()}
+    rows = fact_rows(pack, case, answers, values)
     with _TABLES_LOCK:
-        _TABLES[key] = (pack, case, values, out)  # held: their ids are not reused while kept
+        _TABLES[key] = (pack, case, values, out, rows)  # held: their ids are not reused while kept
         while len(_TABLES) > 16:
             _TABLES.popitem(last=False)
-    return {"values": dict(out["values"]), "facts": list(out["facts"])}
+    return {"values": dict(out), "facts": list(rows)}
 
 
 def _record(
