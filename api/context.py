@@ -38,7 +38,8 @@ class AppContext:
                 raise SettingsError(f"{name}: {err['msg']}") from exc
         if rules is not None:
             settings = settings.model_copy(update={"rules_dir": rules.resolve()})
-        return cls(settings, PackLibrary(settings.rules_dir, settings.default_pack, watch=watch))
+        packs = PackLibrary(settings.rules_dir, settings.default_pack, watch=watch, cache=settings.packs_cache)
+        return cls(settings, packs)
 
 
 def current() -> AppContext:

@@ -8,7 +8,11 @@
    (no saved run resumed, no document cache). "first": an empty home; "again": the home that first run left, its runs and
    document cache removed, its ``cache/nlp`` (compiled patterns, `bridges.regex_cache`; lemmatizer tables,
    `bridges.spacy_lemmas`) and its database kept — a new dossier on a machine that has analysed once. Both for
-   the old code and the new one (each with what it keeps).
+   the old code and the new one (each with what it keeps). The new side runs as ``./scripts/setup`` leaves an
+   installation: the NLP data built once per installation (`spacy_nlp.INSTALLED`; built here first if absent)
+   is read by its first run; "new, first, no installed NLP data" hides it (``INSTALLED = None``), to show its
+   share. Printed first: whether the new tree holds set-up's compiled modules (``compileall``: Python reads
+   them even under PYTHONDONTWRITEBYTECODE; an export of the old code holds none, as its set-up made none).
 
 Every row: median / min / max wall, median CPU (user + sys of the process and its children: Tesseract) and
 median peak RSS, over N runs; old and new runs alternate, so both see the same load. The load average is
@@ -106,22 +110,32 @@ def envs(old_path: Path, prefix: str, new_path: Path | None = None) -> dict[str,
 
 
 def facts_section(n: int, settings: dict[str, dict[str, str]]) -> None:
+    """The facts file's rows. Every process gets a LEXLOGIC_HOME of the benchmark's own: the pack cache
+    (``engine/packs/disk_cache``, under the home when it is set) is warm after the warm-up run, as on a machine
+    that has run lexlogic once; the last row gives each run a new, empty home (a first run: the pack is
+    compiled and its entry written). The old code (before the pack cache) writes nothing there."""
+    analyze = [str(LEXLOGIC), "analyze", str(FACTS), "--no-input"]
     rows = [
         ("python -c pass", [sys.executable, "-c", "pass"]),
         ("import the CLI", [sys.executable, "-c", "import lexlogic.api.cli"]),
-        ("lexlogic analyze FACTS.json", [str(LEXLOGIC), "analyze", str(FACTS), "--no-input"]),
+        ("lexlogic analyze FACTS.json", analyze),
+        ("lexlogic analyze FACTS.json, pack cache empty", analyze),
     ]
+    home = Path(tempfile.mkdtemp(prefix="lexlogic-cold-home-"))
+    atexit.register(shutil.rmtree, home, ignore_errors=True)
     print(f"\n== analyze FACTS.json — load average before: {load()} ({os.cpu_count()} CPUs)")
     for cached in ("bytecode cached", "no bytecode cache"):
-        pair = {who: settings[f"{who}, {cached}"] for who in ("old", "new")}
+        pair = {who: {**settings[f"{who}, {cached}"], "LEXLOGIC_HOME": str(home)} for who in ("old", "new")}
         for env in pair.values():
-            for _, cmd in rows[1:]:
+            for _, cmd in rows[1:3]:
                 run(cmd, env)  # writes the caches (cached) / warms the page cache (both)
         print(f"\n{cached} (n={n}, seconds):\n{HEADER}")
         for name, cmd in rows:
             got: dict[str, list[tuple[float, float, float]]] = {"old": [], "new": []}
             for _ in range(n):
                 for who, env in pair.items():
+                    if name.endswith("empty"):
+                        env = {**env, "LEXLOGIC_HOME": tempfile.mkdtemp(prefix="lexlogic-empty-", dir=home)}
                     got[who].append(run(cmd, env))
             for who in ("old", "new"):
                 print(row(f"{who}: {name}", got[who]))
@@ -130,22 +144,43 @@ def facts_section(n: int, settings: dict[str, dict[str, str]]) -> None:
     print(f"load average after: {load()}")
 
 
+#: `lexlogic` with the installation's NLP data hidden (the "no installed NLP data" row)
+NOT_INSTALLED = (
+    "import sys\nfrom lexlogic.bridges import spacy_nlp\nspacy_nlp.INSTALLED = None\n"
+    "sys.argv = ['lexlogic', *sys.argv[1:]]\nfrom lexlogic.api.cli import main\nmain()\n"
+)
+BARE = "new, first, no installed NLP data"
+
+
+def installation(env: dict[str, str]) -> None:
+    """Print what set-up left for the new side: compiled modules in the tree, the installation's NLP data
+    (built now when absent, as ``./scripts/setup`` does)."""
+    pyc = sum(1 for layer in (*LAYERS, "lexlogic") for _ in (ROOT / layer).rglob("*.pyc"))
+    print(f"new side: {pyc} compiled modules of set-up in the tree ({'read' if pyc else 'none'})")
+    step = [sys.executable, "-m", "lexlogic.engine.perception.install"]
+    said = subprocess.run(step, capture_output=True, text=True, cwd=CWD, env=env).stdout.strip()
+    print(f"new side: the installation's NLP data {said or 'present'}")
+
+
 def dossier_section(m: int, settings: dict[str, dict[str, str]]) -> None:
     """Old / new, first / again, alternated (see the module's docstring)."""
-    cmd = [str(LEXLOGIC), "analyze", str(DOSSIER), "--no-input", "--fresh"]  # again: not the saved run resumed
+    args = ["analyze", str(DOSSIER), "--no-input", "--fresh"]  # again: not the saved run resumed
     label = "no bytecode cache" if os.environ.get("PYTHONDONTWRITEBYTECODE") else "bytecode cached"
     envs = {"old": settings[f"old, {label}"], "new": settings[f"new, {label}"]}
     print(f"\n== analyze {DOSSIER.relative_to(ROOT)} --no-input ({label}) — load average before: {load()}")
-    rows = ("old, first", "new, first", "old, again", "new, again")
+    installation(envs["new"])
+    rows = ("old, first", "new, first", BARE, "old, again", "new, again")
     got: dict[str, list[tuple[float, float, float]]] = {row: [] for row in rows}
     with tempfile.TemporaryDirectory(prefix="lexlogic-cold-") as tmp:
         for i in range(m):
             for who in rows:
-                code, when = who.split(", ")
-                home = Path(tmp) / f"{code}-{i}"
+                code, when = who.split(", ")[:2]
+                home = Path(tmp) / f"{who.replace(', ', '-').replace(' ', '_')}-{i}"
                 if when == "again":  # the first run's home: runs and document cache gone, nlp cache and db kept
+                    home = Path(tmp) / f"{code}-first-{i}"
                     shutil.rmtree(home / "cache" / "documents", ignore_errors=True)
                     shutil.rmtree(home / "runs", ignore_errors=True)
+                cmd = [sys.executable, "-c", NOT_INSTALLED, *args] if who == BARE else [str(LEXLOGIC), *args]
                 got[who].append(run(cmd, {**envs[code], "LEXLOGIC_HOME": str(home)}))
                 print(f"  run {i + 1}/{m} {who}: {got[who][-1][0]:.1f} s wall (load {load()})", flush=True)
     print(f"\n(n={m}, seconds):\n{HEADER}")
@@ -158,6 +193,7 @@ def dossier_section(m: int, settings: dict[str, dict[str, str]]) -> None:
             f"{when}: CPU old/new {cpu[f'old, {when}'] / cpu[f'new, {when}']:.2f}x, "
             f"peak RSS old/new {rss[f'old, {when}'] / rss[f'new, {when}']:.2f}x"
         )
+    print(f"first, installed NLP data: CPU without/with {cpu[BARE] / cpu['new, first']:.2f}x")
     print("target ≤ 8 s wall, ≤ 500 MB")
     print(f"load average after: {load()}")
 

@@ -267,6 +267,29 @@ def _body_predicates(body: Iterable[Any]) -> list[tuple[str, int]]:
     return out
 
 
+def head_terms(head: Any) -> list[Any]:
+    """The atoms' terms a rule's head derives: one for a literal, one per element of a choice, none otherwise."""
+    if head.ast_type == ast.ASTType.Literal and head.atom.ast_type == ast.ASTType.SymbolicAtom:
+        return [head.atom.symbol]
+    if head.ast_type == ast.ASTType.Aggregate:
+        return [e.literal.atom.symbol for e in head.elements]
+    return []
+
+
+def rule_statements(path: str, text: str) -> list[Any]:
+    """The rules of one ASP file (clingo AST), in order (PackError on a syntax error)."""
+    return [stmt for stmt in _parse(path, text) if stmt.ast_type == ast.ASTType.Rule]
+
+
+def by_head_of(rules: list[CompiledRule]) -> dict[tuple[str, int], list[CompiledRule]]:
+    """Head predicate → the rules deriving it, in the rules' order."""
+    by_head: dict[tuple[str, int], list[CompiledRule]] = {}
+    for r in rules:
+        for sig in r.head_signatures:
+            by_head.setdefault(sig, []).append(r)
+    return by_head
+
+
 def compile_pack(pack: RulePack) -> CompiledProgram:
     """Parse every ASP file, attach annotations, add the reification rules. Raises PackError.
 
@@ -279,11 +302,8 @@ def compile_pack(pack: RulePack) -> CompiledProgram:
         path = str(pack.root / rel)
         notes = _annotations(path, text)
         pending = sorted(notes)
-        stmts = _parse(path, text)
         parts.append(text)
-        for stmt in stmts:
-            if stmt.ast_type != ast.ASTType.Rule:
-                continue
+        for stmt in rule_statements(path, text):
             line = stmt.location.begin.line
             meta = None
             # the closest annotation above this rule, not already used
@@ -313,14 +333,7 @@ def compile_pack(pack: RulePack) -> CompiledProgram:
                 head_signatures=_head_signatures(stmt.head),
             )
             rule.lits = [_digest(lit) for lit in stmt.body]
-            head_terms = (
-                [stmt.head.atom.symbol]
-                if stmt.head.ast_type == ast.ASTType.Literal and stmt.head.atom.ast_type == ast.ASTType.SymbolicAtom
-                else [e.literal.atom.symbol for e in stmt.head.elements]
-                if stmt.head.ast_type == ast.ASTType.Aggregate
-                else []
-            )
-            for term in head_terms:
+            for term in head_terms(stmt.head):
                 ground = None
                 if not variables(term):
                     try:
@@ -343,10 +356,7 @@ def compile_pack(pack: RulePack) -> CompiledProgram:
                 parts.append(f"{APP}({rule.index},()).")
         if pending:
             raise PackError(path, pending[0], "rule annotation is not followed by a rule")
-    by_head: dict[tuple[str, int], list[CompiledRule]] = {}
-    for r in rules:
-        for sig in r.head_signatures:
-            by_head.setdefault(sig, []).append(r)
+    by_head = by_head_of(rules)
     rule_meta = {r.meta.id: r.meta for r in rules if r.meta}
     return CompiledProgram(
         text="\n".join(parts),

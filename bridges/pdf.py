@@ -79,6 +79,21 @@ def render_page(path: str | Path, index: int, dpi: int = 300) -> Image.Image:
         raise PDFError(f"cannot render page {index + 1} of {path}: {exc}") from exc
 
 
+def pages_without_text(path: str | Path) -> list[int]:
+    """Indexes (0-based) of the pages with no character in their text layer, as pdfium counts them: a quick
+    guess of the pages a reading will OCR (the reading decides, from pdfplumber's words)."""
+    import pypdfium2 as pdfium
+
+    try:
+        pdf = pdfium.PdfDocument(str(path))
+        try:
+            return [i for i in range(len(pdf)) if pdf[i].get_textpage().count_chars() == 0]
+        finally:
+            pdf.close()
+    except Exception as exc:
+        raise PDFError(f"cannot open PDF {path}: {exc}") from exc
+
+
 def preflight(path: str | Path, *, max_pages: int, max_decompressed_bytes: int) -> int:
     """Page count, after checking the PDF against bomb limits WITHOUT rendering it: at most `max_pages`
     pages, and every Flate stream inflated (bounded, in chunks) to at most `max_decompressed_bytes` in

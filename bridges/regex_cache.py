@@ -189,23 +189,35 @@ def load(folder: Path, name: str) -> tuple[re.Pattern[str], int] | None:
         return None  # _sre refuses code it cannot validate (RuntimeError): compiled as usual instead
 
 
-def seed_group(folder: Path, group: str) -> tuple[bool, list[str]]:
+def seed_group(folder: Path, group: str, *, whole: bool = False) -> tuple[bool, list[str]]:
     """Seed ``re``'s cache with the entries of ``group``: (True when every one was found, valid and is
-    returned by ``re.compile`` — nothing to build —, the names of those seeded)."""
-    if not works():
+    returned by ``re.compile`` — nothing to build —, the names of those seeded). ``whole``: seed nothing
+    unless every entry is valid (a folder this process will not complete: the installation's, read-only)."""
+    found = _entries(folder, group)
+    if not found or (whole and any(entry is None for _, entry in found)):
         return False, []
+    seeded = [name for name, entry in found if entry is not None and _seed(*entry)]
+    return len(seeded) == len(found), seeded
+
+
+def valid_group(folder: Path, group: str) -> bool:
+    """Is ``group`` in ``folder`` whole and valid on this interpreter (nothing seeded: a check)?"""
+    found = _entries(folder, group)
+    return bool(found) and all(entry is not None for _, entry in found)
+
+
+def _entries(folder: Path, group: str) -> list[tuple[str, tuple[re.Pattern[str], int] | None]]:
+    """The entries listed for ``group`` (each loaded, or None when absent, stale or corrupt); [] when the group
+    is not there for this environment, or ``re`` cannot be seeded here."""
+    if not works():
+        return []
     try:
         manifest = json.loads((folder / f"{_group_file(group)}.group.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return False, []
+        return []
     if not isinstance(manifest, dict) or manifest.get("environment") != environment() or not manifest.get("entries"):
-        return False, []
-    seeded = []
-    for name in manifest["entries"]:
-        found = load(folder, str(name))
-        if found is not None and _seed(*found):
-            seeded.append(str(name))
-    return len(seeded) == len(manifest["entries"]), seeded
+        return []
+    return [(str(name), load(folder, str(name))) for name in manifest["entries"]]
 
 
 def _seed(pattern: re.Pattern[str], flags: int) -> bool:

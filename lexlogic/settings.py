@@ -21,7 +21,10 @@ SHIPPED_RULES = Path(__file__).resolve().parents[1] / "rules"
 
 
 class Settings(BaseSettings):
-    """Where things are and how a run behaves; each field is the variable ``LEXLOGIC_<FIELD>``."""
+    """Where things are and how a run behaves; each field is the variable ``LEXLOGIC_<FIELD>``.
+
+    pydantic-settings' ``BaseSettings`` reads them (its import costs ~40–70 ms of a cold command: kept, the
+    house library for settings; issue 33's cold-start note says why)."""
 
     model_config = SettingsConfigDict(env_prefix="LEXLOGIC_", extra="ignore", frozen=True)
 
@@ -37,7 +40,9 @@ class Settings(BaseSettings):
     api_data: Path | None = Field(None, description="uploaded documents of the API; None: home/api")
     run_wait_seconds: float = Field(600.0, gt=0, description="how long `POST …/run?wait=` may block")
     step_delay: float = Field(0.0, ge=0, description="pause after each persisted step (tests, demos)")
-    no_cache: bool = Field(False, description="bypass the caches under home: documents/OCR, compiled NLP patterns")
+    no_cache: bool = Field(
+        False, description="bypass the caches: documents/OCR, compiled NLP patterns, compiled rule packs"
+    )
     nlp_warmup: bool = Field(True, description="load spaCy in the background at start")
     dynamic_require_approval: bool = Field(True, description="dynamic rules need a human approval")
     # runs, leases and the workers (engine/store/cases, engine/jobs/tasks)
@@ -107,6 +112,19 @@ class Settings(BaseSettings):
     def nlp_cache(self) -> Path | None:
         """Compiled patterns of the French pipeline's load (`bridges.regex_cache`), None with ``no_cache``."""
         return None if self.no_cache else self.home / "cache" / "nlp"
+
+    @property
+    def packs_cache(self) -> Path | None:
+        """Loaded and compiled rule packs kept between processes (`engine/packs/disk_cache`): under ``home``
+        when it was set, else the user's cache folder; None with ``no_cache``."""
+        if self.no_cache:
+            return None
+        if "home" in self.model_fields_set:
+            return self.home / "cache" / "packs"
+        try:
+            return Path.home() / ".cache" / "lexlogic" / "packs"
+        except RuntimeError:  # no home folder known (no HOME, no passwd entry): no cache, not an error
+            return None
 
     @property
     def fallacies_cache(self) -> Path:

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from lexlogic.logic import parameters as params_mod
+from lexlogic.logic.deferred import DeferredModel
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.parameters import Parameter, ParameterFile
 from lexlogic.logic.proof import LegalSource
@@ -48,7 +49,7 @@ class FactType(str, Enum):
     AMOUNTS_BY_YEAR = "amounts_by_year"
 
 
-class FactSpec(BaseModel):
+class FactSpec(DeferredModel):
     """One input fact of the pack's vocabulary."""
 
     name: str = ""
@@ -84,7 +85,7 @@ class FactSpec(BaseModel):
     )
 
 
-class Computation(BaseModel):
+class Computation(DeferredModel):
     """A JSON-Logic hard rule computing a derived value from facts (and earlier computations)."""
 
     id: str
@@ -100,7 +101,7 @@ class Computation(BaseModel):
     used_parameters: list[str] = Field(default_factory=list, description="parameters read with {param: name}")
 
 
-class RuleMeta(BaseModel):
+class RuleMeta(DeferredModel):
     """Metadata of an ASP rule, from its `%@rule` annotation."""
 
     id: str
@@ -112,7 +113,7 @@ class RuleMeta(BaseModel):
     line: int = 0
 
 
-class Check(BaseModel):
+class Check(DeferredModel):
     """One step of the legal syllogism, in the order a lawyer checks them."""
 
     id: str
@@ -127,7 +128,7 @@ class Check(BaseModel):
     )
 
 
-class Remedy(BaseModel):
+class Remedy(DeferredModel):
     """The outcome that quantifies the remedy, as a range of two computed values, and its wording."""
 
     outcome: str
@@ -145,7 +146,7 @@ class Remedy(BaseModel):
     )
 
 
-class OutcomeSpec(BaseModel):
+class OutcomeSpec(DeferredModel):
     """An outcome's wording: its label and the sentences that say it holds / does not hold (French)."""
 
     model_config = ConfigDict(extra="forbid")
@@ -155,20 +156,20 @@ class OutcomeSpec(BaseModel):
     question: str | None = Field(default=None, description="how to ask whether it holds (optional)")
 
 
-class VersionText(BaseModel):
+class VersionText(DeferredModel):
     outcome: str = Field(description="the ASP atom that holds when this version of the text applies")
     source: str = Field(description="id of the legal source (its version and dates are in `sources`)")
     reason: str = Field(description="why, in words, e.g. 'à compter du 26/04/2019'")
 
 
-class Versions(BaseModel):
+class Versions(DeferredModel):
     """Which version of the law applies, decided by the date in `date_fact` (the verdict says which)."""
 
     date_fact: str
     texts: list[VersionText]
 
 
-class BurdenWording(BaseModel):
+class BurdenWording(DeferredModel):
     """How a fact nobody alleged is explained (the pack's burden-of-proof rule, e.g. art. 1353 C. civ.)."""
 
     note: str = Field(
@@ -183,7 +184,7 @@ class BurdenWording(BaseModel):
     source: str | None = Field(default=None, description="source id of the burden rule (optional)")
 
 
-class PackFiles(BaseModel):
+class PackFiles(DeferredModel):
     asp: list[str]
     computations: list[str] = Field(default_factory=list)
     facts: str = "facts.yaml"
@@ -204,7 +205,7 @@ class PackFiles(BaseModel):
 Colour = Literal["red", "green", "blue", "neutral"]
 
 
-class TargetColours(BaseModel):
+class TargetColours(DeferredModel):
     """The verdict's colour when the target holds and when it fails: the pack says which outcome is adverse
     (a liability is red; a valid withdrawal is not), the faces only paint it. Neutral unless the pack says."""
 
@@ -214,7 +215,7 @@ class TargetColours(BaseModel):
     fails: Colour = "neutral"
 
 
-class Manifest(BaseModel):
+class Manifest(DeferredModel):
     name: str
     title: str
     jurisdiction: str
@@ -256,7 +257,7 @@ class Manifest(BaseModel):
         return v
 
 
-class RulePack(BaseModel):
+class RulePack(DeferredModel):
     """A loaded pack (files read, not yet grounded)."""
 
     root: Path
@@ -488,6 +489,14 @@ def load_pack(root: Path | str) -> RulePack:
     pack = RulePack(root=root, manifest=manifest, facts=facts, computations=computations, asp_sources=asp_sources)
     _load_parameters(pack, raw, raw_facts)
     return pack
+
+
+def files_read(pack: RulePack) -> list[Path]:
+    """The files ``load_pack`` read (or looked for) to make ``pack``: keep in step with it. The pack cache
+    on disk checks them, whatever their suffix, before serving a pack (``engine/packs/disk_cache``)."""
+    files = pack.manifest.files
+    rels = ["pack.yaml", files.facts, *files.computations, *files.asp, files.parameters or "parameters.yaml"]
+    return [pack.root / rel for rel in rels]
 
 
 def _load_parameters(pack: RulePack, raw_manifest: Any, raw_facts: Any) -> None:

@@ -25,12 +25,14 @@ import re
 from datetime import date
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
+
+from lexlogic.logic.deferred import DeferredModel
 
 PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
 
-class ParameterPeriod(BaseModel):
+class ParameterPeriod(DeferredModel):
     """One value and the period it is in force (bounds inclusive; open when absent)."""
 
     model_config = ConfigDict(populate_by_name=True, extra="forbid")
@@ -44,7 +46,7 @@ class ParameterPeriod(BaseModel):
         return (self.valid_from is None or day >= self.valid_from) and (self.valid_to is None or day <= self.valid_to)
 
 
-class Parameter(BaseModel):
+class Parameter(DeferredModel):
     """A named legal value with its unit, reference and validity periods."""
 
     model_config = ConfigDict(extra="forbid")
@@ -107,7 +109,7 @@ def _number(value: Any) -> str:
     return str(value).replace(".", ",")
 
 
-class ParameterFile(BaseModel):
+class ParameterFile(DeferredModel):
     model_config = ConfigDict(extra="forbid")
     date_fact: str | None = None
     parameters: dict[str, Parameter] = Field(default_factory=dict)

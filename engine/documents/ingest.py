@@ -18,10 +18,10 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 
-from lexlogic.bridges import ocr as ocr_bridge
 from lexlogic.bridges import pdf as pdf_bridge
 from lexlogic.engine.documents.layout import detect_blocks
 from lexlogic.engine.documents.model import Block, BlockKind, Document, DocumentKind, Page, Word
+from lexlogic.engine.documents.ocr_ahead import OcrAhead, Recognised, ocr_ahead, recognise
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.grounding import BBox
 
@@ -86,27 +86,35 @@ def read_bytes(path: Path) -> bytes:
         raise IngestError(f"{path}: cannot read: {exc}") from exc
 
 
-def read_content(path: Path, data: bytes, progress: Callable[[int, int], None] | None = None) -> Document:
-    """One reading of ``data`` (the bytes of ``path``): the parse itself, in whatever process calls it."""
+def read_content(
+    path: Path, data: bytes, progress: Callable[[int, int], None] | None = None, ahead: OcrAhead | None = None
+) -> Document:
+    """One reading of ``data`` (the bytes of ``path``): the parse itself, in whatever process calls it;
+    ``ahead``: pages of it already handed to Tesseract (`ocr_ahead`), used where the reading OCRs them."""
     ext = path.suffix.lower()
+    sha = hashlib.sha256(data).hexdigest()
     if ext in TEXT_EXT or ext == ".csv":
         doc = _from_text(path, data, ext)
     elif ext == ".eml":
         doc = _from_eml(path, data)
     elif ext == ".pdf":
-        doc = _from_pdf(path, progress)
+        doc = _from_pdf(path, progress, (lambda number: ahead.take(sha, number)) if ahead is not None else None)
     else:
         doc = _from_image(path)
-    doc.sha256 = hashlib.sha256(data).hexdigest()
+    doc.sha256 = sha
     return doc
 
 
 def ingest_file(
-    path: str | Path, *, cache: Path | None = None, progress: Callable[[int, int], None] | None = None
+    path: str | Path,
+    *,
+    cache: Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    ahead: OcrAhead | None = None,
 ) -> Document:
     """One document read in THIS process (the CLI's own files); ``cache``: the folder of already-read
-    documents (``Settings.documents_cache``), None to read it afresh. Uploads are read by
-    `engine.documents.isolated.ingest_isolated` instead (a limited child; the parent writes the cache)."""
+    documents (``Settings.documents_cache``), None to read it afresh; ``ahead``: as for `read_content`. Uploads
+    are read by `engine.documents.isolated.ingest_isolated` instead (a limited child; the parent writes the cache)."""
     from lexlogic.engine.documents.cache import DocumentCache
 
     path = Path(path)
@@ -116,7 +124,7 @@ def ingest_file(
     store = DocumentCache(cache) if cache is not None else None
     doc = store.get(key, ext, sha) if store is not None else None
     if doc is None:
-        doc = read_content(path, data, progress)
+        doc = read_content(path, data, progress, ahead)
         if store is not None:
             try:
                 store.put(key, doc, ext, sha)
@@ -148,14 +156,28 @@ def ingest_dossier(
 ) -> list[Document]:
     """Every supported document of a dossier, ids unique (suffixed on collision). ``on_file(done, total,
     name)``: before each file is read (done = files read so far) and once at the end. ``read``: how one
-    file is read (default: `ingest_file` here with ``cache``; uploads: the isolated reader)."""
+    file is read (default: `ingest_file` here with ``cache``, the scanned pages of its PDFs handed to Tesseract
+    first: `ocr_ahead`; uploads: the isolated reader)."""
+    files = dossier_files(directory)[0]
+    if read is not None:
+        return _read_all(files, read, on_file)
+
+    def known(data: bytes) -> bool:  # already read: in the document cache
+        return cache is not None and (cache / f"{content_key(data, '.pdf')}.json").exists()
+
+    with ocr_ahead(files, dpi=OCR_DPI, limit=OCR_PARALLEL, known=known) as ahead:
+        return _read_all(files, lambda p: ingest_file(p, cache=cache, ahead=ahead), on_file)
+
+
+def _read_all(
+    files: list[Path], read: Callable[[Path], Document], on_file: Callable[[int, int, str], None] | None
+) -> list[Document]:
     docs: list[Document] = []
     seen: set[str] = set()
-    files = dossier_files(directory)[0]
     for i, p in enumerate(files):
         if on_file is not None:
             on_file(i, len(files), p.name)
-        doc = read(p) if read is not None else ingest_file(p, cache=cache)
+        doc = read(p)
         base, n = doc.id, 2
         while doc.id in seen:
             doc.id = f"{base}-{n}"
@@ -286,9 +308,15 @@ def _pdf_text_words(page: pdf_bridge.PdfPage) -> list[tuple[str, BBox, tuple]]:
 
 
 def _ocr_words(image, page_w: float, page_h: float) -> list[tuple[str, BBox, tuple]]:
-    sx, sy = page_w / image.width, page_h / image.height
+    return _scaled(recognise(image), page_w, page_h)
+
+
+def _scaled(recognised: Recognised, page_w: float, page_h: float) -> list[tuple[str, BBox, tuple]]:
+    """Tesseract's words (image pixels) as words of the page (points), with their line/paragraph keys."""
+    width, height, words = recognised
+    sx, sy = page_w / width, page_h / height
     out = []
-    for w in ocr_bridge.ocr_words(image):
+    for w in words:
         box = BBox(x0=w.left * sx, top=w.top * sy, x1=(w.left + w.width) * sx, bottom=(w.top + w.height) * sy)
         out.append((w.text, box, ((w.block, w.par, w.line), (w.block, w.par))))
     return out
@@ -324,26 +352,34 @@ def _paged_document(path: Path, media: str, per_page: list[tuple[int, float, flo
     )
 
 
-def _from_pdf(path: Path, progress: Callable[[int, int], None] | None = None) -> Document:
+def _from_pdf(
+    path: Path,
+    progress: Callable[[int, int], None] | None = None,
+    ahead: Callable[[int], Future[Recognised] | None] | None = None,
+) -> Document:
     """A PDF's pages: the text layer where there is one; the others rendered and OCR'd, several at once
     (Tesseract runs single-threaded in its own process: two pages on two cores; pdfium, not thread-safe,
-    renders them one by one in this thread). At most OCR_PARALLEL + 1 page images are held at once."""
+    renders them one by one in this thread), or taken from ``ahead(page number)`` when that page was handed to
+    Tesseract already (`ocr_ahead`: the same rendering and call). At most OCR_PARALLEL + 1 page images are
+    held at once here (and OCR_PARALLEL more started ahead)."""
     per_page: list[tuple[int, float, float, list, bool]] = []
     with ThreadPoolExecutor(max_workers=OCR_PARALLEL) as pool:
-        pending: dict[int, Future[list[tuple[str, BBox, tuple]]]] = {}
+        pending: dict[int, Future[Recognised]] = {}
         for page in pdf_bridge.extract_pages(path, progress):
             if page.words:
                 per_page.append((page.number, page.width, page.height, _pdf_text_words(page), False))
                 continue
-            in_flight = [f for f in pending.values() if not f.done()]
-            if len(in_flight) >= OCR_PARALLEL:
-                wait(in_flight, return_when=FIRST_COMPLETED)
-            image = pdf_bridge.render_page(path, page.number - 1, dpi=OCR_DPI)
-            pending[len(per_page)] = pool.submit(_ocr_words, image, page.width, page.height)
+            future = ahead(page.number) if ahead is not None else None
+            if future is None:
+                in_flight = [f for f in pending.values() if not f.done()]
+                if len(in_flight) >= OCR_PARALLEL:
+                    wait(in_flight, return_when=FIRST_COMPLETED)
+                future = pool.submit(recognise, pdf_bridge.render_page(path, page.number - 1, dpi=OCR_DPI))
+            pending[len(per_page)] = future
             per_page.append((page.number, page.width, page.height, [], True))
         for i, future in pending.items():
             number, width, height, _, ocr = per_page[i]
-            per_page[i] = (number, width, height, future.result(), ocr)
+            per_page[i] = (number, width, height, _scaled(future.result(), width, height), ocr)
     return _paged_document(path, "application/pdf", per_page)
 
 

