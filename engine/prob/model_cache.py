@@ -94,7 +94,7 @@ def case_model(
     answers = dict(answers or {})
     shaping = _shaping(pack, dict(whatif or {}))
     moved = {k: v for k, v in shaping.items() if _moved_prior(pack, k, v, answers)}
-    case_key = canonical_hash(case.model_dump(mode="json"))
+    case_key = _case_key(case)
     if moved:
         base = _built(pack, case, answers, {**shaping, **dict.fromkeys(moved, PLACEHOLDER)}, case_key, values)
         if _servable(base, moved):
@@ -102,6 +102,27 @@ def case_model(
     return _built(pack, case, answers, shaping, case_key, values)
 
 
+_KEYS: OrderedDict[int, tuple[CaseFile, str]] = OrderedDict()
+
+
+def _case_key(case: CaseFile) -> str:
+    """The case's content hash, kept by identity (a what-if asks for its case's model three times — the
+    priors' split, the decision, the numbers' proposal — and typed cases are never mutated: ``with_facts``
+    and ``model_copy`` make new ones)."""
+    with _LOCK:
+        hit = _KEYS.get(id(case))
+        if hit is not None and hit[0] is case:
+            _KEYS.move_to_end(id(case))
+            return hit[1]
+    key = canonical_hash(case.model_dump(mode="json"))
+    with _LOCK:
+        _KEYS[id(case)] = (case, key)  # held: its id is not reused while kept
+        while len(_KEYS) > SIZE:
+            _KEYS.popitem(last=False)
+    return key
+
+
 def clear() -> None:
     with _LOCK:
         _CACHE.clear()
+        _KEYS.clear()

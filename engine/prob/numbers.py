@@ -19,14 +19,14 @@ from __future__ import annotations
 import math
 import threading
 from collections import OrderedDict
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from lexlogic.engine.prob import infer, jl_vec, normal, sampled_worlds
+from lexlogic.engine.prob import infer, jl_vec, normal, reweight, sampled_worlds
 from lexlogic.engine.prob.analyse import apply_whatif
 from lexlogic.engine.prob.case_model import CaseModel, weights_of
-from lexlogic.engine.prob.model import BoolVar, NumberSummary, ProbVerdict, ScoredQuestion
+from lexlogic.engine.prob.model import BoolVar, NumberSummary, ProbProgram, ProbVerdict, ScoredQuestion
 from lexlogic.engine.prob.soft import factor
 from lexlogic.logic.pack import FactType, RulePack
 from lexlogic.logic.weights import NumberLaw
@@ -144,16 +144,24 @@ def _dot(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.einsum("i,i->", a, b.astype(np.float64, copy=False)))
 
 
-def weighted_summary(x: np.ndarray, w: np.ndarray, **kw: Any) -> NumberSummary | None:
+def weighted_summary(
+    x: np.ndarray, w: np.ndarray, *, order: np.ndarray | None = None, **kw: Any
+) -> NumberSummary | None:
+    """Mean, deciles and SE of ``x`` under weights ``w``. ``order``: ``argsort(x)`` when the caller keeps it
+    (the same values under other weights): the kept worlds are then read in that order, not sorted again."""
     keep = (w > 0) & ~np.isnan(x)
     if not keep.any():
         return None
+    if order is not None:
+        ranked = order[keep[order]]  # the kept worlds, by value
+        xs, ws = x[ranked], w[ranked]
     x, w = x[keep], w[keep]
     sw = float(w.sum())
     mean = _dot(x, w) / sw
-    order = np.argsort(x)  # ties in any order: a quantile is the value where the weight crosses p
-    xs = x[order]
-    cw = np.cumsum(w[order]) / sw
+    if order is None:
+        order = np.argsort(x)  # ties in any order: a quantile is the value where the weight crosses p
+        xs, ws = x[order], w[order]
+    cw = np.cumsum(ws) / sw
     q = [float(xs[min(int(np.searchsorted(cw, p)), xs.size - 1)]) for p in (0.1, 0.5, 0.9)]
     se = math.sqrt(_dot((x - mean) ** 2, w * w)) / sw
     return NumberSummary(mean=mean, p10=q[0], p50=q[1], p90=q[2], se=se, n_samples=int(keep.sum()), **kw)
@@ -181,6 +189,13 @@ def may_ask_about_outputs(pack: RulePack, model: CaseModel) -> bool:
     return any((s := pack.facts.get(f)) is not None and bool(s.question) and not s.appreciation for f in facts)
 
 
+PRIOR_PROPOSAL = "importance_sampling (prior proposal, seeded numpy draws of the pack's laws)"
+REWEIGHTED = (
+    "importance_sampling ({} with seeded numpy draws of the pack's laws, re-weighted to the what-if's priors: {})"
+)
+OWN_DRAWS = "the case's own draws from its priors"
+
+
 def finish_verdict(
     pack: RulePack,
     model: CaseModel,
@@ -190,29 +205,203 @@ def finish_verdict(
     seed: int = 0,
     samples: int = N_SAMPLES,
     summaries: bool = True,
+    proposal: CaseModel | None = None,
 ) -> ProbVerdict:
     """The verdict with its numbers (outputs of ``weights.yaml``) and the questions about the damages
-    (``summaries=False``: the questions only, no distribution — a portfolio's result line reads none)."""
+    (``summaries=False``: the questions only, no distribution — a portfolio's result line reads none).
+    ``proposal``: the case's model without the what-if (its priors): when the what-if moves only priors, its
+    numbers are the case's draws re-weighted (``reweight``), else drawn afresh; the summaries' method says which."""
     verdict = verdict.model_copy(update={"soft_factors": {**model.folded, **verdict.soft_factors}})
     verdict.unmodelled = dict(model.unmodelled)
     weights = weights_of(pack)
     if weights is None or not weights.outputs:
         return verdict
     prog = apply_whatif(model.program, whatif or {})
-    c = infer.compiled(prog)
-    priors = infer.prior_vectors(prog.variables)
     n = samples
-    worlds = sampled_worlds.sampled(prog, c, priors, n, seed)  # drawn once per class of worlds
-    rng = np.random.default_rng(seed)
-    rng.bit_generator.state = worlds.state  # the laws' draws continue where the worlds' draws ended
-    digits, mask, obs = worlds.digits, worlds.mask, worlds.obs
-    w = mask.astype(np.float64)
+    drawn = _draws(model, prog, proposal, n, seed)
+    worlds, source, w, method = drawn.worlds, drawn.source, drawn.w, drawn.method
+    if w.sum() <= 0:
+        return verdict
+    # without summaries only the remedy is read (its questions): the other outputs are not evaluated
+    only = None if summaries else tuple(k for k, out in weights.outputs.items() if out.given_target)
+    per = _per_world(pack, weights, source, worlds, n, seed, only)
+    if per is None:
+        return verdict
+    target = per.target
+    p_t = _dot(w, target) / float(w.sum())
+    if str(getattr(verdict.method, "value", verdict.method)) == "exact":  # the one P(target) the verdict prints
+        p_t = float(verdict.p_target)
+    remedy = None
+    for name, out in weights.outputs.items():
+        if name not in per.outs:
+            continue
+        x = jl_vec._f(per.outs[name], n)
+        if np.isnan(x).all():
+            continue
+        if out.given_target:
+            remedy = remedy or name
+        if summaries:
+            orders = per if method != PRIOR_PROPOSAL else None  # the case's own path: as it always was
+            _summarise(verdict, name, out, x, w, target, p_t, prog.target, method, orders)
+    if remedy is not None:
+        x = np.where(target, jl_vec._f(per.outs[remedy], n), 0.0)
+        # the plug-in EIG's bias grows as 1/ESS: re-weighted draws need as much more to count as information
+        verdict.output_questions = _output_questions(pack, x, w, per.cells, per, min_eig=MIN_EIG / drawn.share)
+        verdict.output_questions_about = remedy
+    return verdict
+
+
+def _worlds(prog: ProbProgram, n: int, seed: int) -> sampled_worlds.SampledWorlds:
+    return sampled_worlds.sampled(prog, infer.compiled(prog), infer.prior_vectors(prog.variables), n, seed)
+
+
+def _weights(prog: ProbProgram, worlds: sampled_worlds.SampledWorlds) -> np.ndarray:
+    """Each world's weight: its mask × the soft rules' factors (``prog``'s magnitudes)."""
+    w = worlds.mask.astype(np.float64)
     observed = prog.observed_atoms()
     for rule in prog.soft_rules:
         q = factor(rule)
-        w *= np.where(obs[observed.index(rule.condition_atom)], q, 1.0 - q)
-    if w.sum() <= 0:
-        return verdict
+        w *= np.where(worlds.obs[observed.index(rule.condition_atom)], q, 1.0 - q)
+    return w
+
+
+def _same_case(a: CaseModel, b: CaseModel, prog: ProbProgram) -> bool:
+    """Whether ``b``'s draws can stand for ``a``'s (what-if program ``prog``): same worlds' structure, same
+    values, roots, readings and questions — only priors (and soft magnitudes) may differ."""
+    if a is b:  # the what-if's program is ``apply_whatif(a.program, …)``: priors and magnitudes only
+        return True
+    if (a.roots, a.asserts, a.asks, a.values) != (b.roots, b.asserts, b.asks, b.values):
+        return False
+    return _same_structure(b.program, prog)
+
+
+def _same_structure(p: ProbProgram, q: ProbProgram) -> bool:
+    """``p.structure_key() == q.structure_key()`` without hashing either (what the key is made of, compared)."""
+    if p.program != q.program or p.exclusive != q.exclusive or p.observed_atoms() != q.observed_atoms():
+        return False
+    if len(p.variables) != len(q.variables):
+        return False
+    for u, v in zip(p.variables, q.variables, strict=True):
+        if isinstance(u, BoolVar) != isinstance(v, BoolVar):
+            return False
+        if isinstance(u, BoolVar) and isinstance(v, BoolVar):
+            if u.atom != v.atom:
+                return False
+        elif [o.atom for o in u.options] != [o.atom for o in v.options]:  # type: ignore[union-attr]
+            return False
+    return True
+
+
+class _Drawn(NamedTuple):
+    worlds: sampled_worlds.SampledWorlds
+    source: CaseModel  # the model whose values the worlds carry
+    w: np.ndarray  # each world's weight
+    method: str  # the summaries' words
+    share: float = 1.0  # the share of the proposal's effective sample size the weights keep
+
+
+def _draws(model: CaseModel, prog: ProbProgram, proposal: CaseModel | None, n: int, seed: int) -> _Drawn:
+    """The worlds the numbers are read on, the model whose values they carry, their weights and the method's
+    words: the proposal's draws re-weighted when it can serve (``reweight``), otherwise ``prog``'s own."""
+    method = PRIOR_PROPOSAL
+    if proposal is not None and _same_case(model, proposal, prog):
+        worlds = _worlds(proposal.program, n, seed)
+        w0 = _weights(prog, worlds)
+        ratio = reweight.prior_ratio(proposal.program, prog, worlds.digits)
+        if not ratio.moved and ratio.refused is None:  # the same priors: the very draws prog's would be
+            return _Drawn(worlds, proposal, w0, method)
+        w, words, share = reweight.accepted(w0, ratio)
+        if w is not None:
+            return _Drawn(worlds, proposal, w, REWEIGHTED.format(OWN_DRAWS, words), share)
+        if ratio.refused is None:  # too far from the case's priors: from the case's draws widened on those roots
+            wide = reweight.widened(proposal.program, ratio.moved)
+            worlds = _worlds(wide, n, seed)
+            w0 = _weights(prog, worlds)
+            w, words, share = reweight.accepted(w0, reweight.prior_ratio(wide, prog, worlds.digits))
+            if w is not None:
+                return _Drawn(worlds, proposal, w, REWEIGHTED.format(reweight.uniform_words(ratio.moved), words), share)
+        method = f"{PRIOR_PROPOSAL}; drawn afresh for the what-if's priors: {words}"
+    worlds = _worlds(prog, n, seed)
+    return _Drawn(worlds, model, _weights(prog, worlds), method)
+
+
+class _PerWorld:
+    """What a class of draws gives a case model's numbers, whatever the weights: the target per world, the
+    outputs per world, the askable roots' cells, and (for re-weighted summaries) each output's sort order."""
+
+    def __init__(self, target: np.ndarray, outs: dict[str, np.ndarray], cells: dict[str, np.ndarray]) -> None:
+        for a in (target, *outs.values(), *cells.values()):
+            a.flags.writeable = False
+        self.target, self.outs, self.cells = target, outs, cells
+        self._orders: dict[tuple[str, bool], np.ndarray] = {}
+        self._bins: tuple[np.ndarray, np.ndarray, np.ndarray, int] | None = None  # (x, ok, bins, count)
+        self._lock = threading.Lock()
+
+    def bins(self, x: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, int]:
+        """``_deciles(x, ok)``, kept for the last (x, ok) asked (the remedy: one per verdict)."""
+        with self._lock:
+            hit = self._bins
+        if hit is not None and np.array_equal(hit[0], x, equal_nan=True) and np.array_equal(hit[1], ok):
+            return hit[2], hit[3]
+        bins, nb = _deciles(x, ok)
+        with self._lock:
+            self._bins = (x, ok, bins, nb)
+        return bins, nb
+
+    def order(self, name: str, given: bool, x: np.ndarray) -> np.ndarray:
+        """``argsort(x)`` for output ``name`` (``given``: its values given the target), computed once."""
+        with self._lock:
+            hit = self._orders.get((name, given))
+        if hit is None:
+            hit = np.argsort(x)
+            with self._lock:
+                self._orders[(name, given)] = hit
+        return hit
+
+
+_PER_WORLD: OrderedDict[tuple[Any, ...], tuple[Any, Any, Any, _PerWorld | None]] = OrderedDict()
+_PER_WORLD_LOCK = threading.Lock()
+
+
+def _per_world(
+    pack: RulePack,
+    weights: Any,
+    model: CaseModel,
+    worlds: sampled_worlds.SampledWorlds,
+    n: int,
+    seed: int,
+    only: tuple[str, ...] | None,
+) -> _PerWorld | None:
+    """``_evaluated``, kept per (pack, model, class of draws, outputs asked): the what-ifs that re-weight the
+    case's draws read the same outputs. None: an output the vectorised evaluation cannot compute."""
+    key = (id(pack), id(model), id(worlds), n, seed, only)
+    with _PER_WORLD_LOCK:
+        hit = _PER_WORLD.get(key)
+        if hit is not None and hit[0] is pack and hit[1] is model and hit[2] is worlds:
+            _PER_WORLD.move_to_end(key)
+            return hit[3]
+    per = _evaluated(pack, weights, model, worlds, n, seed, only)
+    with _PER_WORLD_LOCK:
+        _PER_WORLD[key] = (pack, model, worlds, per)  # held: their ids are not reused while kept
+        while len(_PER_WORLD) > 8:
+            _PER_WORLD.popitem(last=False)
+    return per
+
+
+def _evaluated(
+    pack: RulePack,
+    weights: Any,
+    model: CaseModel,
+    worlds: sampled_worlds.SampledWorlds,
+    n: int,
+    seed: int,
+    only: tuple[str, ...] | None,
+) -> _PerWorld | None:
+    """The roots' values per world, the laws' draws (continuing the worlds' generator), the outputs."""
+    prog = model.program
+    rng = np.random.default_rng(seed)
+    rng.bit_generator.state = worlds.state  # the laws' draws continue where the worlds' draws ended
+    digits, mask, obs = worlds.digits, worlds.mask, worlds.obs
     target = obs[0] & mask
     data: dict[str, Any] = {k: v.value for k, v in model.values.items() if v.known}
     data[f"__atom__{prog.target}"] = target
@@ -246,32 +435,13 @@ def finish_verdict(
             if pack.facts[name].question:
                 edges = np.quantile(x, [0.25, 0.5, 0.75])
                 cells[name] = np.searchsorted(edges, x)
-    codes = worlds.codes()  # the sampled roots' columns: their digits are their codes
     try:
-        # without summaries only the remedy is read (its questions): the other outputs are not evaluated
-        only = None if summaries else [k for k, out in weights.outputs.items() if out.given_target]
-        outs = _outputs_by_choice(pack, weights, data, choices, n, rng, codes, only)
+        outs = _outputs_by_choice(
+            pack, weights, data, choices, n, rng, worlds.codes(), list(only) if only is not None else None
+        )
     except jl_vec.Unvectorisable:
-        return verdict
-    p_t = _dot(w, target) / float(w.sum())
-    if str(getattr(verdict.method, "value", verdict.method)) == "exact":  # the one P(target) the verdict prints
-        p_t = float(verdict.p_target)
-    remedy = None
-    for name, out in weights.outputs.items():
-        if name not in outs:
-            continue
-        x = jl_vec._f(outs[name], n)
-        if np.isnan(x).all():
-            continue
-        if out.given_target:
-            remedy = remedy or name
-        if summaries:
-            _summarise(verdict, name, out, x, w, target, p_t, prog.target)
-    if remedy is not None:
-        x = np.where(target, jl_vec._f(outs[remedy], n), 0.0)
-        verdict.output_questions = _output_questions(pack, x, w, cells)
-        verdict.output_questions_about = remedy
-    return verdict
+        return None
+    return _PerWorld(target, {k: jl_vec._f(v, n) for k, v in outs.items()}, cells)
 
 
 def _summarise(
@@ -283,17 +453,26 @@ def _summarise(
     target: np.ndarray,
     p_t: float,
     target_name: str,
+    method: str = PRIOR_PROPOSAL,
+    orders: _PerWorld | None = None,
 ) -> None:
-    """One output's distribution (and, for the remedy, given the target) into the verdict."""
-    method = "importance_sampling (prior proposal, seeded numpy draws of the pack's laws)"
+    """One output's distribution (and, for the remedy, given the target) into the verdict. ``orders``: the
+    outputs' sort orders kept with the draws (re-weighted what-ifs: the same values, other weights)."""
     if out.given_target:
         given = weighted_summary(
-            x, w * target, unit=out.unit, method=method, condition=f"given {target_name}", probability=p_t
+            x,
+            w * target,
+            unit=out.unit,
+            method=method,
+            condition=f"given {target_name}",
+            probability=p_t,
+            order=orders.order(name, False, x) if orders is not None else None,
         )
         if given is not None:
             verdict.outputs_given_target[name] = given
         x = np.where(target, x, 0.0)
-    summary = weighted_summary(x, w, unit=out.unit, method=method)
+    order = orders.order(name, out.given_target, x) if orders is not None else None
+    summary = weighted_summary(x, w, unit=out.unit, method=method, order=order)
     if summary is not None:
         verdict.outputs[name] = summary
 
@@ -399,16 +578,29 @@ def _numeric(v: Any) -> bool:
     return True
 
 
+def _deciles(x: np.ndarray, ok: np.ndarray) -> tuple[np.ndarray, int]:
+    """Each world's decile bin of ``x`` (the deciles of the kept worlds' values, unweighted), and the count."""
+    edges = np.unique(np.quantile(x[ok], np.linspace(0.1, 0.9, 9)))
+    bins = np.searchsorted(edges, np.nan_to_num(x), side="right")
+    return bins, int(bins.max()) + 1
+
+
 def _output_questions(
-    pack: RulePack, x: np.ndarray, w: np.ndarray, cells: dict[str, np.ndarray]
+    pack: RulePack,
+    x: np.ndarray,
+    w: np.ndarray,
+    cells: dict[str, np.ndarray],
+    kept: _PerWorld | None = None,
+    *,
+    min_eig: float = MIN_EIG,
 ) -> list[ScoredQuestion]:
-    """EIG (bits) of each askable root on the remedy output binned by deciles (Monte Carlo plug-in)."""
+    """EIG (bits) of each askable root on the remedy output binned by deciles (Monte Carlo plug-in).
+    ``kept``: the draws' record, which keeps the bins of the remedy for the same kept worlds (re-weighted
+    what-ifs: the same values, other weights)."""
     ok = (w > 0) & ~np.isnan(x)
     if ok.sum() < 2:
         return []
-    edges = np.unique(np.quantile(x[ok], np.linspace(0.1, 0.9, 9)))
-    bins = np.searchsorted(edges, np.nan_to_num(x), side="right")
-    nb = int(bins.max()) + 1
+    bins, nb = kept.bins(x, ok) if kept is not None else _deciles(x, ok)
     h = _entropy(np.bincount(bins[ok], weights=w[ok], minlength=nb))
     out: list[ScoredQuestion] = []
     total = float(w[ok].sum())
@@ -423,7 +615,7 @@ def _output_questions(
             float(row.sum()) / total * _entropy(row) for row in table if row.sum() > 0
         )
         eig = max(0.0, h - cond)
-        if eig < MIN_EIG:  # below the plug-in estimator's bias: noise, not information
+        if eig < min_eig:  # below the plug-in estimator's bias: noise, not information
             continue
         out.append(
             ScoredQuestion(variable=fact, question=spec.question, eig=eig, cost=spec.cost, utility=eig / spec.cost)

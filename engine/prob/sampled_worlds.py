@@ -55,24 +55,26 @@ class SampledWorlds:
             return self._codes.copy()
 
 
-_CACHE: OrderedDict[tuple[Any, ...], SampledWorlds] = OrderedDict()
+_CACHE: OrderedDict[tuple[Any, ...], tuple[infer.Compiled, SampledWorlds]] = OrderedDict()
 _LOCK = threading.Lock()
 
 
 def sampled(prog: ProbProgram, c: infer.Compiled, priors: list[np.ndarray], n: int, seed: int) -> SampledWorlds:
     """The worlds of ``prog`` (compiled ``c``) drawn from ``priors``: ``n`` of them with ``seed``."""
-    key = (prog.structure_key(), tuple(p.tobytes() for p in priors), n, seed)
+    # the compiled circuit stands for the structure (one per structure key, ``infer.compiled``): its identity,
+    # held with the entry so it is not reused, spares hashing the program again (~0.15 ms)
+    key = (id(c), tuple(p.tobytes() for p in priors), n, seed)
     with _LOCK:
         hit = _CACHE.get(key)
-        if hit is not None:
+        if hit is not None and hit[0] is c:
             _CACHE.move_to_end(key)
-            return hit
+            return hit[1]
     rng = np.random.default_rng(seed)
     digits, _, _ = infer.sample_digits(prog, priors, n, rng)
     mask, obs = c.evaluate(digits)
     worlds = SampledWorlds(digits, mask, obs, rng.bit_generator.state)
     with _LOCK:
-        _CACHE[key] = worlds
+        _CACHE[key] = (c, worlds)
         while len(_CACHE) > _SIZE:
             _CACHE.popitem(last=False)
     return worlds

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -22,6 +22,7 @@ from lexlogic.engine.packs.library import LoadedPack, PackLibrary
 from lexlogic.engine.prob import BoolVar, ProbProgram
 from lexlogic.engine.prob.case_model import weights_of
 from lexlogic.engine.prob.inference_plan import InferenceLimits
+from lexlogic.engine.prob.numbers import PRIOR_PROPOSAL
 from lexlogic.engine.symbolic.analysis import analyse_case_file
 from lexlogic.engine.symbolic.memo import RunMemo
 from lexlogic.engine.symbolic.narratives import (
@@ -353,6 +354,7 @@ def _distribution(name: str, raw: Any, *, given_target: bool = False) -> Distrib
         condition=data.get("condition"),
         given_target=given_target,
         probability=data.get("probability") if given_target else None,
+        method=None if data.get("method") in (None, PRIOR_PROPOSAL) else data.get("method"),
     )
 
 
@@ -483,13 +485,37 @@ def _verdict(
         **_record(loaded, d, answers, knowledge, case_id),
         proof=target.proof if target is not None else None,
         why_not=a.why_not,
-        values={k: ValueOut(status=x.status, value=x.value, missing=list(x.missing)) for k, x in a.values.items()},
+        **_tables(pack, d.case, answers, a.values),
         main_world=max(worlds, key=lambda w: w.weight).world if worlds else World.SHARED,
         worlds=worlds,
         priors=priors,
         weights=weights,
-        facts=fact_rows(pack, d.case, answers, a.values),
     )
+
+
+_TABLES: OrderedDict[tuple[Any, ...], tuple[RulePack, CaseFile, dict[str, Any], dict[str, ValueOut], list[FactRow]]] = (
+    OrderedDict()
+)
+_TABLES_LOCK = threading.Lock()
+
+
+def _tables(pack: RulePack, case: CaseFile, answers: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+    """The verdict's values and facts table, kept for the same objects (pack, case, the analysis's values) and
+    answers: a what-if that moves a prior shares them (~15 % of its CPU when rebuilt). Fresh containers each
+    call; their rows are shared, never mutated."""
+    key = (id(pack), id(case), id(values), repr(sorted(answers.items())))
+    with _TABLES_LOCK:
+        hit = _TABLES.get(key)
+        if hit is not None and hit[0] is pack and hit[1] is case and hit[2] is values:
+            _TABLES.move_to_end(key)
+            return {"values": dict(hit[3]), "facts": list(hit[4])}
+    out = {k: ValueOut(status=x.status, value=x.value, missing=list(x.missing)) for k, x in values.items()}
+    rows = fact_rows(pack, case, answers, values)
+    with _TABLES_LOCK:
+        _TABLES[key] = (pack, case, values, out, rows)  # held: their ids are not reused while kept
+        while len(_TABLES) > 16:
+            _TABLES.popitem(last=False)
+    return {"values": dict(out), "facts": list(rows)}
 
 
 def _record(
@@ -967,6 +993,38 @@ class _SharedMemo(RunMemo):
             super()._remember(case, key)
 
 
+class FairSlots:
+    """At most ``n`` holders at once, the waiters served in their order of arrival.
+
+    Why not a semaphore: a released permit goes to whichever thread asks first, and under the GIL a newly
+    arrived request usually beats the waiter just woken — with 16 clients on 2 permits, some requests waited
+    for seconds while others passed at once (in-process, 16 threads of new what-ifs: p50 49 ms, p99 8.5 s).
+    Here a released slot is handed to the oldest waiter (its own lock, released for it), never to a newcomer."""
+
+    def __init__(self, n: int) -> None:
+        self._free = n
+        self._lock = threading.Lock()
+        self._waiters: deque[threading.Lock] = deque()
+
+    def __enter__(self) -> FairSlots:
+        with self._lock:
+            if self._free > 0 and not self._waiters:
+                self._free -= 1
+                return self
+            gate = threading.Lock()
+            gate.acquire()
+            self._waiters.append(gate)
+        gate.acquire()  # released by the holder that hands its slot over
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            if self._waiters:
+                self._waiters.popleft().release()  # the slot passes to the oldest waiter
+            else:
+                self._free += 1
+
+
 class VerdictService:
     """Verdicts and per-narrative analyses, cached (serialised verdicts as bytes: a hit costs a hash)."""
 
@@ -980,7 +1038,7 @@ class VerdictService:
         self.packs = packs
         self.limits = limits
         self.verdicts = _LRU(size)
-        self._computing = threading.BoundedSemaphore(workers) if workers else None
+        self._computing = FairSlots(workers) if workers else None
         self.analyses = _LRU(size * 8)
         self._memos: OrderedDict[str, _SharedMemo] = OrderedDict()  # pack content digest → its memo
         self._memos_lock = threading.Lock()

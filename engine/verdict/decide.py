@@ -113,7 +113,11 @@ def decide(
         status = "VERDICT"  # what remains uncertain is the judge's appreciation: asking cannot settle it
     settled = status == "VERDICT" and verdict.p_target >= 0.5  # liability settled: what narrows the damages
     if numbers is True or (numbers == "questions" and settled and may_ask_about_outputs(pack, model)):
-        verdict = finish_verdict(pack, model, verdict, rest, seed=seed, summaries=numbers is True)
+        # a what-if's numbers: the case's own draws re-weighted when only priors moved (its model, cached)
+        proposal = (
+            case_model(pack, case, answers, None, None, values=analysis.values) if whatif and not dynamic else None
+        )
+        verdict = finish_verdict(pack, model, verdict, rest, seed=seed, summaries=numbers is True, proposal=proposal)
     else:  # no numbers (or none a question could come from): the model's folded factors only
         verdict = verdict.model_copy(update={"soft_factors": {**model.folded, **verdict.soft_factors}})
         if numbers == "questions":

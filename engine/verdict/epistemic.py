@@ -16,6 +16,8 @@ the readings (« à confirmer »), never « établi ».
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from enum import Enum
 from typing import Any
@@ -131,11 +133,36 @@ def _root_status(pack: RulePack, name: str, info: Any, raw: FactValue | None, an
     return Epistemic.APPRECIATION if spec is not None and spec.appreciation and raw is None else Epistemic.GIVEN
 
 
+_KNOWN: OrderedDict[tuple[Any, ...], tuple[RulePack, CaseFile, dict[str, Any], dict[str, Knowledge]]] = OrderedDict()
+_KNOWN_LOCK = threading.Lock()
+
+
 def fact_knowledge(
     pack: RulePack, case: CaseFile, answers: dict[str, Any], values: dict[str, Any]
 ) -> dict[str, Knowledge]:
     """Each value of the analysis with how it is known; a computed value takes the weakest basis of the
-    facts its formula reads (through its computations), ignoring those still unknown."""
+    facts its formula reads (through its computations), ignoring those still unknown.
+
+    Kept for the same objects (pack, case, the analysis's values, the answered names): a what-if that moves a
+    prior shares the case and its memo's analysis, so its table is the one already made (~10 % of a new
+    what-if's CPU). The table's entries are shared, never mutated (a fresh dict each call)."""
+    key = (id(pack), id(case), id(values), tuple(sorted(answers)))
+    with _KNOWN_LOCK:
+        hit = _KNOWN.get(key)
+        if hit is not None and hit[0] is pack and hit[1] is case and hit[2] is values:
+            _KNOWN.move_to_end(key)
+            return dict(hit[3])
+    out = _fact_knowledge(pack, case, answers, values)
+    with _KNOWN_LOCK:
+        _KNOWN[key] = (pack, case, values, out)  # held: their ids are not reused while kept
+        while len(_KNOWN) > 16:
+            _KNOWN.popitem(last=False)
+    return dict(out)
+
+
+def _fact_knowledge(
+    pack: RulePack, case: CaseFile, answers: dict[str, Any], values: dict[str, Any]
+) -> dict[str, Knowledge]:
     from lexlogic.engine.prob.case_model import cone  # the dependency cone of a computed value
 
     facts = case.facts

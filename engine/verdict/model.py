@@ -64,6 +64,13 @@ class Distribution(BaseModel):
     given_target: bool = Field(default=False, description="conditioned on the target holding")
     probability: float | None = Field(default=None, description="probability of the condition")
     label: str | None = Field(default=None, description="what the number is, from the pack (its output's label)")
+    method: str | None = Field(
+        default=None,
+        exclude_if=lambda v: v is None,
+        description="how a what-if's numbers were estimated when not from the case's own draws at its priors: the "
+        "case's draws re-weighted to the what-if's priors (with their effective sample size), or drawn afresh "
+        "(and why); absent: the case's own seeded draws from its priors",
+    )
 
 
 class Probability(BaseModel):
