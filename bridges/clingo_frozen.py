@@ -26,12 +26,14 @@ from lexlogic.bridges.clingo_bridge import (
     head_terms,
     rule_statements,
 )
+from lexlogic.logic.errors import LexlogicError
 
 ENGINE = f"clingo {clingo.__version__}"  # the AST a frozen program is thawed with: part of the cache's key
 
 
-class StaleProgram(Exception):
-    """The sources parsed now are not the ones a frozen program was compiled from."""
+class StaleProgram(LexlogicError):
+    """The sources parsed now are not the ones a frozen program was compiled from (internal: the pack cache
+    catches it and compiles the pack afresh; never shown to a user)."""
 
 
 @dataclass(frozen=True)
