@@ -1044,7 +1044,7 @@ class VerdictService:
         self._memos_lock = threading.Lock()
         self._reads: dict[int, tuple[dict[str, Any], LoadedPack, CaseFile]] = {}  # see ``read``
         self._reads_lock = threading.Lock()
-        self._trees = serialise.TreeJson(size)  # a proof tree's JSON, kept by the tree (see ``serialise``)
+        self._fields = serialise.FieldJson()  # shared fields' JSON, kept by their items (see ``serialise``)
 
     def memo(self, digest: str) -> RunMemo:
         """The service's memo for one version of a pack (keyed by its content: an edited pack starts a new one).
@@ -1119,7 +1119,7 @@ class VerdictService:
                 memo=self.memo(load_pack(self.packs, case.pack).digest),
                 limits=self.limits,
             )
-            return serialise.verdict_json(verdict if proofs == "all" else compact(verdict), self._trees)
+            return serialise.verdict_json(verdict if proofs == "all" else compact(verdict), self._fields)
 
         body, hit = self.verdicts.get_or_compute(canonical_hash(cache_key(key, proofs)), serialised)
         return bytes(body), hit

@@ -1,43 +1,63 @@
-"""A verdict's JSON with its proof trees serialised once per tree.
+"""A verdict's JSON with the parts a new what-if shares with the previous one serialised once.
 
 Why: a what-if that moves only priors keeps the case and the answers, so its symbolic analysis comes from the
-service's memo and its ``proof`` / ``why_not`` are the very objects of the previous what-if — on the example,
-119 KB of the 189 KB a what-if sends, re-encoded on every request. Here each tree's JSON is kept by the tree's
-identity (the tree held, so its id is not reused) and spliced between the other fields, dumped as pydantic dumps
-them: the bytes are those of ``verdict.model_dump_json()``. Assumes, like the service's other identity caches, that
-a proof tree is not changed in place after it is served.
+service's memo, and its proof trees, values, facts table, epistemic table, checks (and, with ``proofs=all``, its
+outcomes with their trees) are the very objects of the previous what-if (``_tables``, ``fact_knowledge``: shared
+rows) — on the example 180 KB of the 189 KB a what-if sends, re-encoded on every request. Here each such field's
+JSON is kept by the identity of its content (a tree, or a container's items: held, so no id is reused while kept)
+and spliced between the other fields, each dumped by the Verdict's own serializer: the bytes are those of
+``verdict.model_dump_json()``. Assumes, like the service's other identity caches, that these objects are not
+changed in place once served.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from typing import Any
 
 from lexlogic.engine.verdict.model import Verdict
-from lexlogic.logic.proof import ProofNode
 
-SPLICED = ("proof", "why_not")  # the Verdict's fields holding whole proof trees
+SPLICED = ("knowledge", "facts", "outcomes", "checks", "proof", "why_not", "values")  # shared between what-ifs
 
 
-class TreeJson:
-    """Bounded cache: a proof tree (by identity) → its JSON bytes."""
+def _items(value: Any) -> tuple[Any, ...]:
+    """What a field's JSON is made of: a container's keys and items, or the object itself."""
+    if isinstance(value, dict):
+        return (*value.keys(), *value.values())
+    if isinstance(value, list):
+        return tuple(value)
+    return (value,)
 
-    def __init__(self, size: int = 64) -> None:
+
+class FieldJson:
+    """Bounded caches, one per spliced field: the identity of the field's items → the field's JSON member."""
+
+    def __init__(self, size: int = 32) -> None:
         self.size = size
-        self._data: OrderedDict[int, tuple[ProofNode, bytes]] = OrderedDict()
+        self._data: dict[str, OrderedDict[tuple[int, ...], tuple[tuple[Any, ...], bytes]]] = {
+            name: OrderedDict() for name in SPLICED
+        }
         self._lock = threading.Lock()
 
-    def of(self, node: ProofNode) -> bytes:
+    def member(self, verdict: Verdict, name: str) -> bytes:
+        """``"name":<json>`` of one field, read from the cache when its items are the ones already dumped."""
+        value = getattr(verdict, name)
+        if value is None or isinstance(value, (str, int, float, bool)):
+            return verdict.model_dump_json(include={name}).encode()[1:-1]
+        held = _items(value)
+        key = tuple(map(id, held))
+        table = self._data[name]
         with self._lock:
-            hit = self._data.get(id(node))
-            if hit is not None and hit[0] is node:
-                self._data.move_to_end(id(node))
+            hit = table.get(key)
+            if hit is not None and all(a is b for a, b in zip(hit[0], held, strict=True)):
+                table.move_to_end(key)
                 return hit[1]
-        body = node.model_dump_json().encode()
+        body = verdict.model_dump_json(include={name}).encode()[1:-1]
         with self._lock:
-            self._data[id(node)] = (node, body)  # holding ``node``: its id is not reused while kept
-            while len(self._data) > self.size:
-                self._data.popitem(last=False)
+            table[key] = (held, body)  # holding the items: their ids are not reused while kept
+            while len(table) > self.size:
+                table.popitem(last=False)
         return body
 
 
@@ -57,14 +77,10 @@ def _groups() -> list[str | set[str]]:
 _GROUPS = _groups()
 
 
-def verdict_json(verdict: Verdict, trees: TreeJson) -> bytes:
-    """``verdict.model_dump_json().encode()``, the proof trees' JSON read from ``trees``."""
-    parts: list[bytes] = []
-    for group in _GROUPS:
-        if isinstance(group, set):
-            parts.append(verdict.model_dump_json(include=group).encode()[1:-1])
-            continue
-        node = getattr(verdict, group)
-        value = trees.of(node) if isinstance(node, ProofNode) else b"null"
-        parts.append(b'"' + group.encode() + b'":' + value)
+def verdict_json(verdict: Verdict, fields: FieldJson) -> bytes:
+    """``verdict.model_dump_json().encode()``, the shared fields' JSON read from ``fields``."""
+    parts = [
+        verdict.model_dump_json(include=g).encode()[1:-1] if isinstance(g, set) else fields.member(verdict, g)
+        for g in _GROUPS
+    ]
     return b"{" + b",".join(parts) + b"}"
