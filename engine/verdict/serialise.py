@@ -39,6 +39,7 @@ class FieldJson:
             name: OrderedDict() for name in SPLICED
         }
         self._lock = threading.Lock()
+        self.hits = 0  # fields served from the cache (what a test reads)
 
     def member(self, verdict: Verdict, name: str) -> bytes:
         """``"name":<json>`` of one field, read from the cache when its items are the ones already dumped."""
@@ -52,6 +53,7 @@ class FieldJson:
             hit = table.get(key)
             if hit is not None and all(a is b for a, b in zip(hit[0], held, strict=True)):
                 table.move_to_end(key)
+                self.hits += 1
                 return hit[1]
         body = verdict.model_dump_json(include={name}).encode()[1:-1]
         with self._lock:
