@@ -77,8 +77,10 @@ def main() -> None:
     def priors(r: int) -> list[dict[str, float]]:  # never asked before, in this round or another
         return [{sliders[i % len(sliders)]: round(0.03 + 0.94 * (i * a.rounds + r) / k, 5)} for i in range(a.n)]
 
-    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {a.n} new what-ifs a round, "
-          f"proofs={a.proofs}")
+    print(
+        f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {a.n} new what-ifs a round, "
+        f"proofs={a.proofs}"
+    )
     seen: dict[bool, list[float]] = {True: [], False: []}
     dumps: dict[bool, list[float]] = {True: [], False: []}
     for r in range(a.rounds):
@@ -86,9 +88,11 @@ def main() -> None:
         xs, _, ds = _round(packs, raw, priors(r), a.proofs, old)
         seen[old] += xs
         dumps[old] += ds
-        print(f"  round {r + 1} {'old' if old else 'new'}: median {statistics.median(xs):.2f} ms CPU, of which the "
-              f"serialisation {statistics.median(ds):.2f} ms"
-              f"(load {os.getloadavg()[0]:.2f})")
+        print(
+            f"  round {r + 1} {'old' if old else 'new'}: median {statistics.median(xs):.2f} ms CPU, of which the "
+            f"serialisation {statistics.median(ds):.2f} ms"
+            f"(load {os.getloadavg()[0]:.2f})"
+        )
     mo, mn = statistics.median(seen[True]), statistics.median(seen[False])
     print(f"old {mo:.2f} ms, new {mn:.2f} ms a new what-if (median CPU); new/old {mn / mo:.3f}")
     do, dn = statistics.median(dumps[True]), statistics.median(dumps[False])

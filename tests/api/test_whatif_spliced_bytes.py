@@ -13,8 +13,8 @@ import pytest
 
 from lexlogic.api.context import current
 from lexlogic.engine.packs.library import PackLibrary
-from lexlogic.engine.verdict.build import VerdictService, build_verdict, compact
 from lexlogic.engine.symbolic.memo import RunMemo
+from lexlogic.engine.verdict.build import VerdictService, build_verdict, compact
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = json.loads((ROOT / "examples/rupture_brutale/facts.json").read_text())
