@@ -34,7 +34,7 @@ from lexlogic.engine.symbolic.narratives import (
 )
 from lexlogic.engine.text import formatting
 from lexlogic.engine.text.inference_words import method_phrase
-from lexlogic.engine.verdict import epistemic, wording
+from lexlogic.engine.verdict import epistemic, serialise, wording
 from lexlogic.engine.verdict.decide import CaseVerdict, build_program, decide
 from lexlogic.engine.verdict.epistemic import Epistemic, Knowledge
 from lexlogic.engine.verdict.model import (
@@ -1044,6 +1044,7 @@ class VerdictService:
         self._memos_lock = threading.Lock()
         self._reads: dict[int, tuple[dict[str, Any], LoadedPack, CaseFile]] = {}  # see ``read``
         self._reads_lock = threading.Lock()
+        self._fields = serialise.FieldJson()  # shared fields' JSON, kept by their items (see ``serialise``)
 
     def memo(self, digest: str) -> RunMemo:
         """The service's memo for one version of a pack (keyed by its content: an edited pack starts a new one).
@@ -1118,7 +1119,7 @@ class VerdictService:
                 memo=self.memo(load_pack(self.packs, case.pack).digest),
                 limits=self.limits,
             )
-            return (verdict if proofs == "all" else compact(verdict)).model_dump_json().encode()
+            return serialise.verdict_json(verdict if proofs == "all" else compact(verdict), self._fields)
 
         body, hit = self.verdicts.get_or_compute(canonical_hash(cache_key(key, proofs)), serialised)
         return bytes(body), hit

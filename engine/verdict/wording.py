@@ -8,6 +8,7 @@ outcome that is not established is never worded as established: its state is ``n
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from typing import Any, Literal
 
@@ -173,13 +174,35 @@ def evidence_of(node: ProofNode) -> list[DocumentGrounds]:
     return [*docs.values(), *unique]
 
 
+_LINES: OrderedDict[tuple[Any, ...], tuple[RulePack, ProofNode, list[FactLine]]] = OrderedDict()
+_LINES_LOCK = threading.Lock()
+
+
 def fact_lines(
     pack: RulePack, tree: ProofNode | None, limit: int = MAX_FACTS_PER_REASON, read: set[str] | None = None
 ) -> list[FactLine]:
     """The facts a conclusion rests on (the leaves of its tree), once each, documents first; ``read``: the
-    facts the machine read (worded « lu dans … (à confirmer) »)."""
+    facts the machine read (worded « lu dans … (à confirmer) »). Kept for the same objects (pack, tree) and
+    read facts: a what-if that moves a prior shares the memo's trees (≈ 9 % of its CPU when rebuilt). A fresh
+    list each call; its lines are shared, never mutated."""
     if tree is None:
         return []
+    key = (id(pack), id(tree), limit, frozenset(read or ()))
+    with _LINES_LOCK:
+        hit = _LINES.get(key)
+        if hit is not None and hit[0] is pack and hit[1] is tree:
+            _LINES.move_to_end(key)
+            return list(hit[2])
+    lines = _fact_lines(pack, tree, limit, read)
+    with _LINES_LOCK:
+        _LINES[key] = (pack, tree, lines)  # held: their ids are not reused while kept
+        while len(_LINES) > 256:
+            _LINES.popitem(last=False)
+    return list(lines)
+
+
+def _fact_lines(pack: RulePack, tree: ProofNode, limit: int, read: set[str] | None) -> list[FactLine]:
+    """``fact_lines`` computed (the leaves of ``tree``, documents first)."""
     seen: dict[str, FactLine] = {}
     for node in tree.walk():
         if node.kind not in (NodeKind.FACT, NodeKind.DYNAMIC, NodeKind.ASSUMPTION) or node.atom in seen:
