@@ -26,6 +26,7 @@ from lexlogic.engine.prob.model import BoolVar
 from lexlogic.engine.symbolic.values import ValueInfo
 from lexlogic.logic.canonical import canonical_hash
 from lexlogic.logic.facts import CaseFile
+from lexlogic.logic.identity_memo import IdentityMemo
 from lexlogic.logic.pack import FactType, RulePack
 
 PLACEHOLDER = 0.5  # the prior a moved yes/no fact is built at (then replaced by the what-if's)
@@ -102,27 +103,17 @@ def case_model(
     return _built(pack, case, answers, shaping, case_key, values)
 
 
-_KEYS: OrderedDict[int, tuple[CaseFile, str]] = OrderedDict()
+_KEYS: IdentityMemo[str] = IdentityMemo(SIZE)
 
 
 def _case_key(case: CaseFile) -> str:
     """The case's content hash, kept by identity (a what-if asks for its case's model three times — the
     priors' split, the decision, the numbers' proposal — and typed cases are never mutated: ``with_facts``
     and ``model_copy`` make new ones)."""
-    with _LOCK:
-        hit = _KEYS.get(id(case))
-        if hit is not None and hit[0] is case:
-            _KEYS.move_to_end(id(case))
-            return hit[1]
-    key = canonical_hash(case.model_dump(mode="json"))
-    with _LOCK:
-        _KEYS[id(case)] = (case, key)  # held: its id is not reused while kept
-        while len(_KEYS) > SIZE:
-            _KEYS.popitem(last=False)
-    return key
+    return _KEYS.get((case,), None, lambda: canonical_hash(case.model_dump(mode="json")))
 
 
 def clear() -> None:
     with _LOCK:
         _CACHE.clear()
-        _KEYS.clear()
+    _KEYS.clear()

@@ -28,6 +28,7 @@ from lexlogic.engine.prob.analyse import apply_whatif
 from lexlogic.engine.prob.case_model import CaseModel, weights_of
 from lexlogic.engine.prob.model import BoolVar, NumberSummary, ProbProgram, ProbVerdict, ScoredQuestion
 from lexlogic.engine.prob.soft import factor
+from lexlogic.logic.identity_memo import IdentityMemo
 from lexlogic.logic.pack import FactType, RulePack
 from lexlogic.logic.weights import NumberLaw
 
@@ -359,8 +360,7 @@ class _PerWorld:
         return hit
 
 
-_PER_WORLD: OrderedDict[tuple[Any, ...], tuple[Any, Any, Any, _PerWorld | None]] = OrderedDict()
-_PER_WORLD_LOCK = threading.Lock()
+_PER_WORLD: IdentityMemo[_PerWorld | None] = IdentityMemo(8)
 
 
 def _per_world(
@@ -374,18 +374,9 @@ def _per_world(
 ) -> _PerWorld | None:
     """``_evaluated``, kept per (pack, model, class of draws, outputs asked): the what-ifs that re-weight the
     case's draws read the same outputs. None: an output the vectorised evaluation cannot compute."""
-    key = (id(pack), id(model), id(worlds), n, seed, only)
-    with _PER_WORLD_LOCK:
-        hit = _PER_WORLD.get(key)
-        if hit is not None and hit[0] is pack and hit[1] is model and hit[2] is worlds:
-            _PER_WORLD.move_to_end(key)
-            return hit[3]
-    per = _evaluated(pack, weights, model, worlds, n, seed, only)
-    with _PER_WORLD_LOCK:
-        _PER_WORLD[key] = (pack, model, worlds, per)  # held: their ids are not reused while kept
-        while len(_PER_WORLD) > 8:
-            _PER_WORLD.popitem(last=False)
-    return per
+    return _PER_WORLD.get(
+        (pack, model, worlds), (n, seed, only), lambda: _evaluated(pack, weights, model, worlds, n, seed, only)
+    )
 
 
 def _evaluated(

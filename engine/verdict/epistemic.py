@@ -16,8 +16,6 @@ the readings (« à confirmer »), never « établi ».
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from enum import Enum
 from typing import Any
@@ -26,6 +24,7 @@ from pydantic import BaseModel, Field, computed_field, model_validator
 
 from lexlogic.logic.facts import Allegation, CaseFile, FactValue, Reading
 from lexlogic.logic.grounding import SourceKind
+from lexlogic.logic.identity_memo import IdentityMemo
 from lexlogic.logic.pack import RulePack
 
 
@@ -133,8 +132,7 @@ def _root_status(pack: RulePack, name: str, info: Any, raw: FactValue | None, an
     return Epistemic.APPRECIATION if spec is not None and spec.appreciation and raw is None else Epistemic.GIVEN
 
 
-_KNOWN: OrderedDict[tuple[Any, ...], tuple[RulePack, CaseFile, dict[str, Any], dict[str, Knowledge]]] = OrderedDict()
-_KNOWN_LOCK = threading.Lock()
+_KNOWN: IdentityMemo[dict[str, Knowledge]] = IdentityMemo(16)
 
 
 def fact_knowledge(
@@ -146,17 +144,7 @@ def fact_knowledge(
     Kept for the same objects (pack, case, the analysis's values, the answered names): a what-if that moves a
     prior shares the case and its memo's analysis, so its table is the one already made (~10 % of a new
     what-if's CPU). The table's entries are shared, never mutated (a fresh dict each call)."""
-    key = (id(pack), id(case), id(values), tuple(sorted(answers)))
-    with _KNOWN_LOCK:
-        hit = _KNOWN.get(key)
-        if hit is not None and hit[0] is pack and hit[1] is case and hit[2] is values:
-            _KNOWN.move_to_end(key)
-            return dict(hit[3])
-    out = _fact_knowledge(pack, case, answers, values)
-    with _KNOWN_LOCK:
-        _KNOWN[key] = (pack, case, values, out)  # held: their ids are not reused while kept
-        while len(_KNOWN) > 16:
-            _KNOWN.popitem(last=False)
+    out = _KNOWN.get((pack, case, values), tuple(sorted(answers)), lambda: _fact_knowledge(pack, case, answers, values))
     return dict(out)
 
 

@@ -8,7 +8,6 @@ outcome that is not established is never worded as established: its state is ``n
 
 from __future__ import annotations
 
-import threading
 from collections import OrderedDict
 from typing import Any, Literal
 
@@ -16,6 +15,7 @@ from pydantic import BaseModel, Field
 
 from lexlogic.engine.text import formatting
 from lexlogic.logic.grounding import SourceKind
+from lexlogic.logic.identity_memo import IdentityMemo
 from lexlogic.logic.pack import RulePack
 from lexlogic.logic.proof import NodeKind, ProofNode
 
@@ -174,8 +174,7 @@ def evidence_of(node: ProofNode) -> list[DocumentGrounds]:
     return [*docs.values(), *unique]
 
 
-_LINES: OrderedDict[tuple[Any, ...], tuple[RulePack, ProofNode, list[FactLine]]] = OrderedDict()
-_LINES_LOCK = threading.Lock()
+_LINES: IdentityMemo[list[FactLine]] = IdentityMemo(256)
 
 
 def fact_lines(
@@ -187,17 +186,7 @@ def fact_lines(
     list each call; its lines are shared, never mutated."""
     if tree is None:
         return []
-    key = (id(pack), id(tree), limit, frozenset(read or ()))
-    with _LINES_LOCK:
-        hit = _LINES.get(key)
-        if hit is not None and hit[0] is pack and hit[1] is tree:
-            _LINES.move_to_end(key)
-            return list(hit[2])
-    lines = _fact_lines(pack, tree, limit, read)
-    with _LINES_LOCK:
-        _LINES[key] = (pack, tree, lines)  # held: their ids are not reused while kept
-        while len(_LINES) > 256:
-            _LINES.popitem(last=False)
+    lines = _LINES.get((pack, tree), (limit, frozenset(read or ())), lambda: _fact_lines(pack, tree, limit, read))
     return list(lines)
 
 
