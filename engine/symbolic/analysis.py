@@ -8,9 +8,7 @@ depends on. The engine speaks to clingo only through `bridges/clingo_bridge.py`,
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, Field
 
@@ -19,6 +17,7 @@ from lexlogic.engine.symbolic.explain import Explainer
 from lexlogic.engine.symbolic.values import ValueInfo, gather_values
 from lexlogic.engine.text import formatting
 from lexlogic.logic.facts import CaseFile
+from lexlogic.logic.memos import Memos, own
 from lexlogic.logic.pack import FactType, Remedy, RulePack
 from lexlogic.logic.proof import NodeKind, ProofNode
 
@@ -73,28 +72,24 @@ def input_assignment(pack: RulePack, values: dict[str, ValueInfo]) -> dict[str, 
     return out
 
 
-_SOLVED: OrderedDict[tuple[int, frozenset[tuple[str, bool | None]]], tuple[CompiledProgram, Solution]] = OrderedDict()
-_SOLVED_SIZE = 512
-_SOLVED_LOCK = threading.Lock()
+SOLVED_SIZE = 512
 
 
-def consequences(program: CompiledProgram, assignment: dict[str, bool | None]) -> Solution:
-    """The solution of an input assignment, solved once per (program, assignment) in this process: cases of a
-    portfolio group mostly share their assignments (their numbers differ, the yes/no values they yield do
-    not). For the analysis without proofs only: its brave and cautious consequences (every status, missing
-    fact and open reason) are fixed by the assignment; the reference model, which the proofs walk, is
-    whichever the solver found first for it."""
+def consequences(program: CompiledProgram, assignment: dict[str, bool | None], memos: Memos | None = None) -> Solution:
+    """The solution of an input assignment, solved once per (program, assignment) by the owner of ``memos`` (a
+    run, a batch chunk): cases of a portfolio group mostly share their assignments (their numbers differ, the
+    yes/no values they yield do not). For the analysis without proofs only: its brave and cautious consequences
+    (every status, missing fact and open reason) are fixed by the assignment; the reference model, which the
+    proofs walk, is whichever the solver found first for it."""
+    if memos is None:
+        return program.solve(assignment)
+    solved = memos.lru("symbolic.solved", SOLVED_SIZE)
     key = (id(program), frozenset(assignment.items()))
-    with _SOLVED_LOCK:
-        hit = _SOLVED.get(key)
-        if hit is not None and hit[0] is program:  # the program is held: its id is not reused
-            _SOLVED.move_to_end(key)
-            return hit[1]
+    hit = solved.get(key)
+    if hit is not None and hit[0] is program:  # the program is held: its id is not reused
+        return cast(Solution, hit[1])
     solution = program.solve(assignment)
-    with _SOLVED_LOCK:
-        _SOLVED[key] = (program, solution)
-        while len(_SOLVED) > _SOLVED_SIZE:
-            _SOLVED.popitem(last=False)
+    solved.put(key, (program, solution))
     return solution
 
 
@@ -106,13 +101,16 @@ def analyse(
     dynamic: list[Any] | None = None,
     *,
     proofs: bool = True,
+    memos: Memos | None = None,
 ) -> Analysis:
-    """The case's outcomes, checks, summary and questions. ``proofs=False`` (portfolio mode without
+    """The case's outcomes, checks, summary and questions (``memos``: the owner's memoised results, see
+    ``logic/memos.py``; none, this call's own). ``proofs=False`` (portfolio mode without
     ``--proofs``): no proof or why-not tree is built (about half of the analysis); every status, missing fact,
     open reason, summary and question is the same — none of them is read from a tree."""
-    values = gather_values(pack, case, answers, dynamic)
+    memos = own(memos)
+    values = gather_values(pack, case, answers, dynamic, memos=memos)
     assignment = input_assignment(pack, values)
-    solution = program.solve(assignment) if proofs else consequences(program, assignment)
+    solution = program.solve(assignment) if proofs else consequences(program, assignment, memos)
     if not solution.satisfiable:
         return Analysis(
             pack=pack.name,

@@ -6,7 +6,9 @@ through it, so the same work is never redone within the run. ``parse`` is the ed
 stored (JSON) becomes the typed ``CaseFile``; ``analyse`` takes that typed case. Keys are content hashes
 (the case, the answers, the pack's name), so a changed input is a new entry, never a stale one; a case the
 memo parsed keeps the hash of what it was parsed from (no second serialisation). ``counts`` says how much
-real work was done (the one-pass test reads it).
+real work was done (the one-pass test reads it). ``memos``: every other result the run memoises (solved
+assignments, computations, the case model, the verdict's tables…: ``logic/memos.py``), handed down as
+``memos=`` — nothing of a run is kept at module level, so two runs (two services) never serve each other's.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from lexlogic.bridges.clingo_bridge import CompiledProgram
 from lexlogic.engine.symbolic.analysis import Analysis, analyse
 from lexlogic.logic.canonical import canonical_hash
 from lexlogic.logic.facts import CaseFile, parse_case
+from lexlogic.logic.memos import Memos
 from lexlogic.logic.pack import RulePack
 
 
@@ -28,6 +31,7 @@ class RunMemo:
         self._analyses: dict[str, Analysis] = {}
         self._keys: dict[int, tuple[CaseFile, str]] = {}  # id → (the case, its content key), for cases seen
         self.counts: Counter[str] = Counter()
+        self.memos = Memos()  # the run's memoised results, passed down (``memos=``)
 
     def _keep(self, table: dict[str, Any], key: str, value: Any) -> None:
         if len(table) >= self.limit:  # a long interactive run: forget the oldest
@@ -85,11 +89,11 @@ class RunMemo:
         hit = self._analyses.get(key)
         if hit is None:
             self.counts["analyse"] += 1
-            # ``proofs`` passed only when off: the call with trees keeps its old shape (spies in tests wrap it)
+            # ``proofs`` passed only when off (spies in tests wrap the call)
             hit = (
-                analyse(pack, program, case, answers, dynamic)
+                analyse(pack, program, case, answers, dynamic, memos=self.memos)
                 if proofs
-                else analyse(pack, program, case, answers, dynamic, proofs=False)
+                else analyse(pack, program, case, answers, dynamic, proofs=False, memos=self.memos)
             )
             self._keep(self._analyses, key, hit)
         return hit

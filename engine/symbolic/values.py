@@ -7,11 +7,9 @@ UNKNOWN with the input facts whose absence makes it so (its `missing` roots), or
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from enum import Enum
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, Field
 
@@ -20,6 +18,7 @@ from lexlogic.logic import jsonlogic_policy
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.facts import CaseFile, FactValue, check_value
 from lexlogic.logic.grounding import Grounding, SourceKind
+from lexlogic.logic.memos import Memos, own
 from lexlogic.logic.pack import Computation, FactType, RulePack
 from lexlogic.logic.proof import ProofNode
 
@@ -70,10 +69,17 @@ class ValueInfo(BaseModel):
 
 
 def gather_values(
-    pack: RulePack, case: CaseFile, answers: dict[str, Any] | None = None, dynamic: list[Any] | None = None
+    pack: RulePack,
+    case: CaseFile,
+    answers: dict[str, Any] | None = None,
+    dynamic: list[Any] | None = None,
+    *,
+    memos: Memos | None = None,
 ) -> dict[str, ValueInfo]:
     """Facts (answers override the file), dynamic interpretations for facts nobody gave, defaults,
-    then every computation in order. `dynamic`: DynamicFact-like objects (name, value, reliability, proof)."""
+    then every computation in order. `dynamic`: DynamicFact-like objects (name, value, reliability, proof).
+    ``memos``: the owner's memoised computations (none: this call's own)."""
+    memos = own(memos)
     values: dict[str, ValueInfo] = {}
     answers = answers or {}
     interpretations = {d.name: d for d in (dynamic or []) if d.name in pack.facts}
@@ -143,13 +149,13 @@ def gather_values(
             )
         else:
             values[name] = ValueInfo(name=name, status=ValueStatus.UNKNOWN, missing=[name])
-    values.update(parameter_values(pack, values))
+    values.update(parameter_values(pack, values, memos))
     dated_by = _computed_dates(pack)
     for comp in pack.computations:
-        values[comp.output] = _compute(comp, values)
+        values[comp.output] = _compute(comp, values, memos)
         if comp.output in dated_by:  # a parameter selected by a computed date (e.g. a due date)
-            values.update(parameter_values(pack, values))
-    _supervaluate(pack, values)
+            values.update(parameter_values(pack, values, memos))
+    _supervaluate(pack, values, memos)
     return values
 
 
@@ -209,15 +215,19 @@ def _alleged(
     )
 
 
-_PARAMETERS: OrderedDict[tuple[Any, ...], tuple[RulePack, dict[str, ValueInfo]]] = OrderedDict()
+PARAMETERS_SIZE = 256
 
 
-def parameter_values(pack: RulePack, values: dict[str, ValueInfo]) -> dict[str, ValueInfo]:
+def parameter_values(pack: RulePack, values: dict[str, ValueInfo], memos: Memos | None = None) -> dict[str, ValueInfo]:
     """Each dated parameter at the case's relevant date: its value, period and reference in the grounding;
-    unknown (naming the date) when the date is unknown and the value depends on it. Remembered per pack and
-    dates (what it reads: each date fact's status, value and missing roots), as ``_compute``."""
+    unknown (naming the date) when the date is unknown and the value depends on it. Remembered by the owner of
+    ``memos`` per pack and dates (what it reads: each date fact's status, value and missing roots), as
+    ``_compute``."""
     if not pack.parameters:
         return {}
+    if memos is None:
+        return _parameter_values(pack, values)
+    table = memos.lru("symbolic.parameters", PARAMETERS_SIZE)
     facts = sorted({f for p in pack.parameters.values() if (f := _date_fact(pack, p))})
     key: tuple[Any, ...] = (
         id(pack),
@@ -226,15 +236,11 @@ def parameter_values(pack: RulePack, values: dict[str, ValueInfo]) -> dict[str, 
             for f in facts
         ),
     )
-    with _COMPUTED_LOCK:
-        hit = _PARAMETERS.get(key)
+    hit = table.get(key)
     if hit is not None and hit[0] is pack:
         return dict(hit[1])
     out = _parameter_values(pack, values)
-    with _COMPUTED_LOCK:
-        _PARAMETERS[key] = (pack, out)  # the pack is held: its id is not reused while remembered
-        while len(_PARAMETERS) > 256:
-            _PARAMETERS.popitem(last=False)
+    table.put(key, (pack, out))  # the pack is held: its id is not reused while remembered
     return dict(out)
 
 
@@ -280,43 +286,42 @@ def _computed_dates(pack: RulePack) -> set[str]:
     return {f for f in facts if f in outputs}
 
 
-_USED: dict[int, tuple[Computation, list[str]]] = {}
-_USED_MAX = 4096
+USED_MAX = 4096
 
 
-def _used(comp: Computation) -> list[str]:
+def _used(comp: Computation, memos: Memos | None = None) -> list[str]:
     """Variables a computation reads, validated once (the policy check is done on first use).
 
     Keyed by ``id(comp)`` and holding ``comp`` itself: an id is only unique among live objects, and a pack
     loaded again (or a mutant's copy) gets new computations that may reuse a freed one's id — the entry
-    keeps its object alive and is checked to be the same object, so it never answers for another one."""
-    hit = _USED.get(id(comp))
+    keeps its object alive and is checked to be the same object, so it never answers for another one. Kept by the
+    owner of ``memos`` (none: validated and read at this call)."""
+    used = memos.table("symbolic.used") if memos is not None else {}
+    hit = used.get(id(comp))
     if hit is None or hit[0] is not comp:
-        if len(_USED) >= _USED_MAX:
-            _USED.clear()
+        if len(used) >= USED_MAX:
+            used.clear()
         jsonlogic_policy.validate(comp.logic, f"computation {comp.id}")
-        hit = _USED[id(comp)] = (comp, sorted(jsonlogic_policy.variables_used(comp.logic)))
-    return hit[1]
+        hit = used[id(comp)] = (comp, sorted(jsonlogic_policy.variables_used(comp.logic)))
+    return cast(list[str], hit[1])
 
 
-_DEPS: dict[int, tuple[Computation, Any, list[str], tuple[str, ...]]] = {}
-
-
-def _deps(comp: Computation) -> tuple[str, ...]:
+def _deps(comp: Computation, memos: Memos) -> tuple[str, ...]:
     """``computation_reads`` kept per computation (``_compute`` reads it at every call), as ``_used``:
     held, and checked to be the same object with the same formula and inputs."""
-    hit = _DEPS.get(id(comp))
+    deps = memos.table("symbolic.deps")
+    hit = deps.get(id(comp))
     if hit is None or hit[0] is not comp or hit[1] is not comp.logic or hit[2] is not comp.inputs:
-        if len(_DEPS) >= _USED_MAX:
-            _DEPS.clear()
-        hit = _DEPS[id(comp)] = (comp, comp.logic, comp.inputs, tuple(computation_reads(comp)))
-    return hit[3]
+        if len(deps) >= USED_MAX:
+            deps.clear()
+        hit = deps[id(comp)] = (comp, comp.logic, comp.inputs, tuple(computation_reads(comp, memos)))
+    return cast(tuple[str, ...], hit[3])
 
 
 MAX_SUPERVALUATION_ROOTS = 4
 
 
-def _supervaluate(pack: RulePack, values: dict[str, ValueInfo]) -> None:
+def _supervaluate(pack: RulePack, values: dict[str, ValueInfo], memos: Memos) -> None:
     """A computed value unknown only for lack of a few yes/no facts, or because of an ambiguity (a fact
     with a few readings), is known when every completion gives the same value (3 months written or 0
     oral are both below 8 months; a relation of 11 years is long enough whichever date is read)."""
@@ -345,7 +350,7 @@ def _supervaluate(pack: RulePack, values: dict[str, ValueInfo]) -> None:
     for roots, outputs in groups.items():
         # the one completion mechanism (engine/symbolic/completions.py), shared with the probabilistic model
         domains = {r: completions(r) or [] for r in roots}
-        table = CompletionTable(_world_of(pack, values, tuple(outputs)))  # computes only what is read
+        table = CompletionTable(_world_of(pack, values, tuple(outputs), memos))  # computes only what is read
         agreed = supervalue(
             outputs,
             enumerate_completions(roots, domains, MAX_SUPERVALUATION_ROOTS),
@@ -359,41 +364,47 @@ def _supervaluate(pack: RulePack, values: dict[str, ValueInfo]) -> None:
             )
 
 
-def _world_of(pack: RulePack, values: dict[str, ValueInfo], outputs: tuple[str, ...]) -> Any:
+def _world_of(pack: RulePack, values: dict[str, ValueInfo], outputs: tuple[str, ...], memos: Memos) -> Any:
     """One completion's values of ``outputs`` (a ``CompletionTable``'s function)."""
 
     def world(c: Any) -> dict[str, ValueInfo]:
-        return world_values(pack, values, dict(c), only=outputs)
+        return world_values(pack, values, dict(c), only=outputs, memos=memos)
 
     return world
 
 
-def computation_reads(comp: Computation) -> list[str]:
+def computation_reads(comp: Computation, memos: Memos | None = None) -> list[str]:
     """Every value a computation reads: its required inputs and the variables of its formula (those
     read with a default too — the probabilistic model must see them, the widened range does not)."""
-    return list(dict.fromkeys([*comp.inputs, *_used(comp)]))
+    return list(dict.fromkeys([*comp.inputs, *_used(comp, memos)]))
 
 
 def world_values(
-    pack: RulePack, base: dict[str, ValueInfo], assignment: dict[str, Any], only: Iterable[str] | None = None
+    pack: RulePack,
+    base: dict[str, ValueInfo],
+    assignment: dict[str, Any],
+    only: Iterable[str] | None = None,
+    *,
+    memos: Memos | None = None,
 ) -> dict[str, ValueInfo]:
     """The values of one world of the probabilistic model: ``base`` (the case's values) with the roots
     of ``assignment`` given, every computation evaluated again (no supervaluation: the roots a value
     depends on are all assigned in its world). ``only``: the values the caller reads — then only the
-    computations they depend on are evaluated (the others keep ``base``'s values)."""
+    computations they depend on are evaluated (the others keep ``base``'s values). ``memos``: the owner's."""
+    memos = own(memos)
     trial = dict(base)
     for name, value in assignment.items():
         trial[name] = ValueInfo(name=name, status=ValueStatus.GIVEN, value=value)
     if pack.parameters and not _parameters_kept(pack, base, assignment):  # a root of this world dates them
-        trial.update(parameter_values(pack, trial))
+        trial.update(parameter_values(pack, trial, memos))
     dated_by = _computed_dates(pack)
-    needed = _closure(pack, frozenset(only)) if only is not None and not dated_by else None
+    needed = _closure(pack, frozenset(only), memos) if only is not None and not dated_by else None
     for comp in pack.computations:
         if needed is not None and comp.output not in needed:
             continue
-        trial[comp.output] = _compute(comp, trial)
+        trial[comp.output] = _compute(comp, trial, memos)
         if comp.output in dated_by:
-            trial.update(parameter_values(pack, trial))
+            trial.update(parameter_values(pack, trial, memos))
     return trial
 
 
@@ -407,14 +418,12 @@ def _parameters_kept(pack: RulePack, base: dict[str, ValueInfo], assignment: dic
     return all(name in base for name in pack.parameters) and not any(f in assignment for f in facts if f)
 
 
-_CLOSURES: dict[tuple[int, frozenset[str]], tuple[RulePack, frozenset[str]]] = {}
-
-
-def _closure(pack: RulePack, names: frozenset[str]) -> frozenset[str]:
+def _closure(pack: RulePack, names: frozenset[str], memos: Memos) -> frozenset[str]:
     """``names`` and every value they are computed from, transitively (once per pack and set of names)."""
-    hit = _CLOSURES.get((id(pack), names))
+    closures = memos.table("symbolic.closures")
+    hit = closures.get((id(pack), names))
     if hit is not None and hit[0] is pack:
-        return hit[1]
+        return cast(frozenset[str], hit[1])
     out: set[str] = set()
     todo = list(names)
     while todo:
@@ -424,17 +433,17 @@ def _closure(pack: RulePack, names: frozenset[str]) -> frozenset[str]:
         out.add(name)
         for comp in pack.computations:
             if comp.output == name:
-                todo.extend(computation_reads(comp))
-    if len(_CLOSURES) > 256:
-        _CLOSURES.clear()
-    _CLOSURES[(id(pack), names)] = (pack, frozenset(out))
+                todo.extend(computation_reads(comp, memos))
+    if len(closures) > 256:
+        closures.clear()
+    closures[(id(pack), names)] = (pack, frozenset(out))
     return frozenset(out)
 
 
-def evaluate_computation(comp: Computation, values: Mapping[str, ValueInfo]) -> ValueInfo:
+def evaluate_computation(comp: Computation, values: Mapping[str, ValueInfo], memos: Memos | None = None) -> ValueInfo:
     """One computation on the values it reads (the probabilistic model's value classes evaluate a
     computation on each combination of its inputs' classes, never on whole worlds)."""
-    return _compute(comp, values)
+    return _compute(comp, values, own(memos))
 
 
 def computed_dates(pack: RulePack) -> set[str]:
@@ -442,16 +451,16 @@ def computed_dates(pack: RulePack) -> set[str]:
     return _computed_dates(pack)
 
 
-_COMPUTED: OrderedDict[tuple[Any, ...], tuple[Computation, Any, ValueInfo]] = OrderedDict()
-_COMPUTED_SIZE = 4096
-_COMPUTED_LOCK = threading.Lock()
+COMPUTED_SIZE = 4096
 
 
-def _compute(comp: Computation, values: Mapping[str, ValueInfo]) -> ValueInfo:
+def _compute(comp: Computation, values: Mapping[str, ValueInfo], memos: Memos) -> ValueInfo:
     """``_evaluate`` remembered (a bounded LRU) under what it reads: each input's status, value and missing
     roots. A case's computations are evaluated in its analysis, its model's classes and worlds, and again
-    for every case that shares their inputs (a batch, a what-if): the same inputs give the same value."""
-    deps = _deps(comp)
+    for every case that shares their inputs (a batch, a what-if): the same inputs give the same value — kept by
+    the owner of ``memos`` (the run, the batch chunk, the verdict service)."""
+    computed = memos.lru("symbolic.computed", COMPUTED_SIZE)
+    deps = _deps(comp, memos)
     key: tuple[Any, ...] = (
         id(comp),
         id(comp.logic),
@@ -460,22 +469,16 @@ def _compute(comp: Computation, values: Mapping[str, ValueInfo]) -> ValueInfo:
             for n in deps
         ),
     )
-    with _COMPUTED_LOCK:
-        hit = _COMPUTED.get(key)
-        if hit is not None:
-            _COMPUTED.move_to_end(key)
+    hit = computed.get(key)
     if hit is not None and hit[0] is comp and hit[1] is comp.logic:
-        return hit[2]
-    out = _evaluate(comp, values)
-    with _COMPUTED_LOCK:
-        _COMPUTED[key] = (comp, comp.logic, out)  # held: their ids are not reused while remembered
-        while len(_COMPUTED) > _COMPUTED_SIZE:
-            _COMPUTED.popitem(last=False)
+        return cast(ValueInfo, hit[2])
+    out = _evaluate(comp, values, memos)
+    computed.put(key, (comp, comp.logic, out))  # held: their ids are not reused while remembered
     return out
 
 
-def _evaluate(comp: Computation, values: Mapping[str, ValueInfo]) -> ValueInfo:
-    used = _used(comp)
+def _evaluate(comp: Computation, values: Mapping[str, ValueInfo], memos: Memos) -> ValueInfo:
+    used = _used(comp, memos)
     deps = list(dict.fromkeys([*comp.inputs, *used]))
     unknown_required = [n for n in comp.inputs if not values.get(n) or not values[n].known]
     if unknown_required:
