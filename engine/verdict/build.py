@@ -62,6 +62,7 @@ from lexlogic.logic.facts import (
     check_value,
     parse_case,
 )
+from lexlogic.logic.memos import Memos
 from lexlogic.logic.pack import FactType, PackError, RulePack
 from lexlogic.logic.weights import ALEXY_LEVELS, Beta, Fixed, Scale
 
@@ -445,13 +446,15 @@ def build_verdict(
     d = _decide(
         loaded, case, answers, priors, weights, whatif, dynamic, sliders, probabilistic, inference, memo, limits=limits
     )
-    knowledge = epistemic.fact_knowledge(pack, d.case, answers, d.cv.analysis.values)
+    knowledge = epistemic.fact_knowledge(pack, d.case, answers, d.cv.analysis.values, memo.memos)
 
     def analyse_world(c: CaseFile, ans: dict[str, Any]) -> dict[str, Any]:  # a world's line reads these two only
         return memo.analyse(pack, loaded.program, c, ans or None).model_dump(mode="json", include=_WORLD_READS)
 
     worlds = _world_verdicts(pack, d.case, answers, d.probability, _dated(pack, analyser or analyse_world))
-    verdict = _verdict(loaded, d, answers, knowledge, worlds, case_id=case_id, priors=priors, weights=weights)
+    verdict = _verdict(
+        loaded, d, answers, knowledge, worlds, case_id=case_id, priors=priors, weights=weights, memos=memo.memos
+    )
     return worded(
         pack,
         verdict.model_copy(
@@ -460,6 +463,7 @@ def build_verdict(
                 "outcome_knowledge": outcomes_known(loaded, d.case, answers, d.cv.analysis, dynamic, knowledge, memo),
             }
         ),
+        memo.memos,
     )
 
 
@@ -476,6 +480,7 @@ def _verdict(
     case_id: str | None,
     priors: dict[str, float],
     weights: dict[str, Any],
+    memos: Memos,
 ) -> Verdict:
     """The verdict's record: the analysis's outcomes, checks, proof and values, the numbers, the questions,
     the narratives and the facts table (the words come after, from the pack: ``worded``)."""
@@ -485,7 +490,7 @@ def _verdict(
         **_record(loaded, d, answers, knowledge, case_id),
         proof=target.proof if target is not None else None,
         why_not=a.why_not,
-        **_tables(pack, d.case, answers, a.values),
+        **_tables(pack, d.case, answers, a.values, memos),
         main_world=max(worlds, key=lambda w: w.weight).world if worlds else World.SHARED,
         worlds=worlds,
         priors=priors,
@@ -493,28 +498,23 @@ def _verdict(
     )
 
 
-_TABLES: OrderedDict[tuple[Any, ...], tuple[RulePack, CaseFile, dict[str, Any], dict[str, ValueOut], list[FactRow]]] = (
-    OrderedDict()
-)
-_TABLES_LOCK = threading.Lock()
+TABLES_SIZE = 16
 
 
-def _tables(pack: RulePack, case: CaseFile, answers: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+def _tables(
+    pack: RulePack, case: CaseFile, answers: dict[str, Any], values: dict[str, Any], memos: Memos
+) -> dict[str, Any]:
     """The verdict's values and facts table, kept for the same objects (pack, case, the analysis's values) and
     answers: a what-if that moves a prior shares them (~15 % of its CPU when rebuilt). Fresh containers each
-    call; their rows are shared, never mutated."""
+    call; their rows are shared, never mutated. Kept by the owner of ``memos`` (the run, the verdict service)."""
+    tables = memos.lru("verdict.tables", TABLES_SIZE)
     key = (id(pack), id(case), id(values), repr(sorted(answers.items())))
-    with _TABLES_LOCK:
-        hit = _TABLES.get(key)
-        if hit is not None and hit[0] is pack and hit[1] is case and hit[2] is values:
-            _TABLES.move_to_end(key)
-            return {"values": dict(hit[3]), "facts": list(hit[4])}
+    hit = tables.get(key)
+    if hit is not None and hit[0] is pack and hit[1] is case and hit[2] is values:
+        return {"values": dict(hit[3]), "facts": list(hit[4])}
     out = {k: ValueOut(status=x.status, value=x.value, missing=list(x.missing)) for k, x in values.items()}
     rows = fact_rows(pack, case, answers, values)
-    with _TABLES_LOCK:
-        _TABLES[key] = (pack, case, values, out, rows)  # held: their ids are not reused while kept
-        while len(_TABLES) > 16:
-            _TABLES.popitem(last=False)
+    tables.put(key, (pack, case, values, out, rows))  # held: their ids are not reused while kept
     return {"values": dict(out), "facts": list(rows)}
 
 
@@ -592,7 +592,7 @@ def result_verdict(
     )
     a = d.cv.analysis
     read_or_interpreted = epistemic.machine_read(d.case) or bool(dynamic)
-    knowledge = epistemic.fact_knowledge(pack, d.case, answers, a.values) if read_or_interpreted else {}
+    knowledge = epistemic.fact_knowledge(pack, d.case, answers, a.values, memo.memos) if read_or_interpreted else {}
     known = outcomes_known(loaded, d.case, answers, a, dynamic, knowledge, memo, proofs=False)
     verdict = Verdict(**_record(loaded, d, answers, knowledge, case_id), outcome_knowledge=known)
     return verdict.model_copy(update=state_words(pack, verdict))
@@ -881,14 +881,15 @@ def state_words(pack: RulePack, verdict: Verdict) -> dict[str, Any]:
     }
 
 
-def worded(pack: RulePack, verdict: Verdict) -> Verdict:
-    """The verdict's words (headline, reasons, missing facts) from the pack's templates and labels."""
+def worded(pack: RulePack, verdict: Verdict, memos: Memos | None = None) -> Verdict:
+    """The verdict's words (headline, reasons, missing facts) from the pack's templates and labels (``memos``:
+    the owner's, where a reason's fact lines are kept)."""
     return verdict.model_copy(
         update={
             **state_words(pack, verdict),
             "headline": wording.headline(pack, verdict),
             "tone": wording.tone(pack, verdict),
-            "reasons": wording.reasons(pack, verdict),
+            "reasons": wording.reasons(pack, verdict, memos),
             "missing": wording.missing(pack, verdict),
             "remedy_text": wording.remedy_text(pack, verdict),
             "set_aside_rules": wording.set_aside_rules(pack, verdict.values),

@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field, computed_field, model_validator
 
 from lexlogic.logic.facts import Allegation, CaseFile, FactValue, Reading
 from lexlogic.logic.grounding import SourceKind
-from lexlogic.logic.identity_memo import IdentityMemo
+from lexlogic.logic.memos import Memos
 from lexlogic.logic.pack import RulePack
 
 
@@ -132,19 +132,23 @@ def _root_status(pack: RulePack, name: str, info: Any, raw: FactValue | None, an
     return Epistemic.APPRECIATION if spec is not None and spec.appreciation and raw is None else Epistemic.GIVEN
 
 
-_KNOWN: IdentityMemo[dict[str, Knowledge]] = IdentityMemo(16)
+KNOWN_SIZE = 16
 
 
 def fact_knowledge(
-    pack: RulePack, case: CaseFile, answers: dict[str, Any], values: dict[str, Any]
+    pack: RulePack, case: CaseFile, answers: dict[str, Any], values: dict[str, Any], memos: Memos | None = None
 ) -> dict[str, Knowledge]:
     """Each value of the analysis with how it is known; a computed value takes the weakest basis of the
     facts its formula reads (through its computations), ignoring those still unknown.
 
     Kept for the same objects (pack, case, the analysis's values, the answered names): a what-if that moves a
     prior shares the case and its memo's analysis, so its table is the one already made (~10 % of a new
-    what-if's CPU). The table's entries are shared, never mutated (a fresh dict each call)."""
-    out = _KNOWN.get((pack, case, values), tuple(sorted(answers)), lambda: _fact_knowledge(pack, case, answers, values))
+    what-if's CPU) — by the owner of ``memos`` (the run, the verdict service; none: computed). The table's
+    entries are shared, never mutated (a fresh dict each call)."""
+    if memos is None:
+        return dict(_fact_knowledge(pack, case, answers, values))
+    known = memos.identity("verdict.knowledge", KNOWN_SIZE)
+    out = known.get((pack, case, values), tuple(sorted(answers)), lambda: _fact_knowledge(pack, case, answers, values))
     return dict(out)
 
 

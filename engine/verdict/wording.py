@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from lexlogic.engine.text import formatting
 from lexlogic.logic.grounding import SourceKind
-from lexlogic.logic.identity_memo import IdentityMemo
+from lexlogic.logic.memos import Memos
 from lexlogic.logic.pack import RulePack
 from lexlogic.logic.proof import NodeKind, ProofNode
 
@@ -174,19 +174,26 @@ def evidence_of(node: ProofNode) -> list[DocumentGrounds]:
     return [*docs.values(), *unique]
 
 
-_LINES: IdentityMemo[list[FactLine]] = IdentityMemo(256)
+LINES_SIZE = 256
 
 
 def fact_lines(
-    pack: RulePack, tree: ProofNode | None, limit: int = MAX_FACTS_PER_REASON, read: set[str] | None = None
+    pack: RulePack,
+    tree: ProofNode | None,
+    limit: int = MAX_FACTS_PER_REASON,
+    read: set[str] | None = None,
+    memos: Memos | None = None,
 ) -> list[FactLine]:
     """The facts a conclusion rests on (the leaves of its tree), once each, documents first; ``read``: the
     facts the machine read (worded « lu dans … (à confirmer) »). Kept for the same objects (pack, tree) and
-    read facts: a what-if that moves a prior shares the memo's trees (≈ 9 % of its CPU when rebuilt). A fresh
-    list each call; its lines are shared, never mutated."""
+    read facts: a what-if that moves a prior shares the memo's trees (≈ 9 % of its CPU when rebuilt), by the
+    owner of ``memos`` (none: computed). A fresh list each call; its lines are shared, never mutated."""
     if tree is None:
         return []
-    lines = _LINES.get((pack, tree), (limit, frozenset(read or ())), lambda: _fact_lines(pack, tree, limit, read))
+    if memos is None:
+        return list(_fact_lines(pack, tree, limit, read))
+    table = memos.identity("verdict.fact_lines", LINES_SIZE)
+    lines = table.get((pack, tree), (limit, frozenset(read or ())), lambda: _fact_lines(pack, tree, limit, read))
     return list(lines)
 
 
@@ -218,7 +225,7 @@ def read_facts(verdict: Any) -> set[str]:
     return {n for n, k in (getattr(verdict, "knowledge", None) or {}).items() if str(k.status.value) == "read"}
 
 
-def reasons(pack: RulePack, verdict: Any) -> list[Reason]:
+def reasons(pack: RulePack, verdict: Any, memos: Memos | None = None) -> list[Reason]:
     """The decisive steps: each settled check in the pack's order (defeaters examined and set aside are one
     reason together, their labels joined by « ; » since a label may hold a comma — those set aside only on
     the machine's readings another; notes that do not apply are left out), and the checks still open."""
@@ -247,7 +254,7 @@ def reasons(pack: RulePack, verdict: Any) -> list[Reason]:
                 outcome=c.outcome,
                 state=state,
                 sentence=sentence(pack, c.outcome, state, values),
-                facts=fact_lines(pack, tree, read=read),
+                facts=fact_lines(pack, tree, read=read, memos=memos),
                 sources=list(OrderedDict.fromkeys(rule_sources)),
                 decisive=c.id == verdict.decisive_check,
             )
