@@ -43,7 +43,7 @@ from portfolio_inprocess import chunks_of
 
 from lexlogic.engine.jobs import portfolio_groups as groups
 from lexlogic.engine.packs.library import PackLibrary
-from lexlogic.engine.prob import infer, jl_vec, numbers, sampled_worlds
+from lexlogic.engine.prob import infer, jl_vec, numbers
 from lexlogic.engine.prob.model import BoolVar, ProbProgram
 from lexlogic.engine.symbolic import memo as run_memo
 from lexlogic.engine.symbolic import values as values_mod
@@ -79,8 +79,7 @@ def load() -> str:
 
 def empty_caches() -> None:
     """The numbers' caches emptied: a replay draws and evaluates as the first verdict of a class did."""
-    numbers._DRAWS.clear()
-    sampled_worlds.clear()
+    numbers._DRAWS.clear()  # the sampled worlds are the run's (logic/memos.py): a fresh run's are empty
     jl_vec._MEMO.clear()
 
 

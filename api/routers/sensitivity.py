@@ -37,13 +37,14 @@ def sensitivity(case: Case, svc: Svc, body: Hypotheses = Body(default_factory=Hy
     """Each slider at its minimum and its maximum, the others as given: |ΔP| most influential first."""
     state, cf = case_file_of(svc, case)
     case_file = svc.verdicts.read(cf)  # the edge: the stored case, typed once
-    validate_inputs(case_file, {}, body.priors, body.weights, saved=dict(state.answers), packs=svc.packs)
+    memos = svc.verdicts.memos(case_file)  # the service's: the same case model as its verdicts
+    validate_inputs(case_file, {}, body.priors, body.weights, saved=dict(state.answers), packs=svc.packs, memos=memos)
     seq, _ = head(svc, case)
     answers = dict(state.answers)
     key = {"kind": "sensitivity", "run": case.run_id, "seq": seq, "p": body.priors, "w": body.weights}
 
     def compute() -> bytes:  # the sliders from the cached case model: no verdict computed (issue 33)
-        sliders = slider_list(svc.packs, case_file, answers, body.priors, dict(body.weights))
+        sliders = slider_list(svc.packs, case_file, answers, body.priors, dict(body.weights), memos)
         weights = dict(body.weights)
         ranked = rank_sliders(svc.packs, case_file, answers, body.priors, weights, sliders, limits=svc.verdicts.limits)
         return ranked.model_dump_json().encode()

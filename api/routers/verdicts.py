@@ -206,7 +206,13 @@ def _what_if(svc: Svc, case: Case, body: WhatIf, proofs: Proofs) -> Response:
     state, cf = case_file_of(svc, case)
     case_file = svc.verdicts.read(cf)  # the edge: the stored case, typed once
     answers = validate_inputs(
-        case_file, body.answers, body.priors, body.weights, saved=dict(state.answers), packs=svc.packs
+        case_file,
+        body.answers,
+        body.priors,
+        body.weights,
+        saved=dict(state.answers),
+        packs=svc.packs,
+        memos=svc.verdicts.memos(case_file),
     )
     if body.persist:
         amb = set(ambiguous_facts(case_file))

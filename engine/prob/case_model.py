@@ -39,6 +39,7 @@ from lexlogic.engine.prob.value_classes import ValueClassesUnsupported as Classe
 from lexlogic.engine.symbolic.values import ValueInfo, ValueStatus, computation_reads, gather_values, world_values
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.facts import CaseFile, read_answer
+from lexlogic.logic.memos import Memos, own
 from lexlogic.logic.pack import FactType, RulePack
 from lexlogic.logic.weights import Beta, NumberLaw, WeightsFile, load_weights
 
@@ -97,7 +98,7 @@ def _literal(pack: RulePack, name: str, value: Any) -> str:
     return f"{name}({value})"
 
 
-def cone(pack: RulePack, name: str, roots: set[str], memo: dict[str, set[str]]) -> set[str]:
+def cone(pack: RulePack, name: str, roots: set[str], memo: dict[str, set[str]], memos: Memos | None = None) -> set[str]:
     """The roots a value depends on, through every variable its formula reads (defaults included)."""
     if name in memo:
         return memo[name]
@@ -109,8 +110,8 @@ def cone(pack: RulePack, name: str, roots: set[str], memo: dict[str, set[str]]) 
     if comp is None:
         return memo[name]
     out: set[str] = set()
-    for dep in computation_reads(comp):
-        out |= cone(pack, dep, roots, memo)
+    for dep in computation_reads(comp, memos):
+        out |= cone(pack, dep, roots, memo, memos)
     memo[name] = out
     return out
 
@@ -126,10 +127,13 @@ def build_case_model(
     dynamic: list[Any] | None = None,
     whatif: dict[str, Any] | None = None,
     values: dict[str, ValueInfo] | None = None,
+    memos: Memos | None = None,
 ) -> CaseModel:
     """The case's discrete model. ``whatif``: root name → prior (0/1 makes it given). ``values``: the case's
     values for these answers and dynamic interpretations when the caller has them (the symbolic analysis's):
-    used unless a what-if or an interpretation changes what they are gathered from."""
+    used unless a what-if or an interpretation changes what they are gathered from. ``memos``: the owner's
+    memoised computations (none: this call's own)."""
+    memos = own(memos)
     answers = dict(answers or {})
     whatif = dict(whatif or {})
     weights = weights_of(pack)
@@ -159,7 +163,7 @@ def build_case_model(
     }
     dynamic = [d for d in (dynamic or []) if d.name not in interpreted]
     if values is None or fixed or interpreted:
-        values = gather_values(pack, case, answers, dynamic)
+        values = gather_values(pack, case, answers, dynamic, memos=memos)
     lines = list(pack.asp_sources.values())
     variables: list[BoolVar | CategoricalVar] = []
     asks: dict[str, str] = {}
@@ -312,14 +316,14 @@ def build_case_model(
     root_cells = {r: [(v, literal(r, v)) for v in domains[r]] for r in root_set - appreciation}
     classes: ValueClasses | None
     try:
-        classes = ValueClasses(pack, values, root_cells, lines)
+        classes = ValueClasses(pack, values, root_cells, lines, memos)
     except ClassesUnsupported:
         classes = None  # parameters vary per world: evaluate whole completions (bounded by MAX_CONE)
-    enumerated = _Enumerated(pack, values, domains, literal)
+    enumerated = _Enumerated(pack, values, domains, literal, memos)
 
     def sources(name: str) -> list[tuple[ValueInfo, str]]:
         """The value of ``name`` in each class of worlds (ASP body; "" = every world)."""
-        roots = sorted(cone(pack, name, root_set, memo) - appreciation)
+        roots = sorted(cone(pack, name, root_set, memo, memos) - appreciation)
         for r in roots:
             if r in strata:
                 ensure_number(r)
@@ -355,14 +359,14 @@ def build_case_model(
         call_cells: list[tuple[float, str]] = []
         if deciding is None:  # the pack's computed prior (a percentage), one value per class of worlds
             source = spec.prior
-            conditional = bool(cone(pack, source, root_set, memo) - appreciation)
+            conditional = bool(cone(pack, source, root_set, memo, memos) - appreciation)
             for info, body in sources(source):
                 if not info.known:
                     unmodelled.setdefault(f"{name}__p", info.missing)
                 call_cells.append((max(0.0, min(1.0, float(info.value) / 100.0)) if info.known else 0.5, body))
         else:  # the calibrated law decides the call: P(N > the value it must exceed), per completion of its inputs
             law_roots = sorted(
-                set().union(*(cone(pack, x, root_set, memo) for x in law_inputs(deciding))) - appreciation
+                set().union(*(cone(pack, x, root_set, memo, memos) for x in law_inputs(deciding))) - appreciation
             )
             conditional = bool(law_roots)
             for r in law_roots:
@@ -377,7 +381,7 @@ def build_case_model(
                 if len(law_roots) > MAX_CONE:
                     raise CaseModelError(f"the call {name} depends on {len(law_roots)} uncertain facts; max {MAX_CONE}")
                 call_cells = _law_completions(
-                    pack, values, deciding, spec.prior, law_roots, domains, literal, unmodelled, name
+                    pack, values, deciding, spec.prior, law_roots, domains, literal, unmodelled, name, memos
                 )
         levels: dict[float, str] = {}
         for p_call, body in call_cells:
@@ -479,12 +483,13 @@ def _law_completions(
     literal: Any,
     unmodelled: dict[str, list[str]],
     name: str,
+    memos: Memos,
 ) -> list[tuple[float, str]]:
     """(P(call), ASP body) per completion of the law's roots: the fallback when values have no classes."""
     cells: list[tuple[float, str]] = []
     for combo in itertools.product(*(domains[r] for r in law_roots)):
         c = tuple(zip(law_roots, combo))
-        world_vals = world_values(pack, values, dict(c), only=law_inputs(law)) if c else values
+        world_vals = world_values(pack, values, dict(c), only=law_inputs(law), memos=memos) if c else values
         p_c, missing = coin_probability(law, source, world_vals)
         if missing:
             unmodelled.setdefault(f"{name}__p", missing)
@@ -677,8 +682,10 @@ class _Enumerated:
     """The fallback for packs whose parameters vary per world: each computed value evaluated on every
     completion of the roots in its cone (exponential: bounded by ``MAX_CONE``)."""
 
-    def __init__(self, pack: RulePack, values: dict[str, ValueInfo], domains: dict[str, list[Any]], literal: Any):
-        self.pack, self.values, self.domains, self.literal = pack, values, domains, literal
+    def __init__(
+        self, pack: RulePack, values: dict[str, ValueInfo], domains: dict[str, list[Any]], literal: Any, memos: Memos
+    ) -> None:
+        self.pack, self.values, self.domains, self.literal, self.memos = pack, values, domains, literal, memos
         self.cache: dict[tuple[tuple[str, Any], ...], dict[str, ValueInfo]] = {}
         self.evaluations = 0
 
@@ -690,6 +697,6 @@ class _Enumerated:
             c = tuple(zip(roots, combo))
             if c not in self.cache:
                 self.evaluations += 1
-                self.cache[c] = world_values(self.pack, self.values, dict(c))
+                self.cache[c] = world_values(self.pack, self.values, dict(c), memos=self.memos)
             out.append((self.cache[c][name], ", ".join(self.literal(r, v) for r, v in c)))
         return out

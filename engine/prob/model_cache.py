@@ -16,9 +16,7 @@ Models are shared: callers never mutate them (``apply_whatif`` copies).
 from __future__ import annotations
 
 import dataclasses
-import threading
-from collections import OrderedDict
-from typing import Any
+from typing import Any, cast
 
 from lexlogic.engine.prob.analyse import apply_whatif
 from lexlogic.engine.prob.case_model import CaseModel, build_case_model, weights_of
@@ -26,14 +24,11 @@ from lexlogic.engine.prob.model import BoolVar
 from lexlogic.engine.symbolic.values import ValueInfo
 from lexlogic.logic.canonical import canonical_hash
 from lexlogic.logic.facts import CaseFile
-from lexlogic.logic.identity_memo import IdentityMemo
+from lexlogic.logic.memos import Memos, own
 from lexlogic.logic.pack import FactType, RulePack
 
 PLACEHOLDER = 0.5  # the prior a moved yes/no fact is built at (then replaced by the what-if's)
 SIZE = 64
-
-_CACHE: OrderedDict[str, tuple[RulePack, CaseModel]] = OrderedDict()
-_LOCK = threading.Lock()
 
 
 def _moved_prior(pack: RulePack, name: str, value: Any, answers: dict[str, Any]) -> bool:
@@ -58,19 +53,16 @@ def _built(
     answers: dict[str, Any],
     whatif: dict[str, Any],
     case_key: str,
+    memos: Memos,
     values: dict[str, ValueInfo] | None = None,
 ) -> CaseModel:
+    models = memos.lru("prob.case_models", SIZE)
     key = canonical_hash({"c": case_key, "a": answers, "w": whatif, "root": str(pack.root), "pack": id(pack)})
-    with _LOCK:
-        hit = _CACHE.get(key)
-        if hit is not None and hit[0] is pack:
-            _CACHE.move_to_end(key)
-            return hit[1]
-    model = build_case_model(pack, case, answers, None, whatif, values=values)
-    with _LOCK:
-        _CACHE[key] = (pack, model)
-        while len(_CACHE) > SIZE:
-            _CACHE.popitem(last=False)
+    hit = models.get(key)
+    if hit is not None and hit[0] is pack:
+        return cast(CaseModel, hit[1])
+    model = build_case_model(pack, case, answers, None, whatif, values=values, memos=memos)
+    models.put(key, (pack, model))
     return model
 
 
@@ -87,33 +79,29 @@ def case_model(
     dynamic: list[Any] | None = None,
     whatif: dict[str, Any] | None = None,
     values: dict[str, ValueInfo] | None = None,
+    memos: Memos | None = None,
 ) -> CaseModel:
-    """``build_case_model``'s model, from the cache when the case, answers and shaping what-ifs were seen.
-    ``values``: the case's values for these answers when the caller has them (used on a miss)."""
+    """``build_case_model``'s model, from the owner's memos (``memos``: the run's, the verdict service's; none,
+    this call's own) when the case, answers and shaping what-ifs were seen. ``values``: the case's values for
+    these answers when the caller has them (used on a miss)."""
+    memos = own(memos)
     if dynamic:  # interpretations of dynamic rules: not keyed (rare, per run)
-        return build_case_model(pack, case, answers, dynamic, whatif, values=values)
+        return build_case_model(pack, case, answers, dynamic, whatif, values=values, memos=memos)
     answers = dict(answers or {})
     shaping = _shaping(pack, dict(whatif or {}))
     moved = {k: v for k, v in shaping.items() if _moved_prior(pack, k, v, answers)}
-    case_key = _case_key(case)
+    case_key = _case_key(case, memos)
     if moved:
-        base = _built(pack, case, answers, {**shaping, **dict.fromkeys(moved, PLACEHOLDER)}, case_key, values)
+        placed = {**shaping, **dict.fromkeys(moved, PLACEHOLDER)}
+        base = _built(pack, case, answers, placed, case_key, memos, values)
         if _servable(base, moved):
             return dataclasses.replace(base, program=apply_whatif(base.program, moved))
-    return _built(pack, case, answers, shaping, case_key, values)
+    return _built(pack, case, answers, shaping, case_key, memos, values)
 
 
-_KEYS: IdentityMemo[str] = IdentityMemo(SIZE)
-
-
-def _case_key(case: CaseFile) -> str:
+def _case_key(case: CaseFile, memos: Memos) -> str:
     """The case's content hash, kept by identity (a what-if asks for its case's model three times — the
     priors' split, the decision, the numbers' proposal — and typed cases are never mutated: ``with_facts``
     and ``model_copy`` make new ones)."""
-    return _KEYS.get((case,), None, lambda: canonical_hash(case.model_dump(mode="json")))
-
-
-def clear() -> None:
-    with _LOCK:
-        _CACHE.clear()
-    _KEYS.clear()
+    keys = memos.identity("prob.case_keys", SIZE)
+    return keys.get((case,), None, lambda: canonical_hash(case.model_dump(mode="json")))

@@ -29,6 +29,7 @@ from lexlogic.engine.prob.case_model import CaseModel, weights_of
 from lexlogic.engine.prob.model import BoolVar, NumberSummary, ProbProgram, ProbVerdict, ScoredQuestion
 from lexlogic.engine.prob.soft import factor
 from lexlogic.logic.identity_memo import IdentityMemo
+from lexlogic.logic.memos import Memos, own
 from lexlogic.logic.pack import FactType, RulePack
 from lexlogic.logic.weights import NumberLaw
 
@@ -207,11 +208,14 @@ def finish_verdict(
     samples: int = N_SAMPLES,
     summaries: bool = True,
     proposal: CaseModel | None = None,
+    memos: Memos | None = None,
 ) -> ProbVerdict:
     """The verdict with its numbers (outputs of ``weights.yaml``) and the questions about the damages
     (``summaries=False``: the questions only, no distribution — a portfolio's result line reads none).
     ``proposal``: the case's model without the what-if (its priors): when the what-if moves only priors, its
-    numbers are the case's draws re-weighted (``reweight``), else drawn afresh; the summaries' method says which."""
+    numbers are the case's draws re-weighted (``reweight``), else drawn afresh; the summaries' method says which.
+    ``memos``: the owner's (its sampled worlds and per-world outputs; none: this call's own)."""
+    memos = own(memos)
     verdict = verdict.model_copy(update={"soft_factors": {**model.folded, **verdict.soft_factors}})
     verdict.unmodelled = dict(model.unmodelled)
     weights = weights_of(pack)
@@ -219,13 +223,13 @@ def finish_verdict(
         return verdict
     prog = apply_whatif(model.program, whatif or {})
     n = samples
-    drawn = _draws(model, prog, proposal, n, seed)
+    drawn = _draws(model, prog, proposal, n, seed, memos)
     worlds, source, w, method = drawn.worlds, drawn.source, drawn.w, drawn.method
     if w.sum() <= 0:
         return verdict
     # without summaries only the remedy is read (its questions): the other outputs are not evaluated
     only = None if summaries else tuple(k for k, out in weights.outputs.items() if out.given_target)
-    per = _per_world(pack, weights, source, worlds, n, seed, only)
+    per = _per_world(pack, weights, source, worlds, n, seed, only, memos)
     if per is None:
         return verdict
     target = per.target
@@ -252,8 +256,8 @@ def finish_verdict(
     return verdict
 
 
-def _worlds(prog: ProbProgram, n: int, seed: int) -> sampled_worlds.SampledWorlds:
-    return sampled_worlds.sampled(prog, infer.compiled(prog), infer.prior_vectors(prog.variables), n, seed)
+def _worlds(prog: ProbProgram, n: int, seed: int, memos: Memos) -> sampled_worlds.SampledWorlds:
+    return sampled_worlds.sampled(prog, infer.compiled(prog), infer.prior_vectors(prog.variables), n, seed, memos)
 
 
 def _weights(prog: ProbProgram, worlds: sampled_worlds.SampledWorlds) -> np.ndarray:
@@ -301,12 +305,12 @@ class _Drawn(NamedTuple):
     share: float = 1.0  # the share of the proposal's effective sample size the weights keep
 
 
-def _draws(model: CaseModel, prog: ProbProgram, proposal: CaseModel | None, n: int, seed: int) -> _Drawn:
+def _draws(model: CaseModel, prog: ProbProgram, proposal: CaseModel | None, n: int, seed: int, memos: Memos) -> _Drawn:
     """The worlds the numbers are read on, the model whose values they carry, their weights and the method's
     words: the proposal's draws re-weighted when it can serve (``reweight``), otherwise ``prog``'s own."""
     method = PRIOR_PROPOSAL
     if proposal is not None and _same_case(model, proposal, prog):
-        worlds = _worlds(proposal.program, n, seed)
+        worlds = _worlds(proposal.program, n, seed, memos)
         w0 = _weights(prog, worlds)
         ratio = reweight.prior_ratio(proposal.program, prog, worlds.digits)
         if not ratio.moved and ratio.refused is None:  # the same priors: the very draws prog's would be
@@ -316,13 +320,13 @@ def _draws(model: CaseModel, prog: ProbProgram, proposal: CaseModel | None, n: i
             return _Drawn(worlds, proposal, w, REWEIGHTED.format(OWN_DRAWS, words), share)
         if ratio.refused is None:  # too far from the case's priors: from the case's draws widened on those roots
             wide = reweight.widened(proposal.program, ratio.moved)
-            worlds = _worlds(wide, n, seed)
+            worlds = _worlds(wide, n, seed, memos)
             w0 = _weights(prog, worlds)
             w, words, share = reweight.accepted(w0, reweight.prior_ratio(wide, prog, worlds.digits))
             if w is not None:
                 return _Drawn(worlds, proposal, w, REWEIGHTED.format(reweight.uniform_words(ratio.moved), words), share)
         method = f"{PRIOR_PROPOSAL}; drawn afresh for the what-if's priors: {words}"
-    worlds = _worlds(prog, n, seed)
+    worlds = _worlds(prog, n, seed, memos)
     return _Drawn(worlds, model, _weights(prog, worlds), method)
 
 
@@ -360,7 +364,7 @@ class _PerWorld:
         return hit
 
 
-_PER_WORLD: IdentityMemo[_PerWorld | None] = IdentityMemo(8)
+PER_WORLD_SIZE = 8
 
 
 def _per_world(
@@ -371,10 +375,13 @@ def _per_world(
     n: int,
     seed: int,
     only: tuple[str, ...] | None,
+    memos: Memos,
 ) -> _PerWorld | None:
-    """``_evaluated``, kept per (pack, model, class of draws, outputs asked): the what-ifs that re-weight the
-    case's draws read the same outputs. None: an output the vectorised evaluation cannot compute."""
-    return _PER_WORLD.get(
+    """``_evaluated``, kept per (pack, model, class of draws, outputs asked) by the owner of ``memos``: the
+    what-ifs that re-weight the case's draws read the same outputs. None: an output the vectorised evaluation
+    cannot compute."""
+    per_world: IdentityMemo[_PerWorld | None] = memos.identity("prob.per_world", PER_WORLD_SIZE)
+    return per_world.get(
         (pack, model, worlds), (n, seed, only), lambda: _evaluated(pack, weights, model, worlds, n, seed, only)
     )
 

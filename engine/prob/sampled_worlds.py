@@ -12,14 +12,14 @@ one an uncached verdict prints) and each root's column with its codes (``jl_vec.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from lexlogic.engine.prob import infer, jl_vec
 from lexlogic.engine.prob.model import ProbProgram
+from lexlogic.logic.memos import Memos, own
 
 _SIZE = 16  # world classes kept (a few MB each at 2^14 draws)
 
@@ -55,31 +55,21 @@ class SampledWorlds:
             return self._codes.copy()
 
 
-_CACHE: OrderedDict[tuple[Any, ...], tuple[infer.Compiled, SampledWorlds]] = OrderedDict()
-_LOCK = threading.Lock()
-
-
-def sampled(prog: ProbProgram, c: infer.Compiled, priors: list[np.ndarray], n: int, seed: int) -> SampledWorlds:
-    """The worlds of ``prog`` (compiled ``c``) drawn from ``priors``: ``n`` of them with ``seed``."""
+def sampled(
+    prog: ProbProgram, c: infer.Compiled, priors: list[np.ndarray], n: int, seed: int, memos: Memos | None = None
+) -> SampledWorlds:
+    """The worlds of ``prog`` (compiled ``c``) drawn from ``priors``: ``n`` of them with ``seed``, kept by the
+    owner of ``memos`` (the run, the verdict service; none: drawn for this call)."""
+    cache = own(memos).lru("prob.sampled_worlds", _SIZE)
     # the compiled circuit stands for the structure (one per structure key, ``infer.compiled``): its identity,
     # held with the entry so it is not reused, spares hashing the program again (~0.15 ms)
     key = (id(c), tuple(p.tobytes() for p in priors), n, seed)
-    with _LOCK:
-        hit = _CACHE.get(key)
-        if hit is not None and hit[0] is c:
-            _CACHE.move_to_end(key)
-            return hit[1]
+    hit = cache.get(key)
+    if hit is not None and hit[0] is c:
+        return cast(SampledWorlds, hit[1])
     rng = np.random.default_rng(seed)
     digits, _, _ = infer.sample_digits(prog, priors, n, rng)
     mask, obs = c.evaluate(digits)
     worlds = SampledWorlds(digits, mask, obs, rng.bit_generator.state)
-    with _LOCK:
-        _CACHE[key] = (c, worlds)
-        while len(_CACHE) > _SIZE:
-            _CACHE.popitem(last=False)
+    cache.put(key, (c, worlds))
     return worlds
-
-
-def clear() -> None:
-    with _LOCK:
-        _CACHE.clear()

@@ -29,6 +29,7 @@ from lexlogic.engine.symbolic.values import (
     evaluate_computation,
 )
 from lexlogic.logic.errors import LexlogicError
+from lexlogic.logic.memos import Memos, own
 from lexlogic.logic.pack import RulePack
 
 MAX_COMBINATIONS = 1 << 16  # class combinations evaluated for one computation
@@ -62,10 +63,12 @@ class ValueClasses:
         base: dict[str, ValueInfo],
         roots: dict[str, list[tuple[Any, str]]],
         lines: list[str],
+        memos: Memos | None = None,
     ) -> None:
         if computed_dates(pack):
             raise ValueClassesUnsupported("a parameter's date is a computed value")
         self.pack = pack
+        self.memos = own(memos)  # the owner's memoised computations
         self.base = base
         self.lines = lines
         self.evaluations = 0
@@ -123,9 +126,9 @@ class ValueClasses:
     def _compile(self, name: str, comp: Any) -> list[Klass]:
         results: dict[tuple[Any, ...], ValueInfo] = {}
         keyed: list[tuple[Hashable, str]] = []
-        for over, body in self.combinations(computation_reads(comp), name):
+        for over, body in self.combinations(computation_reads(comp, self.memos), name):
             # a merged copy, not a ChainMap: the evaluation's many lookups cost a ChainMap's walk each
-            res = evaluate_computation(comp, {**self.base, **over})
+            res = evaluate_computation(comp, {**self.base, **over}, self.memos)
             self.evaluations += 1
             results.setdefault(_key(res), res)
             keyed.append((_key(res), body))

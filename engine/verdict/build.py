@@ -112,9 +112,10 @@ def _mean(m: Fixed | Beta | Scale) -> float:
     return float(sum(v * p for v, p in zip(m.values, m.probs)))
 
 
-def model_of(pack: RulePack, case: CaseFile, answers: dict[str, Any]) -> ProbProgram:
-    """The probabilistic program of the case (its variables name what the what-if may move)."""
-    return build_program(pack, case, answers)[0]
+def model_of(pack: RulePack, case: CaseFile, answers: dict[str, Any], memos: Memos | None = None) -> ProbProgram:
+    """The probabilistic program of the case (its variables name what the what-if may move; ``memos``: the
+    owner's, where the case model is kept)."""
+    return build_program(pack, case, answers, memos=memos)[0]
 
 
 def soft_rules(pack: RulePack) -> list[Any]:
@@ -144,6 +145,7 @@ def validate_inputs(
     saved: dict[str, Any] | None = None,
     *,
     packs: PackLibrary,
+    memos: Memos | None = None,
 ) -> dict[str, Any]:
     """Answers against the pack's vocabulary; priors against the case's ambiguities and uncertain yes/no
     variables; weights against the pack's soft-rule magnitudes. Returns the answers as typed values;
@@ -164,7 +166,7 @@ def validate_inputs(
         issues.extend(_date_order_issues(pack, case, saved or {}, clean))
     if (priors or weights) and not issues:
         given = {**(saved or {}), **clean}  # the model the verdict will use: saved answers + these
-        prog = model_of(pack, case, given)
+        prog = model_of(pack, case, given, memos)
         bools = {v.name for v in prog.variables if isinstance(v, BoolVar)}
         amb = set(ambiguous_facts(case)) - set(given)
         for name, p in priors.items():
@@ -282,12 +284,17 @@ def _ambiguity_slider(pack: RulePack, case: CaseFile, fact: str) -> Slider:
 
 
 def slider_list(
-    packs: PackLibrary, case: CaseFile, answers: dict[str, Any], priors: dict[str, float], weights: dict[str, Any]
+    packs: PackLibrary,
+    case: CaseFile,
+    answers: dict[str, Any],
+    priors: dict[str, float],
+    weights: dict[str, Any],
+    memos: Memos | None = None,
 ) -> list[Slider]:
     """The verdict's ``sliders`` without the verdict: what the slider ranking reads (the case model is the
     cached one, ``engine.prob.model_cache``), so a ranking under new hypotheses computes no verdict."""
     pack = load_pack(packs, case.pack).pack
-    prog = build_program(pack, case, answers)[0]
+    prog = build_program(pack, case, answers, memos=memos)[0]
     fact_priors, _ = split_priors(case, prog, priors)
     return _sliders(pack, apply_priors(case, fact_priors), prog, priors, weights)
 
@@ -619,7 +626,7 @@ def _decide(
     (``numbers``, ``proofs``: as ``decide`` and ``analyse`` take them; a result line needs neither)."""
     pack, program = loaded.pack, loaded.program
     # decide() builds the case model itself: build it here too only when priors or sliders need its variables
-    prog = build_program(pack, case, answers)[0] if priors or sliders else None
+    prog = build_program(pack, case, answers, memos=memo.memos)[0] if priors or sliders else None
     fact_priors, var_priors = split_priors(case, prog, priors) if prog is not None else ({}, {})
     cf = apply_priors(case, fact_priors)
     overrides: dict[str, Any] = {**(whatif or {}), **var_priors, **{k: magnitude(m) for k, m in weights.items()}}
@@ -637,6 +644,7 @@ def _decide(
                 analysis=analysis,
                 numbers=numbers,
                 limits=limits,
+                memos=memo.memos,
             )
         else:
             cv = CaseVerdict(analysis=analysis, status="VERDICT")
@@ -1046,6 +1054,11 @@ class VerdictService:
         self._reads: dict[int, tuple[dict[str, Any], LoadedPack, CaseFile]] = {}  # see ``read``
         self._reads_lock = threading.Lock()
         self._fields = serialise.FieldJson()  # shared fields' JSON, kept by their items (see ``serialise``)
+
+    def memos(self, case: CaseFile) -> Memos:
+        """The memoised results the service keeps for this case's pack version (its memo's): what the API's
+        other routes (a what-if's priors checked, the sliders) pass down, so they share the verdicts' models."""
+        return self.memo(load_pack(self.packs, case.pack).digest).memos
 
     def memo(self, digest: str) -> RunMemo:
         """The service's memo for one version of a pack (keyed by its content: an edited pack starts a new one).

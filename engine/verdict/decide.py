@@ -24,6 +24,7 @@ from lexlogic.engine.prob.numbers import finish_verdict, may_ask_about_outputs
 from lexlogic.engine.symbolic.analysis import Analysis, analyse
 from lexlogic.engine.symbolic.values import ValueInfo
 from lexlogic.logic.facts import CaseFile
+from lexlogic.logic.memos import Memos, own
 from lexlogic.logic.pack import RulePack
 
 __all__ = ["INFERENCE_METHODS", "NOT_ASKABLE_COST", "CaseVerdict", "build_program", "decide"]
@@ -49,10 +50,12 @@ def build_program(
     dynamic: list[Any] | None = None,
     values: dict[str, ValueInfo] | None = None,
     whatif: dict[str, Any] | None = None,
+    memos: Memos | None = None,
 ) -> tuple[ProbProgram, dict[str, str]]:
     """The case's discrete model (engine.prob.case_model) and, per variable, the fact a question asks.
-    ``values`` is accepted for compatibility: the model evaluates its own worlds."""
-    m = case_model(pack, case, answers, dynamic, whatif)  # cached: the same model serves the what-ifs
+    ``values`` is accepted for compatibility: the model evaluates its own worlds. ``memos``: the owner's (the
+    same model serves the what-ifs)."""
+    m = case_model(pack, case, answers, dynamic, whatif, memos=memos)
     return m.program, m.asks
 
 
@@ -70,20 +73,23 @@ def decide(
     numbers: bool | Literal["questions"] = True,
     analysis: Analysis | None = None,
     limits: InferenceLimits | None = None,
+    memos: Memos | None = None,
 ) -> CaseVerdict:
     """Symbolic analysis (``analysis`` when the caller already has it for this case and these answers),
     then the probabilistic verdict over what is still uncertain. ``numbers``: True, the outputs' distributions
     (damages, notice) and the questions about them; False, neither; "questions" (portfolio results), the
     outputs only when a question about them can be asked (liability settled and an askable input behind
-    them) — the same questions as True, without the distributions nobody reads."""
+    them) — the same questions as True, without the distributions nobody reads. ``memos``: the owner's memoised
+    results (the run's, the verdict service's; none: this call's own)."""
+    memos = own(memos)
     inference = inference or "auto"
     if inference not in INFERENCE_METHODS:
         raise ValueError(f"--inference {inference!r}: expected one of {', '.join(INFERENCE_METHODS)}")
     if analysis is None:
-        analysis = analyse(pack, program, case, answers, dynamic)
+        analysis = analyse(pack, program, case, answers, dynamic, memos=memos)
     whatif = dict(whatif or {})
     # a prior-only what-if: no rebuild; the case's values gathered once (the analysis's)
-    model = case_model(pack, case, answers, dynamic, whatif, values=analysis.values)
+    model = case_model(pack, case, answers, dynamic, whatif, values=analysis.values, memos=memos)
     prob_program, asks = model.program, model.asks
     rest = {k: v for k, v in whatif.items() if k not in model.consumed}
     unknown_whatif = sorted(
@@ -115,9 +121,13 @@ def decide(
     if numbers is True or (numbers == "questions" and settled and may_ask_about_outputs(pack, model)):
         # a what-if's numbers: the case's own draws re-weighted when only priors moved (its model, cached)
         proposal = (
-            case_model(pack, case, answers, None, None, values=analysis.values) if whatif and not dynamic else None
+            case_model(pack, case, answers, None, None, values=analysis.values, memos=memos)
+            if whatif and not dynamic
+            else None
         )
-        verdict = finish_verdict(pack, model, verdict, rest, seed=seed, summaries=numbers is True, proposal=proposal)
+        verdict = finish_verdict(
+            pack, model, verdict, rest, seed=seed, summaries=numbers is True, proposal=proposal, memos=memos
+        )
     else:  # no numbers (or none a question could come from): the model's folded factors only
         verdict = verdict.model_copy(update={"soft_factors": {**model.folded, **verdict.soft_factors}})
         if numbers == "questions":

@@ -63,11 +63,7 @@ PENDING: dict[str, str] = {  # result caches still module-level: the owner each 
     "engine/prob/infer.py:_CACHE": "the run / the verdict service",
     "engine/prob/jl_vec.py:_USED": "the run / the verdict service",
     "engine/prob/jl_vec.py:_MEMO": "the run / the verdict service",
-    "engine/prob/model_cache.py:_CACHE": "the run / the verdict service",
-    "engine/prob/model_cache.py:_KEYS": "the run / the verdict service",
     "engine/prob/numbers.py:_DRAWS": "the run / the verdict service",
-    "engine/prob/numbers.py:_PER_WORLD": "the run / the verdict service",
-    "engine/prob/sampled_worlds.py:_CACHE": "the run / the verdict service",
 }
 
 

@@ -12,6 +12,7 @@ import pytest
 from lexlogic.engine.prob import model_cache
 from lexlogic.engine.prob.case_model import build_case_model
 from lexlogic.logic.facts import parse_case
+from lexlogic.logic.memos import Memos
 from lexlogic.logic.pack import FactType
 from tests.support.packs import pack_by_name
 
@@ -37,13 +38,12 @@ def test_a_prior_what_if_served_from_the_built_model_equals_the_model_built_with
     whatifs += [{v.name: p} for v in base.program.variables if v.name not in pack.facts]  # the model's own coins
     whatifs.append({facts[0]: p, "confiance_vs_liberte.I1": "s"})  # a soft-rule magnitude beside it
     for w in whatifs:
-        model_cache.clear()
-        _same(model_cache.case_model(pack, case, {}, None, w), build_case_model(pack, case, {}, None, w))
+        _same(model_cache.case_model(pack, case, {}, None, w, memos=Memos()), build_case_model(pack, case, {}, None, w))
 
 
 def test_prior_what_ifs_build_no_new_model(monkeypatch: pytest.MonkeyPatch) -> None:
     pack, case = _case()
-    model_cache.clear()
+    memos = Memos()  # one owner (a run, the verdict service) asking again
     built: list[dict[str, Any]] = []
     real = model_cache.build_case_model
 
@@ -52,12 +52,13 @@ def test_prior_what_ifs_build_no_new_model(monkeypatch: pytest.MonkeyPatch) -> N
         return real(*args, **kwargs)
 
     monkeypatch.setattr(model_cache, "build_case_model", counting)
-    model_cache.case_model(pack, case, {}, None, {})
-    coin = next(v.name for v in model_cache.case_model(pack, case).program.variables if v.name not in pack.facts)
+    model_cache.case_model(pack, case, {}, None, {}, memos=memos)
+    model = model_cache.case_model(pack, case, memos=memos)
+    coin = next(v.name for v in model.program.variables if v.name not in pack.facts)
     for x in (0.2, 0.4, 0.6):
-        model_cache.case_model(pack, case, {}, None, {coin: x})  # a model variable: the inference's alone
+        model_cache.case_model(pack, case, {}, None, {coin: x}, memos=memos)  # a model variable: the inference's
     assert len(built) == 1
     fact = next(n for n, s in pack.facts.items() if s.type is FactType.BOOL and n not in case.facts)
     for x in (0.2, 0.4, 0.6):
-        model_cache.case_model(pack, case, {}, None, {fact: x})
+        model_cache.case_model(pack, case, {}, None, {fact: x}, memos=memos)
     assert len(built) <= 2  # one model at the placeholder prior serves every value

@@ -8,20 +8,18 @@ from __future__ import annotations
 import copy
 import json
 
-from lexlogic.engine.prob import jl_vec, model_cache, numbers, sampled_worlds
-from lexlogic.engine.symbolic import values
+from lexlogic.engine.prob import jl_vec, numbers
+from lexlogic.logic.memos import Memos
 from tests.distributed.make_cases import EXAMPLE, variation
 from tests.support.deciding import decide_case
 
 
-def _forget() -> None:
-    """Every cross-verdict cache of issue 33 emptied (a fresh process's state for them)."""
-    sampled_worlds.clear()
-    model_cache.clear()
+def _forget() -> Memos:
+    """Every cross-verdict cache of issue 33 emptied (a fresh process's state for them): the module-level ones
+    still there, and a new owner's memos (the run's: computations, parameters, models, sampled worlds)."""
     numbers._DRAWS.clear()
     jl_vec._MEMO.clear()
-    values._COMPUTED.clear()
-    values._PARAMETERS.clear()
+    return Memos()
 
 
 def _cases() -> dict[str, dict]:
@@ -42,8 +40,8 @@ def _cases() -> dict[str, dict]:
     return out
 
 
-def _verdict(raw: dict, seed: int, whatif: dict | None = None) -> str:
-    return decide_case(raw, None, whatif, seed=seed).model_dump_json()
+def _verdict(raw: dict, seed: int, whatif: dict | None, memos: Memos) -> str:
+    return decide_case(raw, None, whatif, seed=seed, memos=memos).model_dump_json()
 
 
 WHATIFS = [None, {"regular_orders": 0.3}, {"regular_orders": 0.8}]  # one structure, other priors
@@ -54,12 +52,11 @@ def test_a_verdict_after_other_verdicts_equals_a_verdict_from_empty_caches() -> 
     runs = [(name, seed, None) for name in cases for seed in (0, 3)] + [("portfolio-2", 0, k) for k in (1, 2)]
     cold = {}
     for name, seed, k in runs:
-        _forget()
-        cold[name, seed, k] = _verdict(cases[name], seed, WHATIFS[k or 0])
-    _forget()
+        cold[name, seed, k] = _verdict(cases[name], seed, WHATIFS[k or 0], _forget())
+    memos = _forget()  # one owner for every verdict below (a run, a batch chunk, the verdict service)
     for _ in range(2):  # the second pass finds every entry the first pass and the other cases left
         for name, seed, k in runs:
-            warm = _verdict(cases[name], seed, WHATIFS[k or 0])
+            warm = _verdict(cases[name], seed, WHATIFS[k or 0], memos)
             assert warm == cold[name, seed, k], (name, seed, k)
     # the verdicts carry numbers (the caches had something to say)
     assert any(json.loads(v)["probability"]["outputs"] for v in cold.values())
