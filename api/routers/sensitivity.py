@@ -46,7 +46,9 @@ def sensitivity(case: Case, svc: Svc, body: Hypotheses = Body(default_factory=Hy
     def compute() -> bytes:  # the sliders from the cached case model: no verdict computed (issue 33)
         sliders = slider_list(svc.packs, case_file, answers, body.priors, dict(body.weights), memos)
         weights = dict(body.weights)
-        ranked = rank_sliders(svc.packs, case_file, answers, body.priors, weights, sliders, limits=svc.verdicts.limits)
+        ranked = rank_sliders(
+            svc.packs, case_file, answers, body.priors, weights, sliders, limits=svc.verdicts.limits, memos=memos
+        )
         return ranked.model_dump_json().encode()
 
     out, hit = svc.verdicts.verdicts.get_or_compute(canonical_hash(key), compute)

@@ -70,7 +70,7 @@ questions[{variable, question, eig, cost, utility, options, p_values}], best_que
 
 from lexlogic.engine.prob.analyse import analyse, answer_digits, apply_whatif
 from lexlogic.engine.prob.enumerate import NonUniqueWorldError
-from lexlogic.engine.prob.infer import InconsistentEvidence, clear_cache, compiled
+from lexlogic.engine.prob.infer import InconsistentEvidence, compiled
 from lexlogic.engine.prob.model import (
     BoolVar,
     CategoricalVar,
@@ -90,7 +90,6 @@ __all__ = [
     "apply_whatif",
     "NonUniqueWorldError",
     "InconsistentEvidence",
-    "clear_cache",
     "compiled",
     "BoolVar",
     "CategoricalVar",

@@ -22,6 +22,7 @@ from lexlogic.engine.prob.model import (
 )
 from lexlogic.engine.prob.soft import factor
 from lexlogic.logic.facts import read_answer
+from lexlogic.logic.memos import Memos
 from lexlogic.logic.weights import Beta, parse_magnitude
 
 _SIDES = {"claimant": "principle_claimant", "defence": "principle_defence", "defense": "principle_defence"}
@@ -167,18 +168,19 @@ def analyse(
     method: Literal["auto", "exact", "enumerate", "sampling", "monte_carlo", "pyro"] = "auto",
     target_se: float | None = None,
     limits: inference_plan.InferenceLimits | None = None,
+    memos: Memos | None = None,
 ) -> ProbVerdict:
     """The verdict on ``program.target`` given answers (evidence) and what-ifs (overrides). The route
     (contraction, enumeration, sampling) is chosen from a cost estimate (``engine.prob.inference_plan``)
     and ``limits`` (the caller's ``Settings.inference_*``; none: the defaults); ``samples`` is the number of
     draws when sampling is asked, their cap when ``auto`` samples (the count is then chosen for a standard
     error of ``target_se``). ``max_exact_worlds``, ``samples`` and ``target_se``, when given, override the
-    limits' values."""
+    limits' values. ``memos``: the owner's, where the compiled circuit is kept (none: compiled for this call)."""
     answers = dict(answers or {})
     whatif = dict(whatif or {})
     prog = apply_whatif(program, whatif)
     fixed = answer_digits(prog, answers)
-    c = infer.compiled(prog)
+    c = infer.compiled(prog, memos)
     priors = []
     for k, vec in enumerate(infer.prior_vectors(prog.variables)):
         if k in fixed:

@@ -429,7 +429,7 @@ def build_case_model(
         exclusive=classes.groups if classes is not None else [],
     )
     if unmodelled:  # a coin no outcome can feel (its rules are dead given the case) is not worth a warning
-        live = cone_variables(program)
+        live = cone_variables(program, memos)
         if live is not None:
             names = {v.name for v in variables}
             unmodelled = {k: v for k, v in unmodelled.items() if k not in names or k in live}

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import math
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -30,6 +30,7 @@ from lexlogic.engine.prob.enumerate import ProgramWorlds
 from lexlogic.engine.prob.ground import Unsupported, VectorEvaluator, circuit_of
 from lexlogic.engine.prob.model import BoolVar, ProbProgram, Variable
 from lexlogic.logic.errors import LexlogicError
+from lexlogic.logic.memos import Memos
 
 
 def shape_of(prog: ProbProgram) -> tuple[int, ...]:
@@ -169,29 +170,23 @@ class Compiled:
             return self.clingo.evaluate(digits)
 
 
-_CACHE: OrderedDict[str, Compiled] = OrderedDict()
-_CACHE_SIZE = 8
-_LOCK = threading.RLock()
+COMPILED_SIZE = 8
+_LOCK = threading.RLock()  # a compiled circuit's tables built once, its clingo Control's solves serialised
 
 
-def compiled(prog: ProbProgram) -> Compiled:
-    """The cached symbolic side of ``prog`` (compiled once per structure; thread-safe)."""
+def compiled(prog: ProbProgram, memos: Memos | None = None) -> Compiled:
+    """The symbolic side of ``prog``, compiled once per structure by the owner of ``memos`` (the run, the batch
+    chunk, the verdict service; thread-safe: one compile per structure at a time). None: compiled for this call."""
+    if memos is None:
+        return Compiled(prog)
+    table = memos.lru("prob.compiled", COMPILED_SIZE)
     key = prog.structure_key()
-    with _LOCK:
-        c = _CACHE.get(key)
+    with table.lock:  # held while compiling: concurrent requests for one structure compile it once
+        c = table.get(key)
         if c is None:
             c = Compiled(prog)
-            _CACHE[key] = c
-            while len(_CACHE) > _CACHE_SIZE:
-                _CACHE.popitem(last=False)
-        else:
-            _CACHE.move_to_end(key)
-        return c
-
-
-def clear_cache() -> None:
-    with _LOCK:
-        _CACHE.clear()
+            table.put(key, c)
+        return cast(Compiled, c)
 
 
 # -- priors ---------------------------------------------------------------------------------------
@@ -487,11 +482,11 @@ def _plan(c: Compiled, priors: list[np.ndarray]) -> tuple[dict[int, int], contra
     return const, pl
 
 
-def cone_variables(prog: ProbProgram) -> set[str] | None:
+def cone_variables(prog: ProbProgram, memos: Memos | None = None) -> set[str] | None:
     """The variables the verdict can depend on: the contraction's cone of influence of the target, the
     queries and the soft conditions, the certain facts and 0/1 priors propagated (a variable outside it
     changes no probability). None when the circuit cannot be contracted (no claim either way)."""
-    c = compiled(prog)
+    c = compiled(prog, memos)
     try:
         _, pl = _plan(c, prior_vectors(prog.variables))
     except contract.NotContractible:

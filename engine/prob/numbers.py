@@ -257,7 +257,8 @@ def finish_verdict(
 
 
 def _worlds(prog: ProbProgram, n: int, seed: int, memos: Memos) -> sampled_worlds.SampledWorlds:
-    return sampled_worlds.sampled(prog, infer.compiled(prog), infer.prior_vectors(prog.variables), n, seed, memos)
+    c = infer.compiled(prog, memos)
+    return sampled_worlds.sampled(prog, c, infer.prior_vectors(prog.variables), n, seed, memos)
 
 
 def _weights(prog: ProbProgram, worlds: sampled_worlds.SampledWorlds) -> np.ndarray:

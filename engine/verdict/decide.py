@@ -112,6 +112,7 @@ def decide(
         samples=samples,
         seed=seed,
         limits=limits,
+        memos=memos,
     )
     questions = _target_questions(pack, verdict, asks)
     status = verdict.status

@@ -35,6 +35,7 @@ from lexlogic.engine.verdict.build import load_pack, magnitude, model_of, split_
 from lexlogic.engine.verdict.model import Slider
 from lexlogic.logic.canonical import canonical_hash
 from lexlogic.logic.facts import CaseFile
+from lexlogic.logic.memos import Memos, own
 
 
 class SliderEffect(BaseModel):
@@ -59,9 +60,15 @@ class _Points:
     """P(target) at one point of the hypotheses; models cached by what changes their structure."""
 
     def __init__(
-        self, packs: PackLibrary, case: CaseFile, answers: dict[str, Any], limits: InferenceLimits | None = None
+        self,
+        packs: PackLibrary,
+        case: CaseFile,
+        answers: dict[str, Any],
+        limits: InferenceLimits | None = None,
+        memos: Memos | None = None,
     ) -> None:
         self.case, self.answers = case, answers
+        self.memos = own(memos)  # the owner's (the verdict service's): models, computations, circuits
         self.limits = limits  # the route's thresholds (the deployment's Settings.inference_*): none, the defaults
         self.pack = load_pack(packs, case.pack).pack
         self.models: dict[str, CaseModel] = {}
@@ -71,7 +78,7 @@ class _Points:
         key = canonical_hash({"f": fact_priors, "o": self._shape(overrides)})
         if key not in self.models:
             cf = apply_priors(self.case, fact_priors)
-            self.models[key] = build_case_model(self.pack, cf, self.answers, None, overrides)
+            self.models[key] = build_case_model(self.pack, cf, self.answers, None, overrides, memos=self.memos)
         return self.models[key]
 
     def _shape(self, overrides: dict[str, Any]) -> dict[str, Any]:
@@ -106,13 +113,13 @@ class _Points:
     ) -> float:
         """P(target) at one point (the former path: a model per case-file shape, a full inference)."""
         m, rest = self.point(fact_priors, var_priors, weights, vary)
-        return float(prob_analyse(m.program, whatif=rest, limits=self.limits).p_target)
+        return float(prob_analyse(m.program, whatif=rest, limits=self.limits, memos=self.memos).p_target)
 
 
-def _exact_stats(prog: ProbProgram, limits: InferenceLimits | None) -> infer.Stats | None:
+def _exact_stats(prog: ProbProgram, limits: InferenceLimits | None, memos: Memos) -> infer.Stats | None:
     """The sufficient statistics of the exact inference ``analyse`` runs on ``prog`` under ``limits`` (the route
     its cost estimate chooses: contraction, else enumeration); None when ``analyse`` would sample instead."""
-    c = infer.compiled(prog)
+    c = infer.compiled(prog, memos)
     priors = infer.prior_vectors(prog.variables)
     observed = prog.observed_atoms()
     soft = [(observed.index(r.condition_atom), factor(r)) for r in prog.soft_rules]
@@ -135,13 +142,15 @@ class _OnePass:
         self.m, self.rest = pts.point(fact_priors, var_priors, weights)
         self.prog = apply_whatif(self.m.program, self.rest)
         self.index = {v.name: k for k, v in enumerate(self.prog.variables)}
-        self.stats = _exact_stats(self.prog, pts.limits)
+        self.stats = _exact_stats(self.prog, pts.limits, pts.memos)
         self.base = self._p(self.prog)
 
     def _p(self, prog: ProbProgram) -> float:
-        st = self.stats if prog is self.prog else _exact_stats(prog, self.pts.limits)
+        st = self.stats if prog is self.prog else _exact_stats(prog, self.pts.limits, self.pts.memos)
         if st is None:
-            return float(prob_analyse(prog, limits=self.pts.limits).p_target)  # sampled: the former path's inference
+            return float(
+                prob_analyse(prog, limits=self.pts.limits, memos=self.pts.memos).p_target
+            )  # sampled: the former path's inference
         return float(min(max(st.p_observed[0], 0.0), 1.0))
 
     def ends(self, s: Slider) -> list[float] | None:
@@ -237,14 +246,17 @@ def rank_sliders(
     *,
     one_pass: bool = True,
     limits: InferenceLimits | None = None,
+    memos: Memos | None = None,
 ) -> Sensitivity:
     """Each slider at its minimum and maximum (the rest as given), ranked by the spread of P(target).
     ``one_pass=False``: every point by the former path (a model per shape, an inference per point). ``limits``:
-    the inference thresholds of the deployment (as the verdict's), None: the defaults."""
+    the inference thresholds of the deployment (as the verdict's), None: the defaults. ``memos``: the owner's (the
+    verdict service's; none: this ranking's own)."""
     t0 = time.perf_counter()
-    pts = _Points(packs, case, answers, limits)
+    pts = _Points(packs, case, answers, limits, memos)
     # the variables' names tell a variable's prior from an ambiguity weight: a model only when there are priors
-    fact_priors, var_priors = split_priors(case, model_of(pts.pack, case, answers), priors) if priors else ({}, {})
+    model = model_of(pts.pack, case, answers, pts.memos) if priors else None
+    fact_priors, var_priors = split_priors(case, model, priors) if model is not None else ({}, {})
     one = _OnePass(pts, fact_priors, var_priors, weights) if one_pass else None
     base = one.base if one is not None else pts.p(fact_priors, var_priors, weights)
     out = []

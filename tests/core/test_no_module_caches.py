@@ -60,7 +60,6 @@ PENDING: dict[str, str] = {  # result caches still module-level: the owner each 
     "engine/jobs/tasks.py:_libraries": "the worker process's job context",
     "engine/packs/library.py:_by_digest": "the pack library",
     "engine/prob/case_model.py:_WEIGHTS": "the pack library",
-    "engine/prob/infer.py:_CACHE": "the run / the verdict service",
     "engine/prob/jl_vec.py:_USED": "the run / the verdict service",
     "engine/prob/jl_vec.py:_MEMO": "the run / the verdict service",
     "engine/prob/numbers.py:_DRAWS": "the run / the verdict service",

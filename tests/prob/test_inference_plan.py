@@ -14,7 +14,7 @@ import json
 import numpy as np
 import pytest
 
-from lexlogic.engine.prob import analyse, clear_cache, contract, infer
+from lexlogic.engine.prob import analyse, contract, infer
 from tests.prob.gen import Spec, problog_marginals
 
 
@@ -68,7 +68,6 @@ def test_wide_model_is_sampled_from_the_estimate_without_trying_the_exact_path(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     spec = wide_spec(30)
-    clear_cache()
 
     def refused(*_a: object, **_k: object) -> None:
         raise AssertionError("the exact path was attempted")
@@ -145,7 +144,6 @@ def test_a_changed_setting_changes_the_route(monkeypatch: pytest.MonkeyPatch) ->
     from lexlogic.settings import Settings
 
     spec = small_spec()
-    clear_cache()
     default = analyse(spec.asp())
     assert default.plan is not None and default.plan.route == "contraction"
     assert InferenceLimits.of() == InferenceLimits.of(Settings.defaults())

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from lexlogic.engine.prob import analyse, clear_cache, contract, infer
+from lexlogic.engine.prob import analyse, contract, infer
 from lexlogic.engine.prob.case_model import build_case_model
 from lexlogic.engine.verdict.decide import decide
 from lexlogic.logic.facts import parse_case
@@ -29,7 +29,6 @@ def _model(raw: dict[str, Any]) -> Any:
 @pytest.mark.parametrize(("n", "seed"), [(20, 0), (20, 1), (30, 0), (30, 1)])
 def test_real_case_equals_problog(n: int, seed: int) -> None:
     model = _model(make_case(n, seed))
-    clear_cache()
     v = analyse(model.program, method="exact")
     assert (v.method, v.evaluator) == ("exact", "contraction")
     ref = problog_marginals(to_problog(model.program))[model.program.target]
@@ -44,7 +43,6 @@ def test_sixty_roots_are_exact_and_the_model_never_enumerates_worlds(seed: int) 
     # where completions of the cones are 2^k each (20 s and > 3 GB at 44 roots before)
     assert model.completions < 2000
     assert model.program.exclusive  # the values' classes, contracted as categorical nodes
-    clear_cache()
     v = analyse(model.program, method="exact")
     assert (v.method, v.evaluator) == ("exact", "contraction")
     assert 0.0 <= v.p_target <= 1.0
@@ -61,7 +59,6 @@ def test_sixty_roots_stay_narrow(seed: int) -> None:
     model = _model(make_case(60, seed))
     prog = model.program
     assert len(prog.variables) <= 78
-    clear_cache()
     c = infer.compiled(prog)
     _, pl = infer._plan(c, infer.prior_vectors(prog.variables))
     observed = prog.observed_atoms()
@@ -93,7 +90,6 @@ def test_classes_and_atoms_give_the_same_probabilities() -> None:
     model = _model(make_case(20, 0))
     grouped = analyse(model.program, method="exact")
     plain = model.program.model_copy(update={"exclusive": []})
-    clear_cache()
     v = analyse(plain, method="exact")
     assert v.p_target == pytest.approx(grouped.p_target, abs=1e-12)
     for name, dist in grouped.p_variables.items():

@@ -17,6 +17,7 @@ from lexlogic.engine.prob import (
 )
 from lexlogic.engine.prob.acquisition import entropy
 from lexlogic.engine.prob.soft import factor
+from lexlogic.logic.memos import Memos
 from tests.prob.gen import Spec, specs
 from tests.prob.toy_pack import toy
 
@@ -179,11 +180,12 @@ def test_whatif_prior_and_weight_change_the_verdict() -> None:
 
 def test_answers_and_whatifs_reuse_the_world_table() -> None:
     prog = toy()
-    c = compiled(prog)
+    memos = Memos()  # one owner (a run, the verdict service)
+    c = compiled(prog, memos)
     builds = c.table_builds
     for ans in ({}, KNOWN, {**KNOWN, "notice_written": "non"}):
-        analyse(prog, answers=ans, whatif={"fault_proven": 0.5, "dependance.W2": "l"})
-    assert compiled(prog) is c and c.table_builds <= max(builds, 1)
+        analyse(prog, answers=ans, whatif={"fault_proven": 0.5, "dependance.W2": "l"}, memos=memos)
+    assert compiled(prog, memos) is c and c.table_builds <= max(builds, 1)
 
 
 def test_clear_errors() -> None:
@@ -203,13 +205,14 @@ def test_unstratified_program_uses_clingo_and_rejects_two_answer_sets() -> None:
     ok = ProbProgram(
         program="a :- not b, f. b :- not a, f. :- b.", variables=[BoolVar(name="f", atom="f", prior=0.3)], target="a"
     )
-    v = analyse(ok)
+    memos = Memos()  # one owner: the compiled program is its
+    v = analyse(ok, memos=memos)
     assert v.evaluator == "clingo" and v.p_target == pytest.approx(0.3, abs=1e-12)
-    c = compiled(ok)
+    c = compiled(ok, memos)
     assert c.clingo is not None and c.clingo.solve_calls == 1  # one enumeration call
-    analyse(ok, answers={"f": "oui"})
+    analyse(ok, answers={"f": "oui"}, memos=memos)
     assert c.clingo.solve_calls == 1  # cached worlds: clingo not called again
-    s = analyse(ok, method="monte_carlo", samples=5000)
+    s = analyse(ok, method="monte_carlo", samples=5000, memos=memos)
     assert c.clingo.solve_calls == 1 and s.p_target == pytest.approx(0.3, abs=5 * s.error + 1e-9)
     bad = ProbProgram(
         program="a :- not b, f. b :- not a, f.", variables=[BoolVar(name="f", atom="f", prior=0.3)], target="a"
