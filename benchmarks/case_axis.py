@@ -79,8 +79,7 @@ def load() -> str:
 
 def empty_caches() -> None:
     """The numbers' caches emptied: a replay draws and evaluates as the first verdict of a class did."""
-    numbers._DRAWS.clear()  # the sampled worlds are the run's (logic/memos.py): a fresh run's are empty
-    jl_vec._MEMO.clear()
+    # the numbers' caches are the run's (logic/memos.py): a call without one keeps nothing
 
 
 # --- 1. the chunks, by part --------------------------------------------------------------------------------
@@ -121,7 +120,7 @@ def numbers_fixed(fv_calls: list[Any], fv: Callable[..., Any]) -> None:
         rows.clear()
         t = time.process_time()
         for a, k in fv_calls:
-            fv(*a, **{**k, "samples": n})
+            fv(*a, **{**k, "samples": n, "memos": None})  # the run's memos dropped: nothing kept
         per[n].append((time.process_time() - t) * 1000 / len(fv_calls))
         row_ms[n].append(rows["rows"] * 1000 / len(fv_calls))
     lo, hi = (float(np.median(per[1 << 10])), float(np.median(per[1 << 14])))

@@ -12,8 +12,6 @@ available to laws in ``weights.yaml`` only (the policy's allow-list does not hav
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +19,7 @@ import numpy as np
 
 from lexlogic.logic import jsonlogic_policy
 from lexlogic.logic.errors import LexlogicError
+from lexlogic.logic.memos import Memos, own
 
 Value = Any  # scalar | None | np.ndarray
 
@@ -482,12 +481,12 @@ def _if(args: list[Any], data: dict[str, Any], n: int, codes: Codes | None = Non
     return np.where(np.isnan(cond), np.nan, np.where(cond != 0, then, rest))
 
 
-_MEMO: OrderedDict[tuple[Any, ...], tuple[Any, tuple[np.ndarray, ...], Value, Any]] = OrderedDict()
-_MEMO_SIZE = 128
-_MEMO_LOCK = threading.Lock()
+MEMO_SIZE = 128
 
 
-def computation(logic: Any, kind: str, data: dict[str, Any], n: int, codes: Codes | None = None) -> Value:
+def computation(
+    logic: Any, kind: str, data: dict[str, Any], n: int, codes: Codes | None = None, memos: Memos | None = None
+) -> Value:
     """A pack computation on ``n`` worlds, coerced as the scalar path does (``engine.values._compute``):
     yes/no values to 0/1, months, amounts and percents rounded to 4 decimals.
 
@@ -495,13 +494,12 @@ def computation(logic: Any, kind: str, data: dict[str, Any], n: int, codes: Code
     that is the same in every world, the identity of any other column (a class of worlds' root columns are
     kept objects, ``sampled_worlds``, and a remembered result is returned as the same object) — so a rule of a
     case decided again, or of a new case that differs only in what the rule does not read, is not evaluated
-    again. A rule that reads its data by computed names is never remembered."""
+    again. A rule that reads its data by computed names is never remembered. Remembered by the owner of
+    ``memos`` (the run, the batch chunk, the verdict service; none: evaluated)."""
+    memo = own(memos).lru("prob.vector_computations", MEMO_SIZE)
     key, held = _memo_key(logic, kind, data, n, codes)
     if key is not None:
-        with _MEMO_LOCK:
-            hit = _MEMO.get(key)
-            if hit is not None:
-                _MEMO.move_to_end(key)
+        hit = memo.get(key)
         if hit is not None and hit[0] is logic and all(x is y for x, y in zip(hit[1], held)):
             if codes is not None and hit[3] is not None:
                 codes.put(hit[3])
@@ -512,10 +510,7 @@ def computation(logic: Any, kind: str, data: dict[str, Any], n: int, codes: Code
         if _is_arr(out):
             out.flags.writeable = False  # shared from now on
             entry = codes.entry(out) if codes is not None else None
-        with _MEMO_LOCK:
-            _MEMO[key] = (logic, held, out, entry)
-            while len(_MEMO) > _MEMO_SIZE:
-                _MEMO.popitem(last=False)
+        memo.put(key, (logic, held, out, entry))
     return out
 
 

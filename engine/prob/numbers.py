@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 import threading
-from collections import OrderedDict
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -37,7 +36,13 @@ N_SAMPLES = 1 << 14
 MIN_EIG = 0.005  # bits; the plug-in bias is about (bins−1)(cells−1)/(2N ln 2) ≈ 4e-4 at N = 2^14
 
 
-def draw_law(law: NumberLaw, n: int, rng: np.random.Generator, data: dict[str, Any] | None = None) -> np.ndarray:
+def draw_law(
+    law: NumberLaw,
+    n: int,
+    rng: np.random.Generator,
+    data: dict[str, Any] | None = None,
+    memos: Memos | None = None,
+) -> np.ndarray:
     """``n`` draws of a law (per-world covariates and effects read from ``data``).
 
     Plain seeded numpy draws: a case's numbers are the same on every run (a resumed run ends identical to an
@@ -55,7 +60,7 @@ def draw_law(law: NumberLaw, n: int, rng: np.random.Generator, data: dict[str, A
         x = np.asarray(law.values, dtype=np.float64)[rng.choice(probs.size, size=n, p=probs / probs.sum())]
     else:
         # parameter uncertainty (the calibration's posterior over a, b, ln σ), then the residual
-        a, b, sigma, eps = _regression_draws(law, n, rng)
+        a, b, sigma, eps = _regression_draws(law, n, rng, memos)
         loc = a + b * _ln_covariate(law, n, data or {})
         for fact, effect in law.effects.items():
             loc = loc + effect * _as_float(data.get(fact) if data else None, n)
@@ -68,19 +73,20 @@ def draw_law(law: NumberLaw, n: int, rng: np.random.Generator, data: dict[str, A
     return np.asarray(x, dtype=np.float64)
 
 
-_DRAWS: OrderedDict[tuple[Any, ...], tuple[tuple[np.ndarray, ...], Any]] = OrderedDict()
-_DRAWS_LOCK = threading.Lock()
+DRAWS_SIZE = 16
 
 
-def _regression_draws(law: NumberLaw, n: int, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+def _regression_draws(
+    law: NumberLaw, n: int, rng: np.random.Generator, memos: Memos | None = None
+) -> tuple[np.ndarray, ...]:
     """(a, b, σ, ε) per draw of a regression law: its parameters from the calibration's posterior, then the
     residual. They depend on the generator's state and the law only — every verdict of a class of worlds starts
     its laws from the same state (``sampled_worlds``) — so they are drawn once per state and law and kept
-    (read-only), the generator left where the draws leave it."""
+    (read-only), the generator left where the draws leave it — by the owner of ``memos`` (none: drawn)."""
+    table = own(memos).lru("prob.regression_draws", DRAWS_SIZE)
     st = rng.bit_generator.state
     key = (repr(st), tuple(law.mean or ()), tuple(map(tuple, law.cov or ())), n)
-    with _DRAWS_LOCK:
-        hit: tuple[tuple[np.ndarray, ...], Any] | None = _DRAWS.get(key)
+    hit: tuple[tuple[np.ndarray, ...], Any] | None = table.get(key)
     if hit is None:
         mean, cov = np.asarray(law.mean, dtype=np.float64), np.asarray(law.cov, dtype=np.float64)
         z = mean + np.einsum("ij,kj->ik", rng.standard_normal((n, mean.size)), np.linalg.cholesky(cov))  # no BLAS
@@ -88,10 +94,7 @@ def _regression_draws(law: NumberLaw, n: int, rng: np.random.Generator) -> tuple
         for x in draws:
             x.flags.writeable = False
         hit = (draws, rng.bit_generator.state)
-        with _DRAWS_LOCK:
-            _DRAWS[key] = hit
-            while len(_DRAWS) > 16:
-                _DRAWS.popitem(last=False)
+        table.put(key, hit)
     rng.bit_generator.state = hit[1]
     return hit[0]
 
@@ -383,7 +386,7 @@ def _per_world(
     cannot compute."""
     per_world: IdentityMemo[_PerWorld | None] = memos.identity("prob.per_world", PER_WORLD_SIZE)
     return per_world.get(
-        (pack, model, worlds), (n, seed, only), lambda: _evaluated(pack, weights, model, worlds, n, seed, only)
+        (pack, model, worlds), (n, seed, only), lambda: _evaluated(pack, weights, model, worlds, n, seed, only, memos)
     )
 
 
@@ -395,6 +398,7 @@ def _evaluated(
     n: int,
     seed: int,
     only: tuple[str, ...] | None,
+    memos: Memos | None = None,
 ) -> _PerWorld | None:
     """The roots' values per world, the laws' draws (continuing the worlds' generator), the outputs."""
     prog = model.program
@@ -429,14 +433,14 @@ def _evaluated(
             cells[model.asks[var.name]] = digits[k].astype(np.int64)
     for name, law in weights.numbers.items():  # numeric facts nobody gave, not in the discrete part
         if name in pack.facts and name not in data and not model.values[name].known:
-            x = draw_law(law, n, rng)
+            x = draw_law(law, n, rng, memos=memos)
             data[name] = x
             if pack.facts[name].question:
                 edges = np.quantile(x, [0.25, 0.5, 0.75])
                 cells[name] = np.searchsorted(edges, x)
     try:
         outs = _outputs_by_choice(
-            pack, weights, data, choices, n, rng, worlds.codes(), list(only) if only is not None else None
+            pack, weights, data, choices, n, rng, worlds.codes(), list(only) if only is not None else None, memos
         )
     except jl_vec.Unvectorisable:
         return None
@@ -511,6 +515,7 @@ def _outputs(
     rng: Any,
     roots: jl_vec.Codes | None = None,
     only: list[str] | None = None,
+    memos: Memos | None = None,
 ) -> dict[str, np.ndarray]:
     """The pack's outputs per world from the roots' values (``data``): its computations, then its laws.
     ``roots``: the codes of the sampled roots' columns. ``only``: these outputs, and of the computations only
@@ -528,12 +533,12 @@ def _outputs(
             continue
         if any(isinstance(data.get(v), np.ndarray) for v in jl_vec.variables(comp.logic)):
             try:
-                data[comp.output] = jl_vec.computation(comp.logic, comp.type.value, data, n, codes)
+                data[comp.output] = jl_vec.computation(comp.logic, comp.type.value, data, n, codes, memos)
             except jl_vec.Unvectorisable:  # e.g. a date chosen per world: unknown for the numbers
                 data.pop(comp.output, None)
     for name, law in weights.numbers.items():  # the pack's latent numbers (not facts)
         if name not in pack.facts:
-            data[name] = draw_law(law, n, rng, data)
+            data[name] = draw_law(law, n, rng, data, memos)
     return {
         name: jl_vec._f(jl_vec.evaluate(out.logic, data, n, codes), n)
         for name, out in weights.outputs.items()
@@ -550,12 +555,13 @@ def _outputs_by_choice(
     rng: Any,
     roots: jl_vec.Codes | None = None,
     only: list[str] | None = None,
+    memos: Memos | None = None,
 ) -> dict[str, np.ndarray]:
     """The outputs in every world, when some roots take a value that is not a number (an enum, a narrative's
     reading): evaluated once per combination of those values, each world keeping its own combination. The
     laws are drawn once (one generator state per combination), so the worlds share their draws."""
     if not choices:
-        return _outputs(pack, weights, data, n, rng, roots, only)
+        return _outputs(pack, weights, data, n, rng, roots, only, memos)
     names = sorted(choices)
     per_world = list(zip(*(choices[f] for f in names)))
     out: dict[str, np.ndarray] = {}
@@ -563,7 +569,7 @@ def _outputs_by_choice(
     for combo in dict.fromkeys(per_world):
         rng.bit_generator.state = state
         sel = np.array([w == combo for w in per_world])
-        values = _outputs(pack, weights, {**data, **dict(zip(names, combo))}, n, rng, roots, only)
+        values = _outputs(pack, weights, {**data, **dict(zip(names, combo))}, n, rng, roots, only, memos)
         for name, x in values.items():
             out.setdefault(name, np.full(n, np.nan))[sel] = x[sel]
     return out

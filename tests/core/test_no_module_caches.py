@@ -32,6 +32,8 @@ ALLOWED: dict[str, str] = {
     # pure functions of constants: the same key gives the same value in any run, for any pack
     "logic/facts.py:_ADAPTERS": "a pydantic TypeAdapter per FactType (an enum of six)",
     "engine/prob/jl_vec.py:_ARANGES": "np.arange(n) per length n (16 kept)",
+    "engine/prob/jl_vec.py:_USED": "a JSON-Logic tree's variables and operators, under the tree object itself (held,"
+    " checked with `is`): a pure function of its key, it cannot serve one owner's result to another",
     "engine/perception/reader.py:_RX": "the compiled regex of a cue string (a pure function of the string)",
     "engine/perception/reader.py:_VRX": "the compiled verb regex of a cue string (a pure function of the string)",
     "engine/perception/amounts.py:_WORDS_RX": "one compiled regex of the number words, built on first use",
@@ -60,9 +62,6 @@ PENDING: dict[str, str] = {  # result caches still module-level: the owner each 
     "engine/jobs/tasks.py:_libraries": "the worker process's job context",
     "engine/packs/library.py:_by_digest": "the pack library",
     "engine/prob/case_model.py:_WEIGHTS": "the pack library",
-    "engine/prob/jl_vec.py:_USED": "the run / the verdict service",
-    "engine/prob/jl_vec.py:_MEMO": "the run / the verdict service",
-    "engine/prob/numbers.py:_DRAWS": "the run / the verdict service",
 }
 
 

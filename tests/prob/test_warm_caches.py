@@ -8,17 +8,14 @@ from __future__ import annotations
 import copy
 import json
 
-from lexlogic.engine.prob import jl_vec, numbers
 from lexlogic.logic.memos import Memos
 from tests.distributed.make_cases import EXAMPLE, variation
 from tests.support.deciding import decide_case
 
 
 def _forget() -> Memos:
-    """Every cross-verdict cache of issue 33 emptied (a fresh process's state for them): the module-level ones
-    still there, and a new owner's memos (the run's: computations, parameters, models, sampled worlds)."""
-    numbers._DRAWS.clear()
-    jl_vec._MEMO.clear()
+    """Every cross-verdict cache of issue 33 emptied: a new owner's memos (a fresh run's: computations,
+    parameters, models, circuits, sampled worlds, a law's draws, the vectorised rules)."""
     return Memos()
 
 
