@@ -62,6 +62,9 @@ class Services:
         # the orchestrator's snapshots (its own pool on the same database), with the settings' lease times
         self.runs = CaseStore(url, LeaseTimes.from_settings(settings.core))
         self.data_dir = settings.resolved_data_dir()
+        # the packs' check and test results per pack version (``routers/packs``), the app's own
+        self.pack_results: dict[tuple[str, str, tuple[Any, ...]], Any] = {}
+        self.pack_results_lock = threading.Lock()
         self.verdicts = VerdictService(
             self.packs, settings.verdict_cache_size, settings.verdict_workers, InferenceLimits.of(settings.core)
         )

@@ -3,7 +3,6 @@ tenants, read-only); tenant-owned rules are the dynamic rules."""
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -143,16 +142,13 @@ def _pack_stamp(pack: RulePack) -> tuple[Any, ...]:
     return tuple(sorted((str(p), p.stat().st_mtime_ns) for p in Path(pack.root).rglob("*") if p.is_file()))
 
 
-_RESULTS: dict[tuple[str, str, tuple[Any, ...]], Any] = {}
-_RESULTS_LOCK = threading.Lock()
-
-
 def _cached(kind: str, pack: RulePack, tenant: str, svc: Svc, compute: Any) -> Any:
     """Packs are shared and read-only: one computation per pack version serves every tenant; a miss is
-    charged to the caller's quota (a test run costs about a second of CPU)."""
+    charged to the caller's quota (a test run costs about a second of CPU). Kept by the app's services
+    (``svc.pack_results``), never at module level: two apps do not share them."""
     key = (kind, pack.name, _pack_stamp(pack))
-    with _RESULTS_LOCK:
-        hit = _RESULTS.get(key)
+    with svc.pack_results_lock:
+        hit = svc.pack_results.get(key)
     if hit is not None:
         return hit
     try:
@@ -160,10 +156,10 @@ def _cached(kind: str, pack: RulePack, tenant: str, svc: Svc, compute: Any) -> A
             value = compute()
     except QuotaExceeded as exc:
         raise too_many(exc) from None
-    with _RESULTS_LOCK:
-        if len(_RESULTS) > 64:
-            _RESULTS.clear()
-        _RESULTS[key] = value
+    with svc.pack_results_lock:
+        if len(svc.pack_results) > 64:
+            svc.pack_results.clear()
+        svc.pack_results[key] = value
     return value
 
 

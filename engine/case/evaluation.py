@@ -77,7 +77,7 @@ class CaseEvaluator:
         self.limits = limits  # the route's thresholds (Settings.inference_*): none, the defaults
         self.result_only = result_only
         self.inference = inference
-        self.memo = memo if memo is not None else RunMemo()
+        self.memo = memo if memo is not None else RunMemo(memos=packs.memos)  # the library's: kept across runs
         self.whatif = dict(whatif or {})
         self.interpret = interpret
         self._interpreted: dict[str, list[Any]] = {}

@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from typing import Any
 
 from lexlogic.engine.claims import facets as fx
 from lexlogic.engine.claims.models import Memory
@@ -52,6 +53,7 @@ class DossierFacts:
     passages: dict[str, Memory] = field(default_factory=dict)
     statements: dict[str, str] = field(default_factory=dict)  # date passage id -> passage stating the event
     _dated_cache: dict[str, list[tuple[float, str]]] = field(default_factory=dict, repr=False)
+    parties_read: Any = field(default=None, repr=False, compare=False)  # ``judge_reading._who``'s, kept here
 
     # --- construction ------------------------------------------------------------------------------
     @classmethod

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import cast
 
 from lexlogic.engine.claims import facets as fx
 from lexlogic.engine.claims import frames as fr
@@ -441,19 +442,13 @@ def _acceptance_refused(f: str, candidates: list[Candidate], facts: DossierFacts
     return "", -1
 
 
-_WHO: dict[int, tuple[DossierFacts, fr.Parties]] = {}
-
-
 def _who(facts: DossierFacts | None) -> fr.Parties:
-    """The dossier's parties and their aliases (``frames.parties``), read once per dossier."""
+    """The dossier's parties and their aliases (``frames.parties``), read once per dossier and kept by it."""
     if facts is None:
         return fr.Parties({})
-    hit = _WHO.get(id(facts))
-    if hit is None or hit[0] is not facts:
-        if len(_WHO) > 32:
-            _WHO.clear()
-        hit = _WHO[id(facts)] = (facts, fr.parties(facts.parties, facts.doc_text))
-    return hit[1]
+    if facts.parties_read is None:
+        facts.parties_read = fr.parties(facts.parties, facts.doc_text)
+    return cast(fr.Parties, facts.parties_read)
 
 
 # a value found for a claim's quantity: (value, candidate index or -1 for derived, document id, match, how,

@@ -19,6 +19,7 @@ from lexlogic.bridges.clingo_bridge import CompiledProgram, compile_pack
 from lexlogic.engine.packs import disk_cache
 from lexlogic.logic import yaml_load
 from lexlogic.logic.errors import did_you_mean
+from lexlogic.logic.memos import Memos
 from lexlogic.logic.pack import PackError, RulePack, find_packs, load_pack
 from lexlogic.logic.parameters import render
 from lexlogic.logic.validity import gate_pack
@@ -106,6 +107,9 @@ class PackLibrary:
     watch: bool = False
     watch_every: float = 1.0  # seconds between two looks at a watched pack's files
     cache: Path | None = None  # the pack cache on disk (``Settings.packs_cache``); None: compile in each process
+    # what the runs on these packs memoise (case models, circuits, computations…: ``logic/memos.py``), kept as long
+    # as the library (a server's, a worker process's, a batch chunk's): runs that name no owner of their own use it
+    memos: Memos = field(default_factory=Memos, repr=False, compare=False)
     _loaded: dict[str, LoadedPack] = field(default_factory=dict, repr=False)
     _stamps: dict[str, float] = field(default_factory=dict, repr=False)
     _looked: dict[str, float] = field(default_factory=dict, repr=False)  # name → monotonic time of the last look

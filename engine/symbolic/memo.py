@@ -25,13 +25,15 @@ from lexlogic.logic.pack import RulePack
 
 
 class RunMemo:
-    def __init__(self, limit: int = 64) -> None:
+    def __init__(self, limit: int = 64, memos: Memos | None = None) -> None:
+        """``memos``: the owner's memoised results when the run is one of many it owns (a batch chunk's cases, the
+        API's requests); none, the run's own."""
         self.limit = limit
         self._parsed: dict[str, CaseFile] = {}
         self._analyses: dict[str, Analysis] = {}
         self._keys: dict[int, tuple[CaseFile, str]] = {}  # id → (the case, its content key), for cases seen
         self.counts: Counter[str] = Counter()
-        self.memos = Memos()  # the run's memoised results, passed down (``memos=``)
+        self.memos = memos if memos is not None else Memos()  # passed down (``memos=``)
 
     def _keep(self, table: dict[str, Any], key: str, value: Any) -> None:
         if len(table) >= self.limit:  # a long interactive run: forget the oldest

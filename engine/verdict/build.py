@@ -447,7 +447,7 @@ def build_verdict(
     """
     answers = dict(answers or {})
     priors, weights = dict(priors or {}), dict(weights or {})
-    memo = memo if memo is not None else RunMemo()
+    memo = memo if memo is not None else RunMemo(memos=packs.memos)  # the library's memoised results
     loaded = load_pack(packs, case.pack)
     pack = loaded.pack
     d = _decide(
@@ -578,7 +578,7 @@ def result_verdict(
     (otherwise no fact is « lu » and no outcome rests on one: nothing the line reads depends on it). Such a
     verdict is never stored or shown: portfolio mode keeps result lines, not states."""
     answers = dict(answers or {})
-    memo = memo if memo is not None else RunMemo()
+    memo = memo if memo is not None else RunMemo(memos=packs.memos)  # the library's memoised results
     loaded = load_pack(packs, case.pack)
     pack = loaded.pack
     d = _decide(

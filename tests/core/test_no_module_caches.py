@@ -50,18 +50,21 @@ ALLOWED: dict[str, str] = {
     "engine/jobs/batch_store.py:_by_engine": "one batch store per database engine of the process",
     "engine/jobs/tasks.py:_made": "the worker process's case stores (closed at its shutdown)",
     "engine/jobs/tasks.py:_health_cache": "the broker's health, a few seconds (not a result)",
+    # keyed by CONTENT (a digest, ids and dependencies): a pure function of the key, right for any owner
+    "engine/packs/library.py:_by_digest": "a pack folder's compiled pack under its sha256: libraries share the"
+    " compiled objects, each library keeps its own loaded packs and memos (PackLibrary.memos)",
+    "engine/case/planner.py:_ORDERS": "a topological order under the tasks' ids and dependencies (content)",
+    "engine/fallacies/embedding_index.py:_INDEXES": "the embedding index of a taxonomy under its content hash",
+    "api/routers/fallacies.py:_TAXONOMY": "the shipped fallacy taxonomy (reference data), loaded once",
+    # the process's owners: a pool or Celery worker's entry point receives a folder name, not an object
+    "engine/jobs/portfolio_groups.py:_LIBRARIES": "the pool process's pack library per rules folder (each holds"
+    " its memos: a chunk's cases share them, as the process's did)",
+    "engine/jobs/tasks.py:_libraries": "the Celery worker process's pack library per rules folder (and its memos)",
 }
 
 PENDING: dict[str, str] = {  # result caches still module-level: the owner each belongs to
-    "api/routers/fallacies.py:_TAXONOMY": "the app (the fallacy taxonomy, loaded once)",
-    "api/routers/packs.py:_RESULTS": "the app's pack tooling service",
-    "engine/case/planner.py:_ORDERS": "the run",
-    "engine/claims/judge_reading.py:_WHO": "the dossier's reading",
-    "engine/fallacies/embedding_index.py:_INDEXES": "the fallacy service",
-    "engine/jobs/portfolio_groups.py:_LIBRARIES": "the worker process's job context",
-    "engine/jobs/tasks.py:_libraries": "the worker process's job context",
-    "engine/packs/library.py:_by_digest": "the pack library",
-    "engine/prob/case_model.py:_WEIGHTS": "the pack library",
+    "engine/prob/case_model.py:_WEIGHTS": "the pack (its weights.yaml read under (path, mtime); weights_of(pack) has no"
+    " library to ask)",
 }
 
 
