@@ -989,8 +989,8 @@ class _SharedMemo(RunMemo):
     """A ``RunMemo`` shared by the service's request threads (its tables guarded; an analysis is computed
     outside the lock: two threads may compute the same one, the second result is kept, both are equal)."""
 
-    def __init__(self, limit: int) -> None:
-        super().__init__(limit)
+    def __init__(self, limit: int, memos: Memos) -> None:
+        super().__init__(limit, memos)
         self._lock = threading.Lock()
 
     def _keep(self, table: dict[str, Any], key: str, value: Any) -> None:
@@ -1056,8 +1056,8 @@ class VerdictService:
         self._fields = serialise.FieldJson()  # shared fields' JSON, kept by their items (see ``serialise``)
 
     def memos(self, case: CaseFile) -> Memos:
-        """The memoised results the service keeps for this case's pack version (its memo's): what the API's
-        other routes (a what-if's priors checked, the sliders) pass down, so they share the verdicts' models."""
+        """The memoised results the service keeps (its library's, shared by its memos): what the API's other
+        routes (a what-if's priors checked, the sliders) pass down, so they share the verdicts' models."""
         return self.memo(load_pack(self.packs, case.pack).digest).memos
 
     def memo(self, digest: str) -> RunMemo:
@@ -1067,7 +1067,9 @@ class VerdictService:
         with self._memos_lock:
             memo = self._memos.get(digest)
             if memo is None:
-                memo = self._memos[digest] = _SharedMemo(self.verdicts.size)
+                # one Memos for the service, its library's (keys hold the pack: an edited pack is a new entry):
+                # the bounds of each table are the service's, not multiplied by its pack versions
+                memo = self._memos[digest] = _SharedMemo(self.verdicts.size, self.packs.memos)
                 while len(self._memos) > 4:
                     self._memos.popitem(last=False)
             return memo
