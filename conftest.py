@@ -9,6 +9,10 @@ from typing import Any
 
 import pytest
 
+from lexlogic.logic.memos import Memos
+
+SESSION_MEMOS = Memos()  # the test session owns the memoised computations of the packs' YAML tests
+
 
 def pytest_collect_file(parent: pytest.Collector, file_path: Path) -> pytest.Collector | None:
     if (
@@ -41,7 +45,7 @@ class RuleTestItem(pytest.Item):
     def runtest(self) -> None:
         from lexlogic.engine.workbench.ruletests import check_test
 
-        outcome = check_test(self.path.parent.parent, self.test)
+        outcome = check_test(self.path.parent.parent, self.test, memos=SESSION_MEMOS)
         if not outcome.passed:
             raise RuleTestFailure("\n".join(outcome.failures))
 
@@ -75,7 +79,7 @@ class PropertyItem(pytest.Item):
 
         n = int(os.environ.get("LEXLOGIC_PROPERTY_EXAMPLES", "0")) or None
         # the same examples on every CI run (a red CI means the rules changed); `lexlogic test` explores afresh
-        check_property(self.path.parent, self.spec, n, derandomize=True)
+        check_property(self.path.parent, self.spec, n, derandomize=True, memos=SESSION_MEMOS)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.spec.line, f"property {self.spec.id}: {self.spec.label}"

@@ -103,7 +103,9 @@ def test(
         pack_properties,
         pack_tests,
     )
+    from lexlogic.logic.memos import Memos
 
+    memos = Memos()  # this command's memoised computations, shared by its tests
     passed = failed = 0
     path = _packs_path(path)
     roots = find_packs(path)
@@ -127,7 +129,7 @@ def test(
             tests = [t for t in tests if needle in f"{root.name} {Path(t.file).name} {t.name}".lower()]
             props = [p for p in props if needle in f"{root.name} {p.id} {p.label}".lower()]
         for t in tests:
-            outcome = check_test(root, t)
+            outcome = check_test(root, t, memos=memos)
             if outcome.passed:
                 passed += 1
                 if verbose:
@@ -144,7 +146,7 @@ def test(
                         out.print(f"     {line}", markup=False, emoji=False)
         for spec in props:
             try:
-                check_property(root, spec, max_examples)
+                check_property(root, spec, max_examples, memos=memos)
                 passed += 1
                 if verbose:
                     out.print(f"PASS property {spec.id}")

@@ -198,7 +198,7 @@ def test(
     def run_all() -> list[TestResult]:
         out = []
         for t in pack_tests(pack):
-            o = check_test(pack.root, t)
+            o = check_test(pack.root, t, memos=svc.packs.memos)  # the app's library's
             out.append(
                 TestResult(
                     name=t.name,

@@ -303,6 +303,9 @@ def _summary(
 STATE_WORDS = {"yes": "établi", "no": "non établi", "unknown": "indéterminé"}
 
 
-def analyse_case_file(loaded: Any, case: CaseFile, answers: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The pipeline's entry: the typed case analysed against its loaded pack (a ``LoadedPack``), as JSON."""
-    return analyse(loaded.pack, loaded.program, case, answers).model_dump(mode="json")
+def analyse_case_file(
+    loaded: Any, case: CaseFile, answers: dict[str, Any] | None = None, memos: Memos | None = None
+) -> dict[str, Any]:
+    """The pipeline's entry: the typed case analysed against its loaded pack (a ``LoadedPack``), as JSON
+    (``memos``: the caller's owner's, e.g. the verdict service's)."""
+    return analyse(loaded.pack, loaded.program, case, answers, memos=memos).model_dump(mode="json")

@@ -1095,7 +1095,9 @@ class VerdictService:
         pack's content too: an edited pack is a new analysis)."""
         loaded = load_pack(self.packs, case.pack)
         key = canonical_hash({"c": without_confidences(case), "a": answers or {}, "v": loaded.digest})
-        value, _ = self.analyses.get_or_compute(key, lambda: analyse_case_file(loaded, case, answers or None))
+        value, _ = self.analyses.get_or_compute(
+            key, lambda: analyse_case_file(loaded, case, answers or None, self.packs.memos)
+        )
         return dict(value)
 
     def verdict_json(

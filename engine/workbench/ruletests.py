@@ -20,6 +20,7 @@ from lexlogic.engine.packs.library import load_folder
 from lexlogic.engine.symbolic.analysis import Analysis, analyse
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.facts import parse_case
+from lexlogic.logic.memos import Memos, own
 from lexlogic.logic.pack import FactType, PackError, RulePack
 from lexlogic.logic.ruletests import PropertySpec, RuleTest, load_properties, load_tests
 
@@ -48,18 +49,25 @@ def _loaded(pack_root: Path) -> Loaded:
 
 
 def run_case(
-    pack_root: Path, facts: dict[str, Any], answers: dict[str, Any] | None = None, loaded: Loaded | None = None
+    pack_root: Path,
+    facts: dict[str, Any],
+    answers: dict[str, Any] | None = None,
+    loaded: Loaded | None = None,
+    memos: Memos | None = None,
 ) -> Analysis:
-    """``loaded``: the pack and its program when they are not the files under ``pack_root`` (a mutant)."""
+    """``loaded``: the pack and its program when they are not the files under ``pack_root`` (a mutant).
+    ``memos``: the caller's owner's memoised computations (a test session, a property's examples)."""
     pack, program = loaded or _loaded(pack_root)
     case = parse_case({"pack": pack.name, "case_id": "test", "facts": facts}, pack)
-    return analyse(pack, program, case, answers)
+    return analyse(pack, program, case, answers, memos=memos)
 
 
-def check_test(pack_root: Path, test: RuleTest, loaded: Loaded | None = None) -> TestOutcome:
+def check_test(
+    pack_root: Path, test: RuleTest, loaded: Loaded | None = None, memos: Memos | None = None
+) -> TestOutcome:
     failures: list[str] = []
     try:
-        result = run_case(pack_root, test.facts, test.answers, loaded)
+        result = run_case(pack_root, test.facts, test.answers, loaded, memos)
     except Exception as exc:
         return TestOutcome(test, [f"error: {exc}"])
     for atom, want in test.expect.items():
@@ -217,13 +225,16 @@ def check_property(
     max_examples: int | None = None,
     loaded: Loaded | None = None,
     derandomize: bool = False,
+    memos: Memos | None = None,
 ) -> None:
-    """Raise PropertyViolation with a shrunk counterexample, or return.
+    """Raise PropertyViolation with a shrunk counterexample, or return (``memos``: the caller's; none, the
+    property's own, shared by its examples).
 
     `derandomize` draws the same examples on every run: CI's verdict then changes only when the rules do;
     `lexlogic test` explores fresh random cases each time (raise --max-examples to search harder).
     """
     pack, _ = loaded or _loaded(pack_root)
+    memos = own(memos)
     drawing = settings(
         max_examples=max_examples or spec.max_examples,
         deadline=None,
@@ -247,7 +258,7 @@ def check_property(
         @drawing
         @given(facts_strategy(pack, spec.when))
         def prop(facts: dict[str, Any]) -> None:
-            result = run_case(pack_root, facts, None, loaded)
+            result = run_case(pack_root, facts, None, loaded, memos)
             for atom, allowed in spec.then.items():
                 got = result.outcomes[atom].status
                 if got not in allowed:
@@ -257,7 +268,7 @@ def check_property(
         @drawing
         @given(facts_strategy(pack, spec.when))
         def prop(facts: dict[str, Any]) -> None:
-            info = run_case(pack_root, facts, None, loaded).values.get(spec.watch or "")
+            info = run_case(pack_root, facts, None, loaded, memos).values.get(spec.watch or "")
             if info is None or not info.known:
                 return
             value = float(info.value)
@@ -274,8 +285,8 @@ def check_property(
             a, b = sorted([facts[vary], other])
             # both cases must be valid for the pack's date order: a varied date moved out of order is skipped
             assume(all(_ordered(pack, {**facts, vary: x}) for x in (a, b)))
-            r1 = watched(run_case(pack_root, {**facts, vary: a}, None, loaded))
-            r2 = watched(run_case(pack_root, {**facts, vary: b}, None, loaded))
+            r1 = watched(run_case(pack_root, {**facts, vary: a}, None, loaded, memos))
+            r2 = watched(run_case(pack_root, {**facts, vary: b}, None, loaded, memos))
             if r1 is None or r2 is None:
                 return
             bad = r2 < r1 - 1e-9 if spec.direction == "non_decreasing" else r2 > r1 + 1e-9

@@ -29,6 +29,7 @@ from lexlogic.engine.symbolic.values import ValueStatus, gather_values
 from lexlogic.logic.facts import parse_case
 from lexlogic.logic.pack import FactType, RulePack
 from lexlogic.logic.weights import load_weights
+from tests.support.packs import SHIPPED  # the tests' owner of memoised results (its memos), as a driver's library
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "rupture_brutale" / "facts.json"
 TOGGLED = [
@@ -89,7 +90,7 @@ def brute_force(
     answers = dict(answers or {})
     case = parse_case(raw, pack)
     weights = load_weights(pack.root / "weights.yaml")
-    values = gather_values(pack, case, answers)
+    values = gather_values(pack, case, answers, memos=SHIPPED.memos)
     unknown = [
         n
         for n, s in pack.facts.items()
@@ -104,7 +105,7 @@ def brute_force(
         w = math.prod(p for _, p in combo)
         if w == 0.0:
             continue
-        a = analyse(pack, program, case, {**answers, **completion})
+        a = analyse(pack, program, case, {**answers, **completion}, memos=SHIPPED.memos)
         if a.verdict == "INCONSISTENT":
             continue
         status = a.outcomes[target].status
@@ -128,7 +129,13 @@ def brute_force(
                         q = factor(rule)
                         p = p * q / (p * q + (1 - p) * (1 - q))
                 wc *= p if v else 1.0 - p
-            a2 = analyse(pack, program, case, {**answers, **completion, **dict(zip(open_calls, call_values))})
+            a2 = analyse(
+                pack,
+                program,
+                case,
+                {**answers, **completion, **dict(zip(open_calls, call_values))},
+                memos=SHIPPED.memos,
+            )
             s2 = a2.outcomes[target].status
             assert s2 != "unknown", f"target undecided in a complete world: {completion} {call_values}"
             rows.append((completion, wc, s2 == "yes"))

@@ -8,7 +8,7 @@ from typing import Any
 
 from lexlogic.engine.verdict.decide import CaseVerdict, decide
 from lexlogic.logic.facts import parse_case
-from tests.support.packs import pack_by_name
+from tests.support.packs import SHIPPED, pack_by_name
 
 
 def decide_case(
@@ -19,6 +19,8 @@ def decide_case(
     pack_name: str = "rupture_brutale",
     **options: Any,
 ) -> CaseVerdict:
-    """``decide`` on ``raw`` (a case file as JSON) with the named pack; ``options`` go to ``decide``."""
+    """``decide`` on ``raw`` (a case file as JSON) with the named pack; ``options`` go to ``decide`` (``memos``:
+    the shipped library's unless given — the tests' decisions share one owner, as a driver's runs do)."""
+    options.setdefault("memos", SHIPPED.memos)
     pack, program = pack_by_name(pack_name)
     return decide(pack, program, parse_case(copy.deepcopy(raw), pack), answers, whatif, **options)
