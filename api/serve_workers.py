@@ -23,7 +23,8 @@ from typing import Any
 
 APP = "lexlogic.api.app:create_app"
 HTTP = "lexlogic.api.slow_clients:TimedH11Protocol"  # read timeouts for slow clients (issue 34)
-STARTUP_SECONDS = 10.0  # a process that ends sooner failed at start: stop, do not restart it in a loop
+STARTUP_SECONDS = 10.0  # a process that ends this soon after its start may not be able to start at all:
+QUICK_ENDS = 3  # after this many such ends, stop (a bad setting, the database unreachable) instead of looping
 log = logging.getLogger("lexlogic.api.serve")
 
 
@@ -83,19 +84,18 @@ class Workers:
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, lambda *_: self._stop.set())
         self.processes = [self._spawn() for _ in range(self.n)]
-        failed = False
-        while not failed and not self._stop.wait(0.5):
+        quick = 0  # processes that ended within STARTUP_SECONDS of their start
+        while quick < QUICK_ENDS and not self._stop.wait(0.5):
             for i, p in enumerate(self.processes):
                 if p.is_alive() or self._stop.is_set():
                     continue
-                if time.monotonic() - self._started.pop(p.pid or 0, 0.0) < STARTUP_SECONDS:
-                    log.error("server process %s failed at start (exit code %s): stopping", p.pid, p.exitcode)
-                    failed = True
-                    break
+                quick += time.monotonic() - self._started.pop(p.pid or 0, 0.0) < STARTUP_SECONDS
                 log.warning("server process %s ended (exit code %s): restarted", p.pid, p.exitcode)
                 self.processes[i] = self._spawn()
+        if quick >= QUICK_ENDS:
+            log.error("%d server processes ended right after their start: stopping (see their errors above)", quick)
         self.stop()
-        return 1 if failed else 0
+        return 1 if quick >= QUICK_ENDS else 0
 
     def stop(self, timeout: float = 30.0) -> None:
         """SIGTERM (uvicorn finishes the requests in flight), then SIGKILL after ``timeout`` seconds."""
