@@ -44,9 +44,13 @@ def port_free(host: str, port: int) -> bool:
 def reuse_port_socket(host: str, port: int) -> socket.socket:
     """A listening TCP socket on (host, port) that other processes may bind too (the kernel balances them)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # IPPROTO_TCP named: asyncio turns Nagle off (TCP_NODELAY) only on connections whose socket says TCP; with
+    # proto 0 a response's head and body, written apart, waited for the client's delayed ACK (~40 ms: measured,
+    # one client's slider ranking 60–72 ms instead of 20–26 ms at the same CPU)
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((host, port))
     sock.listen(2048)
     sock.set_inheritable(True)
