@@ -21,8 +21,9 @@ from typing import Any
 
 import typer
 import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ConfigDict, ValidationError
 
+from lexlogic.logic.deferred import DeferredModel
 from lexlogic.sandbox.errors import SandboxError
 
 dynamic_app = typer.Typer(
@@ -30,7 +31,7 @@ dynamic_app = typer.Typer(
 )
 
 
-class DynamicRuleMeta(BaseModel):
+class DynamicRuleMeta(DeferredModel):
     """Metadata declared beside a rule file."""
 
     model_config = ConfigDict(extra="forbid")
