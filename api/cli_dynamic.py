@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import typer
-import yaml
 from pydantic import ConfigDict, ValidationError
 
 from lexlogic.logic.deferred import DeferredModel
@@ -70,6 +69,8 @@ def _load_json(path: Path, what: str) -> Any:
 
 
 def _load_meta(rule: Path) -> DynamicRuleMeta:
+    import yaml  # here, not at the top: a cold `analyze` served from the pack cache reads no YAML (issue 33)
+
     for suffix in (".meta.json", ".meta.yaml", ".meta.yml"):
         path = rule.with_name(rule.stem + suffix)
         if not path.exists():

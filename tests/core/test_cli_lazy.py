@@ -7,8 +7,6 @@ converted by Typer's own functions on first lookup. Tests elsewhere invoke ``app
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -75,28 +73,3 @@ def test_a_call_converts_only_the_command_it_runs(monkeypatch: pytest.MonkeyPatc
         app(["analyze", "--help"], prog_name="lexlogic")
     assert done.value.code == 0
     assert made == ["analyze"]
-
-
-SEEN = """
-import atexit, sys
-
-def seen():
-    from lexlogic.api.cli_dynamic import DynamicRuleMeta
-    from lexlogic.engine.case.planner import ProposedPlan
-    from lexlogic.engine.documents.model import Document
-
-    built = [m.__name__ for m in (Document, ProposedPlan, DynamicRuleMeta) if m.__pydantic_complete__]
-    print("IMPORTED", "opt_einsum" in sys.modules, "BUILT", built, file=sys.stderr)
-
-atexit.register(seen)
-"""
-
-
-def test_a_cold_analyze_neither_imports_nor_builds_what_it_does_not_use() -> None:
-    """opt_einsum plans tensor contractions (a verdict by enumeration, the example's, has none); the models of
-    documents, plan proposals and dynamic rules' metadata are built on first use (a facts file has none)."""
-    probe = SEEN + f"sys.argv = ['lexlogic', 'analyze', {str(EXAMPLE)!r}, '--no-input']\n"
-    probe += "from lexlogic.api.cli import app\napp()\n"
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert "VERDICT" in done.stdout, done.stderr
-    assert "IMPORTED False BUILT []" in done.stderr
