@@ -33,7 +33,11 @@ class LazyCommands(MutableMapping[str, Command]):
     def __getitem__(self, name: str) -> Command:
         made = self._made.get(name)
         if made is None:
-            made = self._made[name] = self._makers[name]()  # KeyError: no such command, as a dict says
+            make = self._makers[name]  # KeyError: no such command, as a dict says
+            try:
+                made = self._made[name] = make()
+            except KeyError as exc:  # a conversion's own KeyError must not read as « no such command »
+                raise RuntimeError(f"Typer could not convert the command {name!r}") from exc
         return made
 
     def __setitem__(self, name: str, command: Command) -> None:

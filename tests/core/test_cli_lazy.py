@@ -73,3 +73,16 @@ def test_a_call_converts_only_the_command_it_runs(monkeypatch: pytest.MonkeyPatc
         app(["analyze", "--help"], prog_name="lexlogic")
     assert done.value.code == 0
     assert made == ["analyze"]
+
+
+def test_only_an_unknown_name_reads_as_no_such_command() -> None:
+    """``TyperGroup.get_command`` is ``commands.get(name)``: a KeyError raised while converting a known command
+    must not turn into « No such command »."""
+
+    def broken() -> Any:
+        raise KeyError("inside Typer")
+
+    commands = LazyCommands({"broken": broken})
+    assert commands.get("nope") is None
+    with pytest.raises(RuntimeError, match="'broken'"):
+        commands.get("broken")
