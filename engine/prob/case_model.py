@@ -68,18 +68,15 @@ class CaseModel:
     asserts: dict[str, Any] = field(default_factory=dict)  # narrative variable (x__A) → the value its reading says
 
 
-_WEIGHTS: dict[tuple[str, float], WeightsFile] = {}
-
-
 def weights_of(pack: RulePack) -> WeightsFile | None:
-    """The pack's weights.yaml, read once per file version (mtime)."""
+    """The pack's weights: those read with the pack (``RulePack.weights``, kept in the pack cache: the pack owns
+    them), else its weights.yaml read again — which raises the error saying why it did not read (the only way
+    to get here with a weights file: ``logic.pack._weights`` keeps None when it does not read)."""
     if not pack.manifest.files.weights:
         return None
-    path = pack.root / pack.manifest.files.weights
-    key = (str(path), path.stat().st_mtime)
-    if key not in _WEIGHTS:
-        _WEIGHTS[key] = load_weights(path)
-    return _WEIGHTS[key]
+    if pack.weights is not None:
+        return pack.weights
+    return load_weights(pack.root / pack.manifest.files.weights)
 
 
 def _asp_fact(pack: RulePack, name: str, value: Any) -> str | None:

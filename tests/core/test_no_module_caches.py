@@ -62,10 +62,7 @@ ALLOWED: dict[str, str] = {
     "engine/jobs/tasks.py:_libraries": "the Celery worker process's pack library per rules folder (and its memos)",
 }
 
-PENDING: dict[str, str] = {  # result caches still module-level: the owner each belongs to
-    "engine/prob/case_model.py:_WEIGHTS": "the pack (its weights.yaml read under (path, mtime); weights_of(pack) has no"
-    " library to ask)",
-}
+PENDING: dict[str, str] = {}  # result caches still module-level (none left): the owner each belongs to
 
 
 def _top(body: list[ast.stmt]) -> Iterator[ast.stmt]:
