@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -33,6 +34,8 @@ from lexlogic.logic.pack import FactType, RulePack
 from lexlogic.logic.weights import NumberLaw
 
 N_SAMPLES = 1 << 14
+# (program, its compiled circuit, priors, n, seed) → its sampled worlds: ``sampled_worlds.sampled``'s signature
+WorldsSource = Callable[[ProbProgram, infer.Compiled, list[np.ndarray], int, int], sampled_worlds.SampledWorlds]
 MIN_EIG = 0.005  # bits; the plug-in bias is about (bins−1)(cells−1)/(2N ln 2) ≈ 4e-4 at N = 2^14
 
 
@@ -207,11 +210,13 @@ def finish_verdict(
     samples: int = N_SAMPLES,
     summaries: bool = True,
     proposal: CaseModel | None = None,
+    draw_worlds: WorldsSource | None = None,
 ) -> ProbVerdict:
     """The verdict with its numbers (outputs of ``weights.yaml``) and the questions about the damages
     (``summaries=False``: the questions only, no distribution — a portfolio's result line reads none).
     ``proposal``: the case's model without the what-if (its priors): when the what-if moves only priors, its
-    numbers are the case's draws re-weighted (``reweight``), else drawn afresh; the summaries' method says which."""
+    numbers are the case's draws re-weighted (``reweight``), else drawn afresh; the summaries' method says which.
+    ``draw_worlds``: where the sampled worlds come from (a portfolio group's case axis); None, ``sampled_worlds``."""
     verdict = verdict.model_copy(update={"soft_factors": {**model.folded, **verdict.soft_factors}})
     verdict.unmodelled = dict(model.unmodelled)
     weights = weights_of(pack)
@@ -219,7 +224,7 @@ def finish_verdict(
         return verdict
     prog = apply_whatif(model.program, whatif or {})
     n = samples
-    drawn = _draws(model, prog, proposal, n, seed)
+    drawn = _draws(model, prog, proposal, n, seed, draw_worlds or sampled_worlds.sampled)
     worlds, source, w, method = drawn.worlds, drawn.source, drawn.w, drawn.method
     if w.sum() <= 0:
         return verdict
@@ -252,8 +257,8 @@ def finish_verdict(
     return verdict
 
 
-def _worlds(prog: ProbProgram, n: int, seed: int) -> sampled_worlds.SampledWorlds:
-    return sampled_worlds.sampled(prog, infer.compiled(prog), infer.prior_vectors(prog.variables), n, seed)
+def _worlds(prog: ProbProgram, n: int, seed: int, draw: WorldsSource) -> sampled_worlds.SampledWorlds:
+    return draw(prog, infer.compiled(prog), infer.prior_vectors(prog.variables), n, seed)
 
 
 def _weights(prog: ProbProgram, worlds: sampled_worlds.SampledWorlds) -> np.ndarray:
@@ -301,12 +306,14 @@ class _Drawn(NamedTuple):
     share: float = 1.0  # the share of the proposal's effective sample size the weights keep
 
 
-def _draws(model: CaseModel, prog: ProbProgram, proposal: CaseModel | None, n: int, seed: int) -> _Drawn:
+def _draws(
+    model: CaseModel, prog: ProbProgram, proposal: CaseModel | None, n: int, seed: int, draw: WorldsSource
+) -> _Drawn:
     """The worlds the numbers are read on, the model whose values they carry, their weights and the method's
     words: the proposal's draws re-weighted when it can serve (``reweight``), otherwise ``prog``'s own."""
     method = PRIOR_PROPOSAL
     if proposal is not None and _same_case(model, proposal, prog):
-        worlds = _worlds(proposal.program, n, seed)
+        worlds = _worlds(proposal.program, n, seed, draw)
         w0 = _weights(prog, worlds)
         ratio = reweight.prior_ratio(proposal.program, prog, worlds.digits)
         if not ratio.moved and ratio.refused is None:  # the same priors: the very draws prog's would be
@@ -316,13 +323,13 @@ def _draws(model: CaseModel, prog: ProbProgram, proposal: CaseModel | None, n: i
             return _Drawn(worlds, proposal, w, REWEIGHTED.format(OWN_DRAWS, words), share)
         if ratio.refused is None:  # too far from the case's priors: from the case's draws widened on those roots
             wide = reweight.widened(proposal.program, ratio.moved)
-            worlds = _worlds(wide, n, seed)
+            worlds = _worlds(wide, n, seed, draw)
             w0 = _weights(prog, worlds)
             w, words, share = reweight.accepted(w0, reweight.prior_ratio(wide, prog, worlds.digits))
             if w is not None:
                 return _Drawn(worlds, proposal, w, REWEIGHTED.format(reweight.uniform_words(ratio.moved), words), share)
         method = f"{PRIOR_PROPOSAL}; drawn afresh for the what-if's priors: {words}"
-    worlds = _worlds(prog, n, seed)
+    worlds = _worlds(prog, n, seed, draw)
     return _Drawn(worlds, model, _weights(prog, worlds), method)
 
 

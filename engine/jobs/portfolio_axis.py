@@ -1,0 +1,110 @@
+"""A group's cases run side by side, so their numbers' worlds are drawn together on a case axis.
+
+Why (issue 33, build item 3): the worlds a settled case's numbers read (``sampled_worlds``) can be drawn for
+all the cases of one structure at once (``prob.case_axis``), but a case asks for them deep inside its
+evaluation, and only once its verdict is settled — known only there. So each case of a group runs in its own
+greenlet (a coroutine on this thread: nothing runs in parallel, no lock changes hands): when it asks for its
+worlds it parks, the next case starts; once every case has finished or parked, the parked requests are drawn
+per structure on the case axis and each case resumes with its own worlds, exactly the ones it would have drawn
+alone. Every other step of every case is the per-case path's own code, in the same order within a case.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple, TypeVar
+
+import numpy as np
+from greenlet import greenlet
+
+from lexlogic.engine.prob import case_axis, infer, sampled_worlds
+from lexlogic.engine.prob.model import ProbProgram
+from lexlogic.engine.prob.sampled_worlds import SampledWorlds
+
+T = TypeVar("T")
+_START = object()  # a case not started yet (``greenlet.switch`` passes its arguments to the task)
+
+
+class _Ask(NamedTuple):
+    """A parked case's request: what ``sampled_worlds.sampled`` takes."""
+
+    prog: ProbProgram
+    c: infer.Compiled
+    priors: list[np.ndarray]
+    n: int
+    seed: int
+
+
+class CaseAxisRun:
+    """One group's run (owned by ``run_group``, passed down as the verdict's worlds source ``worlds``)."""
+
+    def __init__(self) -> None:
+        self._cases: set[greenlet] = set()
+        self.batches = 0  # case-axis draws made (the benchmark reads it)
+
+    def worlds(self, prog: ProbProgram, c: infer.Compiled, priors: list[np.ndarray], n: int, seed: int) -> Any:
+        """The worlds of one case: inside a case of ``run``, parked until the group's are drawn; outside, as
+        ``sampled_worlds.sampled`` (e.g. a caller that does not run cases through ``run``)."""
+        me = greenlet.getcurrent()
+        if me not in self._cases:
+            return sampled_worlds.sampled(prog, c, priors, n, seed)
+        assert me.parent is not None
+        return me.parent.switch(_Ask(prog, c, priors, n, seed))
+
+    def run(self, tasks: Sequence[Callable[[], T]]) -> list[T]:
+        """Each task's result, in order; a task's exception is raised here, as if called alone."""
+        results: list[Any] = [None] * len(tasks)
+        resume: list[tuple[int, greenlet, Any]] = []
+        for i, task in enumerate(tasks):
+            g = greenlet(task)
+            self._cases.add(g)
+            resume.append((i, g, _START))
+        try:
+            while resume:
+                parked: list[tuple[int, greenlet, _Ask]] = []
+                for i, g, value in resume:
+                    if value is _START:
+                        out = g.switch()
+                    elif isinstance(value, BaseException):
+                        out = g.throw(value)
+                    else:
+                        out = g.switch(value)
+                    if g.dead:
+                        results[i] = out
+                    else:
+                        parked.append((i, g, out))
+                drawn = self._draw([ask for _, _, ask in parked])
+                resume = [(i, g, w) for (i, g, _), w in zip(parked, drawn, strict=True)]
+        finally:
+            self._cases.clear()
+        return results
+
+    def _draw(self, asks: list[_Ask]) -> list[SampledWorlds | BaseException]:
+        """The parked cases' worlds: per (structure, sample size, seed) one case-axis draw over their distinct
+        priors (a structure asked by one case: the per-case path's own). A failure goes back to its cases."""
+        groups: dict[tuple[int, int, int], list[int]] = {}
+        for j, a in enumerate(asks):
+            groups.setdefault((id(a.c), a.n, a.seed), []).append(j)
+        out: list[SampledWorlds | BaseException] = [ValueError("not drawn")] * len(asks)
+        for idx in groups.values():
+            first = asks[idx[0]]
+            distinct: dict[tuple[bytes, ...], int] = {}
+            for j in idx:
+                distinct.setdefault(tuple(p.tobytes() for p in asks[j].priors), j)
+            try:
+                if len(distinct) == 1:
+                    one = sampled_worlds.sampled(first.prog, first.c, first.priors, first.n, first.seed)
+                    drawn = [one]
+                else:
+                    reps = list(distinct.values())
+                    priors = [asks[j].priors for j in reps]
+                    drawn = case_axis.sampled_on_axis(first.prog, first.c, priors, first.n, first.seed)
+                    self.batches += 1
+            except Exception as exc:  # as the per-case path: the cases that asked fail with the reason
+                for j in idx:
+                    out[j] = exc
+                continue
+            where = {key: k for k, key in enumerate(distinct)}
+            for j in idx:
+                out[j] = drawn[where[tuple(p.tobytes() for p in asks[j].priors)]]
+        return out
