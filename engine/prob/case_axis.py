@@ -43,16 +43,19 @@ def _digits(
     rng = np.random.default_rng(seed)
     digits = np.empty((len(prog.variables), len(priors), n), dtype=np.int16)
     if bools:
-        k = len(bools)
-        bits = rng.bit_generator.random_raw((k * n + 1) // 2).view(np.uint32)[: k * n].reshape(k, n)
-        thr = _thresholds(priors, bools)
-        x = bits[None, :, :] < thr[:, :, None]  # (case, variable, draw)
-        x[thr == _ONE] = True  # p = 1 exactly
-        digits[bools] = x.transpose(1, 0, 2)
+        m = len(bools)
+        bits = rng.bit_generator.random_raw((m * n + 1) // 2).view(np.uint32)[: m * n].reshape(m, n)
+        thr = _thresholds(priors, bools)  # (case, variable)
+        for i, k in enumerate(bools):  # each case's compare written straight into its digits (no bool copy)
+            np.less(bits[i], thr[:, i, None], out=digits[k], casting="unsafe")
+            digits[k, thr[:, i] == _ONE] = 1  # p = 1 exactly
     for k in cats:
         u = rng.random(n)
-        for j, pr in enumerate(priors):
-            digits[k, j] = np.searchsorted(np.cumsum(pr[k] / pr[k].sum())[:-1], u, side="right")
+        # searchsorted(cum, u, side="right") is the count of cum's entries ≤ u: one compare per entry
+        cum = np.array([np.cumsum(pr[k] / pr[k].sum())[:-1] for pr in priors])  # (case, options − 1)
+        digits[k] = 0
+        for e in range(cum.shape[1]):
+            digits[k] += cum[:, e, None] <= u
     return digits, rng.bit_generator.state
 
 
