@@ -57,7 +57,7 @@ class SpacyUnavailable(UnavailableError, RuntimeError):
 def french(cache: Path | None = None) -> Any:
     """The French pipeline (a ``spacy.Language``); loaded once, under the lock. ``cache``: the folder of
     compiled patterns and lemmatizer tables used by the FIRST load of the process (with the installation's,
-    `INSTALLED`, while it lacks them), None to build them in memory."""
+    `INSTALLED`, while it lacks them), None to read only the installation's (else built in memory)."""
     global _pipeline
     if _pipeline is None:
         with _lock:
@@ -83,12 +83,12 @@ def group() -> str:
 
 
 def _load(cache: Path | None, installed: Path | None = None) -> Any:
-    """The pipeline; ``cache``: the folder to read the compiled data from and complete (None: none at all);
-    ``installed``: a folder read when ``cache`` lacks it, never written."""
+    """The pipeline; ``cache``: the folder to read the compiled data from and complete (None: none of its own);
+    ``installed``: a folder read when ``cache`` lacks it (or when there is none), never written."""
     with _torch_hidden():
         import spacy
     if cache is None:
-        return spacy.load(FR_MODEL, exclude=NOT_LOADED)
+        return _installed_only(spacy, installed)
     from lexlogic.bridges import regex_cache
 
     key = group()
@@ -102,6 +102,24 @@ def _load(cache: Path | None, installed: Path | None = None) -> Any:
     if captured:
         with contextlib.suppress(OSError):  # a read-only home: used, not kept
             regex_cache.save(cache, key, captured, seeded)
+    return nlp
+
+
+def _installed_only(spacy: Any, installed: Path | None) -> Any:
+    """No folder of its own (the API, the workers): the installation's data read when whole and valid, nothing
+    written anywhere. Why: those processes loaded the pipeline as shipped, ~1.5–4 s of CPU each, while set-up had
+    built what spares it; without valid data there, as shipped (the same parses either way)."""
+    if installed is None:
+        return spacy.load(FR_MODEL, exclude=NOT_LOADED)
+    from lexlogic.bridges import regex_cache, spacy_lemmas
+
+    key = group()
+    regex_cache.seed_group(installed, key, whole=True)
+    kept = spacy_lemmas.load(installed, key)
+    if kept is None:
+        return spacy.load(FR_MODEL, exclude=NOT_LOADED)
+    nlp = spacy.load(FR_MODEL, exclude=[*NOT_LOADED, spacy_lemmas.COMPONENT])
+    spacy_lemmas.attach(nlp, kept)
     return nlp
 
 

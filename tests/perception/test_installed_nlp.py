@@ -40,7 +40,9 @@ for doc in nlp.pipe(json.loads(sys.stdin.read())):
     h.update(json.dumps(doc.to_json(), sort_keys=True).encode())
     h.update(json.dumps([[t.lemma_, t.norm_, str(t.morph), t.ent_type_, t.has_vector] for t in doc]).encode())
 kept = sorted(p.name for p in cache.iterdir()) if cache is not None and cache.exists() else []
-print(json.dumps({"digest": h.hexdigest(), "kept": kept}))
+from lexlogic.bridges import spacy_lemmas
+compact = isinstance(nlp.get_pipe("lemmatizer").lookups.get_table("lemma_lookup"), spacy_lemmas.Words)
+print(json.dumps({"digest": h.hexdigest(), "kept": kept, "compact": compact}))
 """
 
 
@@ -97,8 +99,16 @@ def _kinds(names: list[str]) -> set[str]:
 def test_a_first_load_reads_the_installation_and_builds_nothing(tmp_path: Path, installed: Path, shipped: str) -> None:
     before = sorted(p.name for p in installed.iterdir())
     got = _load(tmp_path, tmp_path / "user", installed)
-    assert got == {"digest": shipped, "kept": []}
+    assert got == {"digest": shipped, "kept": [], "compact": True}
     assert sorted(p.name for p in installed.iterdir()) == before
+
+
+def test_a_process_without_its_own_folder_reads_the_installation(tmp_path: Path, installed: Path, shipped: str) -> None:
+    """The API's and the workers' loads (no cache folder of their own): the installation's tables, read only."""
+    before = {p.name: p.stat().st_mtime_ns for p in installed.iterdir()}
+    assert _load(tmp_path, None, installed) == {"digest": shipped, "kept": [], "compact": True}
+    assert {p.name: p.stat().st_mtime_ns for p in installed.iterdir()} == before
+    assert _load(tmp_path, None, None)["compact"] is False  # nothing installed: as spaCy ships it
 
 
 def test_a_damaged_pattern_there_is_ignored(tmp_path: Path, installed: Path, shipped: str) -> None:
@@ -113,7 +123,7 @@ def test_a_damaged_pattern_there_is_ignored(tmp_path: Path, installed: Path, shi
     assert got["digest"] == shipped
     assert _kinds(list(got["kept"])) == {"json", "code", "group"}  # every pattern compiled and kept by the user
     assert "built" in _install(tmp_path, copy)  # set-up rebuilds it whole
-    assert _load(tmp_path, tmp_path / "user2", copy) == {"digest": shipped, "kept": []}
+    assert _load(tmp_path, tmp_path / "user2", copy) == {"digest": shipped, "kept": [], "compact": True}
 
 
 def test_damaged_lemma_tables_there_are_ignored(tmp_path: Path, installed: Path, shipped: str) -> None:

@@ -69,21 +69,57 @@ def _wait_states(api, cid: str, n: int, timeout: float = 60) -> list[dict[str, A
     raise AssertionError(f"fewer than {n} states after {timeout} s")
 
 
+def _hold_after(monkeypatch, n: int) -> tuple[threading.Event, threading.Event]:
+    """(reached, release): the first run to persist its ``n``-th state waits there until ``release`` is set.
+    Why a gate and not a step delay: with a delay, a loaded machine let the run finish before the test's
+    requests were answered (the test then saw 200, not 409); the gate holds the run busy for exactly as long
+    as the test needs, whatever the load."""
+    reached, release = threading.Event(), threading.Event()
+    persist = Orchestrator.persist
+
+    def gated(self: Orchestrator, state: CaseState, note: str = "") -> int:
+        seq = persist(self, state, note)
+        if seq == n and not reached.is_set():
+            reached.set()
+            release.wait(60)
+        return seq
+
+    monkeypatch.setattr(Orchestrator, "persist", gated)
+    return reached, release
+
+
 def test_busy_check_comes_before_any_write(api, monkeypatch) -> None:
-    monkeypatch.setenv("LEXLOGIC_STEP_DELAY", "0.15")
     cid = api.create_facts_case()
+    reached, release = _hold_after(monkeypatch, 4)
     results: list[httpx.Response] = []
     t = threading.Thread(
         target=lambda: results.append(api.client.post(f"/v1/cases/{cid}/run?stream=false", headers=api.h()))
     )
     t.start()
+    try:
+        assert reached.wait(60), "the run never reached its 4th state"
+        before = _check_busy_answers(api, cid)
+    finally:
+        release.set()
+    t.join(60)
+    _check_history_untouched(api, cid, results, before)
+
+
+def _check_busy_answers(api, cid: str) -> list[dict[str, Any]]:
+    """While the run is held: a restart, a second run and a restore are all refused as busy (409)."""
     before = _wait_states(api, cid, 4)
+    assert len(before) == 4, before
     for url in (f"/v1/cases/{cid}/run?stream=false&restart=true", f"/v1/cases/{cid}/run?stream=false"):
         r = api.client.post(url, headers=api.h())
         assert r.status_code == 409 and r.json()["type"].endswith("/busy"), r.text
     r = api.client.post(f"/v1/cases/{cid}/states/1/restore", headers=api.h())
     assert r.status_code == 409, r.text
-    t.join(60)
+    assert api.client.get(f"/v1/cases/{cid}/states", headers=api.h()).json() == before  # nothing written
+    return before
+
+
+def _check_history_untouched(api, cid: str, results: list[httpx.Response], before: list[dict[str, Any]]) -> None:
+    """The held run then ends as usual, and its history holds no trace of the refused requests."""
     assert results and results[0].status_code == 200 and results[0].json()["status"] == "verdict"
     rows = api.client.get(f"/v1/cases/{cid}/states", headers=api.h()).json()
     assert rows[: len(before)] == before
