@@ -11,7 +11,7 @@ alone. Every other step of every case is the per-case path's own code, in the sa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 import numpy as np
@@ -54,57 +54,62 @@ class CaseAxisRun:
     def run(self, tasks: Sequence[Callable[[], T]]) -> list[T]:
         """Each task's result, in order; a task's exception is raised here, as if called alone."""
         results: list[Any] = [None] * len(tasks)
-        resume: list[tuple[int, greenlet, Any]] = []
-        for i, task in enumerate(tasks):
-            g = greenlet(task)
-            self._cases.add(g)
-            resume.append((i, g, _START))
+        pending: list[tuple[int, greenlet, _Ask]] = []
         try:
-            while resume:
-                parked: list[tuple[int, greenlet, _Ask]] = []
-                for i, g, value in resume:
-                    if value is _START:
-                        out = g.switch()
-                    elif isinstance(value, BaseException):
-                        out = g.throw(value)
-                    else:
-                        out = g.switch(value)
-                    if g.dead:
-                        results[i] = out
-                    else:
-                        parked.append((i, g, out))
-                drawn = self._draw([ask for _, _, ask in parked])
-                resume = [(i, g, w) for (i, g, _), w in zip(parked, drawn, strict=True)]
+            for i, task in enumerate(tasks):
+                g = greenlet(task)
+                self._cases.add(g)
+                _step(i, g, _START, results, pending)
+            while pending:
+                parked, pending = pending, []
+                for j, drawn in self._draw([ask for _, _, ask in parked]):  # each case resumed as its worlds come
+                    i, g, _ = parked[j]
+                    _step(i, g, drawn, results, pending)
         finally:
             self._cases.clear()
         return results
 
-    def _draw(self, asks: list[_Ask]) -> list[SampledWorlds | BaseException]:
-        """The parked cases' worlds: per (structure, sample size, seed) one case-axis draw over their distinct
-        priors (a structure asked by one case: the per-case path's own). A failure goes back to its cases."""
+    def _draw(self, asks: list[_Ask]) -> Iterator[tuple[int, SampledWorlds | BaseException]]:
+        """The parked cases' worlds, (request's index, its worlds) as they are drawn: per (structure, sample size,
+        seed) one case-axis draw over their distinct priors (a structure asked with one prior list: the per-case
+        path's own). A failure goes back to the cases that asked."""
         groups: dict[tuple[int, int, int], list[int]] = {}
         for j, a in enumerate(asks):
             groups.setdefault((id(a.c), a.n, a.seed), []).append(j)
-        out: list[SampledWorlds | BaseException] = [ValueError("not drawn")] * len(asks)
         for idx in groups.values():
             first = asks[idx[0]]
-            distinct: dict[tuple[bytes, ...], int] = {}
+            distinct: dict[tuple[bytes, ...], list[int]] = {}
             for j in idx:
-                distinct.setdefault(tuple(p.tobytes() for p in asks[j].priors), j)
+                distinct.setdefault(tuple(p.tobytes() for p in asks[j].priors), []).append(j)
+            given: set[int] = set()
             try:
                 if len(distinct) == 1:
-                    one = sampled_worlds.sampled(first.prog, first.c, first.priors, first.n, first.seed)
-                    drawn = [one]
+                    drawn: Iterator[SampledWorlds] = iter(
+                        [sampled_worlds.sampled(first.prog, first.c, first.priors, first.n, first.seed)]
+                    )
                 else:
-                    reps = list(distinct.values())
-                    priors = [asks[j].priors for j in reps]
-                    drawn = case_axis.sampled_on_axis(first.prog, first.c, priors, first.n, first.seed)
+                    reps = [asks[js[0]].priors for js in distinct.values()]
+                    drawn = case_axis.sampled_on_axis(first.prog, first.c, reps, first.n, first.seed)
                     self.batches += 1
+                for js, worlds in zip(distinct.values(), drawn, strict=True):
+                    for j in js:
+                        given.add(j)
+                        yield j, worlds
             except Exception as exc:  # as the per-case path: the cases that asked fail with the reason
                 for j in idx:
-                    out[j] = exc
-                continue
-            where = {key: k for k, key in enumerate(distinct)}
-            for j in idx:
-                out[j] = drawn[where[tuple(p.tobytes() for p in asks[j].priors)]]
-        return out
+                    if j not in given:
+                        yield j, exc
+
+
+def _step(i: int, g: greenlet, value: Any, results: list[Any], pending: list[tuple[int, greenlet, _Ask]]) -> None:
+    """Case ``i`` run until it finishes (its result kept) or parks again (its request queued)."""
+    if value is _START:
+        out = g.switch()
+    elif isinstance(value, BaseException):
+        out = g.throw(value)
+    else:
+        out = g.switch(value)
+    if g.dead:
+        results[i] = out
+    else:
+        pending.append((i, g, out))

@@ -43,7 +43,9 @@ def _alone(prog: ProbProgram) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]
     return digits, mask, obs, rng.bit_generator.state
 
 
-def test_each_case_gets_the_worlds_it_draws_alone() -> None:
+@pytest.mark.parametrize("together", [1 << 20, 2 * N])  # one block; blocks of two cases (``case_axis.TOGETHER``)
+def test_each_case_gets_the_worlds_it_draws_alone(together: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(case_axis, "TOGETHER", together)
     progs = [
         _program([0.3, 0.5, 0.9, 0.1], [0.2, 0.3, 0.5]),
         _program([0.0, 1.0, 0.5, 0.5], [1.0, 0.0, 0.0]),  # priors 0 and 1 exactly
@@ -52,7 +54,8 @@ def test_each_case_gets_the_worlds_it_draws_alone() -> None:
     ]
     c = infer.compiled(progs[0])
     assert all(infer.compiled(p) is c for p in progs)  # one structure
-    together = case_axis.sampled_on_axis(progs[0], c, [infer.prior_vectors(p.variables) for p in progs], N, SEED)
+    priors = [infer.prior_vectors(p.variables) for p in progs]
+    together = list(case_axis.sampled_on_axis(progs[0], c, priors, N, SEED))
     for prog, w in zip(progs, together, strict=True):
         digits, mask, obs, state = _alone(prog)
         assert np.array_equal(w.digits, digits) and w.digits.dtype == digits.dtype
