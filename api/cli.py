@@ -6,7 +6,6 @@ import gc
 
 gc.disable()  # the imports below make ~10^5 long-lived objects: no collection while they are made (issue 33)
 
-import typer  # noqa: E402
 
 from lexlogic.api import (  # noqa: E402
     cli_batch,
@@ -23,9 +22,10 @@ from lexlogic.api import (  # noqa: E402
     cli_worker,
 )
 from lexlogic.api.cli_common import FailingGroup, imports_done  # noqa: E402
+from lexlogic.api.cli_lazy import LazyTyper  # noqa: E402
 from lexlogic.settings import Settings  # noqa: E402
 
-app = typer.Typer(
+app = LazyTyper(  # the script's call converts only the command it runs (api/cli_lazy.py)
     name="lexlogic",
     help=(
         "Neuro-symbolic legal reasoning: rule packs, verdicts with proof traces.\n\n"

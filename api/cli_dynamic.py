@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import typer
-import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ConfigDict, ValidationError
 
+from lexlogic.logic.deferred import DeferredModel
 from lexlogic.sandbox.errors import SandboxError
 
 dynamic_app = typer.Typer(
@@ -30,7 +30,7 @@ dynamic_app = typer.Typer(
 )
 
 
-class DynamicRuleMeta(BaseModel):
+class DynamicRuleMeta(DeferredModel):
     """Metadata declared beside a rule file."""
 
     model_config = ConfigDict(extra="forbid")
@@ -69,6 +69,8 @@ def _load_json(path: Path, what: str) -> Any:
 
 
 def _load_meta(rule: Path) -> DynamicRuleMeta:
+    import yaml  # here, not at the top: a cold `analyze` served from the pack cache reads no YAML (issue 33)
+
     for suffix in (".meta.json", ".meta.yaml", ".meta.yml"):
         path = rule.with_name(rule.stem + suffix)
         if not path.exists():

@@ -93,17 +93,7 @@ def serve(
     if local and workers > 1:
         fail("--local: one worker only (the login link lives in the serving process)")
     if workers > 1:  # each worker process builds its app from the environment: --db cannot reach it
-        if db:
-            fail("--db with --workers > 1: set LEXLOGIC_DATABASE_URL instead (each worker reads its environment)")
-        uvicorn.run(
-            "lexlogic.api.app:create_app",
-            factory=True,
-            host=host,
-            port=port,
-            workers=workers,
-            log_level=log_level,
-            http="lexlogic.api.slow_clients:TimedH11Protocol",  # read timeouts for slow clients (issue 34)
-        )
+        _serve_workers(workers, host, port, db, log_level)
         return
     try:
         app = create_app(ApiSettings(core=core))
@@ -118,6 +108,20 @@ def serve(
     from lexlogic.api.slow_clients import TimedH11Protocol
 
     uvicorn.run(app, host=host, port=port, log_level=log_level, http=TimedH11Protocol)  # read timeouts (issue 34)
+
+
+def _serve_workers(workers: int, host: str, port: int, db: str | None, log_level: str) -> None:
+    """``workers`` processes, each with its own socket on the port (``api.serve_workers``: the kernel balances
+    new connections over them; uvicorn's shared socket left one process idle)."""
+    from lexlogic.api.serve_workers import Workers, port_free
+
+    if db:
+        fail("--db with --workers > 1: set LEXLOGIC_DATABASE_URL instead (each worker reads its environment)")
+    if port == 0:
+        fail("--port 0 with --workers > 1: give a port (each worker binds the same one)")
+    if not port_free(host, port):
+        fail(f"--port {port}: {host}:{port} is already in use")
+    raise typer.Exit(Workers(workers, host, port, {"log_level": log_level}).run())
 
 
 def register(app: typer.Typer) -> None:

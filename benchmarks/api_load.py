@@ -124,6 +124,31 @@ def _database(choice: str, tmp: Path) -> tuple[str, str]:
     return choice, choice.split("://")[0]
 
 
+def _server_command(args: argparse.Namespace, port: int) -> list[str]:
+    """The server's command line: uvicorn's own (the default) or ``lexlogic serve`` (``--launch serve``)."""
+    if args.launch == "serve":
+        serve = ["serve", "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-local"]
+        return [sys.executable, "-m", "lexlogic.api", *serve, "--workers", str(args.workers)]
+    return [
+        sys.executable,
+        *(["-m", "cProfile", "-o", str(args.profile.resolve())] if args.profile else []),
+        "-m",
+        "uvicorn",
+        "lexlogic.api.app:create_app",
+        "--factory",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+        "--no-access-log",
+        "--http",
+        args.http,
+        *(["--workers", str(args.workers)] if args.workers > 1 else []),
+    ]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--clients", type=int, default=16)
@@ -144,6 +169,28 @@ def main() -> None:
         "lexlogic/ of links to its folders): before/after figures from one harness",
     )
     ap.add_argument("--http", default="auto", help="uvicorn's HTTP parser: auto | h11 | httptools")
+    ap.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="uvicorn worker processes (as `lexlogic serve --workers N`; each its own services and caches); the "
+        "CPU figures add up every process of the server; > 1 also measures each process's first what-if",
+    )
+    ap.add_argument(
+        "--busy",
+        type=int,
+        default=0,
+        help="synthetic load: this many busy-loop processes (`nice -n --busy-nice`) started once the server is "
+        "up and stopped at the end, beside the server",
+    )
+    ap.add_argument(
+        "--launch",
+        choices=["uvicorn", "serve"],
+        default="uvicorn",
+        help="uvicorn: `python -m uvicorn … --workers N` (one shared socket); serve: `lexlogic serve --workers N` "
+        "as deployed (h11 with read timeouts; with N > 1 whatever that tree's serve does)",
+    )
+    ap.add_argument("--busy-nice", type=int, default=19, help="niceness of the --busy loops (19: the lowest)")
     ap.add_argument("--profile", type=Path, default=None, help="run the server under cProfile, its stats to FILE")
     args = ap.parse_args()
     seconds = 5.0 if args.quick else args.seconds
@@ -157,30 +204,18 @@ def main() -> None:
     if args.src is not None:
         env["PYTHONPATH"] = str(args.src.resolve())
     server = subprocess.Popen(
-        [
-            sys.executable,
-            *(["-m", "cProfile", "-o", str(args.profile.resolve())] if args.profile else []),
-            "-m",
-            "uvicorn",
-            "lexlogic.api.app:create_app",
-            "--factory",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-            "--no-access-log",
-            "--http",
-            args.http,
-        ],
+        _server_command(args, port),
         cwd=args.src or ROOT,
         env=env,
     )
     scenarios.SERVER_PID = server.pid
+    busy: list[subprocess.Popen] = []  # type: ignore[type-arg]
     try:
-        _load(args, server, port, key, seconds, db_label)
+        _load(args, server, port, key, seconds, db_label, busy)
     finally:
+        for b in busy:
+            b.kill()
+            b.wait()
         if server.poll() is None:  # never leave the server behind, even when the load failed
             # SIGINT under cProfile: uvicorn re-raises the signal it caught, and only KeyboardInterrupt lets
             # cProfile write its stats
@@ -204,9 +239,21 @@ def _drop_schema(db_label: str) -> None:
         conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
 
 
+def _start_busy(n: int, niceness: int) -> list[subprocess.Popen]:  # type: ignore[type-arg]
+    """``n`` busy loops at ``niceness``: a machine that is not idle, made on purpose and said."""
+    loop = [sys.executable, "-c", "while True: pass"]
+    return [subprocess.Popen(["nice", "-n", str(niceness), *loop]) for _ in range(n)]
+
+
 def _load(
-    args: argparse.Namespace, server: subprocess.Popen, port: int, key: str, seconds: float, db_label: str
-) -> None:  # type: ignore[type-arg]
+    args: argparse.Namespace,
+    server: subprocess.Popen,  # type: ignore[type-arg]
+    port: int,
+    key: str,
+    seconds: float,
+    db_label: str,
+    busy: list[subprocess.Popen],  # type: ignore[type-arg]
+) -> None:
     base, headers = f"http://127.0.0.1:{port}", {"X-API-Key": key}
     for _ in range(300):
         try:
@@ -214,7 +261,12 @@ def _load(
             break
         except httpx.HTTPError:
             time.sleep(0.1)
+    busy += _start_busy(args.busy, args.busy_nice)
+    if busy:
+        print(f"synthetic load: {args.busy} busy loops at nice {args.busy_nice}, started with the server up")
     example = json.loads((ROOT / "examples/rupture_brutale/facts.json").read_text())
+    if args.workers > 1 and args.scenarios != "verdict":
+        asyncio.run(scenarios.first_whatif_per_worker(base, headers, example, args.workers))
     case_id = httpx.post(base + "/v1/cases", json={"case_file": example}, headers=headers, timeout=30).json()["id"]
     path = f"/v1/cases/{case_id}/verdict"
     t = time.perf_counter()
@@ -239,7 +291,8 @@ def _load(
     lat.sort()
     p = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))] * 1000  # noqa: E731
     print(
-        f"verdict of the example case, {args.clients} concurrent clients, {wall:.1f} s on 127.0.0.1 (uvicorn, 1 server process)"
+        f"verdict of the example case, {args.clients} concurrent clients, {wall:.1f} s on 127.0.0.1 "
+        f"(uvicorn, {args.workers} worker process{'es' if args.workers > 1 else ''})"
     )
     print(f"  database                       : {db_label}")
     if args.hostile:

@@ -111,6 +111,30 @@ def connect(base: str, headers: dict[str, str] | None = None, timeout: float = 6
     return RawClient(host, int(port or 80), headers, timeout)
 
 
+def _tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (``/proc/<pid>/task/<pid>/children``)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        try:
+            with open(f"/proc/{p}/task/{p}/children") as f:
+                todo += [int(c) for c in f.read().split()]
+        except OSError:  # ended meanwhile
+            pass
+    return out
+
+
+def _cpu_ticks(pid: int) -> int:
+    """utime + stime of one process in clock ticks (0 when it ended meanwhile)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])
+
+
 class Meter:
     """CPU seconds of the server process (``/proc/<pid>/stat``) and of this process over a phase: what each
     request costs each side, the figure that does not move with the machine's load as latency does."""
@@ -120,13 +144,13 @@ class Meter:
         self.server = self.client = 0.0
 
     def _server_now(self) -> float:
+        """CPU seconds of the server and of every process under it (uvicorn ``--workers N``: the supervisor and
+        its worker processes; one process otherwise)."""
         import os
 
         if self.pid is None:
             return 0.0
-        with open(f"/proc/{self.pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return sum(_cpu_ticks(p) for p in _tree(self.pid)) / os.sysconf("SC_CLK_TCK")
 
     def __enter__(self) -> Meter:
         import time

@@ -8,6 +8,7 @@ read the figures with it).
 from __future__ import annotations
 
 import asyncio
+import collections
 import os
 import time
 from collections.abc import Awaitable, Callable
@@ -20,6 +21,13 @@ from api_load_client import ClientError, Meter, RawClient, connect
 ROOT = Path(__file__).resolve().parents[1]
 Request = Callable[[RawClient, int], Awaitable[bool]]
 SERVER_PID: int | None = None  # set by api_load: the uvicorn process whose CPU each phase reports
+STARTED: list[tuple[float, float]] = []  # (start, latency) of each request of the current phase
+WORKER_OF: collections.Counter[str] = collections.Counter()  # answers per server process (the ETag's boot tag)
+
+
+def boot_of(etag: str | None) -> str:
+    """The serving process's tag: api.routers.verdicts ends each ETag with one per process (``-<hex>"``)."""
+    return (etag or "?").rstrip('"').rsplit("-", 1)[-1]
 
 
 async def _loop(
@@ -36,6 +44,7 @@ async def _loop(
             except ClientError as exc:
                 errors.append(str(exc))
             lat.append(time.perf_counter() - t)
+            STARTED.append((t, lat[-1]))
             i += 1
 
 
@@ -44,6 +53,7 @@ def _phase(
 ) -> tuple[list[float], list[str], float, Meter]:
     lat: list[float] = []
     errors: list[str] = []
+    STARTED.clear()
     stop_at = time.perf_counter() + seconds
 
     async def run() -> None:
@@ -75,6 +85,16 @@ def _report(
         print(f"  target p99 ≤ {target_ms:.0f} ms   : {'met' if ok else 'NOT met'}")
 
 
+def _steady(skip: float) -> None:
+    """p50 / p99 of the requests started after the phase's first ``skip`` seconds (each process's first
+    what-ifs on each slider, which build that slider's re-weighting draws, fall in those seconds)."""
+    t0 = min(t for t, _ in STARTED)
+    late = sorted(x for t, x in STARTED if t - t0 >= skip)
+    if late:
+        p50, p99 = late[len(late) // 2] * 1000, late[min(len(late) - 1, int(0.99 * len(late)))] * 1000
+        print(f"  after the first {skip:.0f} s: {len(late)} requests, p50 / p99 {p50:.1f} / {p99:.1f} ms")
+
+
 NAMES = ("whatif-cached", "whatif-new", "ranking", "new-case")
 
 
@@ -100,6 +120,7 @@ def run_all(
             async def req(c: RawClient, i: int) -> bool:
                 name, x = values(k, i)
                 r = await c.post(path, json={"priors": {name: x}})
+                WORKER_OF[boot_of(r.headers.get("etag"))] += 1
                 return r.status_code == 200 and b'"probability"' in r.content
 
             return req
@@ -118,9 +139,12 @@ def run_all(
         return sliders[(k + i) % len(sliders)], round(0.05 + 0.9 * ((k * 7919 + i * 104729) % 100003) / 100003, 6)
 
     if "whatif-new" in want:
+        WORKER_OF.clear()
         lat, err, wall, m = _phase(base, headers, clients, seconds, whatif(fresh))
         title = f"what-if, new (a prior never asked, {len(sliders)} sliders in turn), {clients} clients"
         _report(title, lat, err, wall, 300, m)
+        print(f"  answers per server process: {sorted(WORKER_OF.values(), reverse=True)}")
+        _steady(2.0)
 
     def ranking(k: int) -> Request:
         async def req(c: RawClient, i: int) -> bool:
@@ -165,3 +189,36 @@ def _new_cases(base: str, headers: dict[str, str], clients: int, seconds: float)
     _report(f"new case: POST + GET verdict, {clients} clients", lat, err, wall, None, m)
     _report("  of which POST /v1/cases", sorted(posts), [], wall, None)
     _report("  of which GET …/verdict (first)", sorted(gets), [], wall, None)
+
+
+async def first_whatif_per_worker(
+    base: str, headers: dict[str, str], case_file: dict[str, Any], workers: int, tries: int = 40
+) -> None:
+    """What a server process pays for its FIRST what-if on a case it has never seen, against one that has it.
+
+    A case is created and its verdict read on one connection (process P: the verdict computed there, by the
+    background warmer or the GET); then new connections, one at a time, each ask a new prior until every
+    process has answered twice (the kernel hands a new connection to whichever process accepts first). Run
+    before any other phase, so a process other than P has computed nothing yet: its first what-if is that of a
+    fresh worker (the pack's first use in that process included)."""
+    async with connect(base, headers, timeout=120) as c:
+        r = await c.post("/v1/cases", json={"case_file": case_file, "name": "first-per-worker"})
+        case_id = r.json()["id"]
+        v = await c.get(f"/v1/cases/{case_id}/verdict")
+    seen = boot_of(v.headers.get("etag"))
+    sliders = [s["name"] for s in v.json().get("sliders") or [] if s.get("group") == "priors"]
+    firsts: dict[str, list[float]] = collections.defaultdict(list)
+    for i in range(tries):
+        async with connect(base, headers, timeout=120) as c:
+            t = time.perf_counter()
+            r = await c.post(
+                f"/v1/cases/{case_id}/what-if", json={"priors": {sliders[i % len(sliders)]: 0.3 + i / 997}}
+            )
+            ms = (time.perf_counter() - t) * 1000
+        firsts[boot_of(r.headers.get("etag"))].append(ms)
+        if len(firsts) >= workers and all(len(x) >= 2 for x in firsts.values()):
+            break
+    print(f"first what-ifs per server process ({workers} processes; new connections; before every other phase):")
+    for boot, ms in firsts.items():
+        who = "had the case's verdict" if boot == seen else "had never seen the case"
+        print(f"  process {boot} ({who}): first {ms[0]:.0f} ms, second {ms[1] if len(ms) > 1 else float('nan'):.0f} ms")

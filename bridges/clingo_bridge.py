@@ -25,7 +25,6 @@ from functools import lru_cache
 from typing import Any
 
 import clingo
-import yaml
 from clingo import ast
 
 from lexlogic.bridges.clingo_terms import Unevaluable, evaluate, signature, variables
@@ -180,6 +179,8 @@ class CompiledProgram:
 # --------------------------------------------------------------------------------------- compiling
 def _annotations(path: str, text: str) -> dict[int, RuleMeta]:
     """Annotation line number -> metadata (attached later to the next rule)."""
+    import yaml  # here, not at the top: a cold `analyze` served from the pack cache reads no YAML (issue 33)
+
     out: dict[int, RuleMeta] = {}
     for i, line in enumerate(text.splitlines(), start=1):
         if not line.lstrip().startswith("%@"):

@@ -12,7 +12,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lexlogic.logic import yaml_load
@@ -261,6 +260,8 @@ class ExtractionSpec(BaseModel):
 
 @lru_cache(maxsize=8)
 def _load(path: Path, stamp: float) -> ExtractionSpec:
+    import yaml  # here, not at the top: a cold `analyze` served from the pack cache reads no YAML (issue 33)
+
     try:
         raw = yaml_load.safe_load(path.read_text(encoding="utf-8"))
         return ExtractionSpec.model_validate(raw)
@@ -318,6 +319,8 @@ def extraction_problems(pack_dir: Path | str, facts: dict[str, Any]) -> list[_Pr
     """(file, line, message) for every mistake of ``extraction.yaml``: a malformed file, a fact the pack does
     not have (with a « did you mean »), a reader that cannot give the fact's type, an enum value the fact
     does not take, a pattern that is not a regular expression."""
+    import yaml  # here, not at the top: a cold `analyze` served from the pack cache reads no YAML (issue 33)
+
     path = Path(pack_dir) / "extraction.yaml"
     if not path.is_file():
         return []

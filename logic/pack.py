@@ -14,7 +14,6 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import ConfigDict, Field, ValidationError, field_validator
 
 from lexlogic.logic import parameters as params_mod
@@ -22,6 +21,7 @@ from lexlogic.logic.deferred import DeferredModel
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.parameters import Parameter, ParameterFile
 from lexlogic.logic.proof import LegalSource
+from lexlogic.logic.weights import WeightsError, WeightsFile, load_weights
 
 
 class PackError(LexlogicError):
@@ -273,6 +273,9 @@ class RulePack(DeferredModel):
     dated_rules: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="in-force atom → the dated rule it gates (logic/validity.py)"
     )
+    weights: WeightsFile | None = Field(
+        default=None, description="the weights file, read with the pack (None: none, or not readable: see _weights)"
+    )
 
     @property
     def name(self) -> str:
@@ -383,31 +386,6 @@ class RulePack(DeferredModel):
 
 
 # --------------------------------------------------------------------------------------------- loading
-class _LineLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """YAML loader that remembers the line of every mapping (for file:line errors). libyaml's C parser when
-    PyYAML has it (five times faster on a pack's files: most of a cold start's reading), else pure Python."""
-
-
-def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict[str, Any]:
-    mapping = {str(k): v for k, v in yaml.SafeLoader.construct_mapping(loader, node, deep=True).items()}
-    mapping["__line__"] = node.start_mark.line + 1
-    return mapping
-
-
-def _construct_timestamp(loader: _LineLoader, node: yaml.ScalarNode) -> Any:
-    """Dates as the YAML spec reads them, but an impossible date (2019-02-30) is a located error."""
-    try:
-        return yaml.SafeLoader.construct_yaml_timestamp(loader, node)
-    except ValueError as exc:
-        raise yaml.constructor.ConstructorError(
-            None, None, f"impossible date '{node.value}' ({exc})", node.start_mark
-        ) from exc
-
-
-_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-_LineLoader.add_constructor("tag:yaml.org,2002:timestamp", _construct_timestamp)
-
-
 def strip_lines(value: Any) -> Any:
     """A parsed YAML value without the loader's `__line__` keys (what the models validate)."""
     if isinstance(value, dict):
@@ -419,8 +397,12 @@ def strip_lines(value: Any) -> Any:
 
 def read_yaml(path: Path) -> Any:
     """Parse YAML with line numbers kept under `__line__` keys; syntax errors become PackError."""
+    import yaml  # on the first pack read from its files, not by a process served from the pack cache
+
+    from lexlogic.logic.yaml_lines import LineLoader
+
     try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=_LineLoader)
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=LineLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         raise PackError(path, mark.line + 1 if mark else None, f"invalid YAML: {getattr(exc, 'problem', exc)}") from exc
@@ -486,9 +468,24 @@ def load_pack(root: Path | str) -> RulePack:
         if not path.exists():
             raise PackError(manifest_path, raw.get("__line__"), f"listed ASP file does not exist: {rel}")
         asp_sources[rel] = path.read_text(encoding="utf-8")
-    pack = RulePack(root=root, manifest=manifest, facts=facts, computations=computations, asp_sources=asp_sources)
+    weights = _weights(root, manifest.files.weights)
+    pack = RulePack(
+        root=root, manifest=manifest, facts=facts, computations=computations, asp_sources=asp_sources, weights=weights
+    )
     _load_parameters(pack, raw, raw_facts)
     return pack
+
+
+def _weights(root: Path, rel: str | None) -> WeightsFile | None:
+    """The pack's weights, read with its other files: the pack cache keeps them with it, so a cold command
+    reads no YAML (issue 33). None when the pack has none, or when they do not read: ``engine.prob`` reads
+    the file again then, and reports why where it always has (at the verdict, not at the pack's load)."""
+    if rel is None:
+        return None
+    try:
+        return load_weights(root / rel)
+    except WeightsError:
+        return None
 
 
 def files_read(pack: RulePack) -> list[Path]:
@@ -496,6 +493,7 @@ def files_read(pack: RulePack) -> list[Path]:
     on disk checks them, whatever their suffix, before serving a pack (``engine/packs/disk_cache``)."""
     files = pack.manifest.files
     rels = ["pack.yaml", files.facts, *files.computations, *files.asp, files.parameters or "parameters.yaml"]
+    rels += [files.weights] if files.weights else []
     return [pack.root / rel for rel in rels]
 
 

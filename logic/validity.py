@@ -15,8 +15,6 @@ import re
 from datetime import date, timedelta
 from typing import Any
 
-import yaml
-
 from lexlogic.logic import yaml_load
 from lexlogic.logic.pack import Computation, FactType, RulePack
 
@@ -64,6 +62,8 @@ def _statement_end(lines: list[str], start: int) -> int:
 def gate_text(text: str, date_fact: str | None, facts: set[str]) -> tuple[str, list[dict[str, Any]]]:
     """The ASP text with every dated rule gated, and the dated rules found (id, label, period, date, sources).
     A rule is gated only when its relevant date is one of the pack's ``facts``."""
+    import yaml  # here, not at the top: a cold `analyze` served from the pack cache reads no YAML (issue 33)
+
     lines = text.splitlines()
     found: list[dict[str, Any]] = []
     k = 0

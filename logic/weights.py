@@ -27,7 +27,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from lexlogic.logic import yaml_load
@@ -270,6 +269,8 @@ class WeightsError(LexlogicError, ValueError):
 
 def load_weights(path: str | Path) -> WeightsFile:
     """Read and validate a pack's weights.yaml (errors name file:line or the field path)."""
+    import yaml  # for its errors: imported by yaml_load.safe_load anyway
+
     path = Path(path)
     try:
         data = yaml_load.safe_load(path.read_text(encoding="utf-8")) or {}

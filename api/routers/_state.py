@@ -13,10 +13,11 @@ from lexlogic.engine.documents.isolated import IngestLimits, isolated_reader
 from lexlogic.engine.store.api_cases import ApiCase, repair_answers
 
 
-def head(svc: Services, case: ApiCase) -> tuple[int, CaseState]:
-    """The head state; parsed once per (case, seq): a read costs one small query when nothing changed.
-    Callers that modify the returned state must copy it first (``fresh_head``)."""
-    seq = svc.runs.head_seq(case.run_id)
+def head(svc: Services, case: ApiCase, seq: int | None = None) -> tuple[int, CaseState]:
+    """The head state; parsed once per (case, seq): a read costs one small query when nothing changed, none when
+    the caller has just read the head's number (``seq``). Callers that modify the returned state must copy it
+    first (``fresh_head``)."""
+    seq = svc.runs.head_seq(case.run_id) if seq is None else seq
     if not seq:
         return 0, CaseState(case_id=case.run_id, pack=case.pack)
     hit = svc.heads.get(case.run_id)
@@ -34,8 +35,8 @@ def fresh_head(svc: Services, case: ApiCase) -> tuple[int, CaseState]:
     return seq, state.model_copy(deep=True)
 
 
-def case_file_of(svc: Services, case: ApiCase) -> tuple[CaseState, dict[str, Any]]:
-    _, state = head(svc, case)
+def case_file_of(svc: Services, case: ApiCase, seq: int | None = None) -> tuple[CaseState, dict[str, Any]]:
+    _, state = head(svc, case, seq)
     if not state.case_file:
         raise ProblemError(409, "this case has no facts yet: upload its documents and POST …/run first", slug="not-run")
     return state, state.case_file

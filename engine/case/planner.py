@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from lexlogic.logic.deferred import DeferredModel
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.pack import Check, RulePack
 
@@ -200,12 +201,12 @@ def replan_major_fact(plan: Plan, fact: str) -> Plan:
 # --- LLM proposals ---------------------------------------------------------------------------------
 
 
-class ProposedTask(BaseModel):
+class ProposedTask(DeferredModel):  # an LLM's proposal: built when one is read
     id: str
     depends_on: list[str] = Field(default_factory=list)
 
 
-class ProposedPlan(BaseModel):
+class ProposedPlan(DeferredModel):
     tasks: list[ProposedTask]
 
 

@@ -8,19 +8,20 @@ from __future__ import annotations
 
 from enum import Enum
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
+from lexlogic.logic.deferred import DeferredModel
 from lexlogic.logic.grounding import BBox, Grounding, SourceKind
 
 
-class Word(BaseModel):
+class Word(DeferredModel):
     text: str
     char_start: int
     char_end: int
     bbox: BBox | None = None
 
 
-class Page(BaseModel):
+class Page(DeferredModel):
     number: int = Field(description="1-based")
     width: float | None = None
     height: float | None = None
@@ -40,7 +41,7 @@ class BlockKind(str, Enum):
     TABLE = "table"
 
 
-class Block(BaseModel):
+class Block(DeferredModel):
     kind: BlockKind
     char_start: int
     char_end: int
@@ -59,7 +60,7 @@ class DocumentKind(str, Enum):
     OTHER = "other"
 
 
-class Document(BaseModel):
+class Document(DeferredModel):
     id: str
     path: str | None = None
     media_type: str = "text/plain"
@@ -108,7 +109,7 @@ class Document(BaseModel):
         )
 
 
-class Chunk(BaseModel):
+class Chunk(DeferredModel):
     """A retrieval unit: never cuts an article or a clause in two."""
 
     id: str

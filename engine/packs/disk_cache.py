@@ -36,9 +36,11 @@ _SUM = hashlib.sha256().digest_size
 
 @lru_cache(maxsize=1)
 def code_digest() -> str:
-    """sha256 of the code an entry's content comes from, and of the versions of what it is pickled with."""
+    """sha256 of the code an entry's content comes from, and of the versions of what it is pickled with
+    (PyYAML's by the source of its ``__init__``, which states it: importing PyYAML costs ~13 ms, issue 33)."""
+    from importlib.util import find_spec
+
     import pydantic
-    import yaml
 
     import lexlogic
     from lexlogic import logic
@@ -46,9 +48,11 @@ def code_digest() -> str:
     from lexlogic.engine import packs
 
     h = hashlib.sha256(MAGIC)
-    for part in (sys.version, lexlogic.__version__, pydantic.VERSION, clingo_frozen.ENGINE, yaml.__version__):
+    for part in (sys.version, lexlogic.__version__, pydantic.VERSION, clingo_frozen.ENGINE):
         h.update(part.encode() + b"\0")
-    files = [Path(m.__file__ or "") for m in (clingo_bridge, clingo_frozen, clingo_terms)]
+    yaml_spec = find_spec("yaml")
+    files = [Path(yaml_spec.origin if yaml_spec and yaml_spec.origin else "yaml")]
+    files += [Path(m.__file__ or "") for m in (clingo_bridge, clingo_frozen, clingo_terms)]
     for folder in (Path(logic.__file__ or "").parent, Path(packs.__file__ or "").parent):
         files += sorted(folder.rglob("*.py"))
     for path in files:

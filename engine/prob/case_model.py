@@ -71,9 +71,12 @@ _WEIGHTS: dict[tuple[str, float], WeightsFile] = {}
 
 
 def weights_of(pack: RulePack) -> WeightsFile | None:
-    """The pack's weights.yaml, read once per file version (mtime)."""
+    """The pack's weights: those read with the pack (``RulePack.weights``, kept in the pack cache), else its
+    weights.yaml read once per file version (mtime) — which raises the error saying why it did not read."""
     if not pack.manifest.files.weights:
         return None
+    if pack.weights is not None:
+        return pack.weights
     path = pack.root / pack.manifest.files.weights
     key = (str(path), path.stat().st_mtime)
     if key not in _WEIGHTS:

@@ -27,7 +27,6 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
-import opt_einsum
 
 from lexlogic.bridges.clingo_worlds import GroundCircuit
 from lexlogic.engine.prob import elimination
@@ -463,6 +462,8 @@ def _key(ci: int, ops: list[tuple[tuple[int, ...], np.ndarray]], limit: float) -
 
 
 def _equation(pl: ContractionPlan, ci: int, ops: list[tuple[tuple[int, ...], np.ndarray]]) -> str:
+    import opt_einsum  # only when a component is contracted (a verdict by enumeration never is): ~10 ms cold
+
     index = {n: opt_einsum.get_symbol(i) for i, n in enumerate(pl.components[ci][1])}
     return ",".join(_symbols(ns, index) for ns, _ in ops) + "->"
 
@@ -537,6 +538,8 @@ def _path(
         path, _ = elimination.best_path(eq, shapes, math.log2(max_intermediate))
     except elimination.TooWide as exc:  # refused before the whole ordering was searched
         return [], 2.0**exc.log2, math.inf
+    import opt_einsum  # see _equation
+
     _, info = opt_einsum.contract_path(eq, *shapes, optimize=path, shapes=True)
     big, cost = float(info.largest_intermediate), float(info.opt_cost)
     if big > max_intermediate:
