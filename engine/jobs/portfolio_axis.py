@@ -5,8 +5,8 @@ all the cases of one structure at once (``prob.case_axis``), but a case asks for
 evaluation, and only once its verdict is settled — known only there. So each case of a group runs in its own
 greenlet (a coroutine on this thread: nothing runs in parallel, no lock changes hands): when it asks for its
 worlds it parks, the next case starts; once every case has finished or parked, the parked requests are drawn
-per structure on the case axis and each case resumes with its own worlds, exactly the ones it would have drawn
-alone. Every other step of every case is the per-case path's own code, in the same order within a case.
+per structure on the case axis (a few cases at a time) and each case resumes as soon as its own worlds are
+drawn — exactly the ones it would have drawn alone. Every other step of every case is the per-case path's own code, in the same order within a case.
 """
 
 from __future__ import annotations
@@ -36,11 +36,11 @@ class _Ask(NamedTuple):
 
 
 class CaseAxisRun:
-    """One group's run (owned by ``run_group``, passed down as the verdict's worlds source ``worlds``)."""
+    """One group's run (owned by ``run_group``; its ``worlds`` is passed down as the verdict's ``draw_worlds``)."""
 
     def __init__(self) -> None:
         self._cases: set[greenlet] = set()
-        self.batches = 0  # case-axis draws made (the benchmark reads it)
+        self.batches = 0  # case-axis draws made (tests/prob/test_case_axis.py reads it)
 
     def worlds(self, prog: ProbProgram, c: infer.Compiled, priors: list[np.ndarray], n: int, seed: int) -> Any:
         """The worlds of one case: inside a case of ``run``, parked until the group's are drawn; outside, as
