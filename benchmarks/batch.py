@@ -6,7 +6,8 @@ the measured per-chunk figures (``projection``).
 
 Needs RabbitMQ (``LEXLOGIC_BROKER_URL``, default amqp://guest:guest@127.0.0.1:5672//) and PostgreSQL
 (``LEXLOGIC_TEST_PG_URL``, default the local ``test`` database; a fresh schema is used and dropped).
-Usage: ``.venv/bin/python benchmarks/batch.py [--cases 40] [--repeat 3] [--celery]``. Workers are started
+Usage: ``.venv/bin/python benchmarks/batch.py [--cases 40] [--repeat 3] [--celery]``; ``--axis-ab``: portfolio
+mode alone, old (each case's numbers' worlds drawn alone) vs new (a group's on a case axis), alternated. Workers are started
 and killed here.
 """
 
@@ -139,6 +140,11 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--celery", action="store_true", help="also the per-case path on 1 and 2 Celery workers")
     ap.add_argument(
+        "--axis-ab",
+        action="store_true",
+        help="portfolio mode old (each case's worlds alone) vs new (a group's worlds on a case axis), alternated",
+    )
+    ap.add_argument(
         "--portfolio-only",
         action="store_true",
         help="portfolio mode alone (a portfolio too large for the per-case path)",
@@ -170,6 +176,9 @@ def main() -> None:
         load0 = os.getloadavg()
         print(f"load average before: {load0[0]:.2f} on {os.cpu_count()} CPUs; {args.cases} cases, {args.repeat} runs")
         try:
+            if args.axis_ab:
+                axis_ab(cases, warm, db, args.cases, args.repeat)
+                return
             if args.portfolio_only:
                 portfolio_only(cases, warm, db, args.cases, args.repeat, load0[0])
                 for n in (1, 2) if args.celery else ():
@@ -382,6 +391,50 @@ def portfolio_only(cases: Path, warm: Path, db: str, n: int, repeat: int, load0:
         wall, cpu = statistics.median(w for w, _ in v), statistics.median(x for _, x in v)
         print(f"| portfolio, {c} process{'es' if c > 1 else ''} | {wall:.2f} | {cpu:.2f} | {n / wall:.2f} |")
     projection(statistics.median(x for _, x in runs[1]), n, repeat)
+
+
+@contextlib.contextmanager
+def each_case_alone(old: bool) -> Iterator[None]:
+    """``old``: the portfolio's chunks run without the case axis (``run_group(case_axis=False)``, the path before
+    session 7); a spawned pool pickles the partial by its function's name, so both pool sizes run it."""
+    import functools
+
+    from lexlogic.engine.jobs import portfolio
+
+    inner = portfolio.run_group
+    if old:
+        portfolio.run_group = functools.partial(inner, case_axis=False)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        portfolio.run_group = inner  # type: ignore[assignment]
+
+
+def axis_ab(cases: Path, warm: Path, db: str, n: int, repeat: int) -> None:
+    """Portfolio mode on 1 and 2 processes, old (each case's worlds alone) vs new (the group's worlds on a case
+    axis) alternated old/new/new/old ``repeat`` times in this run: medians of wall and CPU, cases/s, load."""
+    for c in (1, 2):
+        for old in (True, False):
+            with each_case_alone(old):
+                timed(warm, db, portfolio=True, concurrency=c)
+    runs: dict[tuple[int, bool], list[tuple[float, float]]] = {}
+    loads: list[float] = [os.getloadavg()[0]]
+    for _ in range(repeat):
+        for c in (1, 2):
+            for old in (True, False, False, True):
+                with each_case_alone(old):
+                    runs.setdefault((c, old), []).append(timed(cases, db, portfolio=True, concurrency=c))
+                loads.append(os.getloadavg()[0])
+    print(f"load average during: {min(loads):.2f}–{max(loads):.2f} (each run: {', '.join(f'{x:.2f}' for x in loads)})")
+    print(
+        "\n| mode | worlds | runs | median wall (s) | median CPU (s) | cases/s | CPU a case (ms) |"
+        "\n|---|---|---:|---:|---:|---:|---:|"
+    )
+    for (c, old), v in sorted(runs.items(), key=lambda kv: (kv[0][0], not kv[0][1])):
+        wall, cpu = statistics.median(w for w, _ in v), statistics.median(x for _, x in v)
+        what = "each case alone (old)" if old else "case axis (new)"
+        procs = f"portfolio, {c} process{'es' if c > 1 else ''}"
+        print(f"| {procs} | {what} | {len(v)} | {wall:.2f} | {cpu:.2f} | {n / wall:.1f} | {cpu * 1000 / n:.2f} |")
 
 
 def projection(portfolio_cpu: float, n: int, repeat: int, total: int = 1_000_000) -> None:

@@ -18,7 +18,10 @@ distinct row of a case's own inputs. This measures both, so the ceiling is a fig
    from the same seed, so the bits are the same), each case's thresholds compared on a (case, variable, draw)
    axis, ONE evaluation of the ground circuit over all their worlds. Checked bit for bit (digits, mask,
    observed atoms, the generator's state after the draws) against the per-case path, then timed alternated
-   (per case / batched / batched / per case, twice).
+   (per case / batched / batched / per case, twice). Since session 7 the batched leg is the engine's
+   ``prob.case_axis``.
+0. (Session 7, first) the chunks themselves, old vs new: ``run_group`` with each case alone and with the group's
+   worlds on the engine's case axis (``jobs.portfolio_axis``), alternated, result lines compared.
 
 Usage: ``.venv/bin/python benchmarks/case_axis.py [N=400] [CASES_DIR=/tmp/case_axis_cases]``.
 """
@@ -43,8 +46,8 @@ from portfolio_inprocess import chunks_of
 
 from lexlogic.engine.jobs import portfolio_groups as groups
 from lexlogic.engine.packs.library import PackLibrary
-from lexlogic.engine.prob import infer, jl_vec, numbers
-from lexlogic.engine.prob.model import BoolVar, ProbProgram
+from lexlogic.engine.prob import case_axis, infer, jl_vec, numbers
+from lexlogic.engine.prob.model import ProbProgram
 from lexlogic.engine.symbolic import memo as run_memo
 from lexlogic.engine.symbolic import values as values_mod
 from lexlogic.engine.verdict import decide as decide_mod
@@ -82,6 +85,35 @@ def empty_caches() -> None:
     # the numbers' caches are the run's (logic/memos.py): a call without one keeps nothing
 
 
+# --- 0. the chunks with and without the engine's case axis ----------------------------------------------------
+def chunks_old_new(n: int, cases: Path) -> None:
+    """``run_group`` per chunk, as the pool runs them: old (``case_axis=False``, each case alone) and new (the
+    group's worlds on a case axis), alternated old/new/new/old twice; CPU a case; result lines compared."""
+    if len(list(cases.glob("*.json"))) != n:
+        write_cases(cases, n)
+    chunks = list(chunks_of(cases, PackLibrary(SHIPPED_RULES)))
+    for chunk in chunks[:2]:  # warm: packs, circuits
+        groups.run_group(str(SHIPPED_RULES), chunk, False)
+    ms: dict[bool, list[float]] = {False: [], True: []}
+    lines: dict[bool, list[Any]] = {}
+    loads = [load()]
+    for axis in (False, True, True, False) * 2:
+        empty_caches()
+        t = time.process_time()
+        lines[axis] = [groups.run_group(str(SHIPPED_RULES), c, False, case_axis=axis) for c in chunks]
+        ms[axis].append(round((time.process_time() - t) * 1000 / n, 2))
+        loads.append(load())
+    same = lines[False] == lines[True]
+    print(
+        f"0. {n} cases in {len(chunks)} chunks, CPU ms a case, old (each case alone) {ms[False]} / new (case axis)"
+        f" {ms[True]}: medians {np.median(ms[False]):.2f} -> {np.median(ms[True]):.2f}"
+        f" ({100 * (np.median(ms[True]) / np.median(ms[False]) - 1):+.1f} %); lines identical: {same}; "
+        f"{', '.join(loads)}"
+    )
+    if not same:
+        raise SystemExit("0. the case axis changed a result line")
+
+
 # --- 1. the chunks, by part --------------------------------------------------------------------------------
 def run_chunks(n: int, cases: Path) -> tuple[list[Any], Any]:
     if len(list(cases.glob("*.json"))) != n:
@@ -99,7 +131,7 @@ def run_chunks(n: int, cases: Path) -> tuple[list[Any], Any]:
     c0 = time.process_time()
     for i, chunk in enumerate(chunks_of(cases, packs)):
         start = len(fv_calls)
-        groups.run_group(str(SHIPPED_RULES), chunk, False)
+        groups.run_group(str(SHIPPED_RULES), chunk, False, case_axis=False)  # parts timed case by case
         CHUNK_OF.update(dict.fromkeys(range(start, len(fv_calls)), i))
     total = time.process_time() - c0
     print(f"1. {n} cases in chunks ({load()}): CPU {total * 1000 / n:.2f} ms a case")
@@ -148,37 +180,18 @@ def worlds_per_case(progs: list[ProbProgram], n: int, seed: int) -> list[tuple[A
 
 
 def worlds_batched(progs: list[ProbProgram], n: int, seed: int) -> list[tuple[Any, ...]]:
-    """The same worlds with a case axis: per chunk and structure (what one process holds together) one draw of
-    the bits, every case's thresholds, one evaluation of the ground circuit over all its cases' worlds
-    (``infer.bernoulli_bits``'s arithmetic)."""
+    """The same worlds with the engine's case axis (``prob.case_axis``): per chunk and structure (what one
+    process holds together) one draw of the bits, every case's thresholds, one evaluation of the circuit."""
     by: dict[tuple[int, str], list[int]] = collections.defaultdict(list)
     for i, p in enumerate(progs):
         by[(CHUNK_OF.get(i, 0), p.structure_key())].append(i)
     out: list[tuple[Any, ...]] = [()] * len(progs)
     for idx in by.values():
         first = progs[idx[0]]
-        bools = [k for k, v in enumerate(first.variables) if isinstance(v, BoolVar)]
-        cats = [k for k, v in enumerate(first.variables) if not isinstance(v, BoolVar)]
-        rng = np.random.default_rng(seed)
-        raw = rng.bit_generator.random_raw((len(bools) * n + 1) // 2).view(np.uint32)[: len(bools) * n]
-        bits = raw.reshape(len(bools), n)
-        uniforms = [rng.random(n) for _ in cats]
-        state = rng.bit_generator.state
         priors = [infer.prior_vectors(progs[i].variables) for i in idx]
-        p = np.array([[pr[k][1] / pr[k].sum() for k in bools] for pr in priors], dtype=np.float64)
-        thr = np.minimum(np.round(np.clip(p, 0.0, 1.0) * 4294967296.0), 4294967295.0).astype(np.uint32)
-        x = bits[None, :, :] < thr[:, :, None]  # (case, variable, draw)
-        x[thr == 4294967295] = True
-        digits = np.empty((len(first.variables), len(idx), n), dtype=np.int16)
-        digits[bools] = x.transpose(1, 0, 2)
-        for k, u in zip(cats, uniforms):
-            for j, pr in enumerate(priors):
-                digits[k, j] = np.searchsorted(np.cumsum(pr[k] / pr[k].sum())[:-1], u, side="right")
-        flat = digits.reshape(len(first.variables), len(idx) * n)
-        mask, obs = infer.compiled(first).evaluate(flat)
-        for j, i in enumerate(idx):
-            s = slice(j * n, (j + 1) * n)
-            out[i] = (flat[:, s], mask[s], obs[:, s], state)
+        drawn = case_axis.sampled_on_axis(first, infer.compiled(first), priors, n, seed)
+        for i, w in zip(idx, drawn, strict=True):
+            out[i] = (w.digits, w.mask, w.obs, w.state)
     return out
 
 
@@ -210,6 +223,7 @@ def worlds(fv_calls: list[Any]) -> None:
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 400
     cases = Path(sys.argv[2] if len(sys.argv) > 2 else "/tmp/case_axis_cases")
+    chunks_old_new(n, cases)
     fv_calls, fv = run_chunks(n, cases)
     numbers_fixed(fv_calls, fv)
     worlds(fv_calls)

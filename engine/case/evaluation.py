@@ -14,6 +14,7 @@ from typing import Any, Protocol
 
 from lexlogic.engine.packs.library import PackLibrary
 from lexlogic.engine.prob.inference_plan import InferenceLimits
+from lexlogic.engine.prob.numbers import WorldsSource
 from lexlogic.engine.symbolic.memo import RunMemo
 from lexlogic.engine.verdict.build import build_verdict, case_file_error, load_pack, result_verdict
 from lexlogic.engine.verdict.model import Verdict
@@ -72,8 +73,10 @@ class CaseEvaluator:
         interpret: Interpreter | None = None,
         result_only: bool = False,
         limits: InferenceLimits | None = None,
+        draw_worlds: WorldsSource | None = None,
     ) -> None:
         self.packs = packs
+        self.draw_worlds = draw_worlds  # the numbers' worlds: a portfolio group's case axis; none, sampled_worlds
         self.limits = limits  # the route's thresholds (Settings.inference_*): none, the defaults
         self.result_only = result_only
         self.inference = inference
@@ -139,6 +142,7 @@ class CaseEvaluator:
             "inference": self.inference,
             "memo": self.memo,
             "limits": self.limits,
+            "draw_worlds": self.draw_worlds,
         }
         if self.result_only:  # what a result line reads (portfolio without --proofs), by the same code
             return result_verdict(case, self.typed_answers(case, answers), **common)

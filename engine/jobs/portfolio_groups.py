@@ -9,6 +9,7 @@ neither may depend on the other.
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
 from collections.abc import Iterable, Iterator
@@ -20,8 +21,10 @@ from typing import Any
 from lexlogic.engine.case.evaluation import CaseEvaluator
 from lexlogic.engine.case.machine import CaseState, Orchestrator, Phase
 from lexlogic.engine.jobs.batch_store import BatchItemRow, ItemResult, result_of
+from lexlogic.engine.jobs.portfolio_axis import CaseAxisRun
 from lexlogic.engine.packs.library import PackLibrary
 from lexlogic.engine.prob.inference_plan import InferenceLimits
+from lexlogic.engine.prob.numbers import WorldsSource
 from lexlogic.logic.canonical import canonical_hash
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.facts import parse_case
@@ -98,9 +101,15 @@ class InMemoryMachine(Orchestrator):
     ``proofs`` its evaluator builds what a result line reads and no more (``CaseEvaluator(result_only=True)``:
     no proof trees, no distributions nobody reads); with ``proofs``, the whole verdict, as the per-case path."""
 
-    def __init__(self, packs: PackLibrary, proofs: bool = False, limits: InferenceLimits | None = None) -> None:
+    def __init__(
+        self,
+        packs: PackLibrary,
+        proofs: bool = False,
+        limits: InferenceLimits | None = None,
+        draw_worlds: WorldsSource | None = None,
+    ) -> None:
         self.memory = TransientStore()
-        evaluator = CaseEvaluator(packs, result_only=not proofs, limits=limits)
+        evaluator = CaseEvaluator(packs, result_only=not proofs, limits=limits, draw_worlds=draw_worlds)
         super().__init__(self.memory, evaluator, packs=packs, job={"kind": "portfolio"})  # type: ignore[arg-type]
 
     def loop_key(self, state: CaseState) -> Any:
@@ -143,11 +152,18 @@ def final_state(orch: InMemoryMachine, packs: PackLibrary, key: str, path: str, 
 
 
 def run_case(
-    packs: PackLibrary, key: str, path: str, run_id: str, proofs: bool, limits: InferenceLimits | None = None
+    packs: PackLibrary,
+    key: str,
+    path: str,
+    run_id: str,
+    proofs: bool,
+    limits: InferenceLimits | None = None,
+    draw_worlds: WorldsSource | None = None,
 ) -> dict[str, Any]:
     """One case's result line (its proof tree and why-not when ``proofs``). ``limits``: the inference route's
-    thresholds of the caller's Settings (``InferenceLimits.of(settings)``, built at the edge); None: defaults."""
-    orch = InMemoryMachine(packs, proofs, limits)
+    thresholds of the caller's Settings (``InferenceLimits.of(settings)``, built at the edge); None: defaults.
+    ``draw_worlds``: the group's case axis (``portfolio_axis.CaseAxisRun.worlds``); None: the case alone."""
+    orch = InMemoryMachine(packs, proofs, limits, draw_worlds)
     state = final_state(orch, packs, key, path, run_id)
     out = result_of(key, "case", state)
     if proofs and state.evaluation is not None:
@@ -176,17 +192,26 @@ def rare_full_collections() -> Iterator[None]:
 
 
 def run_group(
-    rules_dir: str, items: list[tuple[str, str, str]], proofs: bool = False, limits: InferenceLimits | None = None
+    rules_dir: str,
+    items: list[tuple[str, str, str]],
+    proofs: bool = False,
+    limits: InferenceLimits | None = None,
+    case_axis: bool = True,
 ) -> list[dict]:
     """A group's results (ItemResult as JSON), its cases one after the other in this process (``limits``: as
-    ``run_case``; a frozen dataclass, so it travels to a pool's process with the chunk)."""
+    ``run_case``; a frozen dataclass, so it travels to a pool's process with the chunk). ``case_axis``: the
+    cases' numbers' worlds drawn together (``portfolio_axis``: the same results); False, each case alone."""
     packs = library(rules_dir)
-    out = []
+    axis = CaseAxisRun(packs.memos) if case_axis and len(items) > 1 else None
+    draw_worlds = axis.worlds if axis is not None else None
+
+    def one(key: str, path: str, run_id: str) -> dict:
+        try:
+            return run_case(packs, key, path, run_id, proofs, limits, draw_worlds)
+        except Exception as exc:  # as the per-case path: the case fails with its reason, the batch goes on
+            why = f"{type(exc).__name__}: {exc}"[:500]
+            return ItemResult(key=key, kind="case", status="error", message=why).model_dump(mode="json")
+
+    tasks = [functools.partial(one, *item) for item in items]
     with rare_full_collections():
-        for key, path, run_id in items:
-            try:
-                out.append(run_case(packs, key, path, run_id, proofs, limits))
-            except Exception as exc:  # as the per-case path: the case fails with its reason, the batch goes on
-                why = f"{type(exc).__name__}: {exc}"[:500]
-                out.append(ItemResult(key=key, kind="case", status="error", message=why).model_dump(mode="json"))
-    return out
+        return axis.run(tasks) if axis is not None else [task() for task in tasks]

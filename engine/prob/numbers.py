@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Callable
+from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -33,6 +35,8 @@ from lexlogic.logic.pack import FactType, RulePack
 from lexlogic.logic.weights import NumberLaw
 
 N_SAMPLES = 1 << 14
+# (program, its compiled circuit, priors, n, seed) → its sampled worlds: ``sampled_worlds.sampled``'s signature
+WorldsSource = Callable[[ProbProgram, infer.Compiled, list[np.ndarray], int, int], sampled_worlds.SampledWorlds]
 MIN_EIG = 0.005  # bits; the plug-in bias is about (bins−1)(cells−1)/(2N ln 2) ≈ 4e-4 at N = 2^14
 
 
@@ -211,12 +215,14 @@ def finish_verdict(
     samples: int = N_SAMPLES,
     summaries: bool = True,
     proposal: CaseModel | None = None,
+    draw_worlds: WorldsSource | None = None,
     memos: Memos | None = None,
 ) -> ProbVerdict:
     """The verdict with its numbers (outputs of ``weights.yaml``) and the questions about the damages
     (``summaries=False``: the questions only, no distribution — a portfolio's result line reads none).
     ``proposal``: the case's model without the what-if (its priors): when the what-if moves only priors, its
     numbers are the case's draws re-weighted (``reweight``), else drawn afresh; the summaries' method says which.
+    ``draw_worlds``: where the sampled worlds come from (a portfolio group's case axis); None, ``sampled_worlds``.
     ``memos``: the owner's (its sampled worlds and per-world outputs; none: this call's own)."""
     memos = own(memos)
     verdict = verdict.model_copy(update={"soft_factors": {**model.folded, **verdict.soft_factors}})
@@ -226,7 +232,8 @@ def finish_verdict(
         return verdict
     prog = apply_whatif(model.program, whatif or {})
     n = samples
-    drawn = _draws(model, prog, proposal, n, seed, memos)
+    draw = draw_worlds or partial(sampled_worlds.sampled, memos=memos)
+    drawn = _draws(model, prog, proposal, n, seed, draw, memos)
     worlds, source, w, method = drawn.worlds, drawn.source, drawn.w, drawn.method
     if w.sum() <= 0:
         return verdict
@@ -259,9 +266,8 @@ def finish_verdict(
     return verdict
 
 
-def _worlds(prog: ProbProgram, n: int, seed: int, memos: Memos) -> sampled_worlds.SampledWorlds:
-    c = infer.compiled(prog, memos)
-    return sampled_worlds.sampled(prog, c, infer.prior_vectors(prog.variables), n, seed, memos)
+def _worlds(prog: ProbProgram, n: int, seed: int, draw: WorldsSource, memos: Memos) -> sampled_worlds.SampledWorlds:
+    return draw(prog, infer.compiled(prog, memos), infer.prior_vectors(prog.variables), n, seed)
 
 
 def _weights(prog: ProbProgram, worlds: sampled_worlds.SampledWorlds) -> np.ndarray:
@@ -309,12 +315,20 @@ class _Drawn(NamedTuple):
     share: float = 1.0  # the share of the proposal's effective sample size the weights keep
 
 
-def _draws(model: CaseModel, prog: ProbProgram, proposal: CaseModel | None, n: int, seed: int, memos: Memos) -> _Drawn:
+def _draws(
+    model: CaseModel,
+    prog: ProbProgram,
+    proposal: CaseModel | None,
+    n: int,
+    seed: int,
+    draw: WorldsSource,
+    memos: Memos,
+) -> _Drawn:
     """The worlds the numbers are read on, the model whose values they carry, their weights and the method's
     words: the proposal's draws re-weighted when it can serve (``reweight``), otherwise ``prog``'s own."""
     method = PRIOR_PROPOSAL
     if proposal is not None and _same_case(model, proposal, prog):
-        worlds = _worlds(proposal.program, n, seed, memos)
+        worlds = _worlds(proposal.program, n, seed, draw, memos)
         w0 = _weights(prog, worlds)
         ratio = reweight.prior_ratio(proposal.program, prog, worlds.digits)
         if not ratio.moved and ratio.refused is None:  # the same priors: the very draws prog's would be
@@ -324,13 +338,13 @@ def _draws(model: CaseModel, prog: ProbProgram, proposal: CaseModel | None, n: i
             return _Drawn(worlds, proposal, w, REWEIGHTED.format(OWN_DRAWS, words), share)
         if ratio.refused is None:  # too far from the case's priors: from the case's draws widened on those roots
             wide = reweight.widened(proposal.program, ratio.moved)
-            worlds = _worlds(wide, n, seed, memos)
+            worlds = _worlds(wide, n, seed, draw, memos)
             w0 = _weights(prog, worlds)
             w, words, share = reweight.accepted(w0, reweight.prior_ratio(wide, prog, worlds.digits))
             if w is not None:
                 return _Drawn(worlds, proposal, w, REWEIGHTED.format(reweight.uniform_words(ratio.moved), words), share)
         method = f"{PRIOR_PROPOSAL}; drawn afresh for the what-if's priors: {words}"
-    worlds = _worlds(prog, n, seed, memos)
+    worlds = _worlds(prog, n, seed, draw, memos)
     return _Drawn(worlds, model, _weights(prog, worlds), method)
 
 

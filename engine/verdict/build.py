@@ -23,7 +23,7 @@ from lexlogic.engine.packs.library import LoadedPack, PackLibrary
 from lexlogic.engine.prob import BoolVar, ProbProgram
 from lexlogic.engine.prob.case_model import weights_of
 from lexlogic.engine.prob.inference_plan import InferenceLimits
-from lexlogic.engine.prob.numbers import PRIOR_PROPOSAL
+from lexlogic.engine.prob.numbers import PRIOR_PROPOSAL, WorldsSource
 from lexlogic.engine.symbolic.analysis import analyse_case_file
 from lexlogic.engine.symbolic.memo import RunMemo
 from lexlogic.engine.symbolic.narratives import (
@@ -438,6 +438,7 @@ def build_verdict(
     inference: str = "auto",
     memo: RunMemo | None = None,
     limits: InferenceLimits | None = None,
+    draw_worlds: WorldsSource | None = None,
 ) -> Verdict:
     """The typed verdict of a typed case, given typed answers.
 
@@ -449,7 +450,8 @@ def build_verdict(
     ``inference``: exact | sampling | pyro | auto; ``limits``: the route's thresholds (the caller's
     ``Settings.inference_*``, none: the defaults); ``probabilistic=False``: the symbolic analysis alone (the
     orchestrator's fast path when a fatal defeater is established: the target's probability is then 0 or 1
-    without a model).
+    without a model). ``draw_worlds``: where the numbers' sampled worlds come from (a portfolio group's case
+    axis, ``engine.jobs.portfolio_axis``); None: ``sampled_worlds``.
     """
     answers = dict(answers or {})
     priors, weights = dict(priors or {}), dict(weights or {})
@@ -457,7 +459,19 @@ def build_verdict(
     loaded = load_pack(packs, case.pack)
     pack = loaded.pack
     d = _decide(
-        loaded, case, answers, priors, weights, whatif, dynamic, sliders, probabilistic, inference, memo, limits=limits
+        loaded,
+        case,
+        answers,
+        priors,
+        weights,
+        whatif,
+        dynamic,
+        sliders,
+        probabilistic,
+        inference,
+        memo,
+        limits=limits,
+        draw_worlds=draw_worlds,
     )
     knowledge = epistemic.fact_knowledge(pack, d.case, answers, d.cv.analysis.values, memo.memos)
 
@@ -575,6 +589,7 @@ def result_verdict(
     inference: str = "auto",
     memo: RunMemo | None = None,
     limits: InferenceLimits | None = None,
+    draw_worlds: WorldsSource | None = None,
 ) -> Verdict:
     """The verdict as far as a portfolio's result line and the state machine read it (``lexlogic batch
     --portfolio`` without ``--proofs``): status, label, summary, outcomes (without trees), checks, P(target),
@@ -604,6 +619,7 @@ def result_verdict(
         numbers="questions",
         proofs=False,
         limits=limits,
+        draw_worlds=draw_worlds,
     )
     a = d.cv.analysis
     read_or_interpreted = epistemic.machine_read(d.case) or bool(dynamic)
@@ -629,6 +645,7 @@ def _decide(
     numbers: bool | Literal["questions"] = True,
     proofs: bool = True,
     limits: InferenceLimits | None = None,
+    draw_worlds: WorldsSource | None = None,
 ) -> _Decided:
     """The symbolic analysis (the memo's), then the probabilistic verdict unless a defeater settled it
     (``numbers``, ``proofs``: as ``decide`` and ``analyse`` take them; a result line needs neither)."""
@@ -652,6 +669,7 @@ def _decide(
                 analysis=analysis,
                 numbers=numbers,
                 limits=limits,
+                draw_worlds=draw_worlds,
                 memos=memo.memos,
             )
         else:

@@ -20,7 +20,7 @@ from lexlogic.engine.prob import analyse as prob_analyse
 from lexlogic.engine.prob.case_model import NOT_ASKABLE_COST
 from lexlogic.engine.prob.inference_plan import InferenceLimits
 from lexlogic.engine.prob.model_cache import case_model
-from lexlogic.engine.prob.numbers import finish_verdict, may_ask_about_outputs
+from lexlogic.engine.prob.numbers import WorldsSource, finish_verdict, may_ask_about_outputs
 from lexlogic.engine.symbolic.analysis import Analysis, analyse
 from lexlogic.engine.symbolic.values import ValueInfo
 from lexlogic.logic.facts import CaseFile
@@ -73,14 +73,16 @@ def decide(
     numbers: bool | Literal["questions"] = True,
     analysis: Analysis | None = None,
     limits: InferenceLimits | None = None,
+    draw_worlds: WorldsSource | None = None,
     memos: Memos | None = None,
 ) -> CaseVerdict:
     """Symbolic analysis (``analysis`` when the caller already has it for this case and these answers),
     then the probabilistic verdict over what is still uncertain. ``numbers``: True, the outputs' distributions
     (damages, notice) and the questions about them; False, neither; "questions" (portfolio results), the
     outputs only when a question about them can be asked (liability settled and an askable input behind
-    them) — the same questions as True, without the distributions nobody reads. ``memos``: the owner's memoised
-    results (the run's, the verdict service's; none: this call's own)."""
+    them) — the same questions as True, without the distributions nobody reads. ``draw_worlds``: where the
+    numbers' sampled worlds come from (a portfolio group's case axis), None: ``sampled_worlds``. ``memos``: the
+    owner's memoised results (the run's, the verdict service's; none: this call's own)."""
     memos = own(memos)
     inference = inference or "auto"
     if inference not in INFERENCE_METHODS:
@@ -127,7 +129,15 @@ def decide(
             else None
         )
         verdict = finish_verdict(
-            pack, model, verdict, rest, seed=seed, summaries=numbers is True, proposal=proposal, memos=memos
+            pack,
+            model,
+            verdict,
+            rest,
+            seed=seed,
+            summaries=numbers is True,
+            proposal=proposal,
+            draw_worlds=draw_worlds,
+            memos=memos,
         )
     else:  # no numbers (or none a question could come from): the model's folded factors only
         verdict = verdict.model_copy(update={"soft_factors": {**model.folded, **verdict.soft_factors}})

@@ -99,5 +99,5 @@ def test_refused_draws_are_the_fresh_ones_and_say_so(monkeypatch: pytest.MonkeyP
 _DRAWS = numbers._draws
 
 
-def _fresh_draws(model: Any, prog: Any, proposal: Any, n: int, seed: int, memos: Any) -> Any:
-    return _DRAWS(model, prog, None, n, seed, memos)  # no proposal: what every what-if did before
+def _fresh_draws(model: Any, prog: Any, proposal: Any, n: int, seed: int, *source: Any) -> Any:
+    return _DRAWS(model, prog, None, n, seed, *source)  # no proposal: what every what-if did before
