@@ -21,6 +21,7 @@ from lexlogic.engine.jobs.portfolio_axis import CaseAxisRun
 from lexlogic.engine.jobs.portfolio_groups import skeleton
 from lexlogic.engine.prob import BoolVar, CategoricalVar, Option, ProbProgram, case_axis, infer
 from lexlogic.logic.facts import parse_case
+from lexlogic.logic.memos import Memos
 from tests.distributed.make_cases import write_cases
 from tests.support.packs import SHIPPED
 
@@ -52,8 +53,9 @@ def test_each_case_gets_the_worlds_it_draws_alone(together: int, monkeypatch: py
         _program([0.7, 0.05, 0.4, 0.6], [0.1, 0.1, 0.8]),
         _program([0.3, 0.5, 0.9, 0.11], [0.5, 0.25, 0.25]),
     ]
-    c = infer.compiled(progs[0])
-    assert all(infer.compiled(p) is c for p in progs)  # one structure
+    memos = Memos()  # one owner: one compiled circuit per structure
+    c = infer.compiled(progs[0], memos)
+    assert all(infer.compiled(p, memos) is c for p in progs)  # one structure
     priors = [infer.prior_vectors(p.variables) for p in progs]
     together = list(case_axis.sampled_on_axis(progs[0], c, priors, N, SEED))
     for prog, w in zip(progs, together, strict=True):
