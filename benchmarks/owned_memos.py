@@ -23,8 +23,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from cold_start import old_tree  # the same export of a tree (this folder is on sys.path when run)
+
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ("api", "bridges", "engine", "logic", "sandbox")
 CWD = tempfile.mkdtemp(prefix="lexlogic-memos-cwd-")  # not the repository: its lexlogic/ folder would win
 
 WHATIF = r"""
@@ -52,20 +53,13 @@ print(json.dumps({"ms": statistics.median(xs), "sha": h.hexdigest()}))
 
 
 def export(ref: str, into: Path) -> tuple[Path, Path]:
-    """``ref`` exported under ``into``: (its source tree, the folder to put on PYTHONPATH)."""
+    """``ref`` exported under ``into`` (`cold_start.old_tree`): (its source tree, the folder to put on PYTHONPATH)."""
+    into.mkdir(parents=True, exist_ok=True)
+    pkg = old_tree(ref, into)
     src = into / "src"
-    src.mkdir(parents=True)
-    archive = subprocess.run(["git", "archive", ref], cwd=ROOT, capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
-    pkg = into / "pkg" / "lexlogic"
-    pkg.mkdir(parents=True)
-    for item in (src / "lexlogic").iterdir():
-        (pkg / item.name).symlink_to(item)
-    for layer in LAYERS:
-        (pkg / layer).symlink_to(src / layer)
     batch = src / "benchmarks" / "batch.py"  # appended, not prepended: the tree on PYTHONPATH is the one run
     batch.write_text(batch.read_text().replace("sys.path.insert(0, str(ROOT))", "sys.path.append(str(ROOT))"))
-    return src, into / "pkg"
+    return src, pkg
 
 
 def run(side: tuple[Path, Path], args: list[str]) -> str:
