@@ -23,6 +23,7 @@ import os
 import pickle
 import sys
 import tempfile
+import time
 from functools import lru_cache
 from pathlib import Path
 
@@ -31,6 +32,8 @@ from lexlogic.bridges.clingo_frozen import FrozenProgram, frozen, thawed
 from lexlogic.logic.pack import RulePack, files_read
 
 MAGIC = b"lexlogic-pack-1\n"  # the entry format; a new format changes it
+#: a writer takes milliseconds: an older temporary file is a killed writer's, never renamed, swept by the next write
+ABANDONED_AFTER_S = 600.0
 _SUM = hashlib.sha256().digest_size
 
 
@@ -111,11 +114,24 @@ def write(cache: Path, root: Path, digest: str, pack: RulePack, program: Compile
         for older in cache.glob(f"{_folder_part(root)}-*.pack"):  # one entry per pack folder: the latest
             if older != path:
                 older.unlink(missing_ok=True)
+        _sweep_abandoned(cache)
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
         pass  # read-only or full disk, an unpicklable pack: the next process compiles again
     finally:
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)
+
+
+def _sweep_abandoned(cache: Path) -> None:
+    """Remove the temporary files of writers killed mid-write: no reader ever sees them (never renamed into
+    place), but each one kept a whole entry's bytes (130–230 KB) in the user's cache for good."""
+    limit = time.time() - ABANDONED_AFTER_S
+    for stale in cache.glob(".*.tmp"):
+        try:
+            if stale.stat().st_mtime < limit:
+                stale.unlink()
+        except OSError:  # gone meanwhile, or not ours to remove: nothing to do
+            continue
 
 
 def _file_sums(pack: RulePack) -> dict[str, str | None]:

@@ -3,7 +3,11 @@ never served from an older entry, and a damaged, foreign or unwritable cache onl
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -174,3 +178,44 @@ def test_concurrent_writers_and_readers_see_no_partial_entry(tmp_path: Path) -> 
     assert errors == [] and False not in seen
     assert [p.name for p in cache.iterdir() if not p.name.endswith(".pack")] == []  # no temporary file left
     assert disk_cache.read(cache, root, digest) is not None
+
+
+#: a writer killed (SIGKILL) after its entry is written to the temporary file, before it is renamed into place
+KILLED_WRITER = """
+import os, sys, time
+from pathlib import Path
+from lexlogic.engine.packs import disk_cache
+from lexlogic.engine.packs.library import compile_loaded, gated, pack_digest
+from lexlogic.logic.pack import load_pack
+root, cache = Path(sys.argv[1]), Path(sys.argv[2])
+pack = gated(load_pack(root))
+program = compile_loaded(pack)
+def hang(src, dst):
+    print("written", flush=True)
+    time.sleep(120)
+disk_cache.os.replace = hang
+disk_cache.write(cache, root, pack_digest(root), pack, program)
+"""
+
+
+def test_a_killed_writers_temporary_file_is_swept_by_a_later_write(tmp_path: Path) -> None:
+    root, cache = _copy(tmp_path), tmp_path / "cache"
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED_WRITER, str(root), str(cache)], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "written"
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait(30)
+    (abandoned,) = cache.glob(".*.tmp")
+    assert abandoned.stat().st_size > 10_000  # a whole entry's bytes, never renamed into place
+    assert list(cache.glob("*.pack")) == []
+    live = cache / ".another-writer.tmp"  # a writer still at work (a fresh file) is left alone
+    live.write_bytes(b"x")
+    old = abandoned.stat().st_mtime - disk_cache.ABANDONED_AFTER_S - 1
+    os.utime(abandoned, (old, old))  # the killed writer's file, as the next writer finds it later
+    pack, program = _fresh(root)
+    disk_cache.write(cache, root, pack_digest(root), pack, program)
+    assert sorted(p.name for p in cache.iterdir() if p.name.startswith(".")) == [live.name]
+    assert disk_cache.read(cache, root, pack_digest(root)) is not None
