@@ -198,7 +198,8 @@ def run_group(
     limits: InferenceLimits | None = None,
     case_axis: bool = True,
 ) -> list[dict]:
-    """A group's results (ItemResult as JSON), its cases one after the other in this process (``limits``: as
+    """A group's results (ItemResult as JSON), its cases run in this process, in order — interleaved where they
+    ask for their worlds when ``case_axis`` (``limits``: as
     ``run_case``; a frozen dataclass, so it travels to a pool's process with the chunk). ``case_axis``: the
     cases' numbers' worlds drawn together (``portfolio_axis``: the same results); False, each case alone."""
     packs = library(rules_dir)
