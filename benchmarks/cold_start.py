@@ -14,6 +14,11 @@
    share. Printed first: whether the new tree holds set-up's compiled modules (``compileall``: Python reads
    them even under PYTHONDONTWRITEBYTECODE; an export of the old code holds none, as its set-up made none).
 
+The floor (issue 33): a fresh interpreter that imports only the third-party modules a real
+`analyze FACTS.json` process of the same side holds at its end (``sys.modules``, in load order; a module whose top
+package is neither the standard library's nor lexlogic's), with the collector off as the CLI turns it off. What
+lexlogic itself costs is analyze − floor ("our share"), printed for both sides with the old/new ratio.
+
 Every row: median / min / max wall, median CPU (user + sys of the process and its children: Tesseract) and
 median peak RSS, over N runs; old and new runs alternate, so both see the same load. The load average is
 printed before and after each section (2 cores shared with other work: read the ratios).
@@ -109,6 +114,64 @@ def envs(old_path: Path, prefix: str, new_path: Path | None = None) -> dict[str,
     }
 
 
+#: the floor's interpreter: the named modules imported in order (one not importable by its name, e.g. a C
+#: extension registered under another, is skipped; ``third_party`` counts them)
+FLOOR = (
+    "import gc, importlib, sys\ngc.disable()\nfor name in sys.argv[1:]:\n"
+    "    try:\n        importlib.import_module(name)\n    except ImportError:\n        pass\n"
+)
+#: printed at exit by a real analyze: its third-party modules in load order
+THIRD_PARTY_PROBE = (
+    "import atexit, sys\n"
+    "def _third():\n"
+    "    ours = ('lexlogic', '__main__', '__editable__')\n"
+    "    names = [m for m in sys.modules if not m.split('.')[0] in sys.stdlib_module_names\n"
+    "             and not m.startswith(ours) and m not in sys.builtin_module_names]\n"
+    "    print('THIRD', *names, file=sys.stderr)\n"
+    "atexit.register(_third)\n"
+    "sys.argv = ['lexlogic', *sys.argv[1:]]\n"
+    "from lexlogic.api.cli import main\n"
+    "main()\n"
+)
+
+
+def third_party(env: dict[str, str]) -> list[str]:
+    """The third-party modules a real `analyze FACTS.json` holds at its end (``env``: one side's)."""
+    cmd = [sys.executable, "-c", THIRD_PARTY_PROBE, "analyze", str(FACTS), "--no-input"]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=CWD, env=env)
+    line = next((x for x in r.stderr.splitlines() if x.startswith("THIRD ")), None)
+    if line is None:
+        raise SystemExit(f"the third-party probe failed: {r.stderr[-2000:]}")
+    return line.split()[1:]
+
+
+def importable(names: list[str], env: dict[str, str]) -> int:
+    """How many of ``names`` the floor's interpreter imports by name (the rest are skipped there)."""
+    code = "import importlib, sys\nn = 0\nfor m in sys.argv[1:]:\n    try:\n        importlib.import_module(m)\n"
+    code += "        n += 1\n    except ImportError:\n        pass\nprint(n)\n"
+    return int(
+        subprocess.run([sys.executable, "-c", code, *names], capture_output=True, text=True, cwd=CWD, env=env).stdout
+    )
+
+
+def shares(got: dict[str, dict[str, list[tuple[float, float, float]]]]) -> None:
+    """analyze − floor, per side (median wall and CPU), and the old/new ratio of that share."""
+    med = {
+        (row, who, i): statistics.median(r[i] for r in got[row][who])
+        for row in got
+        for who in ("old", "new")
+        for i in (0, 1)
+    }
+    analyze, floor = "lexlogic analyze FACTS.json", "floor: third-party imports only"
+    for i, what in ((0, "wall"), (1, "CPU")):
+        share = {who: med[(analyze, who, i)] - med[(floor, who, i)] for who in ("old", "new")}
+        print(
+            f"our share (analyze − floor), median {what}: old {share['old']:.3f}  new {share['new']:.3f}  "
+            f"old/new {share['old'] / share['new']:.2f}x  (floor old {med[(floor, 'old', i)]:.3f} / "
+            f"new {med[(floor, 'new', i)]:.3f})"
+        )
+
+
 def facts_section(n: int, settings: dict[str, dict[str, str]]) -> None:
     """The facts file's rows. Every process gets a LEXLOGIC_HOME of the benchmark's own: the pack cache
     (``engine/packs/disk_cache``, under the home when it is set) is warm after the warm-up run, as on a machine
@@ -117,6 +180,7 @@ def facts_section(n: int, settings: dict[str, dict[str, str]]) -> None:
     analyze = [str(LEXLOGIC), "analyze", str(FACTS), "--no-input"]
     rows = [
         ("python -c pass", [sys.executable, "-c", "pass"]),
+        ("floor: third-party imports only", [sys.executable, "-c", FLOOR]),  # + the side's modules, below
         ("import the CLI", [sys.executable, "-c", "import lexlogic.api.cli"]),
         ("lexlogic analyze FACTS.json", analyze),
         ("lexlogic analyze FACTS.json, pack cache empty", analyze),
@@ -127,20 +191,28 @@ def facts_section(n: int, settings: dict[str, dict[str, str]]) -> None:
     for cached in ("bytecode cached", "no bytecode cache"):
         pair = {who: {**settings[f"{who}, {cached}"], "LEXLOGIC_HOME": str(home)} for who in ("old", "new")}
         for env in pair.values():
-            for _, cmd in rows[1:3]:
+            for _, cmd in rows[2:4]:
                 run(cmd, env)  # writes the caches (cached) / warms the page cache (both)
-        print(f"\n{cached} (n={n}, seconds):\n{HEADER}")
+        floor = {who: third_party(env) for who, env in pair.items()}
+        print(f"\n{cached} (n={n}, seconds):")
+        for who, names in floor.items():
+            print(f"floor, {who}: {len(names)} third-party modules, {importable(names, pair[who])} importable by name")
+        print(HEADER)
+        got: dict[str, dict[str, list[tuple[float, float, float]]]] = {}
         for name, cmd in rows:
-            got: dict[str, list[tuple[float, float, float]]] = {"old": [], "new": []}
+            got[name] = {"old": [], "new": []}
             for _ in range(n):
                 for who, env in pair.items():
                     if name.endswith("empty"):
                         env = {**env, "LEXLOGIC_HOME": tempfile.mkdtemp(prefix="lexlogic-empty-", dir=home)}
-                    got[who].append(run(cmd, env))
+                    got[name][who].append(run(cmd + floor[who] if name.startswith("floor") else cmd, env))
             for who in ("old", "new"):
-                print(row(f"{who}: {name}", got[who]))
-            ratio = statistics.median(c for _, c, _ in got["old"]) / statistics.median(c for _, c, _ in got["new"])
+                print(row(f"{who}: {name}", got[name][who]))
+            ratio = statistics.median(c for _, c, _ in got[name]["old"]) / statistics.median(
+                c for _, c, _ in got[name]["new"]
+            )
             print(f"{'':<52} CPU old/new {ratio:.2f}x")
+        shares(got)
     print(f"load average after: {load()}")
 
 
