@@ -32,6 +32,7 @@ from pydantic import BaseModel, Field, ValidationError, field_validator, model_v
 from lexlogic.logic import yaml_load
 from lexlogic.logic.deferred import DeferredModel
 from lexlogic.logic.errors import LexlogicError
+from lexlogic.logic.model_defaults import new_list
 
 #: Alexy's triadic scale (geometric: 2^0, 2^1, 2^2) and his epistemic reliability scale.
 ALEXY_LEVELS: dict[str, float] = {
@@ -193,12 +194,12 @@ class NumberLaw(DeferredModel):
     sigma: float | None = None
     low: float | None = None
     high: float | None = None
-    values: list[float] = Field(default_factory=list)
-    probs: list[float] = Field(default_factory=list)
+    values: list[float] = Field(default_factory=new_list)
+    probs: list[float] = Field(default_factory=new_list)
     covariate: str | None = None
     divide: float = 1.0
-    mean: list[float] = Field(default_factory=list)
-    cov: list[list[float]] = Field(default_factory=list)
+    mean: list[float] = Field(default_factory=new_list)
+    cov: list[list[float]] = Field(default_factory=new_list)
     effects: dict[str, float] = Field(default_factory=dict)
     min: float | None = None
     max: float | None = None
@@ -245,7 +246,7 @@ class Output(DeferredModel):
 
 class WeightsFile(DeferredModel):
     priors: dict[str, float | Beta] = Field(default_factory=dict)
-    soft_rules: list[SoftRule] = Field(default_factory=list)
+    soft_rules: list[SoftRule] = Field(default_factory=new_list)
     numbers: dict[str, NumberLaw] = Field(default_factory=dict)
     outputs: dict[str, Output] = Field(default_factory=dict)
 
