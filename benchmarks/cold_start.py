@@ -17,7 +17,9 @@
 The floor (issue 33): a fresh interpreter that imports only the third-party modules a real
 `analyze FACTS.json` process of the same side holds at its end (``sys.modules``, in load order; a module whose top
 package is neither the standard library's nor lexlogic's), with the collector off as the CLI turns it off. What
-lexlogic itself costs is analyze − floor ("our share"), printed for both sides with the old/new ratio.
+lexlogic itself costs is analyze − floor ("our share"): each floor run is made right before an analyze run of the
+same side, and the share is the median of those back-to-back differences (a load change between two rows would
+otherwise land in a difference of two medians), printed for both sides with the old/new ratio.
 
 Every row: median / min / max wall, median CPU (user + sys of the process and its children: Tesseract) and
 median peak RSS, over N runs; old and new runs alternate, so both see the same load. The load average is
@@ -154,21 +156,21 @@ def importable(names: list[str], env: dict[str, str]) -> int:
     )
 
 
+ANALYZE, FLOOR_ROW = "lexlogic analyze FACTS.json", "floor: third-party imports only"
+
+
 def shares(got: dict[str, dict[str, list[tuple[float, float, float]]]]) -> None:
-    """analyze − floor, per side (median wall and CPU), and the old/new ratio of that share."""
-    med = {
-        (row, who, i): statistics.median(r[i] for r in got[row][who])
-        for row in got
-        for who in ("old", "new")
-        for i in (0, 1)
-    }
-    analyze, floor = "lexlogic analyze FACTS.json", "floor: third-party imports only"
+    """analyze − floor per side: the median of the differences of runs made back to back (each analyze run
+    follows its side's floor run, so a load change between rows does not land in the difference), and the
+    old/new ratio of that share."""
     for i, what in ((0, "wall"), (1, "CPU")):
-        share = {who: med[(analyze, who, i)] - med[(floor, who, i)] for who in ("old", "new")}
+        share = {
+            who: statistics.median(a[i] - f[i] for a, f in zip(got[ANALYZE][who], got[FLOOR_ROW][who], strict=True))
+            for who in ("old", "new")
+        }
         print(
-            f"our share (analyze − floor), median {what}: old {share['old']:.3f}  new {share['new']:.3f}  "
-            f"old/new {share['old'] / share['new']:.2f}x  (floor old {med[(floor, 'old', i)]:.3f} / "
-            f"new {med[(floor, 'new', i)]:.3f})"
+            f"our share (analyze − floor, paired runs), median {what}: old {share['old']:.3f}  "
+            f"new {share['new']:.3f}  old/new {share['old'] / share['new']:.2f}x"
         )
 
 
@@ -180,9 +182,8 @@ def facts_section(n: int, settings: dict[str, dict[str, str]]) -> None:
     analyze = [str(LEXLOGIC), "analyze", str(FACTS), "--no-input"]
     rows = [
         ("python -c pass", [sys.executable, "-c", "pass"]),
-        ("floor: third-party imports only", [sys.executable, "-c", FLOOR]),  # + the side's modules, below
         ("import the CLI", [sys.executable, "-c", "import lexlogic.api.cli"]),
-        ("lexlogic analyze FACTS.json", analyze),
+        (ANALYZE, analyze),  # each run right after a floor run of its side (below)
         ("lexlogic analyze FACTS.json, pack cache empty", analyze),
     ]
     home = Path(tempfile.mkdtemp(prefix="lexlogic-cold-home-"))
@@ -191,7 +192,7 @@ def facts_section(n: int, settings: dict[str, dict[str, str]]) -> None:
     for cached in ("bytecode cached", "no bytecode cache"):
         pair = {who: {**settings[f"{who}, {cached}"], "LEXLOGIC_HOME": str(home)} for who in ("old", "new")}
         for env in pair.values():
-            for _, cmd in rows[2:4]:
+            for _, cmd in rows[1:3]:
                 run(cmd, env)  # writes the caches (cached) / warms the page cache (both)
         floor = {who: third_party(env) for who, env in pair.items()}
         print(f"\n{cached} (n={n}, seconds):")
@@ -200,18 +201,22 @@ def facts_section(n: int, settings: dict[str, dict[str, str]]) -> None:
         print(HEADER)
         got: dict[str, dict[str, list[tuple[float, float, float]]]] = {}
         for name, cmd in rows:
-            got[name] = {"old": [], "new": []}
+            names = (FLOOR_ROW, name) if name == ANALYZE else (name,)
+            got.update({k: {"old": [], "new": []} for k in names})
             for _ in range(n):
                 for who, env in pair.items():
                     if name.endswith("empty"):
                         env = {**env, "LEXLOGIC_HOME": tempfile.mkdtemp(prefix="lexlogic-empty-", dir=home)}
-                    got[name][who].append(run(cmd + floor[who] if name.startswith("floor") else cmd, env))
-            for who in ("old", "new"):
-                print(row(f"{who}: {name}", got[name][who]))
-            ratio = statistics.median(c for _, c, _ in got[name]["old"]) / statistics.median(
-                c for _, c, _ in got[name]["new"]
-            )
-            print(f"{'':<52} CPU old/new {ratio:.2f}x")
+                    if name == ANALYZE:
+                        got[FLOOR_ROW][who].append(run([sys.executable, "-c", FLOOR, *floor[who]], env))
+                    got[name][who].append(run(cmd, env))
+            for k in names:
+                for who in ("old", "new"):
+                    print(row(f"{who}: {k}", got[k][who]))
+                ratio = statistics.median(c for _, c, _ in got[k]["old"]) / statistics.median(
+                    c for _, c, _ in got[k]["new"]
+                )
+                print(f"{'':<52} CPU old/new {ratio:.2f}x")
         shares(got)
     print(f"load average after: {load()}")
 
