@@ -9,8 +9,8 @@ general client: no TLS, no redirects, no compression; a broken connection is reo
 from __future__ import annotations
 
 import asyncio
-import os
 import json as jsonlib
+import os
 from typing import Any
 
 
