@@ -74,6 +74,14 @@ class Services:
         self._locks_guard = threading.Lock()
 
     @cached_property
+    def body_version(self) -> str:
+        """What the verdict routes' ETags add to a body's key: the code serving it and the deployment's inference
+        limits (``api.etags.code_version``), the same in every process of one deployment; read on first use."""
+        from lexlogic.api.etags import code_version
+
+        return code_version(self.verdicts.limits)
+
+    @cached_property
     def dynamic_rules(self):  # type: ignore[no-untyped-def]
         """The dynamic-rule store on the API's database (created on first use: an optional router)."""
         from lexlogic.engine.extensions.dynamic_rules import DeploymentPolicy, DynamicRuleStore

@@ -28,11 +28,11 @@ class VerdictWarmer:
         self._slots = threading.BoundedSemaphore(max_pending)
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="verdict-warm")
 
-    def submit(self, case_id: str, run_id: str, seq: int, case_file: dict[str, Any]) -> bool:
-        """Queue the verdict of a new case (no answers, no priors) under GET …/verdict's key; False when full."""
+    def submit(self, case_id: str, key: dict[str, Any], case_file: dict[str, Any]) -> bool:
+        """Queue the verdict of a new case (no answers, no priors) under ``key``, GET …/verdict's (``api.etags.
+        verdict_key``; the default form: proofs=target); False when full."""
         if not self._slots.acquire(blocking=False):
             return False
-        key = {"run": run_id, "seq": seq, "a": {}, "p": {}}  # get_verdict's key (the default form: proofs=target)
 
         def work() -> None:
             try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json as jsonlib
+import os
 from typing import Any
 
 
@@ -41,6 +42,7 @@ class RawClient:
         self._fixed = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
+        self.local_port = 0  # this end's port (the serving process is told by it: ``serving_process``)
 
     async def __aenter__(self) -> RawClient:
         return self
@@ -72,6 +74,7 @@ class RawClient:
     async def _exchange(self, method: str, path: str, content: bytes | None, headers: dict[str, str] | None) -> Answer:
         if self._writer is None:
             self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
+            self.local_port = self._writer.get_extra_info("sockname")[1]
         assert self._reader is not None
         extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
         body = content or b""
@@ -123,6 +126,34 @@ def _tree(pid: int) -> list[int]:
         except OSError:  # ended meanwhile
             pass
     return out
+
+
+def serving_process(server_pid: int, server_port: int, client_port: int) -> int | None:
+    """The process under ``server_pid`` holding the accepted end of the connection made from ``client_port``
+    (``/proc/net/tcp``: its socket's inode, then the processes' descriptors). Why: the ETags no longer name
+    the process that served them (they agree across processes), so the answers per process are counted here."""
+    inode = None
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as f:
+                rows = [line.split() for line in f.readlines()[1:]]
+        except OSError:
+            continue
+        for r in rows:
+            if int(r[1].rsplit(":", 1)[1], 16) == server_port and int(r[2].rsplit(":", 1)[1], 16) == client_port:
+                inode = f"socket:[{r[9]}]"
+    for pid in _tree(server_pid) if inode else []:
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(f"/proc/{pid}/fd/{fd}") == inode:
+                    return pid
+            except OSError:
+                continue
+    return None
 
 
 def _cpu_ticks(pid: int) -> int:

@@ -16,18 +16,24 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from api_load_client import ClientError, Meter, RawClient, connect
+from api_load_client import ClientError, Meter, RawClient, connect, serving_process
 
 ROOT = Path(__file__).resolve().parents[1]
 Request = Callable[[RawClient, int], Awaitable[bool]]
 SERVER_PID: int | None = None  # set by api_load: the uvicorn process whose CPU each phase reports
 STARTED: list[tuple[float, float]] = []  # (start, latency) of each request of the current phase
-WORKER_OF: collections.Counter[str] = collections.Counter()  # answers per server process (the ETag's boot tag)
+WORKER_OF: collections.Counter[str] = collections.Counter()  # answers per server process (its pid)
+_SERVED: dict[int, str] = {}  # a client's local port → the pid of the process serving its connection
 
 
-def boot_of(etag: str | None) -> str:
-    """The serving process's tag: api.routers.verdicts ends each ETag with one per process (``-<hex>"``)."""
-    return (etag or "?").rstrip('"').rsplit("-", 1)[-1]
+def served_by(c: RawClient) -> str:
+    """The server process holding ``c``'s connection, looked up once per connection (``serving_process``; the
+    ETags no longer tell the processes apart: they agree)."""
+    hit = _SERVED.get(c.local_port)
+    if hit is None:
+        pid = serving_process(SERVER_PID, c.port, c.local_port) if SERVER_PID else None
+        hit = _SERVED[c.local_port] = str(pid or "?")
+    return hit
 
 
 async def _loop(
@@ -120,7 +126,7 @@ def run_all(
             async def req(c: RawClient, i: int) -> bool:
                 name, x = values(k, i)
                 r = await c.post(path, json={"priors": {name: x}})
-                WORKER_OF[boot_of(r.headers.get("etag"))] += 1
+                WORKER_OF[served_by(c)] += 1
                 return r.status_code == 200 and b'"probability"' in r.content
 
             return req
@@ -140,6 +146,7 @@ def run_all(
 
     if "whatif-new" in want:
         WORKER_OF.clear()
+        _SERVED.clear()
         lat, err, wall, m = _phase(base, headers, clients, seconds, whatif(fresh))
         title = f"what-if, new (a prior never asked, {len(sliders)} sliders in turn), {clients} clients"
         _report(title, lat, err, wall, 300, m)
@@ -205,7 +212,8 @@ async def first_whatif_per_worker(
         r = await c.post("/v1/cases", json={"case_file": case_file, "name": "first-per-worker"})
         case_id = r.json()["id"]
         v = await c.get(f"/v1/cases/{case_id}/verdict")
-    seen = boot_of(v.headers.get("etag"))
+        seen = served_by(c)
+    _SERVED.clear()
     sliders = [s["name"] for s in v.json().get("sliders") or [] if s.get("group") == "priors"]
     firsts: dict[str, list[float]] = collections.defaultdict(list)
     for i in range(tries):
@@ -215,7 +223,8 @@ async def first_whatif_per_worker(
                 f"/v1/cases/{case_id}/what-if", json={"priors": {sliders[i % len(sliders)]: 0.3 + i / 997}}
             )
             ms = (time.perf_counter() - t) * 1000
-        firsts[boot_of(r.headers.get("etag"))].append(ms)
+            firsts[served_by(c)].append(ms)
+        _SERVED.clear()  # the next connection may get this one's port
         if len(firsts) >= workers and all(len(x) >= 2 for x in firsts.values()):
             break
     print(f"first what-ifs per server process ({workers} processes; new connections; before every other phase):")

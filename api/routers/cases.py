@@ -9,6 +9,7 @@ from fastapi import APIRouter, Body, Query
 from pydantic import BaseModel, Field
 
 from lexlogic.api.deps import Case, Svc, Tenant
+from lexlogic.api.etags import verdict_key
 from lexlogic.api.openapi_examples import EXAMPLES
 from lexlogic.api.problems import FieldError, ProblemError, problem_responses
 from lexlogic.api.routers._state import head
@@ -139,7 +140,7 @@ def create_case(
         source=state.source,
     )
     if case_file:  # its verdict computed off the request thread, ready (or under way) for the first GET
-        svc.warmer.submit(case.id, case.run_id, seq, case_file)
+        svc.warmer.submit(case.id, verdict_key(svc.packs, case, seq, a={}, p={}), case_file)
     return case_out(svc, case, detail=True)  # type: ignore[return-value]
 
 

@@ -3,7 +3,6 @@ questions and answers, and the argument graph for the page."""
 
 from __future__ import annotations
 
-import secrets
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Query, Request
@@ -11,7 +10,8 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from lexlogic.api.deps import Case, Svc
+from lexlogic.api.deps import Case, Services, Svc
+from lexlogic.api.etags import etag, verdict_key
 from lexlogic.api.openapi_examples import EXAMPLES
 from lexlogic.api.problems import ProblemError, problem_responses
 from lexlogic.api.routers._state import case_file_of, fresh_head, head, orchestrator
@@ -33,13 +33,11 @@ ProofsQuery = Annotated[
         )
     ),
 ]
-_BOOT = secrets.token_hex(4)  # ETags name this process's serialisations: a restart (new code, edited pack) changes them
 
 
-def _etag(key: dict[str, Any]) -> str:
-    from lexlogic.logic.canonical import canonical_hash
-
-    return f'W/"{canonical_hash(key)[:24]}-{_BOOT}"'
+def _etag(svc: Services, key: dict[str, Any]) -> str:
+    """The same in every process serving this code, packs and settings (``api.etags``)."""
+    return etag(key, svc.body_version)
 
 
 def _cached(body: bytes, etag: str, request: Request | None = None) -> Response:
@@ -107,13 +105,13 @@ def _verdict_response(
     if not state.case_file:
         case_file_of(svc, case, seq)  # raises the 409
     weights = weights or {}
-    key = {"run": case.run_id, "seq": seq, "a": answers, "p": priors}  # the head fixes case file + answers
+    key = verdict_key(svc.packs, case, seq, a=answers, p=priors)  # the head fixes case file + answers
     if weights:
         key["w"] = weights
     body, hit = svc.verdicts.verdict_json(
         case.id, state.case_file or {}, {**state.answers, **answers}, priors, key=key, weights=weights, proofs=proofs
     )
-    headers = {"X-Cache": "hit" if hit else "miss", "ETag": _etag(cache_key(key, proofs))}
+    headers = {"X-Cache": "hit" if hit else "miss", "ETag": _etag(svc, cache_key(key, proofs))}
     return Response(body, media_type="application/json", headers={**headers, "Cache-Control": "private, no-cache"})
 
 
@@ -131,10 +129,10 @@ async def get_verdict(case: Case, svc: Svc, request: Request, proofs: ProofsQuer
     serialised once when computed (never parsed or validated again); a miss computes in a worker thread.
     ETag / If-None-Match: 304 when the client holds this state's verdict already."""
     seq = await svc.runs.ahead_seq(case.run_id)  # one round trip, awaited (see deps.tenant_id)
-    key = cache_key({"run": case.run_id, "seq": seq, "a": {}, "p": {}}, proofs)
+    key = cache_key(verdict_key(svc.packs, case, seq, a={}, p={}), proofs)
     hit = svc.verdicts.peek(key)
     if hit is not None:
-        return _cached(hit, _etag(key), request)
+        return _cached(hit, _etag(svc, key), request)
     return await run_in_threadpool(_verdict_response, svc, case, {}, {}, None, proofs)
 
 
@@ -191,11 +189,16 @@ async def what_if(
     seq = None
     if not body.persist:
         seq = await svc.runs.ahead_seq(case.run_id)  # one round trip, awaited (see deps.tenant_id)
-        raw = cache_key({"run": case.run_id, "seq": seq, "what-if": [body.answers, body.priors, body.weights]}, proofs)
+        raw = cache_key(_asked(svc, case, seq, body), proofs)
         hit = svc.verdicts.peek(raw)
         if hit is not None:
-            return _cached(hit, _etag(raw))
+            return _cached(hit, _etag(svc, raw))
     return await run_in_threadpool(_what_if, svc, case, body, proofs, seq)
+
+
+def _asked(svc: Services, case: Case, seq: int, body: WhatIf) -> dict[str, Any]:
+    """A what-if's identity as asked (before its inputs are checked): what a repeated request finds."""
+    return verdict_key(svc.packs, case, seq, **{"what-if": [body.answers, body.priors, body.weights]})
 
 
 def _what_if(svc: Svc, case: Case, body: WhatIf, proofs: Proofs, seq: int | None = None) -> Response:
@@ -203,7 +206,7 @@ def _what_if(svc: Svc, case: Case, body: WhatIf, proofs: Proofs, seq: int | None
     request as asked at the head it started from. ``seq``: that head's number, read once by the route (the
     what-if is computed and kept at that head; three more reads of it here cost ~1 ms of a new what-if's CPU)."""
     seq = svc.runs.head_seq(case.run_id) if seq is None else seq
-    raw = {"run": case.run_id, "seq": seq, "what-if": [body.answers, body.priors, body.weights]}
+    raw = _asked(svc, case, seq, body)
     state, cf = case_file_of(svc, case, seq)
     case_file = svc.verdicts.read(cf)  # the edge: the stored case, typed once
     answers = validate_inputs(

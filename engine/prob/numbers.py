@@ -31,7 +31,7 @@ from lexlogic.engine.prob.model import BoolVar, NumberSummary, ProbProgram, Prob
 from lexlogic.engine.prob.soft import factor
 from lexlogic.logic.identity_memo import IdentityMemo
 from lexlogic.logic.memos import Memos, own
-from lexlogic.logic.pack import FactType, RulePack
+from lexlogic.logic.pack import FactSpec, FactType, RulePack
 from lexlogic.logic.weights import NumberLaw
 
 N_SAMPLES = 1 << 14
@@ -180,6 +180,33 @@ def _entropy(w_by_bin: np.ndarray) -> float:
     p = w_by_bin[w_by_bin > 0]
     p = p / p.sum()
     return float(-(p * np.log2(p)).sum())
+
+
+def _conditional_entropies(tables: list[np.ndarray], total: float) -> list[float]:
+    """Each table's Σ over its rows of P(row)·H(row) (rows: a fact's values, columns: the remedy's bins), all the
+    tables' rows at once — with ``_entropy``'s arithmetic row by row, so the same floats as the loop it replaced
+    (~8 % of a new what-if, issue 33): each row's positive entries kept in order and summed along the row (rows
+    grouped by how many they have), the terms added in row order by ``sum``."""
+    if not tables:
+        return []
+    rows = np.concatenate(tables)  # (all rows, bins), C-contiguous: a row's sum is the sum of that row alone
+    sums = rows.sum(axis=1)
+    kept = sums > 0
+    count = np.count_nonzero(rows > 0, axis=1)
+    ent = np.zeros(len(rows))
+    for k in np.unique(count[kept]):
+        sel = np.flatnonzero(kept & (count == k))
+        sub = rows[sel]
+        p = sub[sub > 0].reshape(len(sel), int(k))
+        p = p / p.sum(axis=1)[:, None]
+        ent[sel] = -(p * np.log2(p)).sum(axis=1)
+    terms = sums / total * ent
+    out, start = [], 0
+    for t in tables:
+        end = start + len(t)
+        out.append(sum(terms[start:end][kept[start:end]].tolist()))
+        start = end
+    return out
 
 
 def may_ask_about_outputs(pack: RulePack, model: CaseModel) -> bool:
@@ -621,18 +648,19 @@ def _output_questions(
         return []
     bins, nb = kept.bins(x, ok) if kept is not None else _deciles(x, ok)
     h = _entropy(np.bincount(bins[ok], weights=w[ok], minlength=nb))
-    out: list[ScoredQuestion] = []
     total = float(w[ok].sum())
     bins_ok, w_ok = bins[ok], w[ok]
+    asked: list[tuple[str, FactSpec]] = []
+    tables: list[np.ndarray] = []
     for fact, cell in cells.items():
         spec = pack.facts.get(fact)
         if spec is None or not spec.question or spec.appreciation:
             continue
-        c = cell[ok]
-        table = np.bincount(c * nb + bins_ok, weights=w_ok, minlength=(int(c.max()) + 1) * nb).reshape(-1, nb)
-        cond = sum(  # one weighted table (cell × bin) instead of one mask per cell value
-            float(row.sum()) / total * _entropy(row) for row in table if row.sum() > 0
-        )
+        c = cell[ok]  # one weighted table (cell × bin) instead of one mask per cell value
+        tables.append(np.bincount(c * nb + bins_ok, weights=w_ok, minlength=(int(c.max()) + 1) * nb).reshape(-1, nb))
+        asked.append((fact, spec))
+    out: list[ScoredQuestion] = []
+    for (fact, spec), cond in zip(asked, _conditional_entropies(tables, total), strict=True):
         eig = max(0.0, h - cond)
         if eig < min_eig:  # below the plug-in estimator's bias: noise, not information
             continue

@@ -68,7 +68,7 @@ def sampled(
     if hit is not None and hit[0] is c:
         return cast(SampledWorlds, hit[1])
     rng = np.random.default_rng(seed)
-    digits, _, _ = infer.sample_digits(prog, priors, n, rng)
+    digits = infer.drawn_digits(prog, priors, n, rng)
     mask, obs = c.evaluate(digits)
     worlds = SampledWorlds(digits, mask, obs, rng.bit_generator.state)
     cache.put(key, (c, worlds))

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -80,12 +81,36 @@ def _start(tmp: Path, port: int) -> subprocess.Popen[bytes]:
     raise AssertionError("server did not start")
 
 
-def _tags_of_a_burst(port: int, path: str, key: str, n: int = 16) -> list[str]:
+def _serving(workers: set[int], port: int, client_port: int) -> int | None:
+    """The worker holding the accepted end of the connection from ``client_port`` (``/proc/net/tcp``: its socket's
+    inode; then the workers' descriptors). The ETags no longer tell the processes apart: they agree."""
+    with open("/proc/net/tcp") as f:
+        rows = [line.split() for line in f.readlines()[1:]]
+    ends = {f"socket:[{r[9]}]" for r in rows if _port(r[1]) == port and _port(r[2]) == client_port}
+    for pid in workers:
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                if os.readlink(f"/proc/{pid}/fd/{fd}") in ends:
+                    return pid
+            except OSError:
+                continue
+    return None
+
+
+def _port(address: str) -> int:
+    return int(address.rsplit(":", 1)[1], 16)
+
+
+def _answers_of_a_burst(
+    port: int, path: str, key: str, n: int = 16, workers: set[int] | None = None, etag: str = "", status: int = 200
+) -> list[Any]:
     """``n`` connections opened together (before any request, as a load generator's clients do), then one GET on
-    each: the serving process of each answer (the tag that ends its ETag)."""
+    each (with ``If-None-Match: etag`` if given; answered ``status``): each answer's ETag and, given the
+    ``workers``, the process that served it."""
     conns = [socket.create_connection(("127.0.0.1", port), timeout=120) for _ in range(n)]
-    request = f"GET {path} HTTP/1.1\r\nHost: x\r\nX-API-Key: {key}\r\n\r\n".encode()
-    tags = []
+    match = f"If-None-Match: {etag}\r\n" if etag else ""
+    request = f"GET {path} HTTP/1.1\r\nHost: x\r\nX-API-Key: {key}\r\n{match}\r\n".encode()
+    out: list[Any] = []
     for c in conns:
         c.sendall(request)
     for c in conns:
@@ -93,11 +118,12 @@ def _tags_of_a_burst(port: int, path: str, key: str, n: int = 16) -> list[str]:
             head = [f.readline().decode().strip()]
             while head[-1]:
                 head.append(f.readline().decode().strip())
-            assert " 200 " in head[0], head
+            assert f" {status} " in head[0], head
             fields = {k.lower(): v.strip() for k, _, v in (h.partition(":") for h in head[1:] if h)}
-            f.read(int(fields["content-length"]))
-            tags.append(fields["etag"].rstrip('"').rsplit("-", 1)[-1])
-    return tags
+            f.read(int(fields.get("content-length", 0)))
+            who = _serving(workers, port, c.getsockname()[1]) if workers else None
+            out.append((fields["etag"], who))
+    return out
 
 
 def test_two_workers_share_a_burst_restart_a_killed_one_and_stop_on_sigterm(tmp_path: Path) -> None:
@@ -114,7 +140,8 @@ def test_two_workers_share_a_burst_restart_a_killed_one_and_stop_on_sigterm(tmp_
         path = f"/v1/cases/{cid.json()['id']}/verdict"
         sockets = [_listening(pid, port) for pid in _workers(proc.pid)]
         assert all(len(s) == 1 for s in sockets) and sockets[0] != sockets[1]  # one listening socket each
-        assert len(set(_tags_of_a_burst(port, path, key))) == 2  # both processes answered the burst
+        answers = _answers_of_a_burst(port, path, key, workers=_workers(proc.pid))
+        assert len({who for _, who in answers}) == 2 and None not in {who for _, who in answers}  # both answered
         killed = min(_workers(proc.pid))
         os.kill(killed, signal.SIGKILL)
         deadline = time.monotonic() + 60
@@ -125,6 +152,36 @@ def test_two_workers_share_a_burst_restart_a_killed_one_and_stop_on_sigterm(tmp_
         assert proc.wait(60) == 0
     finally:
         if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_two_workers_give_one_etag_and_a_304_for_each_others(tmp_path: Path) -> None:
+    """A client revalidating on the other process gets its 304: both processes name a body alike (before, each
+    ETag ended with a token drawn at its process's start: a 200 and the whole body again)."""
+    from lexlogic.engine.store.tenants import TenantStore
+
+    store = TenantStore(f"sqlite:///{tmp_path / 'api.db'}")
+    _, key = store.create_key("t")
+    store.close()
+    port = _free_port()
+    proc = _start(tmp_path, port)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        cid = httpx.post(base + "/v1/cases", json={"case_file": EXAMPLE}, headers={"X-API-Key": key}, timeout=60)
+        path = f"/v1/cases/{cid.json()['id']}/verdict"
+        workers = _workers(proc.pid)
+        answers = _answers_of_a_burst(port, path, key, workers=workers)
+        assert {who for _, who in answers} == workers  # both computed and served it …
+        assert len({tag for tag, _ in answers}) == 1  # … under one ETag
+        etag = answers[0][0]
+        held = _answers_of_a_burst(port, path, key, workers=workers, etag=etag, status=304)
+        assert {who for _, who in held} == workers and {tag for tag, _ in held} == {etag}
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
 

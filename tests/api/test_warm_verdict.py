@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+from lexlogic.api.etags import verdict_key
 from lexlogic.engine.verdict.build import cache_key
 from tests.support.api_app import Api
 
@@ -15,7 +16,7 @@ def test_a_new_case_verdict_is_computed_in_the_background(sqlite_api: Api) -> No
     svc = c.app.state.services  # type: ignore[attr-defined]
     cid = api.create_facts_case()
     case = svc.cases.get_case(svc.tenants.principal(api.key_a)[0], cid)
-    key = cache_key({"run": case.run_id, "seq": svc.runs.head_seq(case.run_id), "a": {}, "p": {}}, "target")
+    key = cache_key(verdict_key(svc.packs, case, svc.runs.head_seq(case.run_id), a={}, p={}), "target")
     deadline = time.monotonic() + 120
     while svc.verdicts.peek(key) is None:  # no request asked for it
         assert time.monotonic() < deadline, "the new case's verdict was not computed in the background"
@@ -38,8 +39,8 @@ def test_the_background_queue_is_bounded() -> None:
 
     w = VerdictWarmer(Slow(), max_pending=2)  # type: ignore[arg-type]
     try:
-        assert w.submit("a", "r1", 1, {}) and w.submit("b", "r2", 1, {})
-        assert not w.submit("c", "r3", 1, {})  # full: that case is computed on its first GET, as before
+        assert w.submit("a", {"run": "r1"}, {}) and w.submit("b", {"run": "r2"}, {})
+        assert not w.submit("c", {"run": "r3"}, {})  # full: that case is computed on its first GET, as before
     finally:
         gate.set()
         w.close()
