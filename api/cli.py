@@ -7,23 +7,59 @@ import gc
 gc.disable()  # the imports below make ~10^5 long-lived objects: no collection while they are made (issue 33)
 
 
-from lexlogic.api import (  # noqa: E402
-    cli_batch,
-    cli_case,
-    cli_claims,
-    cli_db,
-    cli_dynamic,
-    cli_fallacies,
-    cli_fol,
-    cli_kg,
-    cli_rules,
-    cli_serve,
-    cli_workbench,
-    cli_worker,
-)
+import importlib  # noqa: E402
+from collections.abc import Sequence  # noqa: E402
+
+import typer  # noqa: E402
+
+from lexlogic.api import cli_rules  # noqa: E402
 from lexlogic.api.cli_common import FailingGroup, imports_done  # noqa: E402
 from lexlogic.api.cli_lazy import LazyTyper  # noqa: E402
 from lexlogic.settings import Settings  # noqa: E402
+
+#: the modules that register commands, in registration order (issue 22: worker, batch; 34: db; 30: workbench)
+MODULES = (
+    "cli_rules",
+    "cli_case",
+    "cli_fol",
+    "cli_dynamic",
+    "cli_kg",
+    "cli_claims",
+    "cli_fallacies",
+    "cli_serve",
+    "cli_worker",
+    "cli_batch",
+    "cli_db",
+    "cli_workbench",
+)
+#: each command and sub-app → its module, in `lexlogic --help`'s order (Typer lists the commands, then the
+#: sub-apps, each in registration order); a call imports only its command's module (api/cli_lazy.py).
+#: tests/core/test_cli_lazy.py checks it against what the modules register.
+REGISTRY = {
+    **dict.fromkeys(("check", "test", "analyze", "docs"), "cli_rules"),
+    "ingest": "cli_case",
+    "verify": "cli_claims",
+    "fallacies": "cli_fallacies",
+    "serve": "cli_serve",
+    "worker": "cli_worker",
+    "batch": "cli_batch",
+    **dict.fromkeys(("audit", "impact", "mutate", "lsp"), "cli_workbench"),
+    **dict.fromkeys(("schema", "new"), "cli_rules"),
+    "case": "cli_case",
+    **dict.fromkeys(("fol", "tweety"), "cli_fol"),
+    "rules": "cli_dynamic",
+    "kg": "cli_kg",
+    "keys": "cli_serve",
+    "db": "cli_db",
+}
+
+
+def register(app: typer.Typer, modules: Sequence[str]) -> None:
+    """Import ``modules`` and register their commands on ``app``, each with `--rules DIR` (issue 16)."""
+    for name in modules:
+        importlib.import_module(f"lexlogic.api.{name}").register(app)
+    cli_rules.add_rules_option(app)
+
 
 app = LazyTyper(  # the script's call converts only the command it runs (api/cli_lazy.py)
     name="lexlogic",
@@ -39,15 +75,10 @@ app = LazyTyper(  # the script's call converts only the command it runs (api/cli
     add_completion=False,
     pretty_exceptions_enable=False,
     cls=FailingGroup,  # every LexlogicError a command lets escape: `error: <message>`, its exit code
+    registry=REGISTRY,
+    modules=MODULES,
+    register=register,
 )
-
-for module in (cli_rules, cli_case, cli_fol, cli_dynamic, cli_kg, cli_claims, cli_fallacies, cli_serve):
-    module.register(app)
-for module in (cli_worker, cli_batch):  # issue 22: distributed runs and batches
-    module.register(app)
-cli_db.register(app)  # issue 34: `lexlogic db upgrade`, the migration history
-cli_workbench.register(app)  # issue 30: audit, impact, coverage, mutation
-cli_rules.add_rules_option(app)  # issue 16: `--rules DIR` on every command
 imports_done()
 
 

@@ -18,6 +18,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from lexlogic.logic.errors import LexlogicError
+from lexlogic.logic.model_defaults import new_list
 
 PROBLEM_MEDIA = "application/problem+json"
 log = logging.getLogger("lexlogic.api")
@@ -37,7 +38,7 @@ class Problem(BaseModel):
     status: int = Field(examples=[404])
     detail: str | None = Field(default=None, examples=["no case 3f2a… for this tenant"])
     instance: str | None = Field(default=None, examples=["/v1/cases/3f2a…"])
-    errors: list[FieldError] = Field(default_factory=list)
+    errors: list[FieldError] = Field(default_factory=new_list)
 
 
 TITLES = {

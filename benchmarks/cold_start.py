@@ -14,6 +14,13 @@
    share. Printed first: whether the new tree holds set-up's compiled modules (``compileall``: Python reads
    them even under PYTHONDONTWRITEBYTECODE; an export of the old code holds none, as its set-up made none).
 
+The floor (issue 33): a fresh interpreter that imports only the third-party modules a real
+`analyze FACTS.json` process of the same side holds at its end (``sys.modules``, in load order; a module whose top
+package is neither the standard library's nor lexlogic's), with the collector off as the CLI turns it off. What
+lexlogic itself costs is analyze − floor ("our share"): each floor run is made right before an analyze run of the
+same side, and the share is the median of those back-to-back differences (a load change between two rows would
+otherwise land in a difference of two medians), printed for both sides with the old/new ratio.
+
 Every row: median / min / max wall, median CPU (user + sys of the process and its children: Tesseract) and
 median peak RSS, over N runs; old and new runs alternate, so both see the same load. The load average is
 printed before and after each section (2 cores shared with other work: read the ratios).
@@ -109,6 +116,64 @@ def envs(old_path: Path, prefix: str, new_path: Path | None = None) -> dict[str,
     }
 
 
+#: the floor's interpreter: the named modules imported in order (one not importable by its name, e.g. a C
+#: extension registered under another, is skipped; ``third_party`` counts them)
+FLOOR = (
+    "import gc, importlib, sys\ngc.disable()\nfor name in sys.argv[1:]:\n"
+    "    try:\n        importlib.import_module(name)\n    except ImportError:\n        pass\n"
+)
+#: printed at exit by a real analyze: its third-party modules in load order
+THIRD_PARTY_PROBE = (
+    "import atexit, sys\n"
+    "def _third():\n"
+    "    ours = ('lexlogic', '__main__', '__editable__')\n"
+    "    names = [m for m in sys.modules if not m.split('.')[0] in sys.stdlib_module_names\n"
+    "             and not m.startswith(ours) and m not in sys.builtin_module_names]\n"
+    "    print('THIRD', *names, file=sys.stderr)\n"
+    "atexit.register(_third)\n"
+    "sys.argv = ['lexlogic', *sys.argv[1:]]\n"
+    "from lexlogic.api.cli import main\n"
+    "main()\n"
+)
+
+
+def third_party(env: dict[str, str]) -> list[str]:
+    """The third-party modules a real `analyze FACTS.json` holds at its end (``env``: one side's)."""
+    cmd = [sys.executable, "-c", THIRD_PARTY_PROBE, "analyze", str(FACTS), "--no-input"]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=CWD, env=env)
+    line = next((x for x in r.stderr.splitlines() if x.startswith("THIRD ")), None)
+    if line is None:
+        raise SystemExit(f"the third-party probe failed: {r.stderr[-2000:]}")
+    return line.split()[1:]
+
+
+def importable(names: list[str], env: dict[str, str]) -> int:
+    """How many of ``names`` the floor's interpreter imports by name (the rest are skipped there)."""
+    code = "import importlib, sys\nn = 0\nfor m in sys.argv[1:]:\n    try:\n        importlib.import_module(m)\n"
+    code += "        n += 1\n    except ImportError:\n        pass\nprint(n)\n"
+    return int(
+        subprocess.run([sys.executable, "-c", code, *names], capture_output=True, text=True, cwd=CWD, env=env).stdout
+    )
+
+
+ANALYZE, FLOOR_ROW = "lexlogic analyze FACTS.json", "floor: third-party imports only"
+
+
+def shares(got: dict[str, dict[str, list[tuple[float, float, float]]]]) -> None:
+    """analyze − floor per side: the median of the differences of runs made back to back (each analyze run
+    follows its side's floor run, so a load change between rows does not land in the difference), and the
+    old/new ratio of that share."""
+    for i, what in ((0, "wall"), (1, "CPU")):
+        share = {
+            who: statistics.median(a[i] - f[i] for a, f in zip(got[ANALYZE][who], got[FLOOR_ROW][who], strict=True))
+            for who in ("old", "new")
+        }
+        print(
+            f"our share (analyze − floor, paired runs), median {what}: old {share['old']:.3f}  "
+            f"new {share['new']:.3f}  old/new {share['old'] / share['new']:.2f}x"
+        )
+
+
 def facts_section(n: int, settings: dict[str, dict[str, str]]) -> None:
     """The facts file's rows. Every process gets a LEXLOGIC_HOME of the benchmark's own: the pack cache
     (``engine/packs/disk_cache``, under the home when it is set) is warm after the warm-up run, as on a machine
@@ -118,7 +183,7 @@ def facts_section(n: int, settings: dict[str, dict[str, str]]) -> None:
     rows = [
         ("python -c pass", [sys.executable, "-c", "pass"]),
         ("import the CLI", [sys.executable, "-c", "import lexlogic.api.cli"]),
-        ("lexlogic analyze FACTS.json", analyze),
+        (ANALYZE, analyze),  # each run right after a floor run of its side (below)
         ("lexlogic analyze FACTS.json, pack cache empty", analyze),
     ]
     home = Path(tempfile.mkdtemp(prefix="lexlogic-cold-home-"))
@@ -129,18 +194,30 @@ def facts_section(n: int, settings: dict[str, dict[str, str]]) -> None:
         for env in pair.values():
             for _, cmd in rows[1:3]:
                 run(cmd, env)  # writes the caches (cached) / warms the page cache (both)
-        print(f"\n{cached} (n={n}, seconds):\n{HEADER}")
+        floor = {who: third_party(env) for who, env in pair.items()}
+        print(f"\n{cached} (n={n}, seconds):")
+        for who, names in floor.items():
+            print(f"floor, {who}: {len(names)} third-party modules, {importable(names, pair[who])} importable by name")
+        print(HEADER)
+        got: dict[str, dict[str, list[tuple[float, float, float]]]] = {}
         for name, cmd in rows:
-            got: dict[str, list[tuple[float, float, float]]] = {"old": [], "new": []}
+            names = (FLOOR_ROW, name) if name == ANALYZE else (name,)
+            got.update({k: {"old": [], "new": []} for k in names})
             for _ in range(n):
                 for who, env in pair.items():
                     if name.endswith("empty"):
                         env = {**env, "LEXLOGIC_HOME": tempfile.mkdtemp(prefix="lexlogic-empty-", dir=home)}
-                    got[who].append(run(cmd, env))
-            for who in ("old", "new"):
-                print(row(f"{who}: {name}", got[who]))
-            ratio = statistics.median(c for _, c, _ in got["old"]) / statistics.median(c for _, c, _ in got["new"])
-            print(f"{'':<52} CPU old/new {ratio:.2f}x")
+                    if name == ANALYZE:
+                        got[FLOOR_ROW][who].append(run([sys.executable, "-c", FLOOR, *floor[who]], env))
+                    got[name][who].append(run(cmd, env))
+            for k in names:
+                for who in ("old", "new"):
+                    print(row(f"{who}: {k}", got[k][who]))
+                ratio = statistics.median(c for _, c, _ in got[k]["old"]) / statistics.median(
+                    c for _, c, _ in got[k]["new"]
+                )
+                print(f"{'':<52} CPU old/new {ratio:.2f}x")
+        shares(got)
     print(f"load average after: {load()}")
 
 

@@ -2,7 +2,7 @@
 
 Why: a cold ``lexlogic analyze FACTS.json`` takes its pack from the pack cache on disk
 (``engine/packs/disk_cache``): the pack's objects are unpickled, never validated, so the pack's own models
-(the manifest, facts, computations, parameters…) need no validator in that process; building them at import
+(the manifest, facts, computations, parameters, the weights file and its laws of numbers…) need no validator in that process; building them at import
 cost ~10 ms of every cold command (issue 33). A process that reads a pack's files builds them on first use.
 Also the models such a command never meets: the documents of a dossier, an LLM's plan proposal, a dynamic
 rule's metadata (~5 ms more).

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lexlogic.logic import yaml_load
 from lexlogic.logic.errors import LexlogicError
+from lexlogic.logic.model_defaults import new_list
 
 Reader = Literal["date", "months", "quantity", "amount", "percent", "amounts_by_year", "bool", "enum", "party", "count"]
 Unit = Literal["days", "weeks", "months", "years"]
@@ -33,25 +34,27 @@ class FactExtraction(BaseModel):
     model_config = ConfigDict(extra="forbid")
     question: str = ""
     reader: Reader
-    cues: list[str] = Field(default_factory=list, description="lemmas or lowercase phrases; one selects a sentence")
+    cues: list[str] = Field(default_factory=new_list, description="lemmas or lowercase phrases; one selects a sentence")
     negative_cues: list[str] = Field(
-        default_factory=list, description="cues that select a sentence when negated (« ne renouvellerons pas »)"
+        default_factory=new_list, description="cues that select a sentence when negated (« ne renouvellerons pas »)"
     )
-    exclude: list[str] = Field(default_factory=list, description="a sentence with one of these is not a candidate")
-    context: list[str] = Field(default_factory=list, description="bool: a cue counts only with one of these too")
+    exclude: list[str] = Field(default_factory=new_list, description="a sentence with one of these is not a candidate")
+    context: list[str] = Field(default_factory=new_list, description="bool: a cue counts only with one of these too")
     values: dict[str, list[str]] = Field(default_factory=dict, description="enum value → its own cues, in order")
     guess_from: str | None = Field(
         default=None, description="enum: first value a guess far from the party's name may give (later ones too)"
     )
     default_value: str | None = Field(default=None, description="enum value when a cue is met but no value cue")
-    zero: list[str] = Field(default_factory=list, description="months, amount, quantity: phrases that mean none (0)")
+    zero: list[str] = Field(
+        default_factory=new_list, description="months, amount, quantity: phrases that mean none (0)"
+    )
     role: Party | None = None
-    alleged_in: list[Party] = Field(default_factory=list, description="whose own document makes it an allegation")
+    alleged_in: list[Party] = Field(default_factory=new_list, description="whose own document makes it an allegation")
     evidence_in_letters_of: list[Party] = Field(
-        default_factory=list, description="that party's own letters and e-mails evidence it (the act itself)"
+        default_factory=new_list, description="that party's own letters and e-mails evidence it (the act itself)"
     )
     admission_by: list[Party] = Field(
-        default_factory=list, description="that party asserting it admits it: evidence, not allegation"
+        default_factory=new_list, description="that party asserting it admits it: evidence, not allegation"
     )
     negatable: bool = True
     in_contracts: bool = Field(
@@ -68,9 +71,9 @@ class FactExtraction(BaseModel):
         description="bool: the author's own letter stating the event (« nous mettons fin ») makes it true",
     )
     weak_cues: list[str] = Field(
-        default_factory=list, description="date: cues that select a sentence only for « depuis <date> » or a length"
+        default_factory=new_list, description="date: cues that select a sentence only for « depuis <date> » or a length"
     )
-    relative_years: list[str] = Field(default_factory=list, description="date: « depuis N ans » style cues")
+    relative_years: list[str] = Field(default_factory=new_list, description="date: « depuis N ans » style cues")
     window: int | None = Field(
         default=None,
         description="enum: value cues searched this many characters after the cue; months: a length this near the cue (60)",
@@ -79,20 +82,21 @@ class FactExtraction(BaseModel):
     event: EventKindName | None = Field(default=None, description="date: a dated event of this kind in the ontology")
     min_similarity: float = 0.0
     amount_marks: list[str] = Field(
-        default_factory=list, description="amount: a sum written with one of these (« TTC ») is preferred"
+        default_factory=new_list, description="amount: a sum written with one of these (« TTC ») is preferred"
     )
     amount_excluded_marks: list[str] = Field(
-        default_factory=list, description="amount: a sum written with one of these (« HT ») is never the value alone"
+        default_factory=new_list,
+        description="amount: a sum written with one of these (« HT ») is never the value alone",
     )
     amount_added: list[str] = Field(
-        default_factory=list,
+        default_factory=new_list,
         description="amount: the tax (« TVA ») that, given beside an excluded-mark sum, makes the value with it",
     )
     date_lead: str | None = Field(
         default=None, description="date: a pattern a date right after which is the fact's (« facture n° X du »)"
     )
     unless_in_document: list[str] = Field(
-        default_factory=list,
+        default_factory=new_list,
         description="amount: a document with one of these (an instalment: « acompte ») gives no reading",
     )
     local_exclude: bool = Field(
@@ -119,7 +123,7 @@ class ClauseReading(BaseModel):
     ground: Literal["cue", "sentence"] = Field(default="cue", description="what a true reading quotes")
     confidence: float = Field(default=0.85, ge=0, le=1)
     otherwise_false: list[FalseReading] = Field(
-        default_factory=list, description="when nothing reads true: phrases that mean false"
+        default_factory=new_list, description="when nothing reads true: phrases that mean false"
     )
 
 
@@ -152,7 +156,7 @@ class ColumnReading(BaseModel):
     fact: str
     reader: Literal["sum", "regular", "by_year", "ratio"]
     column: list[str] = Field(description="words of the column's header (accents and case folded)")
-    per: list[str] = Field(default_factory=list, description="ratio: the denominator's header words")
+    per: list[str] = Field(default_factory=new_list, description="ratio: the denominator's header words")
     last: int = Field(default=3, description="ratio: over the last N complete years")
     min_mean: float = Field(default=12, description="regular: at least this many a year on average")
     max_spread: float = Field(default=0.5, description="regular: (max - min) / mean at most this")
@@ -165,7 +169,7 @@ class TableSpec(BaseModel):
     complete_before: str | None = Field(
         default=None, description="a date fact: rows of that year and later are partial years (left out by year)"
     )
-    columns: list[ColumnReading] = Field(default_factory=list)
+    columns: list[ColumnReading] = Field(default_factory=new_list)
 
 
 class AcceptanceReading(BaseModel):
@@ -229,8 +233,8 @@ class StructuralSpec(BaseModel):
     """Readers of a dossier's structure (contract clauses, tables, the dated event, e-mail threads)."""
 
     model_config = ConfigDict(extra="forbid")
-    contract: list[ContractReading] = Field(default_factory=list)
-    clauses: list[ClauseReading] = Field(default_factory=list)
+    contract: list[ContractReading] = Field(default_factory=new_list)
+    clauses: list[ClauseReading] = Field(default_factory=new_list)
     table: TableSpec | None = None
     event: EventSpec | None = None
     acceptance: AcceptanceSpec | None = None
@@ -239,20 +243,20 @@ class StructuralSpec(BaseModel):
 class ExtractionSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     version: int = 1
-    speech_verbs: list[str] = Field(default_factory=list, description="« X soutient que »: an allegation by X")
-    conditional_cues: list[str] = Field(default_factory=list)
-    denial_verbs: list[str] = Field(default_factory=list, description="lemmas that deny what their sentence says")
-    negation_words: list[str] = Field(default_factory=list)
+    speech_verbs: list[str] = Field(default_factory=new_list, description="« X soutient que »: an allegation by X")
+    conditional_cues: list[str] = Field(default_factory=new_list)
+    denial_verbs: list[str] = Field(default_factory=new_list, description="lemmas that deny what their sentence says")
+    negation_words: list[str] = Field(default_factory=new_list)
     party_words: dict[Party, list[str]] = Field(default_factory=dict)
-    termination_cues: list[str] = Field(default_factory=list)
+    termination_cues: list[str] = Field(default_factory=new_list)
     supply_verbs: list[str] = Field(
-        default_factory=list, description="lemmas whose subject supplies its object (the victim's usual side)"
+        default_factory=new_list, description="lemmas whose subject supplies its object (the victim's usual side)"
     )
     event_fact: str | None = Field(
         default=None, description="the fact whose reading means the triggering event is reported (parties need it)"
     )
     prefer: list[str] = Field(
-        default_factory=list, description="facts this reader reads better than the structural readers in prose"
+        default_factory=new_list, description="facts this reader reads better than the structural readers in prose"
     )
     facts: dict[str, FactExtraction]
     structural: StructuralSpec = Field(default_factory=StructuralSpec)

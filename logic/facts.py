@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.grounding import Grounding
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.logic.pack import FactSpec, FactType, RulePack
 
 
@@ -69,7 +70,7 @@ class Reading(BaseModel):
     value: Any
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
     world: World = World.SHARED
-    grounding: list[Grounding] = Field(default_factory=list)
+    grounding: list[Grounding] = Field(default_factory=new_list)
     note: str | None = None
     allegation: Allegation | None = None  # None: as before (the value is taken as given)
     alleged_by: str | None = None  # the party whose own document asserts it (claimant | defence)
@@ -80,7 +81,7 @@ class Reading(BaseModel):
 class FactValue(Reading):
     """A fact with its provenance; `alternatives` are the other readings of an ambiguity."""
 
-    alternatives: list[Reading] = Field(default_factory=list)
+    alternatives: list[Reading] = Field(default_factory=new_list)
     as_given: bool = False  # a machine reading calibrated above its pack's as-given threshold: the model takes it
 
 

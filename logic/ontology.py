@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from lexlogic.logic.grounding import Grounding
+from lexlogic.logic.model_defaults import new_list
 
 _STABLE: ContextVar[tuple[str, Iterator[int]] | None] = ContextVar("lexlogic_stable_ids", default=None)
 _NAMESPACE = uuid.UUID("5b2a3f0e-34a1-4c1e-9d1a-6c6578696f67")
@@ -57,7 +58,7 @@ class Actor(BaseModel):
     seat: str | None = Field(default=None, description="registered office (legal person) or address")
     role: str | None = Field(default=None, description="claimant | defendant | supplier | distributor | ...")
     status: str | None = Field(default=None, description="legal form or status, e.g. SAS, SARL")
-    grounding: list[Grounding] = Field(default_factory=list)
+    grounding: list[Grounding] = Field(default_factory=new_list)
 
 
 class EventKind(str, Enum):
@@ -79,8 +80,8 @@ class Event(BaseModel):
     date: Date | None = Field(default=None, description="normalised ISO date")
     timestamp: datetime | None = None
     description: str = ""
-    actors: list[str] = Field(default_factory=list, description="actor ids")
-    grounding: list[Grounding] = Field(default_factory=list)
+    actors: list[str] = Field(default_factory=new_list, description="actor ids")
+    grounding: list[Grounding] = Field(default_factory=new_list)
 
 
 class EvidenceKind(str, Enum):
@@ -107,9 +108,9 @@ class Evidence(BaseModel):
 class CaseOntology(BaseModel):
     """Everything perception knows about a case, before any rule is applied."""
 
-    actors: list[Actor] = Field(default_factory=list)
-    events: list[Event] = Field(default_factory=list)
-    evidence: list[Evidence] = Field(default_factory=list)
+    actors: list[Actor] = Field(default_factory=new_list)
+    events: list[Event] = Field(default_factory=new_list)
+    evidence: list[Evidence] = Field(default_factory=new_list)
 
 
 def json_schema() -> dict[str, Any]:

@@ -19,6 +19,7 @@ from pydantic import ConfigDict, Field, ValidationError, field_validator
 from lexlogic.logic import parameters as params_mod
 from lexlogic.logic.deferred import DeferredModel
 from lexlogic.logic.errors import LexlogicError
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.logic.parameters import Parameter, ParameterFile
 from lexlogic.logic.proof import LegalSource
 from lexlogic.logic.weights import WeightsError, WeightsFile, load_weights
@@ -77,7 +78,7 @@ class FactSpec(DeferredModel):
         default=None, description="who must prove the fact (art. 1353 C. civ.); required with a default"
     )
     not_before: list[str] = Field(
-        default_factory=list,
+        default_factory=new_list,
         description="date facts this date cannot precede (a case giving both in the wrong order is refused)",
     )
     maximum: float | None = Field(
@@ -94,11 +95,11 @@ class Computation(DeferredModel):
     label: str
     inputs: list[str] = Field(description="required inputs: if one is unknown, the output is unknown")
     logic: Any
-    sources: list[str] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=new_list)
     note: str | None = None
     line: int | None = None  # where it is declared (set by the loader)
     file: str = ""
-    used_parameters: list[str] = Field(default_factory=list, description="parameters read with {param: name}")
+    used_parameters: list[str] = Field(default_factory=new_list, description="parameters read with {param: name}")
 
 
 class RuleMeta(DeferredModel):
@@ -106,7 +107,7 @@ class RuleMeta(DeferredModel):
 
     id: str
     label: str
-    sources: list[str] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=new_list)
     valid_from: date | None = None
     valid_to: date | None = None
     file: str = ""
@@ -124,7 +125,7 @@ class Check(DeferredModel):
         default=None, description="the outcome value that ends the analysis (defeaters: yes; conditions: no)"
     )
     reopened_by: list[str] = Field(
-        default_factory=list, description="facts whose appearance or change re-opens this check (re-planning)"
+        default_factory=new_list, description="facts whose appearance or change re-opens this check (re-planning)"
     )
 
 
@@ -186,7 +187,7 @@ class BurdenWording(DeferredModel):
 
 class PackFiles(DeferredModel):
     asp: list[str]
-    computations: list[str] = Field(default_factory=list)
+    computations: list[str] = Field(default_factory=new_list)
     facts: str = "facts.yaml"
     weights: str | None = None
     tests: str = "tests"
@@ -240,7 +241,7 @@ class Manifest(DeferredModel):
     remedy: Remedy | None = None
     versions: Versions | None = None
     burden: BurdenWording = Field(default_factory=BurdenWording)
-    docs: list[str] = Field(default_factory=list, description="paragraphs printed at the top of RULES.md")
+    docs: list[str] = Field(default_factory=new_list, description="paragraphs printed at the top of RULES.md")
 
     @field_validator("outcomes", mode="before")
     @classmethod
@@ -268,7 +269,8 @@ class RulePack(DeferredModel):
     parameters: dict[str, Parameter] = Field(default_factory=dict)
     parameters_date_fact: str | None = None
     parameter_refs: list[tuple[str, int, str]] = Field(
-        default_factory=list, description="(file, line, name) of every parameter referenced (check: undefined/unused)"
+        default_factory=new_list,
+        description="(file, line, name) of every parameter referenced (check: undefined/unused)",
     )
     dated_rules: dict[str, dict[str, Any]] = Field(
         default_factory=dict, description="in-force atom → the dated rule it gates (logic/validity.py)"

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from lexlogic.logic.grounding import Grounding
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.logic.printable import printable
 
 
@@ -58,10 +59,10 @@ class ProofNode(BaseModel):
     holds: bool = True
     value: Any = None
     rule_id: str | None = None
-    sources: list[LegalSource] = Field(default_factory=list)
-    grounding: list[Grounding] = Field(default_factory=list)
+    sources: list[LegalSource] = Field(default_factory=new_list)
+    grounding: list[Grounding] = Field(default_factory=new_list)
     note: str | None = None
-    children: list[ProofNode] = Field(default_factory=list)
+    children: list[ProofNode] = Field(default_factory=new_list)
 
     def walk(self) -> Iterator[ProofNode]:
         yield self

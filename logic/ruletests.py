@@ -21,6 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from lexlogic.logic import parameters as params_mod
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.logic.pack import PackError, read_yaml, strip_lines
 
 
@@ -32,7 +33,7 @@ class RuleTest(BaseModel):
     expect: dict[str, Literal["yes", "no", "unknown"]] = Field(default_factory=dict)
     values: dict[str, Any] = Field(default_factory=dict)
     damages: list[float] | None = None
-    absent: list[str] = Field(default_factory=list)
+    absent: list[str] = Field(default_factory=new_list)
     missing: dict[str, list[str]] = Field(default_factory=dict)
     rule_in_proof: dict[str, str] = Field(default_factory=dict)
     file: str = ""

@@ -30,7 +30,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from lexlogic.logic import yaml_load
+from lexlogic.logic.deferred import DeferredModel
 from lexlogic.logic.errors import LexlogicError
+from lexlogic.logic.model_defaults import new_list
 
 #: Alexy's triadic scale (geometric: 2^0, 2^1, 2^2) and his epistemic reliability scale.
 ALEXY_LEVELS: dict[str, float] = {
@@ -159,7 +161,9 @@ class SoftRule(BaseModel):
     model_config = {"populate_by_name": True}
 
 
-class PriorSpec(BaseModel):
+# PriorSpec, NumberLaw, Output and WeightsFile are built on first use: a pack served from the pack cache carries
+# its weights unpickled, never validated, and no model a run builds refers to these (issue 33, cold start).
+class PriorSpec(DeferredModel):
     """An expert prior for an uncertain fact: a probability or a Beta on it."""
 
     value: float | Beta
@@ -173,7 +177,7 @@ class PriorSpec(BaseModel):
         return v
 
 
-class NumberLaw(BaseModel):
+class NumberLaw(DeferredModel):
     """The law of an uncertain number: a numeric fact nobody gave, or a latent of the pack (the judge's
     notice). ``normal`` (mu, sigma), ``uniform`` (low, high), ``discrete`` (values, probs), or
     ``lognormal_regression``: ln X = a + b·ln(covariate / divide) + Σ effects[f]·[f] + σ·ε, with
@@ -190,12 +194,12 @@ class NumberLaw(BaseModel):
     sigma: float | None = None
     low: float | None = None
     high: float | None = None
-    values: list[float] = Field(default_factory=list)
-    probs: list[float] = Field(default_factory=list)
+    values: list[float] = Field(default_factory=new_list)
+    probs: list[float] = Field(default_factory=new_list)
     covariate: str | None = None
     divide: float = 1.0
-    mean: list[float] = Field(default_factory=list)
-    cov: list[list[float]] = Field(default_factory=list)
+    mean: list[float] = Field(default_factory=new_list)
+    cov: list[list[float]] = Field(default_factory=new_list)
     effects: dict[str, float] = Field(default_factory=dict)
     min: float | None = None
     max: float | None = None
@@ -229,7 +233,7 @@ class NumberLaw(BaseModel):
         return self
 
 
-class Output(BaseModel):
+class Output(DeferredModel):
     """A number reported as a distribution (JSON-Logic over the case's values and the laws' draws).
     ``given_target``: also reported conditional on the target (e.g. damages given liability), and as
     0 where the target does not hold for the unconditional reading."""
@@ -240,9 +244,9 @@ class Output(BaseModel):
     given_target: bool = False
 
 
-class WeightsFile(BaseModel):
+class WeightsFile(DeferredModel):
     priors: dict[str, float | Beta] = Field(default_factory=dict)
-    soft_rules: list[SoftRule] = Field(default_factory=list)
+    soft_rules: list[SoftRule] = Field(default_factory=new_list)
     numbers: dict[str, NumberLaw] = Field(default_factory=dict)
     outputs: dict[str, Output] = Field(default_factory=dict)
 

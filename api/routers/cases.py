@@ -15,6 +15,7 @@ from lexlogic.api.problems import FieldError, ProblemError, problem_responses
 from lexlogic.api.routers._state import head
 from lexlogic.engine.case.machine import CaseState, Phase
 from lexlogic.logic.facts import CaseFileError, parse_case
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.logic.pack import PackError
 
 router = APIRouter(prefix="/v1/cases", tags=["cases"])
@@ -50,7 +51,7 @@ class CaseDetail(CaseOut):
     case_file: dict[str, Any] | None = None
     answers: dict[str, Any] = Field(default_factory=dict)
     pending_question: dict[str, Any] | None = None
-    log: list[str] = Field(default_factory=list)
+    log: list[str] = Field(default_factory=new_list)
 
 
 class CaseList(BaseModel):

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lexlogic.api.deps import Case, Svc, Tenant
 from lexlogic.api.problems import ProblemError, problem_responses
+from lexlogic.logic.model_defaults import new_list
 
 router = APIRouter(prefix="/v1/cases/{case_id}/claims", tags=["claims"])
 
@@ -18,7 +19,7 @@ router = APIRouter(prefix="/v1/cases/{case_id}/claims", tags=["claims"])
 class ClaimsRequest(BaseModel):
     model_config = ConfigDict(strict=True)
 
-    claims: list[str] = Field(default_factory=list, max_length=50, description="claims to check (French)")
+    claims: list[str] = Field(default_factory=new_list, max_length=50, description="claims to check (French)")
     submission: str | None = Field(
         default=None,
         max_length=100_000,
@@ -32,7 +33,7 @@ class ClaimsOut(BaseModel):
         description="claim, status, confidence, evidence (with grounding), contradictory, readings, judge"
     )
     sentences: list[dict[str, Any]] = Field(
-        default_factory=list,
+        default_factory=new_list,
         description="with a submission: EVERY sentence, verified or set aside as NOT_A_CLAIM with its kind and reason",
     )
 

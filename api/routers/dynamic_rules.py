@@ -20,6 +20,7 @@ from lexlogic.api.deps import Case, Svc, Tenant, key_id, too_many
 from lexlogic.api.problems import ProblemError, problem_responses
 from lexlogic.api.routers._state import case_file_of
 from lexlogic.engine.tenancy.quota import QuotaExceeded
+from lexlogic.logic.model_defaults import new_list
 
 router = APIRouter(tags=["dynamic rules"])
 EXAMPLE_RULE = (
@@ -64,7 +65,7 @@ class RuleOut(BaseModel):
     created_at: datetime
     approved_by: str | None = None
     retired_reason: str | None = None
-    history: list[RuleEventOut] = Field(default_factory=list)
+    history: list[RuleEventOut] = Field(default_factory=new_list)
 
 
 class Approve(BaseModel):
@@ -110,8 +111,8 @@ class ProvenanceOut(BaseModel):
 
 
 class RunOut(BaseModel):
-    facts: list[DynamicFactOut] = Field(default_factory=list)
-    failures: list[Failure] = Field(default_factory=list)
+    facts: list[DynamicFactOut] = Field(default_factory=new_list)
+    failures: list[Failure] = Field(default_factory=new_list)
     provenance: ProvenanceOut = Field(default_factory=ProvenanceOut, description="the rules' premises, each once")
     output: Any = Field(default=None, description="the raw output (single-rule runs)")
 

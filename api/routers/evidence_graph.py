@@ -15,13 +15,14 @@ from pydantic import BaseModel, Field
 
 from lexlogic.api.deps import Case, Svc, Tenant
 from lexlogic.api.problems import ProblemError, problem_responses
+from lexlogic.logic.model_defaults import new_list
 
 router = APIRouter(prefix="/v1/cases/{case_id}/evidence-graph", tags=["evidence graph"])
 
 
 class ExtractOut(BaseModel):
     documents: list[str] = Field(description="documents extracted by this call")
-    skipped: list[str] = Field(default_factory=list, description="already journaled")
+    skipped: list[str] = Field(default_factory=new_list, description="already journaled")
     assertions: int = Field(description="assertions journaled by this call")
     abstentions: dict[str, int] = Field(default_factory=dict, description="reason → count (this call)")
     attributed: int = Field(
@@ -38,7 +39,7 @@ class QueryOut(BaseModel):
     level: str = Field(description="STRICT | EXTENDED | EXPERIMENTAL | TEXT | NONE: where the answer came from")
     tried: list[str]
     edges: list[dict[str, Any]] = Field(description="traversed edges, each with its grade and tier")
-    passages: list[dict[str, Any]] = Field(default_factory=list, description="anchored text (escalation)")
+    passages: list[dict[str, Any]] = Field(default_factory=new_list, description="anchored text (escalation)")
 
 
 def _journaled(svc: Svc, kg_case: str) -> set[str]:

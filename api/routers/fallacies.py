@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lexlogic.api.deps import Svc, Tenant
 from lexlogic.api.problems import ProblemError, problem_responses
+from lexlogic.logic.model_defaults import new_list
 
 router = APIRouter(prefix="/v1/fallacies", tags=["fallacies"])
 _TAXONOMY: list[Any] = []
@@ -34,13 +35,13 @@ class FallacyRequest(BaseModel):
 class FallacyOut(BaseModel):
     outcome: Literal["fallacies", "no_fallacy"]
     confirmed: list[dict[str, Any]] = Field(
-        default_factory=list, description="id, path, trail, FR/EN names, family, confidence, justification"
+        default_factory=new_list, description="id, path, trail, FR/EN names, family, confidence, justification"
     )
     reason: str | None = None
     stopped_by: str
     navigator: str
     taxonomy: str
-    trace: list[dict[str, Any]] = Field(default_factory=list)
+    trace: list[dict[str, Any]] = Field(default_factory=new_list)
 
 
 def _taxonomy() -> Any:

@@ -27,6 +27,7 @@ from lexlogic.engine.jobs import tasks
 from lexlogic.engine.store.api_cases import ApiCase
 from lexlogic.engine.store.cases import RunBusyError, new_owner
 from lexlogic.logic.errors import UnavailableError
+from lexlogic.logic.model_defaults import new_list
 
 router = APIRouter(prefix="/v1/cases/{case_id}", tags=["runs"])
 
@@ -52,7 +53,7 @@ class RunResult(BaseModel):
     message: str
     head_seq: int
     pending_question: dict[str, Any] | None = None
-    log: list[str] = Field(default_factory=list)
+    log: list[str] = Field(default_factory=new_list)
 
 
 def _event(name: str, data: dict[str, Any]) -> str:

@@ -26,6 +26,7 @@ from lexlogic.engine.packs.library import LoadedPack, PackLibrary
 from lexlogic.engine.store.cases import CaseStore, LeaseTimes
 from lexlogic.engine.verdict.model import Verdict
 from lexlogic.logic.facts import read_answer
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.settings import Settings
 
 
@@ -46,7 +47,7 @@ class DossierRun(BaseModel):
     plan: dict[str, Any] | None = None
     answers: dict[str, Any] = Field(default_factory=dict)
     timings: dict[str, float] = Field(default_factory=dict)
-    log: list[str] = Field(default_factory=list)
+    log: list[str] = Field(default_factory=new_list)
     states: int = 0
     report: str = Field(description="the HTML report's path ('' when no renderer was given)")
     json_path: str

@@ -38,6 +38,7 @@ from lexlogic.engine.verdict.model import Verdict, VerdictStatus
 from lexlogic.logic.canonical import DumpOnce, canonical_dump, canonical_hash, canonical_hash_with
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.facts import CaseFile
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.logic.pack import RulePack
 
 if TYPE_CHECKING:  # a facts file's run has no store and reads no documents: their modules load when used
@@ -99,9 +100,9 @@ class CaseState(BaseModel):
     phase: Phase = Phase.INIT
     status: str = "running"
     message: str = ""
-    documents: list[dict[str, Any]] = Field(default_factory=list, description="id, sha256, kind, title, key")
+    documents: list[dict[str, Any]] = Field(default_factory=new_list, description="id, sha256, kind, title, key")
     case_file: dict[str, Any] | None = None
-    ambiguities: list[dict[str, Any]] = Field(default_factory=list)
+    ambiguities: list[dict[str, Any]] = Field(default_factory=new_list)
     ontology: dict[str, Any] | None = None
     plan: Plan | None = None
     outcomes: dict[str, dict[str, Any]] | None = Field(
@@ -116,7 +117,7 @@ class CaseState(BaseModel):
     pending_question: dict[str, Any] | None = None
     budget: Budget = Field(default_factory=Budget)
     timings: dict[str, float] = Field(default_factory=dict)
-    log: list[str] = Field(default_factory=list)
+    log: list[str] = Field(default_factory=new_list)
 
     _case_dump: DumpOnce = PrivateAttr(default_factory=DumpOnce)  # the case file's canonical text, once
     _facts_digest: tuple[str, str, str] | None = PrivateAttr(default=None)  # ``Orchestrator._facts_hash``'s last

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from lexlogic.logic.deferred import DeferredModel
 from lexlogic.logic.errors import LexlogicError
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.logic.pack import Check, RulePack
 
 PROCEDURAL_KINDS = ("defeater", "note")
@@ -27,18 +28,18 @@ class Task(BaseModel):
     check: str | None = None
     fact: str | None = None
     label: str = ""
-    depends_on: list[str] = Field(default_factory=list)
+    depends_on: list[str] = Field(default_factory=new_list)
     status: str = "pending"  # pending | done | failed | skipped
     result: dict[str, Any] | None = None
-    reopened_by: list[str] = Field(default_factory=list, description="facts whose arrival re-opens this check")
+    reopened_by: list[str] = Field(default_factory=new_list, description="facts whose arrival re-opens this check")
 
 
 class Plan(BaseModel):
     tasks: list[Task]
     source: str = "declared"  # declared | llm | llm-corrected
     revision: int = 0
-    corrections: list[str] = Field(default_factory=list)
-    history: list[str] = Field(default_factory=list)
+    corrections: list[str] = Field(default_factory=new_list)
+    history: list[str] = Field(default_factory=new_list)
 
     def get(self, task_id: str) -> Task:
         return next(t for t in self.tasks if t.id == task_id)
@@ -203,7 +204,7 @@ def replan_major_fact(plan: Plan, fact: str) -> Plan:
 
 class ProposedTask(DeferredModel):  # an LLM's proposal: built when one is read
     id: str
-    depends_on: list[str] = Field(default_factory=list)
+    depends_on: list[str] = Field(default_factory=new_list)
 
 
 class ProposedPlan(DeferredModel):

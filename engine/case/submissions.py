@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from lexlogic.engine.documents.model import Document
 from lexlogic.logic.facts import CaseFile, World, check_value, parse_case
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.logic.pack import RulePack
 
 Party = Literal["claimant", "defence"]
@@ -31,12 +32,12 @@ class ClaimReport(BaseModel):
     fact: str | None = None
     effect: str = ""
     reliability: float = 1.0
-    fallacies: list[str] = Field(default_factory=list)
+    fallacies: list[str] = Field(default_factory=new_list)
 
 
 class SubmissionsReport(BaseModel):
-    claims: list[ClaimReport] = Field(default_factory=list)
-    unmapped: list[str] = Field(default_factory=list)
+    claims: list[ClaimReport] = Field(default_factory=new_list)
+    unmapped: list[str] = Field(default_factory=new_list)
 
 
 def _reliability(claim: str, fallacy_check: bool, llm: Any) -> tuple[float, list[str]]:

@@ -16,6 +16,7 @@ from lexlogic.engine.claims import facets as fx
 from lexlogic.engine.claims.fact_map import FactRule, Take, load_map
 from lexlogic.engine.claims.models import ClaimEvidence, Status, VerificationResult
 from lexlogic.logic.grounding import Grounding
+from lexlogic.logic.model_defaults import new_list
 
 VERIFIED_PRIOR = 0.9  # a claim a memory explicitly confirms
 CONTRADICTED_PRIOR = 0.1  # a claim a memory explicitly contradicts (bool facts: the claimed value)
@@ -32,12 +33,12 @@ class PriorUpdate(BaseModel):
     probability: float
     claim: str
     status: Status
-    grounding: list[Grounding] = Field(default_factory=list)
+    grounding: list[Grounding] = Field(default_factory=new_list)
 
 
 class ClaimWorld(BaseModel):
     value: Any
-    grounding: list[Grounding] = Field(default_factory=list)
+    grounding: list[Grounding] = Field(default_factory=new_list)
     note: str = ""
 
 
@@ -52,9 +53,9 @@ class ClaimAmbiguity(BaseModel):
 
 
 class CaseUpdates(BaseModel):
-    priors: list[PriorUpdate] = Field(default_factory=list)
-    ambiguities: list[ClaimAmbiguity] = Field(default_factory=list)
-    unmapped: list[str] = Field(default_factory=list, description="decisive claims no fact rule matched")
+    priors: list[PriorUpdate] = Field(default_factory=new_list)
+    ambiguities: list[ClaimAmbiguity] = Field(default_factory=new_list)
+    unmapped: list[str] = Field(default_factory=new_list, description="decisive claims no fact rule matched")
 
 
 def match_fact(claim: str, rules: tuple[FactRule, ...]) -> FactRule | None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.logic.pack import FactType, PackError, RulePack, read_yaml, strip_lines, validation_error
 
 
@@ -59,7 +60,7 @@ class FactMap(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     version: int = 1
-    map: list[FactRule] = Field(default_factory=list)
+    map: list[FactRule] = Field(default_factory=new_list)
 
 
 def map_path(pack: RulePack) -> Path | None:

@@ -7,6 +7,7 @@ from enum import Enum
 from pydantic import BaseModel, Field
 
 from lexlogic.logic.grounding import Grounding
+from lexlogic.logic.model_defaults import new_list
 
 
 class Status(str, Enum):
@@ -69,9 +70,9 @@ class Judgement(BaseModel):
     status: Status
     stances: list[Stance]
     nuances: list[str]
-    sentences: list[str] = Field(default_factory=list, description="the sentence used per candidate")
+    sentences: list[str] = Field(default_factory=new_list, description="the sentence used per candidate")
     sources: list[SourceReading] = Field(
-        default_factory=list, description="passages behind a derived fact (put first in the evidence)"
+        default_factory=new_list, description="passages behind a derived fact (put first in the evidence)"
     )
 
 
@@ -81,10 +82,10 @@ class VerificationResult(BaseModel):
     confidence: float = Field(description="similarity of the best candidate (0 when there is none)")
     evidence: ClaimEvidence | None = Field(default=None, description="main evidence")
     contradictory: list[ClaimEvidence] = Field(
-        default_factory=list, description="the other candidates that contradict (AMBIGUOUS, CONTRADICTED)"
+        default_factory=new_list, description="the other candidates that contradict (AMBIGUOUS, CONTRADICTED)"
     )
     candidates: int = Field(default=0, description="how many candidates the judge read (k)")
-    readings: list[ClaimEvidence] = Field(default_factory=list, description="every candidate as the judge read it")
+    readings: list[ClaimEvidence] = Field(default_factory=new_list, description="every candidate as the judge read it")
     judge: str = Field(default="offline", description="offline | llm")
     decision_confidence: float = Field(
         default=0.0, description="similarity of the passage the decision rests on (0 without one)"

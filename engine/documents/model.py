@@ -12,6 +12,7 @@ from pydantic import Field
 
 from lexlogic.logic.deferred import DeferredModel
 from lexlogic.logic.grounding import BBox, Grounding, SourceKind
+from lexlogic.logic.model_defaults import new_list
 
 
 class Word(DeferredModel):
@@ -27,7 +28,7 @@ class Page(DeferredModel):
     height: float | None = None
     char_start: int = 0
     char_end: int = 0
-    words: list[Word] = Field(default_factory=list)
+    words: list[Word] = Field(default_factory=new_list)
     ocr: bool = False
     image_path: str | None = None
 
@@ -67,8 +68,8 @@ class Document(DeferredModel):
     kind: DocumentKind = DocumentKind.OTHER
     title: str | None = None
     text: str
-    pages: list[Page] = Field(default_factory=list)
-    blocks: list[Block] = Field(default_factory=list)
+    pages: list[Page] = Field(default_factory=new_list)
+    blocks: list[Block] = Field(default_factory=new_list)
     metadata: dict[str, str] = Field(default_factory=dict)
     sha256: str | None = None
 

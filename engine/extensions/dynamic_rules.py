@@ -28,6 +28,7 @@ from lexlogic.engine.extensions.provenance import Provenance
 from lexlogic.engine.store.db import Base, JSONType, create_tables, make_engine, session_factory
 from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.grounding import Grounding, SourceKind
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.logic.proof import NodeKind, ProofNode
 from lexlogic.sandbox.errors import SandboxError
 from lexlogic.sandbox.pool import SandboxPool, default_pool, source_sha256
@@ -415,8 +416,8 @@ class DynamicRuleFailure(BaseModel):
 
 
 class DynamicEvaluation(BaseModel):
-    facts: list[DynamicFact] = Field(default_factory=list)
-    failures: list[DynamicRuleFailure] = Field(default_factory=list)
+    facts: list[DynamicFact] = Field(default_factory=new_list)
+    failures: list[DynamicRuleFailure] = Field(default_factory=new_list)
     provenance: Provenance = Field(default_factory=Provenance, description="the run's premises, once each")
 
     def proof(self, fact: DynamicFact) -> ProofNode:

@@ -11,6 +11,7 @@ from typing import Literal, Protocol
 from pydantic import BaseModel, Field
 
 from lexlogic.engine.fallacies.taxonomy import FallacyNode, Taxonomy
+from lexlogic.logic.model_defaults import new_list
 
 
 class ExploreBranch(BaseModel):
@@ -37,8 +38,8 @@ Action = ExploreBranch | ConfirmFallacy | ConcludeNoFallacy
 class Decision(BaseModel):
     """A navigator's answer at one node. No action at all means: abandon this branch (not the search)."""
 
-    actions: list[Action] = Field(default_factory=list)
-    errors: list[str] = Field(default_factory=list, description="malformed calls that were ignored")
+    actions: list[Action] = Field(default_factory=new_list)
+    errors: list[str] = Field(default_factory=new_list, description="malformed calls that were ignored")
     note: str | None = None
 
 

@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from lexlogic.engine.fallacies.navigation import ConfirmedFallacy, FallacyAnalysis
 from lexlogic.logic.grounding import Grounding, SourceKind
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.logic.proof import NodeKind, ProofNode
 
 RULE_ID = "fallacy_reliability_penalty"
@@ -26,7 +27,7 @@ class ArgumentNode(BaseModel):
     narrative: str = Field(description="the party's narrative, e.g. 'A' (claimant) or 'B' (defence)")
     text: str
     reliability: float = Field(ge=0.0, le=1.0, description="current reliability prior")
-    grounding: list[Grounding] = Field(default_factory=list)
+    grounding: list[Grounding] = Field(default_factory=new_list)
 
 
 class AttachedArgument(BaseModel):
@@ -34,7 +35,7 @@ class AttachedArgument(BaseModel):
     narrative: str
     prior_before: float
     prior_after: float
-    fallacies: list[ConfirmedFallacy] = Field(default_factory=list)
+    fallacies: list[ConfirmedFallacy] = Field(default_factory=new_list)
     explanation: ProofNode
 
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from lexlogic.engine.fallacies.actions import ConcludeNoFallacy, ConfirmFallacy, Decision, ExploreBranch, Navigator
 from lexlogic.engine.fallacies.taxonomy import FallacyNode, Taxonomy
+from lexlogic.logic.model_defaults import new_list
 
 
 class StepStatus(str, Enum):
@@ -39,8 +40,8 @@ class TraceStep(BaseModel):
     node_id: str
     path: str
     depth: int
-    actions: list[dict] = Field(default_factory=list)
-    errors: list[str] = Field(default_factory=list)
+    actions: list[dict] = Field(default_factory=new_list)
+    errors: list[str] = Field(default_factory=new_list)
     status: StepStatus = StepStatus.CONTINUE
 
 
@@ -49,12 +50,12 @@ class FallacyAnalysis(BaseModel):
 
     argument: str
     outcome: Literal["fallacies", "no_fallacy"]
-    confirmed: list[ConfirmedFallacy] = Field(default_factory=list)
+    confirmed: list[ConfirmedFallacy] = Field(default_factory=new_list)
     reason: str | None = None
     stopped_by: Literal["conclude_no_fallacy", "exhausted", "budget"]
     navigator: str
     taxonomy: str
-    trace: list[TraceStep] = Field(default_factory=list)
+    trace: list[TraceStep] = Field(default_factory=new_list)
 
     @property
     def top(self) -> ConfirmedFallacy | None:
@@ -63,8 +64,8 @@ class FallacyAnalysis(BaseModel):
 
 class StepOutcome(BaseModel):
     status: StepStatus
-    explore: list[ExploreBranch] = Field(default_factory=list)
-    confirmed: list[ConfirmFallacy] = Field(default_factory=list)
+    explore: list[ExploreBranch] = Field(default_factory=new_list)
+    confirmed: list[ConfirmFallacy] = Field(default_factory=new_list)
     reason: str | None = None
     trace: TraceStep
 

@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from lexlogic.logic import yaml_load
 from lexlogic.logic.errors import LexlogicError
+from lexlogic.logic.model_defaults import new_list
 
 DATA_DIR = Path(__file__).parent / "data"
 BUILTIN_TAXONOMY = DATA_DIR / "taxonomy.yaml"
@@ -36,10 +37,12 @@ class FallacyNode(BaseModel):
     definition_fr: str = ""
     definition_en: str = ""
     example_fr: str = ""
-    more_examples_fr: list[str] = Field(default_factory=list, description="extra exemplars for the offline navigator")
+    more_examples_fr: list[str] = Field(
+        default_factory=new_list, description="extra exemplars for the offline navigator"
+    )
     legal: bool = False
     parent_id: str | None = None
-    children_ids: list[str] = Field(default_factory=list)
+    children_ids: list[str] = Field(default_factory=new_list)
 
     @property
     def is_leaf(self) -> bool:

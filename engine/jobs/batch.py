@@ -33,6 +33,7 @@ from lexlogic.engine.packs.library import PackLibrary
 from lexlogic.engine.store.cases import CaseStore, LeaseTimes, new_owner
 from lexlogic.engine.store.db import DiskFullError
 from lexlogic.logic.errors import LexlogicError
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.settings import Settings
 
 STALL_NOTICE_SECONDS = 60.0
@@ -106,7 +107,7 @@ class Summary(BaseModel):
     by_verdict: dict[str, int]
     p_liability: dict[str, Any] = Field(description="mean, median and a histogram of P(target), all packs together")
     top_missing: list[tuple[str, int]]
-    by_pack: list[PackSummary] = Field(default_factory=list)
+    by_pack: list[PackSummary] = Field(default_factory=new_list)
 
 
 def _p_stats(ps: list[float]) -> dict[str, Any]:

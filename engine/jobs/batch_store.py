@@ -15,6 +15,7 @@ from sqlalchemy.orm import Mapped, mapped_column
 
 from lexlogic.engine.case.machine import CaseState
 from lexlogic.engine.store.db import Base, JSONType, create_tables, session_factory
+from lexlogic.logic.model_defaults import new_list
 
 ItemKind = Literal["case", "dossier"]
 IN_LIMIT = 10_000  # keys in one IN list at most (see ``BatchStore.items``)
@@ -73,7 +74,7 @@ class ItemResult(BaseModel):
     verdict: str | None = None
     p_liability: float | None = None
     remedy_range: list[float] | None = None
-    missing: list[str] = Field(default_factory=list)
+    missing: list[str] = Field(default_factory=new_list)
     question: str | None = None
     steps: int = 0
     message: str = ""

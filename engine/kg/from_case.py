@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field
 from lexlogic.engine.kg.extract import extract
 from lexlogic.engine.kg.model import Abstention, AttributedAssertion, EvidenceBundle, EvidenceSpan, RawAssertion
 from lexlogic.engine.kg.patterns import ExtractionResult
+from lexlogic.logic.model_defaults import new_list
 
 
 class DocumentEvidence(BaseModel):
@@ -29,9 +30,9 @@ class DocumentEvidence(BaseModel):
 
     document_id: str
     fingerprint: str = Field(description="sha256 prefix of the document text (idempotent journaling)")
-    assertions: list[RawAssertion] = Field(default_factory=list)
-    abstentions: list[Abstention] = Field(default_factory=list)
-    attributed: list[AttributedAssertion] = Field(default_factory=list)
+    assertions: list[RawAssertion] = Field(default_factory=new_list)
+    abstentions: list[Abstention] = Field(default_factory=new_list)
+    attributed: list[AttributedAssertion] = Field(default_factory=new_list)
 
 
 def _with_pages(result: ExtractionResult, document: Any) -> ExtractionResult:

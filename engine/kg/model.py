@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from lexlogic.logic import yaml_load
 from lexlogic.logic.grounding import Grounding, SourceKind
+from lexlogic.logic.model_defaults import new_list
 
 
 class AssertionKind(str, Enum):
@@ -301,7 +302,7 @@ class CanonicalRelation(BaseModel):
     subject: str
     relation: RelationType
     object: str
-    assertion_ids: list[str] = Field(default_factory=list)
+    assertion_ids: list[str] = Field(default_factory=new_list)
     strength: SupportStrength = Field(default_factory=SupportStrength)
 
     @property
@@ -327,8 +328,8 @@ class SemanticRelation(BaseModel):
     tier: DefensibilityTier
     methods: list[ExtractionMethod]
     strength: SupportStrength
-    assertion_ids: list[str] = Field(default_factory=list)
-    derived_from: list[str] = Field(default_factory=list, description="INFERRED: the premise edge ids")
+    assertion_ids: list[str] = Field(default_factory=new_list)
+    derived_from: list[str] = Field(default_factory=new_list, description="INFERRED: the premise edge ids")
     tier_reason: str = ""
 
 

@@ -60,15 +60,16 @@ from lexlogic.engine.kg.model import (
 )
 from lexlogic.engine.kg.text import Heading, SectionSentence, segment
 from lexlogic.engine.kg.tiers import option_identified
+from lexlogic.logic.model_defaults import new_list
 
 A = DiscursiveAbstainReason
 
 
 class ExtractionResult(BaseModel):
-    assertions: list[RawAssertion] = Field(default_factory=list)
-    abstentions: list[Abstention] = Field(default_factory=list)
+    assertions: list[RawAssertion] = Field(default_factory=new_list)
+    abstentions: list[Abstention] = Field(default_factory=new_list)
     attributed: list[AttributedAssertion] = Field(
-        default_factory=list, description="relations reported as someone's claim: never journaled as asserted"
+        default_factory=new_list, description="relations reported as someone's claim: never journaled as asserted"
     )
 
     def extend(self, other: ExtractionResult) -> None:

@@ -29,6 +29,7 @@ from lexlogic.engine.kg.model import (
 from lexlogic.engine.kg.patterns import ExtractionResult
 from lexlogic.engine.kg.promote import promote
 from lexlogic.logic.errors import LexlogicError
+from lexlogic.logic.model_defaults import new_list
 
 DATA_DIR = Path(__file__).with_name("data")
 TYPE1_MIN_ACCEPTANCE = 0.80
@@ -81,8 +82,8 @@ class Kpi(BaseModel):
 
 class SentinelReport(BaseModel):
     kpis: list[Kpi]
-    type1: list[ItemOutcome] = Field(default_factory=list)
-    type2: list[ItemOutcome] = Field(default_factory=list)
+    type1: list[ItemOutcome] = Field(default_factory=new_list)
+    type2: list[ItemOutcome] = Field(default_factory=new_list)
     abstentions_by_reason: dict[str, int] = Field(default_factory=dict)
 
     @property

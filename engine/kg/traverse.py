@@ -31,6 +31,7 @@ from lexlogic.engine.kg.model import (
 )
 from lexlogic.engine.kg.tiers import grade_of
 from lexlogic.logic.errors import LexlogicError
+from lexlogic.logic.model_defaults import new_list
 
 STRICT_ONLY: frozenset[DefensibilityTier] = frozenset({DefensibilityTier.STRICT})
 EXTENDED: frozenset[DefensibilityTier] = frozenset({DefensibilityTier.STRICT, DefensibilityTier.EXTENDED})
@@ -60,9 +61,9 @@ class QueryResult(BaseModel):
     entity: str
     level: Literal["STRICT", "EXTENDED", "EXPERIMENTAL", "TEXT", "NONE"]
     allowed_tiers: list[DefensibilityTier]
-    tried: list[str] = Field(default_factory=list)
-    edges: list[TraversedEdge] = Field(default_factory=list)
-    passages: list[EvidenceSpan] = Field(default_factory=list)
+    tried: list[str] = Field(default_factory=new_list)
+    edges: list[TraversedEdge] = Field(default_factory=new_list)
+    passages: list[EvidenceSpan] = Field(default_factory=new_list)
 
 
 def check_grade(rel: SemanticRelation) -> None:

@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from lexlogic.logic.facts import Allegation, CaseFile, DateInterval, World
 from lexlogic.logic.grounding import Grounding
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.logic.ontology import CaseOntology
 from lexlogic.logic.pack import RulePack
 
@@ -27,7 +28,7 @@ class Finding(BaseModel):
     value: Any
     confidence: float = Field(default=0.9, ge=0.0, le=1.0)
     world: World = World.SHARED
-    grounding: list[Grounding] = Field(default_factory=list)
+    grounding: list[Grounding] = Field(default_factory=new_list)
     note: str | None = None
     ambiguity: str | None = Field(default=None, description="id of the ambiguity node this reading belongs to")
     source: str = Field(
@@ -50,10 +51,10 @@ class Ambiguity(BaseModel):
 
 
 class Perception(BaseModel):
-    findings: list[Finding] = Field(default_factory=list)
-    ambiguities: list[Ambiguity] = Field(default_factory=list)
+    findings: list[Finding] = Field(default_factory=new_list)
+    ambiguities: list[Ambiguity] = Field(default_factory=new_list)
     ontology: CaseOntology = Field(default_factory=CaseOntology)
-    conflicts: list[str] = Field(default_factory=list)
+    conflicts: list[str] = Field(default_factory=new_list)
 
     def add(self, finding: Finding) -> None:
         self.findings.append(finding)

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from lexlogic.logic.facts import CaseFile
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.logic.proof import NodeKind, ProofNode
 
 Shape = Literal["circle", "diamond", "square"]
@@ -34,7 +35,7 @@ class GraphNode(BaseModel):
     certainty: float = Field(ge=0, le=1)
     critical: bool = False
     rule_id: str | None = None
-    sources: list[str] = Field(default_factory=list, description="legal sources cited")
+    sources: list[str] = Field(default_factory=new_list, description="legal sources cited")
     document_id: str | None = None
     page: int | None = None
     char_start: int | None = None

@@ -17,6 +17,7 @@ from lexlogic.engine.documents.model import Document
 from lexlogic.engine.text import formatting
 from lexlogic.engine.text.inference_words import method_phrase
 from lexlogic.engine.verdict import wording
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.logic.pack import RulePack
 
 WORLD_WORDS = {"SHARED": "—", "NARRATIVE_A": "demanderesse", "NARRATIVE_B": "défense"}
@@ -55,18 +56,18 @@ class ProofLine(BaseModel):
     css: Literal["holds", "fails", "unknown", "tentative"]
     mark: str
     label: str
-    sources: list[SourceRef] = Field(default_factory=list)
+    sources: list[SourceRef] = Field(default_factory=new_list)
     note: str | None = None
-    passages: list[Passage] = Field(default_factory=list)
-    notes: list[str] = Field(default_factory=list, description="groundings that are not document spans")
-    children: list[ProofLine] = Field(default_factory=list)
+    passages: list[Passage] = Field(default_factory=new_list)
+    notes: list[str] = Field(default_factory=new_list, description="groundings that are not document spans")
+    children: list[ProofLine] = Field(default_factory=new_list)
 
 
 class ReasonLine(BaseModel):
     mark: str
     css: str
     sentence: str
-    facts: list[str] = Field(default_factory=list)
+    facts: list[str] = Field(default_factory=new_list)
 
 
 class ReportFact(BaseModel):
@@ -75,7 +76,7 @@ class ReportFact(BaseModel):
     value: str
     status: str
     by: str
-    passages: list[Passage] = Field(default_factory=list)
+    passages: list[Passage] = Field(default_factory=new_list)
 
 
 class Bar(BaseModel):
@@ -113,19 +114,19 @@ class ReportData(BaseModel):
     probability: str | None = None
     method: str = ""
     remedy_text: str | None = None
-    distributions: list[Spread] = Field(default_factory=list)
+    distributions: list[Spread] = Field(default_factory=new_list)
     applicable_law: str | None = None
     question: str | None = None
     message: str | None = None
-    reasons: list[ReasonLine] = Field(default_factory=list)
-    missing: list[str] = Field(default_factory=list)
-    set_aside: list[str] = Field(default_factory=list, description="dated rules not applied (outside their period)")
-    posterior: list[Bar] = Field(default_factory=list)
-    eig: list[Bar] = Field(default_factory=list)
+    reasons: list[ReasonLine] = Field(default_factory=new_list)
+    missing: list[str] = Field(default_factory=new_list)
+    set_aside: list[str] = Field(default_factory=new_list, description="dated rules not applied (outside their period)")
+    posterior: list[Bar] = Field(default_factory=new_list)
+    eig: list[Bar] = Field(default_factory=new_list)
     proof_title: str
     proof: ProofLine | None = None
-    facts: list[ReportFact] = Field(default_factory=list)
-    documents: list[CitedDocument] = Field(default_factory=list)
+    facts: list[ReportFact] = Field(default_factory=new_list)
+    documents: list[CitedDocument] = Field(default_factory=new_list)
 
 
 def _passage(g: dict[str, Any], docs: dict[str, Document]) -> Passage | None:

@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from lexlogic.logic.facts import World
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.logic.weights import Beta, SoftRule
 
 
@@ -96,12 +97,12 @@ class ProbProgram(BaseModel):
     """An ASP program (clingo syntax) plus the uncertain facts, the query atoms and soft rules."""
 
     program: str
-    variables: list[Variable] = Field(default_factory=list)
+    variables: list[Variable] = Field(default_factory=new_list)
     target: str = Field(description="the atom whose probability is the verdict (the pack's target)")
-    queries: list[str] = Field(default_factory=list)
-    soft_rules: list[SoftRule] = Field(default_factory=list)
+    queries: list[str] = Field(default_factory=new_list)
+    soft_rules: list[SoftRule] = Field(default_factory=new_list)
     exclusive: list[list[str]] = Field(
-        default_factory=list,
+        default_factory=new_list,
         description="groups of derived atoms of which exactly one holds in every world (a computed value's "
         "classes): exact inference contracts each group as one categorical node, not as independent atoms",
     )
@@ -176,7 +177,7 @@ class ScoredQuestion(BaseModel):
     eig: float = Field(description="expected information gain on the verdict, bits")
     cost: float
     utility: float = Field(description="eig / cost")
-    options: list[str] = Field(default_factory=list)
+    options: list[str] = Field(default_factory=new_list)
     p_values: dict[str, float] = Field(default_factory=dict, description="posterior predictive of the answer")
 
 
@@ -221,9 +222,9 @@ class ProbVerdict(BaseModel):
     n_worlds: int = Field(description="worlds enumerated (exact) or sampled")
     effective_sample_size: float | None = None
     p_evidence: float = Field(description="prior mass of worlds consistent with the rules and answers")
-    questions: list[ScoredQuestion] = Field(default_factory=list)
+    questions: list[ScoredQuestion] = Field(default_factory=new_list)
     best_question: ScoredQuestion | None = None
-    collapsed: list[CollapsedNarrative] = Field(default_factory=list)
+    collapsed: list[CollapsedNarrative] = Field(default_factory=new_list)
     answers: dict[str, str] = Field(default_factory=dict)
     whatif: dict[str, str] = Field(default_factory=dict)
     evaluator: str = Field(description="vectorised (ground program, bit-parallel) or clingo (enumeration)")
@@ -248,6 +249,6 @@ class ProbVerdict(BaseModel):
         default_factory=dict, description="the outputs declared given_target, conditioned on the target"
     )
     output_questions: list[ScoredQuestion] = Field(
-        default_factory=list, description="EIG on the remedy output (bits, binned), once the target is settled"
+        default_factory=new_list, description="EIG on the remedy output (bits, binned), once the target is settled"
     )
     output_questions_about: str | None = Field(default=None, description="the output those questions are about")

@@ -18,6 +18,7 @@ from lexlogic.engine.symbolic.values import ValueInfo, gather_values
 from lexlogic.engine.text import formatting
 from lexlogic.logic.facts import CaseFile
 from lexlogic.logic.memos import Memos, own
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.logic.pack import FactType, Remedy, RulePack
 from lexlogic.logic.proof import NodeKind, ProofNode
 
@@ -29,8 +30,8 @@ class Outcome(BaseModel):
     label: str
     status: Tri
     value: Any = None
-    missing: list[str] = Field(default_factory=list, description="facts whose absence leaves it undecided")
-    open_reasons: list[str] = Field(default_factory=list, description="appreciation zones that leave it open")
+    missing: list[str] = Field(default_factory=new_list, description="facts whose absence leaves it undecided")
+    open_reasons: list[str] = Field(default_factory=new_list, description="appreciation zones that leave it open")
     proof: ProofNode | None = None
 
 
@@ -53,8 +54,8 @@ class Analysis(BaseModel):
     checks: list[CheckResult]
     decisive_check: str | None = None
     remedy: str | None = Field(default=None, description="the outcome holding the remedy range (pack's `remedy`)")
-    missing_facts: list[str] = Field(default_factory=list)
-    questions: list[dict[str, Any]] = Field(default_factory=list)
+    missing_facts: list[str] = Field(default_factory=new_list)
+    questions: list[dict[str, Any]] = Field(default_factory=new_list)
     values: dict[str, ValueInfo] = Field(default_factory=dict)
     why_not: ProofNode | None = None
 

@@ -19,6 +19,7 @@ from lexlogic.logic.errors import LexlogicError
 from lexlogic.logic.facts import CaseFile, FactValue, check_value
 from lexlogic.logic.grounding import Grounding, SourceKind
 from lexlogic.logic.memos import Memos, own
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.logic.pack import Computation, FactType, RulePack
 from lexlogic.logic.proof import ProofNode
 
@@ -50,13 +51,13 @@ class ValueInfo(BaseModel):
     name: str
     status: ValueStatus
     value: Any = None
-    missing: list[str] = Field(default_factory=list, description="unknown input facts behind an UNKNOWN")
-    grounding: list[Grounding] = Field(default_factory=list)
+    missing: list[str] = Field(default_factory=new_list, description="unknown input facts behind an UNKNOWN")
+    grounding: list[Grounding] = Field(default_factory=new_list)
     computation: str | None = None
-    inputs: list[str] = Field(default_factory=list)
+    inputs: list[str] = Field(default_factory=new_list)
     confidence: float = 1.0
     proof: ProofNode | None = Field(default=None, description="for DYNAMIC: the rule's interpretation node")
-    readings: list[Any] = Field(default_factory=list, description="for an ambiguity: the values its readings give")
+    readings: list[Any] = Field(default_factory=new_list, description="for an ambiguity: the values its readings give")
     allegation: str | None = Field(
         default=None,
         description="not_alleged (burden default) | alleged (contested: unknown, asked, weighed by its prior) | "

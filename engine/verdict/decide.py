@@ -25,6 +25,7 @@ from lexlogic.engine.symbolic.analysis import Analysis, analyse
 from lexlogic.engine.symbolic.values import ValueInfo
 from lexlogic.logic.facts import CaseFile
 from lexlogic.logic.memos import Memos, own
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.logic.pack import RulePack
 
 __all__ = ["INFERENCE_METHODS", "NOT_ASKABLE_COST", "CaseVerdict", "build_program", "decide"]
@@ -38,7 +39,7 @@ class CaseVerdict(BaseModel):
     analysis: Analysis
     probability: ProbVerdict | None = None
     status: str = Field(description="VERDICT or NEEDS_INFORMATION")
-    questions: list[dict[str, Any]] = Field(default_factory=list)
+    questions: list[dict[str, Any]] = Field(default_factory=new_list)
     variables: dict[str, str] = Field(default_factory=dict, description="variable -> the fact it asks about")
     note: str | None = None
 

@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field, computed_field, model_validator
 from lexlogic.logic.facts import Allegation, CaseFile, FactValue, Reading
 from lexlogic.logic.grounding import SourceKind
 from lexlogic.logic.memos import Memos
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.logic.pack import RulePack
 
 
@@ -65,8 +66,8 @@ class Knowledge(BaseModel):
         "wrote): no machine reading, no interpretation — what may be worded « établi »"
     )
     confidence: float | None = Field(default=None, description="a reading's confidence (the reader's)")
-    read_in: list[str] = Field(default_factory=list, description="where it was read: « document p. N »")
-    rests_on: list[str] = Field(default_factory=list, description="the facts not on the record it rests on")
+    read_in: list[str] = Field(default_factory=new_list, description="where it was read: « document p. N »")
+    rests_on: list[str] = Field(default_factory=new_list, description="the facts not on the record it rests on")
 
     @computed_field(description="deprecated (until 2026-11-28 the name of on_record): equal to on_record")
     def established(self) -> bool:

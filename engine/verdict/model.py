@@ -20,6 +20,7 @@ from lexlogic.engine.verdict.epistemic import Epistemic, Knowledge
 from lexlogic.engine.verdict.wording import MissingFact, Reason
 from lexlogic.logic.facts import World
 from lexlogic.logic.grounding import Grounding
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.logic.proof import ProofNode
 
 AlexyLevel = Literal["l", "m", "s", "r", "p", "e"]
@@ -48,7 +49,7 @@ class ValueOut(BaseModel):
 
     status: ValueStatus
     value: Any = None
-    missing: list[str] = Field(default_factory=list, description="unknown facts it waits for")
+    missing: list[str] = Field(default_factory=new_list, description="unknown facts it waits for")
 
 
 class Distribution(BaseModel):
@@ -102,20 +103,20 @@ class Probability(BaseModel):
     )
     evaluator: str | None = None
     p_evidence: float | None = None
-    collapsed: list[CollapsedNarrative] = Field(default_factory=list, description="narratives below ε")
+    collapsed: list[CollapsedNarrative] = Field(default_factory=new_list, description="narratives below ε")
     soft_factors: dict[str, float] = Field(default_factory=dict, description="soft rule → its likelihood factor")
     whatif: dict[str, Any] = Field(default_factory=dict)
     unweighed: list[str] = Field(
-        default_factory=list,
+        default_factory=new_list,
         description="facts the target depends on that the model has nothing to weigh with (no law, no prior): "
         "while any remains, no percentage is printed, these are named instead",
     )
     distributions: list[Distribution] = Field(
-        default_factory=list,
+        default_factory=new_list,
         description="the pack's outputs as the faces show them: an output declared given the target, conditioned on it",
     )
     unconditional: list[Distribution] = Field(
-        default_factory=list,
+        default_factory=new_list,
         description="those outputs over all worlds, 0 where the target does not hold (law of total probability)",
     )
 
@@ -126,11 +127,11 @@ class Question(BaseModel):
     fact: str = Field(examples=["some_fact"])
     question: str | None = None
     type: str | None = Field(default=None, description="the fact's type in the pack (bool, enum, months…)")
-    options: list[Any] = Field(default_factory=list, description="the values an answer may take")
+    options: list[Any] = Field(default_factory=new_list, description="the values an answer may take")
     choices: list[Any] = Field(
-        default_factory=list, description="every value an answer may take (all enum values, disputed ones first)"
+        default_factory=new_list, description="every value an answer may take (all enum values, disputed ones first)"
     )
-    choice_labels: list[str] = Field(default_factory=list, description="each choice as a lawyer reads it")
+    choice_labels: list[str] = Field(default_factory=new_list, description="each choice as a lawyer reads it")
     cost: float = 1.0
     eig: float | None = Field(default=None, description="expected information gain on P(target), bits")
     utility: float | None = Field(default=None, description="EIG / cost")
@@ -161,7 +162,7 @@ class Slider(BaseModel):
     min: float
     max: float
     scale: Literal["linear", "log2"] = "linear"
-    readings: list[dict[str, Any]] = Field(default_factory=list, description="ambiguity: value, world, confidence")
+    readings: list[dict[str, Any]] = Field(default_factory=new_list, description="ambiguity: value, world, confidence")
 
 
 class Confirmable(BaseModel):
@@ -169,8 +170,8 @@ class Confirmable(BaseModel):
 
     value: Any = Field(description="the value read, as an answer takes it (confirm posts it)")
     type: str = Field(description="the fact's type in the pack (bool, enum, date, months, amount…)")
-    choices: list[Any] = Field(default_factory=list, description="bool/enum: every value a correction may take")
-    choice_labels: list[str] = Field(default_factory=list, description="each choice as a lawyer reads it")
+    choices: list[Any] = Field(default_factory=new_list, description="bool/enum: every value a correction may take")
+    choice_labels: list[str] = Field(default_factory=new_list, description="each choice as a lawyer reads it")
 
 
 class FactRow(BaseModel):
@@ -185,7 +186,7 @@ class FactRow(BaseModel):
     confirm: Confirmable | None = Field(default=None, description="a machine reading: how to confirm or correct it")
     by: str | None = Field(default=None, description="who alleges it (demanderesse / défense), when contested")
     passages: list[Grounding] = Field(
-        default_factory=list, description="the document spans that ground it (the page opens the document there)"
+        default_factory=new_list, description="the document spans that ground it (the page opens the document there)"
     )
 
 
@@ -204,8 +205,8 @@ class Verdict(BaseModel):
         default="neutral",
         description="the verdict's colour in the pack's polarity: red / green / blue / neutral, open while undecided",
     )
-    reasons: list[Reason] = Field(default_factory=list, description="the decisive steps, in words, in order")
-    missing: list[MissingFact] = Field(default_factory=list, description="facts whose absence leaves it open")
+    reasons: list[Reason] = Field(default_factory=new_list, description="the decisive steps, in words, in order")
+    missing: list[MissingFact] = Field(default_factory=new_list, description="facts whose absence leaves it open")
     outcome_states: dict[str, str] = Field(
         default_factory=dict,
         description="outcome → établi / non établi / retenu (écarté) sur lecture (à confirmer) / indéterminé / "
@@ -215,34 +216,35 @@ class Verdict(BaseModel):
         default_factory=dict, description="fact or computed value → how it is known (epistemic status)"
     )
     set_aside_rules: list[str] = Field(
-        default_factory=list, description="dated rules not applied: the case's relevant date is outside their period"
+        default_factory=new_list,
+        description="dated rules not applied: the case's relevant date is outside their period",
     )
     outcome_knowledge: dict[str, Knowledge] = Field(
         default_factory=dict,
         description="outcome → how it is known: on_record (« établi ») only on given/answered facts",
     )
-    facts: list[FactRow] = Field(default_factory=list, description="the facts table (pack facts, in pack order)")
+    facts: list[FactRow] = Field(default_factory=new_list, description="the facts table (pack facts, in pack order)")
     remedy_text: str | None = Field(default=None, description="the remedy in words (e.g. damages range)")
     applicable_law: str | None = None
     target: str = Field(description="the pack's main outcome")
     outcomes: dict[str, Outcome] = Field(default_factory=dict, description="outcome → yes/no/unknown with proof")
-    checks: list[CheckResult] = Field(default_factory=list, description="the pack's checks, defeaters first")
+    checks: list[CheckResult] = Field(default_factory=new_list, description="the pack's checks, defeaters first")
     decisive_check: str | None = None
     proof: ProofNode | None = Field(default=None, description="proof tree of the target when it holds")
     why_not: ProofNode | None = Field(default=None, description="why the target does not (yet) hold")
     values: dict[str, ValueOut] = Field(default_factory=dict)
-    missing_facts: list[str] = Field(default_factory=list)
+    missing_facts: list[str] = Field(default_factory=new_list)
     remedy: str | None = Field(default=None, description="the outcome holding the remedy (pack's `remedy`)")
     remedy_range: list[float] | None = Field(default=None, description="the remedy's range, e.g. damages in euros")
     probability: Probability = Field(default_factory=Probability)
-    questions: list[Question] = Field(default_factory=list, description="ranked by EIG / cost")
+    questions: list[Question] = Field(default_factory=new_list, description="ranked by EIG / cost")
     best_question: Question | None = Field(default=None, description="the question to ask now, if any")
     main_world: World = World.SHARED
-    worlds: list[WorldVerdict] = Field(default_factory=list)
+    worlds: list[WorldVerdict] = Field(default_factory=new_list)
     answers: dict[str, Any] = Field(default_factory=dict)
     priors: dict[str, float] = Field(default_factory=dict)
     weights: dict[str, Magnitude] = Field(default_factory=dict)
-    sliders: list[Slider] = Field(default_factory=list, description="what the what-if endpoint accepts")
+    sliders: list[Slider] = Field(default_factory=new_list, description="what the what-if endpoint accepts")
     note: str | None = None
 
     @property

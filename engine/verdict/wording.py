@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 from lexlogic.engine.text import formatting
 from lexlogic.logic.grounding import SourceKind
 from lexlogic.logic.memos import Memos
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.logic.pack import RulePack
 from lexlogic.logic.proof import NodeKind, ProofNode
 
@@ -54,7 +55,7 @@ class DocumentGrounds(BaseModel):
     """What grounds a fact, merged per document: one line per document with its number of passages."""
 
     document: str | None = None
-    pages: list[int] = Field(default_factory=list)
+    pages: list[int] = Field(default_factory=new_list)
     passages: int = 0
     quote: str | None = Field(default=None, description="the first passage quoted")
     origin: str = Field(description="document | réponse | fichier de faits | non allégué | interprétation …")
@@ -72,7 +73,7 @@ class FactLine(BaseModel):
     fact: str
     label: str
     value: str
-    evidence: list[DocumentGrounds] = Field(default_factory=list)
+    evidence: list[DocumentGrounds] = Field(default_factory=new_list)
     interpretation: bool = Field(default=False, description="a dynamic rule's interpretation, not hard law")
     read: bool = Field(default=False, description="read by the machine in the pieces: to be confirmed")
 
@@ -91,8 +92,8 @@ class Reason(BaseModel):
     outcome: str
     state: State
     sentence: str
-    facts: list[FactLine] = Field(default_factory=list)
-    sources: list[str] = Field(default_factory=list, description="legal sources cited by the deciding rule")
+    facts: list[FactLine] = Field(default_factory=new_list)
+    sources: list[str] = Field(default_factory=new_list, description="legal sources cited by the deciding rule")
     decisive: bool = False
 
 

@@ -34,6 +34,7 @@ from lexlogic.bridges import clingo_audit as search
 from lexlogic.bridges.clingo_bridge import APP, CompiledProgram, CompiledRule
 from lexlogic.engine.workbench.value_gaps import ValueGap, value_gaps
 from lexlogic.logic import yaml_load
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.logic.pack import FactType, PackError, RulePack
 
 Kind = Literal["gap", "conflict", "dead_rule", "shadowed_exception", "value_gap", "incomplete"]
@@ -56,14 +57,14 @@ class AuditConfig(BaseModel):
     model_config = {"extra": "forbid"}
     outcomes: list[str] | None = Field(default=None, description="default: every outcome the rules define")
     time_limit_s: float = 60.0
-    accepted: list[Accepted] = Field(default_factory=list)
+    accepted: list[Accepted] = Field(default_factory=new_list)
 
 
 class AuditFinding(BaseModel):
     kind: Kind
     subject: str
     message: str
-    rules: list[str] = Field(default_factory=list, description="file:line rule-id of the rules involved")
+    rules: list[str] = Field(default_factory=new_list, description="file:line rule-id of the rules involved")
     counterexample: dict[str, Any] | None = Field(default=None, description="a facts file (pack, case_id, facts)")
     assumed: dict[str, bool] = Field(default_factory=dict, description="computed booleans the witness assumes")
     accepted: str | None = None
@@ -73,7 +74,7 @@ class AuditReport(BaseModel):
     pack: str
     findings: list[AuditFinding]
     complete: bool
-    stale: list[Accepted] = Field(default_factory=list, description="accepted in audit.yaml, no longer found")
+    stale: list[Accepted] = Field(default_factory=new_list, description="accepted in audit.yaml, no longer found")
 
     @property
     def open_findings(self) -> list[AuditFinding]:

@@ -28,6 +28,7 @@ from lexlogic.bridges.clingo_bridge import CompiledProgram
 from lexlogic.engine.packs.library import PackLibrary, load_folder, pack_digest
 from lexlogic.engine.verdict.model import Verdict
 from lexlogic.logic.errors import LexlogicError
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.logic.pack import PackError, RulePack, find_packs
 from lexlogic.logic.proof import ProofNode
 
@@ -45,7 +46,7 @@ class Side(BaseModel):
     outcomes: dict[str, str]
     p_target: float | None
     distributions: dict[str, dict[str, float | None]] = Field(default_factory=dict)
-    proof_rules: list[str] = Field(default_factory=list)
+    proof_rules: list[str] = Field(default_factory=new_list)
 
 
 class CaseImpact(BaseModel):
@@ -57,7 +58,7 @@ class CaseImpact(BaseModel):
     delta_p: float | None = None
     distribution_shift: dict[str, dict[str, float | None]] = Field(default_factory=dict)
     first_difference: str | None = Field(default=None, description="the first step where the target's proofs part")
-    rules: list[str] = Field(default_factory=list, description="rules in one proof of the target and not the other")
+    rules: list[str] = Field(default_factory=new_list, description="rules in one proof of the target and not the other")
     error: str | None = None
 
 
@@ -66,7 +67,7 @@ class ImpactReport(BaseModel):
     new: str
     cases: list[CaseImpact]
     changed_parameters: dict[str, tuple[Any, Any]] = Field(default_factory=dict)
-    changed_rules: list[str] = Field(default_factory=list)
+    changed_rules: list[str] = Field(default_factory=new_list)
 
     @property
     def flipped(self) -> list[CaseImpact]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from lexlogic.logic.errors import LexlogicError
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.logic.proof import ProofNode
 
 
@@ -28,8 +29,8 @@ class EntailmentAnswer(BaseModel):
 class ConsistencyAnswer(BaseModel):
     consistent: bool | None
     backend: str
-    involved: list[str] = Field(default_factory=list, description="formulas of a contradiction (when inconsistent)")
-    involved_lines: list[int | None] = Field(default_factory=list)
+    involved: list[str] = Field(default_factory=new_list, description="formulas of a contradiction (when inconsistent)")
+    involved_lines: list[int | None] = Field(default_factory=new_list)
     proof: ProofNode | None = None
     reason: str = ""
     elapsed_ms: float = 0.0

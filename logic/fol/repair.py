@@ -10,6 +10,7 @@ from enum import Enum
 
 from pydantic import BaseModel, Field
 
+from lexlogic.logic.model_defaults import new_list
 from lexlogic.logic.proof import NodeKind, ProofNode
 
 
@@ -28,7 +29,7 @@ class Repair(BaseModel):
     predicate: str
     argument_index: int
     reason: str
-    justified_by: list[str] = Field(default_factory=list, description="implications behind the sub-sort link")
+    justified_by: list[str] = Field(default_factory=new_list, description="implications behind the sub-sort link")
     line: int | None = None
 
     def to_proof_node(self) -> ProofNode:

@@ -7,16 +7,19 @@ converted by Typer's own functions on first lookup. Tests elsewhere invoke ``app
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+import typer
 import typer.main
 import typer.testing
 from typer.testing import CliRunner
 
 from lexlogic.api.cli import app
-from lexlogic.api.cli_lazy import LazyCommands, lazy_group
+from lexlogic.api.cli_lazy import LazyCommands, _makers, lazy_group
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "rupture_brutale" / "facts.json"
@@ -86,3 +89,26 @@ def test_only_an_unknown_name_reads_as_no_such_command() -> None:
     assert commands.get("nope") is None
     with pytest.raises(RuntimeError, match="'broken'"):
         commands.get("broken")
+
+
+def test_a_call_imports_only_the_module_of_its_command(tmp_path: Path) -> None:
+    """The script's call imports the module registering the command it runs (``REGISTRY``), not the others."""
+    probe = (
+        "import sys\nfrom lexlogic.api.cli import app\n"
+        "try:\n    app(['kg', '--help'], prog_name='lexlogic')\nexcept SystemExit:\n    pass\n"
+        "print('CLI', sorted(m.split('.')[-1] for m in sys.modules if m.startswith('lexlogic.api.cli_')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    assert "CLI ['cli_common', 'cli_kg', 'cli_lazy', 'cli_rules']" in done.stdout, done.stdout[-2000:] + done.stderr
+
+
+def test_the_registry_names_each_command_s_module() -> None:
+    """Each name of ``REGISTRY`` is registered by the module it names, and by no module another name says."""
+    from lexlogic.api.cli import MODULES, REGISTRY, register
+
+    assert set(REGISTRY.values()) == set(MODULES)
+    for module in MODULES:
+        alone = typer.Typer()
+        register(alone, [module])
+        names = list(_makers(alone))  # Typer's names and order, unconverted
+        assert names == [n for n, m in REGISTRY.items() if m == module], module
