@@ -126,18 +126,29 @@ def _answers_of_a_burst(
     return out
 
 
-def test_two_workers_share_a_burst_restart_a_killed_one_and_stop_on_sigterm(tmp_path: Path) -> None:
+def _serving_a_case(tmp: Path) -> tuple[subprocess.Popen[bytes], int, str, str]:
+    """`serve --workers 2` on a new database holding one key, and the example posted: (process, port, key, path of
+    its verdict). The schema is made before two processes open the database."""
     from lexlogic.engine.store.tenants import TenantStore
 
-    store = TenantStore(f"sqlite:///{tmp_path / 'api.db'}")  # the schema made before two processes open it
+    store = TenantStore(f"sqlite:///{tmp / 'api.db'}")
     _, key = store.create_key("t")
     store.close()
     port = _free_port()
-    proc = _start(tmp_path, port)
+    proc = _start(tmp, port)
     try:
         base = f"http://127.0.0.1:{port}"
         cid = httpx.post(base + "/v1/cases", json={"case_file": EXAMPLE}, headers={"X-API-Key": key}, timeout=60)
-        path = f"/v1/cases/{cid.json()['id']}/verdict"
+    except BaseException:
+        proc.kill()
+        proc.wait()
+        raise
+    return proc, port, key, f"/v1/cases/{cid.json()['id']}/verdict"
+
+
+def test_two_workers_share_a_burst_restart_a_killed_one_and_stop_on_sigterm(tmp_path: Path) -> None:
+    proc, port, key, path = _serving_a_case(tmp_path)
+    try:
         sockets = [_listening(pid, port) for pid in _workers(proc.pid)]
         assert all(len(s) == 1 for s in sockets) and sockets[0] != sockets[1]  # one listening socket each
         answers = _answers_of_a_burst(port, path, key, workers=_workers(proc.pid))
@@ -159,17 +170,8 @@ def test_two_workers_share_a_burst_restart_a_killed_one_and_stop_on_sigterm(tmp_
 def test_two_workers_give_one_etag_and_a_304_for_each_others(tmp_path: Path) -> None:
     """A client revalidating on the other process gets its 304: both processes name a body alike (before, each
     ETag ended with a token drawn at its process's start: a 200 and the whole body again)."""
-    from lexlogic.engine.store.tenants import TenantStore
-
-    store = TenantStore(f"sqlite:///{tmp_path / 'api.db'}")
-    _, key = store.create_key("t")
-    store.close()
-    port = _free_port()
-    proc = _start(tmp_path, port)
+    proc, port, key, path = _serving_a_case(tmp_path)
     try:
-        base = f"http://127.0.0.1:{port}"
-        cid = httpx.post(base + "/v1/cases", json={"case_file": EXAMPLE}, headers={"X-API-Key": key}, timeout=60)
-        path = f"/v1/cases/{cid.json()['id']}/verdict"
         workers = _workers(proc.pid)
         answers = _answers_of_a_burst(port, path, key, workers=workers)
         assert {who for _, who in answers} == workers  # both computed and served it …
