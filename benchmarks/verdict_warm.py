@@ -4,7 +4,8 @@ further case a server or a batch worker decides (issue 33's target: ``decide`` â
 
 ``--fresh`` varies the case's amounts on every call (the gross margins), so nothing keyed on the case itself can
 answer: what is measured is a NEW case of an already seen structure. Also printed: the phases of ``decide``
-(symbolic analysis, case model, inference, numbers). Medians and minimums of ``time.process_time`` over N
+(symbolic analysis, case model, inference, numbers). Every call is given the library's ``memos`` (since issue 33's
+owned memos, a call given none remembers nothing: it would measure a cold cache each time). Medians and minimums of ``time.process_time`` over N
 calls; the load average before and after (the machine is shared: read the phases' ratios).
 Run: .venv/bin/python benchmarks/verdict_warm.py [N] [--fresh]
 """
@@ -55,6 +56,7 @@ def main() -> None:
     packs = PackLibrary(SHIPPED_RULES)
     loaded = packs.get("rupture_brutale")
     pack, program = loaded.pack, loaded.program
+    memos = packs.memos  # what a server's or a worker's library remembers across its verdicts (logic/memos.py)
     raw = json.loads(FACTS.read_text(encoding="utf-8"))
 
     def case(i: int) -> CaseFile:
@@ -74,14 +76,16 @@ def main() -> None:
         f"{'what (CPU ms, ' + ('a new case each call' if fresh else 'the same case') + ')':44} {'median':>8} {'min':>8}"
     )
     rows: list[tuple[str, Callable[[int], Any]]] = [
-        ("decide (the whole verdict's reasoning)", lambda i: decide(pack, program, cases[i])),
-        ("  symbolic analysis", lambda i: analyse(pack, program, cases[i], None, None)),
-        ("  case model", lambda i: build_case_model(pack, cases[i], None, None, {})),
+        ("decide (the whole verdict's reasoning)", lambda i: decide(pack, program, cases[i], memos=memos)),
+        ("  symbolic analysis", lambda i: analyse(pack, program, cases[i], None, None, memos=memos)),
+        ("  case model", lambda i: build_case_model(pack, cases[i], None, None, {}, memos=memos)),
         (
             "  inference",
-            lambda i: prob_analyse(models[i].program, whatif={}, entropy_threshold=0.3, method="auto", seed=0),
+            lambda i: prob_analyse(
+                models[i].program, whatif={}, entropy_threshold=0.3, method="auto", seed=0, memos=memos
+            ),
         ),
-        ("  numbers (finish_verdict)", lambda i: finish_verdict(pack, models[i], verdict, {}, seed=0)),
+        ("  numbers (finish_verdict)", lambda i: finish_verdict(pack, models[i], verdict, {}, seed=0, memos=memos)),
         ("build_verdict (decide + proof, words, sliders)", lambda i: build_verdict(cases[i], packs=packs)),
     ]
     for label, f in rows:
