@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from lexlogic.api.problems import ProblemError
 from lexlogic.api.uploads import UploadJobs
 from lexlogic.engine.packs.library import PackLibrary
-from lexlogic.engine.store.api_cases import ApiCase, ApiCaseStore
+from lexlogic.engine.store.api_cases import ApiCase, ApiCaseStore, run_of
 from lexlogic.engine.store.cases import CaseStore, LeaseTimes
 from lexlogic.engine.store.db import dispose_engine, make_engine
 from lexlogic.engine.store.tenants import TenantStore
@@ -61,6 +61,9 @@ class Services:
         self.cases = ApiCaseStore(engine=self.engine)
         # the orchestrator's snapshots (its own pool on the same database), with the settings' lease times
         self.runs = CaseStore(url, LeaseTimes.from_settings(settings.core))
+        # the key and a case's head can be read in one statement (``deps.tenant_id``) when both stores are one database
+        memory = self.engine.dialect.name == "sqlite" and self.engine.url.database in (None, "", ":memory:")
+        self.one_database = self.runs.engine.url == self.engine.url and not memory
         self.data_dir = settings.resolved_data_dir()
         # the packs' check and test results per pack version (``routers/packs``), the app's own
         self.pack_results: dict[tuple[str, str, tuple[Any, ...]], Any] = {}
@@ -152,7 +155,13 @@ async def tenant_id(
     # async on purpose: one indexed read (one round trip, engine.store.db.PointReads) awaited on the event loop
     # (engine.store.loop_reads: other requests move during the round trip), cheaper than a thread-pool hop
     # (measured: ~2 ms more CPU a request in hops and GIL hand-offs under 16 clients)
-    found = await request.app.state.services.tenants.aprincipal(given)
+    svc: Services = request.app.state.services
+    run = _case_run(request, svc)
+    if run is None:
+        found = await svc.tenants.aprincipal(given)
+    else:  # a case's route: its head's number in the same round trip (``head_seq``)
+        found, seq = await svc.tenants.aprincipal_and_head(given, run)
+        request.state.head = (run, seq)
     tid = found[0] if found else None
     if found:
         request.state.key_id = found[1]  # who acts, for approvals (api_rule_principals)
@@ -164,6 +173,23 @@ async def tenant_id(
             headers={"WWW-Authenticate": 'Bearer realm="lexlogic"'},
         )
     return tid
+
+
+def _case_run(request: Request, svc: Services) -> str | None:
+    """The run of the case the path names (``/v1/cases/{case_id}/…``), if its head can be read with the key."""
+    case_id = request.path_params.get("case_id")
+    if not svc.one_database or not isinstance(case_id, str) or len(case_id) > 64 or "\x00" in case_id:
+        return None
+    return run_of(case_id)
+
+
+async def head_seq(request: Request, svc: Services, case: ApiCase) -> int:
+    """The case's head number as read with the request's API key (``tenant_id``: one round trip for both, at the
+    request's start), else awaited now (``CaseStore.ahead_seq``)."""
+    read = getattr(request.state, "head", None)
+    if read is not None and read[0] == case.run_id:
+        return int(read[1])
+    return await svc.runs.ahead_seq(case.run_id)
 
 
 Tenant = Annotated[str, Depends(tenant_id)]

@@ -10,7 +10,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from lexlogic.api.deps import Case, Services, Svc
+from lexlogic.api.deps import Case, Services, Svc, head_seq
 from lexlogic.api.etags import etag, verdict_key
 from lexlogic.api.openapi_examples import EXAMPLES
 from lexlogic.api.problems import ProblemError, problem_responses
@@ -125,10 +125,10 @@ def _verdict_response(
     },
 )
 async def get_verdict(case: Case, svc: Svc, request: Request, proofs: ProofsQuery = "target") -> Response:
-    """The head's verdict. Async: a cache hit is one small query (the head) and a dict lookup, its bytes
+    """The head's verdict. Async: a cache hit is a dict lookup (the head's number came with the API key's read), its bytes
     serialised once when computed (never parsed or validated again); a miss computes in a worker thread.
     ETag / If-None-Match: 304 when the client holds this state's verdict already."""
-    seq = await svc.runs.ahead_seq(case.run_id)  # one round trip, awaited (see deps.tenant_id)
+    seq = await head_seq(request, svc, case)  # read with the API key (deps.tenant_id): no round trip of its own
     key = cache_key(verdict_key(svc.packs, case, seq, a={}, p={}), proofs)
     hit = svc.verdicts.peek(key)
     if hit is not None:
@@ -165,6 +165,7 @@ def _save(svc: Svc, case: Case, answers: dict[str, Any], priors: dict[str, float
 async def what_if(
     case: Case,
     svc: Svc,
+    request: Request,
     proofs: ProofsQuery = "target",
     body: WhatIf = Body(
         openapi_examples={
@@ -184,11 +185,12 @@ async def what_if(
         }
     ),
 ) -> Response:
-    """Async: a what-if asked before is a cache hit served on the event loop (one small query, the head's
-    number; no thread hop), never validated or modelled again; anything else runs in a worker thread."""
+    """Async: a what-if asked before is a cache hit served on the event loop (no query of its own: the head's
+    number came with the API key's; no thread hop), never validated or modelled again; anything else runs in a
+    worker thread."""
     seq = None
     if not body.persist:
-        seq = await svc.runs.ahead_seq(case.run_id)  # one round trip, awaited (see deps.tenant_id)
+        seq = await head_seq(request, svc, case)  # read with the API key (deps.tenant_id): no round trip of its own
         raw = cache_key(_asked(svc, case, seq, body), proofs)
         hit = svc.verdicts.peek(raw)
         if hit is not None:

@@ -39,6 +39,11 @@ def _aware(t: datetime | None) -> datetime | None:
     return t.replace(tzinfo=UTC) if t is not None and t.tzinfo is None else t
 
 
+def run_of(case_id: str) -> str:
+    """The orchestrator's run of an API case (its snapshots' ``case_id`` in the runs' store)."""
+    return f"api-{case_id}"
+
+
 class ApiCase(Base):
     __tablename__ = "api_cases"
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
@@ -50,7 +55,7 @@ class ApiCase(Base):
 
     @property
     def run_id(self) -> str:
-        return f"api-{self.id}"
+        return run_of(self.id)
 
     def as_dict(self) -> dict[str, Any]:
         return {
