@@ -24,7 +24,7 @@ from lexlogic.engine.prob import BoolVar, ProbProgram
 from lexlogic.engine.prob.case_model import weights_of
 from lexlogic.engine.prob.inference_plan import InferenceLimits
 from lexlogic.engine.prob.numbers import PRIOR_PROPOSAL, WorldsSource
-from lexlogic.engine.symbolic.analysis import analyse_case_file
+from lexlogic.engine.symbolic.analysis import Outcome, analyse_case_file
 from lexlogic.engine.symbolic.memo import RunMemo
 from lexlogic.engine.symbolic.narratives import (
     ambiguous_facts,
@@ -1001,12 +1001,20 @@ class _LRU:
 Proofs = Literal["target", "all"]
 
 
-def compact(verdict: Verdict) -> Verdict:
+def compact(verdict: Verdict, kept: IdentityMemo[dict[str, Outcome]] | None = None) -> Verdict:
     """The verdict without each outcome's proof tree (``outcomes.*.proof`` null); the target's proof stays in
     ``proof`` and ``why_not``. Why: the trees are ~70 % of the example's 650 KB JSON, repeat one another (the
     target's tree holds its premises' trees) and no page reads them; every cached request paid for sending and
-    reading them. The same schema (``Outcome.proof`` is optional): ``proofs=all`` gives them back."""
-    outcomes = {name: o.model_copy(update={"proof": None}) for name, o in verdict.outcomes.items()}
+    reading them. The same schema (``Outcome.proof`` is optional): ``proofs=all`` gives them back.
+    ``kept``: the owner's memo of the proof-less outcomes by the identity of the outcomes (the verdict service's):
+    a what-if that moves a prior keeps the analysis's outcomes, so it gets the very same copies — no copy made
+    again, and their JSON spliced from the previous what-if (``serialise``), not re-encoded."""
+    held = tuple(verdict.outcomes.values())
+
+    def stripped() -> dict[str, Outcome]:
+        return {name: o.model_copy(update={"proof": None}) for name, o in verdict.outcomes.items()}
+
+    outcomes = stripped() if kept is None else dict(kept.get(held, tuple(verdict.outcomes), stripped))
     return verdict.model_copy(update={"outcomes": outcomes})
 
 
@@ -1086,6 +1094,7 @@ class VerdictService:
         self._reads_lock = threading.Lock()
         self._fields = serialise.FieldJson()  # shared fields' JSON, kept by their items (see ``serialise``)
         self._narratives: IdentityMemo[tuple[Any, ...]] = IdentityMemo(64)  # see ``narratives``
+        self._compact: IdentityMemo[dict[str, Outcome]] = IdentityMemo(64)  # see ``compact``
 
     def memos(self, case: CaseFile) -> Memos:
         """The memoised results the service keeps (its library's, shared by its memos): what the API's other
@@ -1181,7 +1190,7 @@ class VerdictService:
                 memo=self.memo(load_pack(self.packs, case.pack).digest),
                 limits=self.limits,
             )
-            return serialise.verdict_json(verdict if proofs == "all" else compact(verdict), self._fields)
+            return serialise.verdict_json(verdict if proofs == "all" else compact(verdict, self._compact), self._fields)
 
         body, hit = self.verdicts.get_or_compute(canonical_hash(cache_key(key, proofs)), serialised)
         return bytes(body), hit

@@ -48,3 +48,18 @@ def test_each_what_if_has_the_bytes_of_a_fresh_verdict(proofs: str) -> None:
         want = _fresh(packs, answers, priors, proofs)
         assert got == want, (answers, priors, proofs)
     assert warm._fields.hits >= 8  # the prior-only what-ifs did splice cached fields
+
+
+def test_prior_only_what_ifs_share_their_outcomes_without_trees() -> None:
+    """``proofs=target`` (the API's default): the proof-less outcomes are copied once per analysis (the service's
+    ``compact`` memo), so a prior-only what-if splices their JSON instead of copying and re-encoding them (33z)."""
+    packs = current().packs
+    warm = VerdictService(packs)
+    base = json.loads(warm.verdict_json("c", EXAMPLE, {}, {}, proofs="target")[0])
+    sliders = [s["name"] for s in base["sliders"] if s["group"] == "priors"]
+    for i, name in enumerate(sliders[:3]):
+        got = warm.verdict_json("c", EXAMPLE, {}, {name: 0.25 + 0.1 * i}, proofs="target")[0]
+        assert got == _fresh(packs, {}, {name: 0.25 + 0.1 * i}, "target")
+    assert len(warm._fields._data["outcomes"]) == 1  # one JSON of the outcomes for the base and the 3 what-ifs
+    warm.verdict_json("c", EXAMPLE, {"notice_written": False}, {}, proofs="target")
+    assert len(warm._fields._data["outcomes"]) == 2  # an answer: other outcomes, their own JSON
