@@ -63,3 +63,23 @@ def test_a_new_what_if_reads_the_head_once(sqlite_api: Any) -> None:
     assert again.status_code == 200 and again.headers["x-cache"] == "hit"  # kept under the head it was asked at
     assert again.content == r.content
     assert reads == []
+
+
+def test_prior_only_what_ifs_keep_the_outcomes_knowledge(monkeypatch: Any) -> None:
+    """How each outcome is known depends on the case, the answers, the analysis and the facts' knowledge, which a
+    prior-only what-if all keeps: the table is made once (33z), an answer makes its own; the bytes stay those
+    of a fresh verdict (``test_whatif_spliced_bytes``)."""
+    from lexlogic.engine.verdict import epistemic
+
+    made: list[int] = []
+    plain = epistemic.outcome_knowledge
+    monkeypatch.setattr(epistemic, "outcome_knowledge", lambda *a: made.append(1) or plain(*a))
+    svc = VerdictService(current().packs)
+    base = json.loads(svc.verdict_json("c", EXAMPLE, {}, {}, proofs="target")[0])
+    sliders = [s["name"] for s in base["sliders"] if s["group"] == "priors"]
+    for i, name in enumerate(sliders[:4]):
+        moved = json.loads(svc.verdict_json("c", EXAMPLE, {}, {name: 0.2 + 0.1 * i}, proofs="target")[0])
+        assert moved["outcome_knowledge"] == base["outcome_knowledge"]
+    assert len(made) == 1
+    svc.verdict_json("c", EXAMPLE, {"notice_written": False}, {sliders[0]: 0.3}, proofs="target")
+    assert len(made) == 2  # an answer: its own analysis, its own table
