@@ -223,7 +223,8 @@ def _fact_lines(pack: RulePack, tree: ProofNode, limit: int, read: set[str] | No
 
 def read_facts(verdict: Any) -> set[str]:
     """The facts of a verdict that the machine read (not established)."""
-    return {n for n, k in (getattr(verdict, "knowledge", None) or {}).items() if str(k.status.value) == "read"}
+    # a str enum: ``==`` compares its value, without the enum's ``.value`` descriptor (~40 % of ``reasons``)
+    return {n for n, k in (getattr(verdict, "knowledge", None) or {}).items() if k.status == "read"}
 
 
 def reasons(pack: RulePack, verdict: Any, memos: Memos | None = None) -> list[Reason]:
