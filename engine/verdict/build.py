@@ -955,11 +955,35 @@ def worded(pack: RulePack, verdict: Verdict, memos: Memos | None = None) -> Verd
             "tone": wording.tone(pack, verdict),
             "reasons": wording.reasons(pack, verdict, memos),
             "missing": wording.missing(pack, verdict),
-            "remedy_text": wording.remedy_text(pack, verdict),
-            "set_aside_rules": wording.set_aside_rules(pack, verdict.values),
+            **_kept_words(pack, verdict, memos),
             "probability": _labelled(pack, verdict.probability),
         }
     )
+
+
+WORDS_SIZE = 16
+
+
+def _kept_words(pack: RulePack, verdict: Verdict, memos: Memos | None) -> dict[str, Any]:
+    """The remedy's sentence and the rules set aside, kept by the owner of ``memos`` for the very objects they
+    read (the pack, the remedy's outcome, the values' rows) and the rest of what they read: a what-if that moves
+    a prior keeps them all, and their amounts and dates were formatted again each time (~4 % of its CPU)."""
+    if memos is None:
+        return {
+            "remedy_text": wording.remedy_text(pack, verdict),
+            "set_aside_rules": wording.set_aside_rules(pack, verdict.values),
+        }
+    remedy = verdict.outcomes.get(verdict.remedy) if verdict.remedy else None
+    rest = (verdict.remedy, tuple(verdict.remedy_range or ()), str(verdict.label), verdict.target)
+    text = memos.identity("verdict.remedy_text", WORDS_SIZE).get(
+        (pack, remedy), rest, lambda: wording.remedy_text(pack, verdict)
+    )
+    aside = memos.identity("verdict.set_aside_rules", WORDS_SIZE).get(
+        (pack, *verdict.values.values()),
+        tuple(verdict.values),
+        lambda: tuple(wording.set_aside_rules(pack, verdict.values)),
+    )
+    return {"remedy_text": text, "set_aside_rules": list(aside)}
 
 
 def _labelled(pack: RulePack, prob: Probability) -> Probability:

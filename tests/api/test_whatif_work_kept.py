@@ -83,3 +83,25 @@ def test_prior_only_what_ifs_keep_the_outcomes_knowledge(monkeypatch: Any) -> No
     assert len(made) == 1
     svc.verdict_json("c", EXAMPLE, {"notice_written": False}, {sliders[0]: 0.3}, proofs="target")
     assert len(made) == 2  # an answer: its own analysis, its own table
+
+
+def test_prior_only_what_ifs_keep_the_remedy_sentence_and_the_rules_set_aside(monkeypatch: Any) -> None:
+    """Both read the pack, the remedy's outcome, the range, the label and the values' rows — all kept by a
+    prior-only what-if: worded once (33z); an answer's new analysis words them again, the same way as afresh."""
+    from lexlogic.engine.verdict import wording
+
+    calls: list[str] = []
+    for name in ("remedy_text", "set_aside_rules"):
+        plain = getattr(wording, name)
+        monkeypatch.setattr(wording, name, lambda *a, _n=name, _f=plain: calls.append(_n) or _f(*a))
+    svc = VerdictService(current().packs)
+    base = json.loads(svc.verdict_json("c", EXAMPLE, {}, {}, proofs="target")[0])
+    sliders = [s["name"] for s in base["sliders"] if s["group"] == "priors"]
+    for i, name in enumerate(sliders[:4]):
+        moved = json.loads(svc.verdict_json("c", EXAMPLE, {}, {name: 0.2 + 0.1 * i}, proofs="target")[0])
+        assert (moved["remedy_text"], moved["set_aside_rules"]) == (base["remedy_text"], base["set_aside_rules"])
+    assert sorted(calls) == ["remedy_text", "set_aside_rules"]
+    answered = json.loads(svc.verdict_json("c", EXAMPLE, {"notice_written": False}, {}, proofs="target")[0])
+    assert len(calls) == 4
+    fresh = json.loads(VerdictService(current().packs).verdict_json("c", EXAMPLE, {"notice_written": False}, {})[0])
+    assert (answered["remedy_text"], answered["set_aside_rules"]) == (fresh["remedy_text"], fresh["set_aside_rules"])
