@@ -18,9 +18,14 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import sys
 import time
 from datetime import date, timedelta
+from pathlib import Path
 from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # tests.support: run as .venv/bin/python benchmarks/analyse.py
 
 from lexlogic.engine.symbolic.analysis import analyse, input_assignment
 from lexlogic.engine.symbolic.values import gather_values
