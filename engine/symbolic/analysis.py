@@ -122,7 +122,7 @@ def analyse(
             checks=[],
             values=values,
         )
-    explainer = Explainer(pack, program, solution, values)
+    explainer = Explainer(pack, program, solution, values, memos=memos)
     outcomes: dict[str, Outcome] = {}
     target = pack.manifest.target
     remedy = pack.manifest.remedy

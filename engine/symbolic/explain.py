@@ -25,6 +25,7 @@ from lexlogic.bridges.clingo_walk import (
     View,
 )
 from lexlogic.engine.symbolic.values import ValueInfo, ValueStatus
+from lexlogic.logic.memos import Memos
 from lexlogic.logic.pack import FactType, RulePack
 from lexlogic.logic.proof import LegalSource, NodeKind, ProofNode
 
@@ -32,18 +33,70 @@ MAX_DEPTH = 12
 SEEN_ABOVE = "(voir plus haut)"
 
 
+class RememberingWalker(RuleWalker):
+    """A rule walker that keeps what it found: its rule instances and matches are a function of the program and
+    the solution only (frozen records), so one walker serves every case solved to the same answer sets."""
+
+    def __init__(self, program: CompiledProgram, solution: Solution) -> None:
+        super().__init__(program, solution)
+        self._applications: dict[str, RuleApplication | None] = {}
+        self._matches: dict[tuple[str, View], list[RuleMatch]] = {}
+
+    def application(self, atom: str) -> RuleApplication | None:
+        if atom not in self._applications:
+            self._applications[atom] = super().application(atom)
+        return self._applications[atom]
+
+    def matches(self, atom: str, view: View = View.REFERENCE) -> list[RuleMatch]:
+        key = (atom, view)
+        hit = self._matches.get(key)
+        if hit is None:
+            hit = self._matches[key] = super().matches(atom, view)
+        return hit
+
+
+WALKERS_SIZE = 64
+
+
+def walker_of(program: CompiledProgram, solution: Solution, memos: Memos | None) -> RuleWalker:
+    """The walker of ``solution``, kept by the owner of ``memos`` under the solution's every atom set and rule
+    application (what a walk reads): a new case of a seen structure — the same yes/no facts, other amounts — is
+    solved to the same answer sets, and its trees are walked from what the first one found (none: a fresh one)."""
+    if memos is None:
+        return RuleWalker(program, solution)
+    key = (
+        id(program),
+        solution.reference,
+        solution.brave,
+        solution.cautious,
+        frozenset(solution.applications.items()),
+    )
+    table = memos.lru("symbolic.walkers", WALKERS_SIZE)
+    hit: RememberingWalker | None = table.get(key)
+    if hit is None or hit.program is not program:
+        hit = RememberingWalker(program, solution)
+        table.put(key, hit)
+    return hit
+
+
 class Explainer:
-    """Explanations of one solved case; memoised per atom (a tree shares its sub-proofs)."""
+    """Explanations of one solved case; memoised per atom (a tree shares its sub-proofs). ``memos``: the owner's,
+    which keeps the rule walker per solution (``walker_of``)."""
 
     def __init__(
-        self, pack: RulePack, program: CompiledProgram, solution: Solution, values: dict[str, ValueInfo]
+        self,
+        pack: RulePack,
+        program: CompiledProgram,
+        solution: Solution,
+        values: dict[str, ValueInfo],
+        memos: Memos | None = None,
     ) -> None:
         self.pack = pack
         self.program = program
         self.solution = solution
         self.values = values
         self.model = solution.reference
-        self.walker = RuleWalker(program, solution)
+        self.walker = walker_of(program, solution, memos)
         self._memo_values: dict[tuple[str, bool | None], ProofNode] = {}
         self._memo_proofs: dict[tuple[str, bool], ProofNode] = {}
 
