@@ -12,6 +12,7 @@ plain data: atoms are text, premises are `Premise` records. Nothing here knows c
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, cast
 
 from lexlogic.bridges.clingo_bridge import CompiledProgram, Solution, atom_signature
 from lexlogic.bridges.clingo_walk import (
@@ -58,19 +59,18 @@ class RememberingWalker(RuleWalker):
 WALKERS_SIZE = 64
 
 
+def solution_key(solution: Solution) -> tuple[Any, ...]:
+    """All a walk or an explanation reads of a solution: its atom sets and rule applications (hashable)."""
+    return (solution.reference, solution.brave, solution.cautious, frozenset(solution.applications.items()))
+
+
 def walker_of(program: CompiledProgram, solution: Solution, memos: Memos | None) -> RuleWalker:
     """The walker of ``solution``, kept by the owner of ``memos`` under the solution's every atom set and rule
     application (what a walk reads): a new case of a seen structure — the same yes/no facts, other amounts — is
     solved to the same answer sets, and its trees are walked from what the first one found (none: a fresh one)."""
     if memos is None:
         return RuleWalker(program, solution)
-    key = (
-        id(program),
-        solution.reference,
-        solution.brave,
-        solution.cautious,
-        frozenset(solution.applications.items()),
-    )
+    key = (id(program), *solution_key(solution))
     table = memos.lru("symbolic.walkers", WALKERS_SIZE)
     hit: RememberingWalker | None = table.get(key)
     if hit is None or hit.program is not program:
@@ -79,9 +79,56 @@ def walker_of(program: CompiledProgram, solution: Solution, memos: Memos | None)
     return hit
 
 
+class _Clock:
+    """The order of an explanation's events: each value's first look-up and each tree kept in its memo."""
+
+    def __init__(self, start: int = 0) -> None:
+        self.now = start
+
+    def tick(self) -> int:
+        self.now += 1
+        return self.now - 1
+
+
+class _ReadLog(dict[str, ValueInfo]):
+    """The case's values; each name's first look-up (present or not) is stamped on the explanation's clock."""
+
+    def __init__(self, values: dict[str, ValueInfo], clock: _Clock, first: dict[str, int] | None = None) -> None:
+        super().__init__(values)
+        self.clock = clock
+        self.first: dict[str, int] = dict(first or {})
+
+    def _stamp(self, name: str) -> None:
+        if name not in self.first:
+            self.first[name] = self.clock.tick()
+
+    def __getitem__(self, name: str) -> ValueInfo:
+        self._stamp(name)
+        return super().__getitem__(name)
+
+    def __contains__(self, name: object) -> bool:
+        self._stamp(cast(str, name))
+        return super().__contains__(name)
+
+    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
+        self._stamp(name)
+        return super().get(name, default)
+
+
+def same_value(a: ValueInfo | None, b: ValueInfo | None) -> bool:
+    """``a`` and ``b`` read alike in a tree: equal, and their free-typed parts equal by ``repr`` too
+    (``3 == 3.0 == True`` in Python, not in the verdict's JSON)."""
+    if a is b:
+        return True
+    if a is None or b is None or a != b:
+        return False
+    return repr(a.value) == repr(b.value) and repr(a.readings) == repr(b.readings) and repr(a.proof) == repr(b.proof)
+
+
 class Explainer:
     """Explanations of one solved case; memoised per atom (a tree shares its sub-proofs). ``memos``: the owner's,
-    which keeps the rule walker per solution (``walker_of``)."""
+    which keeps the rule walker per solution (``walker_of``). ``after``: an explainer of ANOTHER case solved to the
+    same solution (same pack and program) that was asked the same questions in the same order: see ``_resume``."""
 
     def __init__(
         self,
@@ -90,15 +137,37 @@ class Explainer:
         solution: Solution,
         values: dict[str, ValueInfo],
         memos: Memos | None = None,
+        after: Explainer | None = None,
     ) -> None:
         self.pack = pack
         self.program = program
         self.solution = solution
-        self.values = values
         self.model = solution.reference
         self.walker = walker_of(program, solution, memos)
         self._memo_values: dict[tuple[str, bool | None], ProofNode] = {}
         self._memo_proofs: dict[tuple[str, bool], ProofNode] = {}
+        self._kept: dict[tuple[str, str, bool | None], int] = {}  # a memoised tree → when it was kept
+        self._clock = _Clock()
+        self.values = _ReadLog(values, self._clock)
+        if after is not None:
+            self._resume(after, values)
+
+    def _resume(self, before: Explainer, values: dict[str, ValueInfo]) -> None:
+        """Start where ``before`` (another case, the same solution, the same questions) stood when it first read
+        a value that differs here. Up to that moment the two explanations walk alike — every step is decided by
+        the solution, the pack and the values read so far, all the same —, so every tree ``before`` had kept by
+        then is the one this case would build at the same step (same path, depth and cuts): kept here as is.
+        From there on this case's own values are read and its trees built."""
+        cut = before._clock.now
+        for name, at in before.values.first.items():  # in the order they were first read
+            if not same_value(values.get(name), dict.get(before.values, name)):
+                cut = at
+                break
+        self._clock.now = cut
+        self.values.first = {k: at for k, at in before.values.first.items() if at < cut}
+        self._kept = {k: at for k, at in before._kept.items() if at < cut}
+        self._memo_values = {k: v for k, v in before._memo_values.items() if before._kept[("v", *k)] < cut}
+        self._memo_proofs = {k: v for k, v in before._memo_proofs.items() if before._kept[("p", *k)] < cut}
 
     # ------------------------------------------------------------------ leaves: facts and computations
     def _is_value_atom(self, atom: str) -> bool:
@@ -113,6 +182,7 @@ class Explainer:
         cached = self._memo_values.get(key)
         if cached is None:
             cached = self._memo_values[key] = self._value_proof_node(name, holds, depth)
+            self._kept[("v", name, holds)] = self._clock.tick()
         return cached
 
     def _value_proof_node(self, name: str, holds: bool | None, depth: int) -> ProofNode:
@@ -193,6 +263,7 @@ class Explainer:
             hit = build()
             if hit.note != SEEN_ABOVE:
                 self._memo_proofs[key] = hit
+                self._kept[("p", *key)] = self._clock.tick()
         return hit
 
     def prove(self, atom: str, depth: int = 0, seen: frozenset[str] = frozenset()) -> ProofNode:
