@@ -12,7 +12,7 @@ plain data: atoms are text, premises are `Premise` records. Nothing here knows c
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any
 
 from lexlogic.bridges.clingo_bridge import CompiledProgram, Solution, atom_signature
 from lexlogic.bridges.clingo_walk import (
@@ -25,7 +25,7 @@ from lexlogic.bridges.clingo_walk import (
     RuleWalker,
     View,
 )
-from lexlogic.engine.symbolic.values import ValueInfo, ValueStatus
+from lexlogic.engine.symbolic.values import ReadLog, ValueInfo, ValueStatus, same_value
 from lexlogic.logic.memos import Memos
 from lexlogic.logic.pack import FactType, RulePack
 from lexlogic.logic.proof import LegalSource, NodeKind, ProofNode
@@ -90,41 +90,6 @@ class _Clock:
         return self.now - 1
 
 
-class _ReadLog(dict[str, ValueInfo]):
-    """The case's values; each name's first look-up (present or not) is stamped on the explanation's clock."""
-
-    def __init__(self, values: dict[str, ValueInfo], clock: _Clock, first: dict[str, int] | None = None) -> None:
-        super().__init__(values)
-        self.clock = clock
-        self.first: dict[str, int] = dict(first or {})
-
-    def _stamp(self, name: str) -> None:
-        if name not in self.first:
-            self.first[name] = self.clock.tick()
-
-    def __getitem__(self, name: str) -> ValueInfo:
-        self._stamp(name)
-        return super().__getitem__(name)
-
-    def __contains__(self, name: object) -> bool:
-        self._stamp(cast(str, name))
-        return super().__contains__(name)
-
-    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
-        self._stamp(name)
-        return super().get(name, default)
-
-
-def same_value(a: ValueInfo | None, b: ValueInfo | None) -> bool:
-    """``a`` and ``b`` read alike in a tree: equal, and their free-typed parts equal by ``repr`` too
-    (``3 == 3.0 == True`` in Python, not in the verdict's JSON)."""
-    if a is b:
-        return True
-    if a is None or b is None or a != b:
-        return False
-    return repr(a.value) == repr(b.value) and repr(a.readings) == repr(b.readings) and repr(a.proof) == repr(b.proof)
-
-
 class Explainer:
     """Explanations of one solved case; memoised per atom (a tree shares its sub-proofs). ``memos``: the owner's,
     which keeps the rule walker per solution (``walker_of``). ``after``: an explainer of ANOTHER case solved to the
@@ -148,7 +113,7 @@ class Explainer:
         self._memo_proofs: dict[tuple[str, bool], ProofNode] = {}
         self._kept: dict[tuple[str, str, bool | None], int] = {}  # a memoised tree → when it was kept
         self._clock = _Clock()
-        self.values = _ReadLog(values, self._clock)
+        self.values = ReadLog(values, self._clock.tick)
         if after is not None:
             self._resume(after, values)
 

@@ -98,7 +98,7 @@ def test_a_new_case_s_amounts_reuse_its_trees_and_its_notice_draws(floors: Count
 
 
 def test_values_equal_in_python_but_not_in_json_are_not_the_same_reading() -> None:
-    from lexlogic.engine.symbolic.explain import same_value
+    from lexlogic.engine.symbolic.values import same_value
     from lexlogic.engine.symbolic.values import ValueInfo, ValueStatus
 
     def info(value: Any) -> ValueInfo:
