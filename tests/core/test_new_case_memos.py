@@ -16,6 +16,7 @@ import pytest
 
 from lexlogic.engine.packs.library import PackLibrary
 from lexlogic.engine.prob import numbers
+from lexlogic.engine.symbolic.values import ValueInfo, ValueStatus, same_value
 from lexlogic.engine.verdict.decide import CaseVerdict, decide
 from lexlogic.logic.facts import parse_case
 from lexlogic.settings import SHIPPED_RULES
@@ -48,6 +49,10 @@ VARIANTS = [
     _variant(333, notice_written=None),
     _variant(370, economic_dependence_proven=True),
     _variant(407),
+    _variant(0, annual_gross_margin={"2021": 0, "2022": 0, "2023": 0}),  # an amount that changes a yes/no value
+    _variant(444),
+    _variant(0, annual_gross_margin=None),  # the amount unknown
+    _variant(481),
 ]
 
 
@@ -98,9 +103,6 @@ def test_a_new_case_s_amounts_reuse_its_trees_and_its_notice_draws(floors: Count
 
 
 def test_values_equal_in_python_but_not_in_json_are_not_the_same_reading() -> None:
-    from lexlogic.engine.symbolic.values import same_value
-    from lexlogic.engine.symbolic.values import ValueInfo, ValueStatus
-
     def info(value: Any) -> ValueInfo:
         return ValueInfo(name="notice_given_months", status=ValueStatus.GIVEN, value=value)
 
