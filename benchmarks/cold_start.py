@@ -16,7 +16,8 @@
 
 The floor (issue 33): a fresh interpreter that imports only the third-party modules a real
 `analyze FACTS.json` process of the same side holds at its end (``sys.modules``, in load order; a module whose top
-package is neither the standard library's nor lexlogic's), with the collector off as the CLI turns it off. What
+package is neither the standard library's nor lexlogic's), with the collector off as the CLI turns it off, after
+the bare ``lexlogic`` package as the command imports it first (its ``__init__``: a version and OpenBLAS's knob). What
 lexlogic itself costs is analyze − floor ("our share"): each floor run is made right before an analyze run of the
 same side, and the share is the median of those back-to-back differences (a load change between two rows would
 otherwise land in a difference of two medians), printed for both sides with the old/new ratio.
@@ -117,9 +118,11 @@ def envs(old_path: Path, prefix: str, new_path: Path | None = None) -> dict[str,
 
 
 #: the floor's interpreter: the named modules imported in order (one not importable by its name, e.g. a C
-#: extension registered under another, is skipped; ``third_party`` counts them)
+#: extension registered under another, is skipped; ``third_party`` counts them), after the side's bare
+#: ``lexlogic`` package (its ``__init__`` only, as the command imports it first: since issue 33's session 9 it
+#: sets OpenBLAS's thread knob, which changes what numpy's import costs)
 FLOOR = (
-    "import gc, importlib, sys\ngc.disable()\nfor name in sys.argv[1:]:\n"
+    "import gc, importlib, sys\ngc.disable()\nimport lexlogic\nfor name in sys.argv[1:]:\n"
     "    try:\n        importlib.import_module(name)\n    except ImportError:\n        pass\n"
 )
 #: printed at exit by a real analyze: its third-party modules in load order
