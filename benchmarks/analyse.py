@@ -18,13 +18,18 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import sys
 import time
 from datetime import date, timedelta
+from pathlib import Path
 from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # tests.support: run as .venv/bin/python benchmarks/analyse.py
 
 from lexlogic.engine.symbolic.analysis import analyse, input_assignment
 from lexlogic.engine.symbolic.values import gather_values
-from lexlogic.logic.facts import parse_case
+from lexlogic.logic.facts import date_order_violations, parse_case
 from lexlogic.logic.pack import FactType, RulePack
 from tests.support.packs import pack_by_name
 
@@ -51,6 +56,19 @@ def random_facts(pack: RulePack, rng: random.Random, known: float = 0.8) -> dict
             facts[name] = float(rng.randrange(0, 100))
         elif t is FactType.AMOUNTS_BY_YEAR:
             facts[name] = {str(2020 + i): float(rng.randrange(0, 10**6)) for i in range(rng.randrange(1, 4))}
+    return _in_date_order(facts, pack)
+
+
+def _in_date_order(facts: dict[str, Any], pack: RulePack) -> dict[str, Any]:
+    """A date drawn before one the pack says it cannot precede (``not_before``) is mirrored after it: the case
+    parses (a case file out of order is refused), and the generator's draws, hence every other fact, stay the same."""
+    for _ in range(len(facts)):
+        late = next(date_order_violations(facts, pack), None)
+        if late is None:
+            return facts
+        name, earlier = late
+        before, after = date.fromisoformat(facts[name]), date.fromisoformat(facts[earlier])
+        facts[name] = (after + (after - before)).isoformat()
     return facts
 
 

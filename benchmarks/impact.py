@@ -13,9 +13,13 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # tests.support: run as .venv/bin/python benchmarks/impact.py
 
 from lexlogic.engine.jobs.impact_runs import impact
 from lexlogic.engine.workbench.impact import Rules

@@ -91,9 +91,9 @@ def ranking_in_process(c, h, svc) -> None:  # type: ignore[no-untyped-def]
     """One pass against the former path, on the read dossier's case file, truly cold (see the docstring)."""
     import json
 
-    from lexlogic.engine.prob import infer
     from lexlogic.engine.verdict.model import Slider
     from lexlogic.engine.verdict.sensitivity import rank_sliders
+    from lexlogic.logic.memos import Memos
 
     case = json.loads((ROOT / "tests" / "api" / "data" / "dossier_case_file.json").read_text())
     cid = c.post("/v1/cases", json={"case_file": case}, headers=h).json()["id"]
@@ -103,9 +103,9 @@ def ranking_in_process(c, h, svc) -> None:  # type: ignore[no-untyped-def]
     results = {}
     for _ in range(3):
         for one_pass in (True, False):
-            infer.clear_cache()
+            fresh = Memos()  # every inference memo empty: truly cold
             t = time.perf_counter()
-            results[one_pass] = rank_sliders(svc.packs, typed, {}, {}, {}, sliders, one_pass=one_pass)
+            results[one_pass] = rank_sliders(svc.packs, typed, {}, {}, {}, sliders, one_pass=one_pass, memos=fresh)
             times[one_pass].append(time.perf_counter() - t)
     new, old = results[True], results[False]
     former = {e.name: e for e in old.sliders}

@@ -68,6 +68,8 @@ def main() -> None:
     ap.add_argument("--proofs", default="target", choices=["target", "all"])
     ap.add_argument("--rounds", type=int, default=4)
     a = ap.parse_args()
+    if a.rounds < 2:  # rounds alternate old/new: one round has no « new » side to compare
+        ap.error("--rounds must be at least 2 (old and new alternate)")
     packs = PackLibrary(SHIPPED_RULES)
     raw = json.loads(FACTS.read_text(encoding="utf-8"))
     base = json.loads(VerdictService(packs).verdict_json("c1", raw, {}, {})[0])
