@@ -6,6 +6,17 @@ import gc
 
 gc.disable()  # the imports below make ~10^5 long-lived objects: no collection while they are made (issue 33)
 
+import os  # noqa: E402
+
+# numpy's OpenBLAS starts one thread per core when numpy is imported, and each spins 2^28 cycles waiting for
+# work before it sleeps: ~50 ms of CPU in every process that imports numpy (a cold `lexlogic analyze
+# FACTS.json` takes ~0.37 s of CPU in all), on the other core of an idle machine, against the command itself
+# on a busy one (issue 33). 2^4 cycles: the threads sleep at once and are woken when a product large enough to
+# share comes (the same threads, the same results). Set here, at the edge, before any import of numpy; the
+# processes a command starts (`serve`'s workers, `batch`'s) inherit it, the sandbox's do not (their
+# environment is chosen). A third-party runtime knob read once when OpenBLAS loads, not a lexlogic setting
+# (tests/core/test_explicit_context.py lists it); a value the environment gives is kept.
+os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
 import importlib  # noqa: E402
 from collections.abc import Sequence  # noqa: E402

@@ -16,7 +16,9 @@
 
 The floor (issue 33): a fresh interpreter that imports only the third-party modules a real
 `analyze FACTS.json` process of the same side holds at its end (``sys.modules``, in load order; a module whose top
-package is neither the standard library's nor lexlogic's), with the collector off as the CLI turns it off. What
+package is neither the standard library's nor lexlogic's), with the collector off as the CLI turns it off, and with
+the runtime knobs the side's CLI sets on its import (since issue 33's session 9, OpenBLAS's thread timeout, which
+changes what numpy's import costs). What
 lexlogic itself costs is analyze − floor ("our share"): each floor run is made right before an analyze run of the
 same side, and the share is the median of those back-to-back differences (a load change between two rows would
 otherwise land in a difference of two medians), printed for both sides with the old/new ratio.
@@ -137,6 +139,21 @@ THIRD_PARTY_PROBE = (
 )
 
 
+#: printed by a side's CLI import: the variables it set for its own process (runtime knobs, e.g. OpenBLAS's)
+KNOBS_PROBE = (
+    "import os\nbefore = dict(os.environ)\nimport lexlogic.api.cli\n"
+    "print('KNOBS', *sorted(f'{k}={v}' for k, v in os.environ.items() if before.get(k) != v))\n"
+)
+
+
+def knobs(env: dict[str, str]) -> dict[str, str]:
+    """The variables a side's CLI sets on its import, before it imports numpy (the floor runs with them, as the
+    command's own third-party imports do)."""
+    r = subprocess.run([sys.executable, "-c", KNOBS_PROBE], capture_output=True, text=True, cwd=CWD, env=env)
+    line = next((x for x in r.stdout.splitlines() if x.startswith("KNOBS")), "KNOBS")
+    return dict(item.split("=", 1) for item in line.split()[1:])
+
+
 def third_party(env: dict[str, str]) -> list[str]:
     """The third-party modules a real `analyze FACTS.json` holds at its end (``env``: one side's)."""
     cmd = [sys.executable, "-c", THIRD_PARTY_PROBE, "analyze", str(FACTS), "--no-input"]
@@ -195,9 +212,14 @@ def facts_section(n: int, settings: dict[str, dict[str, str]]) -> None:
             for _, cmd in rows[1:3]:
                 run(cmd, env)  # writes the caches (cached) / warms the page cache (both)
         floor = {who: third_party(env) for who, env in pair.items()}
+        floor_env = {who: {**env, **knobs(env)} for who, env in pair.items()}
         print(f"\n{cached} (n={n}, seconds):")
         for who, names in floor.items():
-            print(f"floor, {who}: {len(names)} third-party modules, {importable(names, pair[who])} importable by name")
+            set_by_cli = " ".join(f"{k}={v}" for k, v in floor_env[who].items() if pair[who].get(k) != v) or "none"
+            print(
+                f"floor, {who}: {len(names)} third-party modules, {importable(names, pair[who])} importable by name; "
+                f"knobs its CLI sets: {set_by_cli}"
+            )
         print(HEADER)
         got: dict[str, dict[str, list[tuple[float, float, float]]]] = {}
         for name, cmd in rows:
@@ -208,7 +230,7 @@ def facts_section(n: int, settings: dict[str, dict[str, str]]) -> None:
                     if name.endswith("empty"):
                         env = {**env, "LEXLOGIC_HOME": tempfile.mkdtemp(prefix="lexlogic-empty-", dir=home)}
                     if name == ANALYZE:
-                        got[FLOOR_ROW][who].append(run([sys.executable, "-c", FLOOR, *floor[who]], env))
+                        got[FLOOR_ROW][who].append(run([sys.executable, "-c", FLOOR, *floor[who]], floor_env[who]))
                     got[name][who].append(run(cmd, env))
             for k in names:
                 for who in ("old", "new"):

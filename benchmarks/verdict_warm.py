@@ -3,7 +3,8 @@ whose pack is loaded and whose per-structure caches (grounding, circuit, plans) 
 further case a server or a batch worker decides (issue 33's target: ``decide`` ≤ 20 ms CPU median).
 
 ``--fresh`` varies the case's amounts on every call (the gross margins), so nothing keyed on the case itself can
-answer: what is measured is a NEW case of an already seen structure. Also printed: the phases of ``decide``
+answer: what is measured is a NEW case of an already seen structure; each row gets its own new cases (a phase timed
+on cases ``decide`` had just seen would read what ``decide`` remembered of them). Also printed: the phases of ``decide``
 (symbolic analysis, case model, inference, numbers). Every call is given the library's ``memos`` (since issue 33's
 owned memos, a call given none remembers nothing: it would measure a cold cache each time). Medians and minimums of ``time.process_time`` over N
 calls; the load average before and after (the machine is shared: read the phases' ratios).
@@ -49,6 +50,11 @@ def timed(f: Callable[[int], Any], n: int) -> tuple[float, float]:
     return statistics.median(xs) * 1000, min(xs) * 1000
 
 
+def shifted(f: Callable[[int], Any], first: int) -> Callable[[int], Any]:
+    """``f`` on calls ``first``, ``first`` + 1, … (the warm-up call, -1, unshifted)."""
+    return lambda i: f(i if i < 0 else first + i)
+
+
 def main() -> None:
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     n = int(args[0]) if args else 31
@@ -67,7 +73,9 @@ def main() -> None:
             }
         return parse_case(r, pack)
 
-    cases = {i: case(i) for i in range(-1, n)}
+    # --fresh: each row its own new cases (a row must not read what an earlier row remembered of its cases)
+    rows_n = 6
+    cases = {i: case(i) for i in range(-1, n * (rows_n if fresh else 1))}
     model = build_case_model(pack, cases[-1], None, None, {})
     verdict = prob_analyse(model.program, whatif={}, entropy_threshold=0.3, method="auto", samples=1 << 18, seed=0)
     models = {i: build_case_model(pack, c, None, None, {}) for i, c in cases.items()}
@@ -88,8 +96,9 @@ def main() -> None:
         ("  numbers (finish_verdict)", lambda i: finish_verdict(pack, models[i], verdict, {}, seed=0, memos=memos)),
         ("build_verdict (decide + proof, words, sliders)", lambda i: build_verdict(cases[i], packs=packs)),
     ]
-    for label, f in rows:
-        med, low = timed(f, n)
+    for row, (label, f) in enumerate(rows):
+        first = row * n if fresh else 0
+        med, low = timed(shifted(f, first), n)
         print(f"{label:44} {med:8.1f} {low:8.1f}")
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print("target: decide ≤ 20 ms CPU median")

@@ -25,20 +25,29 @@ import itertools
 import math
 from collections import ChainMap
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from statistics import NormalDist
-from typing import Any
+from typing import Any, NamedTuple
 
 from lexlogic.engine.prob.analyse import apply_whatif
 from lexlogic.engine.prob.infer import cone_variables
 from lexlogic.engine.prob.law_tail import exceedance
 from lexlogic.engine.prob.model import BoolVar, CategoricalVar, Option, ProbProgram, World
 from lexlogic.engine.prob.soft import factor
-from lexlogic.engine.prob.value_classes import ClassesTooMany, ValueClasses
+from lexlogic.engine.prob.value_classes import ClassesTooMany, ValueClasses, class_key
 from lexlogic.engine.prob.value_classes import ValueClassesUnsupported as ClassesUnsupported
-from lexlogic.engine.symbolic.values import ValueInfo, ValueStatus, computation_reads, gather_values, world_values
+from lexlogic.engine.symbolic.values import (
+    ReadLog,
+    ValueInfo,
+    ValueStatus,
+    computation_reads,
+    evaluate_computation,
+    gather_values,
+    same_value,
+    world_values,
+)
 from lexlogic.logic.errors import LexlogicError
-from lexlogic.logic.facts import CaseFile, read_answer
+from lexlogic.logic.facts import CaseFile, FactValue, read_answer
 from lexlogic.logic.memos import Memos, own
 from lexlogic.logic.pack import FactType, RulePack
 from lexlogic.logic.weights import Beta, NumberLaw, WeightsFile, load_weights
@@ -161,6 +170,11 @@ def build_case_model(
     dynamic = [d for d in (dynamic or []) if d.name not in interpreted]
     if values is None or fixed or interpreted:
         values = gather_values(pack, case, answers, dynamic, memos=memos)
+    shape = None if dynamic or interpreted else (id(pack), repr(sorted(answers.items())), repr(sorted(whatif.items())))
+    if shape is not None and (seen := _remembered(pack, case, values, shape, memos)) is not None:
+        return seen
+    case_values, values = values, ReadLog(values)  # what the model reads of the values, for the next case
+    facts_read: dict[str, Any] = {}
     lines = list(pack.asp_sources.values())
     variables: list[BoolVar | CategoricalVar] = []
     asks: dict[str, str] = {}
@@ -202,7 +216,7 @@ def build_case_model(
         if t not in (FactType.BOOL, FactType.ENUM):
             continue
         info = values[name]
-        fv = case.facts.get(name)
+        fv = facts_read[name] = case.facts.get(name)
         given = name in answers or (fv is not None and fv.value is not None)
         if name in interpreted and not given:  # an interpretation, discounted by its rule's reliability
             d = interpreted[name]
@@ -430,7 +444,7 @@ def build_case_model(
         if live is not None:
             names = {v.name for v in variables}
             unmodelled = {k: v for k, v in unmodelled.items() if k not in names or k in live}
-    return CaseModel(
+    model = CaseModel(
         program=program,
         asks=asks,
         roots=roots_of,
@@ -438,11 +452,63 @@ def build_case_model(
         fixed=fixed,
         consumed=consumed,
         folded=folded,
-        values=values,
+        values=case_values,
         domains=domains,
         completions=n_eval,
         asserts=asserts,
     )
+    if shape is not None and classes is not None:  # (without classes, completions read the values unlogged)
+        seen_by = _Seen(pack, values.read(), facts_read, {d: values.get(d) for d in classes.raw}, classes.trace, model)
+        memos.lru("prob.case_structures", STRUCTURES_SIZE).put(shape, seen_by)
+    return model
+
+
+STRUCTURES_SIZE = 16
+
+
+class _Seen(NamedTuple):
+    """What the last model of a pack, answers and what-ifs was built from (``_remembered``)."""
+
+    pack: RulePack
+    read: tuple[tuple[str, ValueInfo | None], ...]  # the case's values it read itself
+    facts: dict[str, FactValue | None]  # the case's yes/no and enum facts it read
+    raw: dict[str, ValueInfo | None]  # the case's values read only by the value classes' evaluations
+    trace: list[tuple[Any, dict[str, ValueInfo], tuple[Any, ...]]]  # those evaluations (``ValueClasses.trace``)
+    model: CaseModel
+
+
+def _same_fact(a: FactValue | None, b: FactValue | None) -> bool:
+    """Two cases' readings of a fact alike: equal, and their free-typed values equal by ``repr`` (3 == 3.0)."""
+    if a is b:
+        return True
+    if a is None or b is None or a != b:
+        return False
+    return repr([a.value, *(r.value for r in a.alternatives)]) == repr([b.value, *(r.value for r in b.alternatives)])
+
+
+def _remembered(
+    pack: RulePack, case: CaseFile, values: dict[str, ValueInfo], shape: Hashable, memos: Memos
+) -> CaseModel | None:
+    """The model of the last case of this pack, answers and what-ifs (``shape``) when this case would build the
+    same: every value and yes/no or enum fact that building READ alike (``ReadLog``), and every evaluation of
+    the value classes that read a value of its own that differs (an amount) giving the same class — then the
+    same model, with this case's own values (the numbers read them per world). Everything else a model is built
+    from is the pack, its weights, the answers and the what-ifs (``shape``)."""
+    seen: _Seen | None = memos.lru("prob.case_structures", STRUCTURES_SIZE).get(shape)
+    if seen is None or seen.pack is not pack:
+        return None
+    if not all(same_value(values.get(name), info) for name, info in seen.read):
+        return None
+    if not all(_same_fact(case.facts.get(name), fv) for name, fv in seen.facts.items()):
+        return None
+    moved = {d for d, info in seen.raw.items() if not same_value(values.get(d), info)}
+    for comp, given, key in seen.trace if moved else ():
+        if (
+            moved.intersection(computation_reads(comp, memos))
+            and class_key(evaluate_computation(comp, {**values, **given}, memos)) != key
+        ):
+            return None
+    return replace(seen.model, values=values)
 
 
 def _open_coin(

@@ -20,7 +20,7 @@ import math
 import threading
 from collections.abc import Callable
 from functools import partial
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
@@ -40,6 +40,9 @@ WorldsSource = Callable[[ProbProgram, infer.Compiled, list[np.ndarray], int, int
 MIN_EIG = 0.005  # bits; the plug-in bias is about (bins−1)(cells−1)/(2N ln 2) ≈ 4e-4 at N = 2^14
 
 
+LAW_DRAWS_SIZE = 16
+
+
 def draw_law(
     law: NumberLaw,
     n: int,
@@ -52,7 +55,60 @@ def draw_law(
     Plain seeded numpy draws: a case's numbers are the same on every run (a resumed run ends identical to an
     uninterrupted one) and the verdict does not import torch for them. Pyro's part is upstream — the notice
     law's parameters are the posterior of its SVI calibration (``calibration/fit_notice.py``).
+
+    A regression law's draws are remembered by the owner of ``memos`` under what they depend on — the law, the
+    generator's state, and what the law reads (``_law_key``) — with the state they leave: a new case that differs
+    only in values the law does not read (its amounts) gets the very same draws, without drawing them again.
     """
+    if memos is None or law.dist in ("normal", "uniform", "discrete"):
+        return _draw_law(law, n, rng, data, memos)
+    table = memos.lru("prob.law_draws", LAW_DRAWS_SIZE)
+    key, held = _law_key(law, n, rng, data or {})
+    hit = table.get(key)
+    if hit is not None and hit[0] is law and all(x is y for x, y in zip(hit[1], held, strict=True)):
+        rng.bit_generator.state = hit[3]
+        return cast(np.ndarray, hit[2])
+    x = _draw_law(law, n, rng, data, memos)
+    x.flags.writeable = False  # shared from now on
+    table.put(key, (law, held, x, rng.bit_generator.state))
+    return x
+
+
+def _law_reads(law: NumberLaw) -> list[str]:
+    """The names of ``data`` a law's draws read: its covariate, its effects, its floor's condition and value."""
+    reads = [law.covariate] if law.covariate else []
+    reads += list(law.effects)
+    if law.at_least:
+        reads += [f"__atom__{law.at_least.get('when')}", law.at_least.get("value", "")]
+    return reads
+
+
+def _law_key(
+    law: NumberLaw, n: int, rng: np.random.Generator, data: dict[str, Any]
+) -> tuple[tuple[Any, ...], tuple[np.ndarray, ...]]:
+    """What a law's draws depend on: the law (by identity, held), ``n``, the generator's state, and each value it
+    reads — a scalar by its ``repr``, a per-world column by its identity (held: columns of a class of worlds and
+    remembered computations are kept objects, so the same column is the same object)."""
+    parts: list[Any] = [id(law), n, repr(rng.bit_generator.state)]
+    held: list[np.ndarray] = []
+    for name in _law_reads(law):
+        v = data.get(name)
+        if isinstance(v, np.ndarray):
+            parts.append((name, "a", id(v)))
+            held.append(v)
+        else:
+            parts.append((name, "s", repr(v)))
+    return tuple(parts), tuple(held)
+
+
+def _draw_law(
+    law: NumberLaw,
+    n: int,
+    rng: np.random.Generator,
+    data: dict[str, Any] | None = None,
+    memos: Memos | None = None,
+) -> np.ndarray:
+    """The draws themselves (``draw_law``)."""
     if law.dist == "normal":
         assert law.mu is not None and law.sigma is not None
         x = law.mu + law.sigma * rng.standard_normal(n)
@@ -445,8 +501,8 @@ def _evaluated(
     prog = model.program
     rng = np.random.default_rng(seed)
     rng.bit_generator.state = worlds.state  # the laws' draws continue where the worlds' draws ended
-    digits, mask, obs = worlds.digits, worlds.mask, worlds.obs
-    target = obs[0] & mask
+    digits = worlds.digits
+    target = _target_column(worlds, memos)
     data: dict[str, Any] = {k: v.value for k, v in model.values.items() if v.known}
     data[f"__atom__{prog.target}"] = target
     cells: dict[str, np.ndarray] = {}  # askable root → its value index per world (for the EIG)
@@ -486,6 +542,22 @@ def _evaluated(
     except jl_vec.Unvectorisable:
         return None
     return _PerWorld(target, {k: jl_vec._f(v, n) for k, v in outs.items()}, cells)
+
+
+WORLD_TARGETS_SIZE = 16
+
+
+def _target_column(worlds: sampled_worlds.SampledWorlds, memos: Memos | None) -> np.ndarray:
+    """The target per world (observed and not masked), one read-only object per class of worlds kept by the owner
+    of ``memos``: what reads it (a law's floor) is then remembered under its identity (``draw_law``)."""
+
+    def target() -> np.ndarray:
+        t = worlds.obs[0] & worlds.mask
+        t.flags.writeable = False
+        return t
+
+    table: IdentityMemo[np.ndarray] = own(memos).identity("prob.world_targets", WORLD_TARGETS_SIZE)
+    return table.get((worlds,), None, target)
 
 
 def _summarise(

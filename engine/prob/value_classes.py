@@ -48,7 +48,7 @@ class ValueClassesUnsupported(LexlogicError):
 Klass = tuple[ValueInfo | None, str | None]
 
 
-def _key(info: ValueInfo | None) -> tuple[Any, ...]:
+def class_key(info: ValueInfo | None) -> tuple[Any, ...]:
     if info is None:
         return ("absent",)
     return (info.status.value, repr(info.value), tuple(info.missing))
@@ -74,6 +74,11 @@ class ValueClasses:
         self.evaluations = 0
         self.groups: list[list[str]] = []  # each compiled value's class atoms: exactly one holds per world
         self._memo: dict[str, list[Klass]] = {}
+        # every evaluation: (computation, the classes' values it was given but the case's own, its result's key),
+        # and the case's own values read only by evaluations — what another case must give alike (``case_model``)
+        self.trace: list[tuple[Any, dict[str, ValueInfo], tuple[Any, ...]]] = []
+        self.raw: set[str] = set()
+        self._roots = set(roots)
         for name, cells in roots.items():
             self._memo[name] = [
                 (ValueInfo(name=name, status=ValueStatus.GIVEN, value=v), lit if len(cells) > 1 else None)
@@ -84,13 +89,28 @@ class ValueClasses:
         """The classes of ``name``: a root's values, a computation's distinct results, else the case's value."""
         if name not in self._memo:
             comp = self.pack.computation_for(name)
-            self._memo[name] = [(self.base.get(name), None)] if comp is None else self._compile(name, comp)
+            # the case's own value: read unlogged here, noted by whoever uses it (``combinations``)
+            self._memo[name] = [(dict.get(self.base, name), None)] if comp is None else self._compile(name, comp)
         return self._memo[name]
 
-    def combinations(self, names: list[str], owner: str) -> Iterator[tuple[dict[str, ValueInfo], str]]:
+    def _own(self, name: str) -> bool:
+        """``name``'s one class is the case's own value (not a root's cells, not a computation's results)."""
+        return name not in self._roots and self.pack.computation_for(name) is None
+
+    def combinations(
+        self, names: list[str], owner: str, *, evaluated: bool = False
+    ) -> Iterator[tuple[dict[str, ValueInfo], str]]:
         """Each combination of the classes of ``names``: (the values it gives those that vary or are known,
-        its ASP body). ``owner`` names the value being compiled in the error beyond ``MAX_COMBINATIONS``."""
+        its ASP body). ``owner`` names the value being compiled in the error beyond ``MAX_COMBINATIONS``.
+        The case's own values among them are read: noted in ``raw`` when the combinations only feed evaluations
+        (``evaluated``: traced), else looked up in the case's values (a ``ReadLog`` notes it)."""
         classes = [(d, self.of(d)) for d in dict.fromkeys(names)]
+        for d, cs in classes:
+            if len(cs) == 1 and self._own(d):
+                if evaluated:
+                    self.raw.add(d)
+                else:
+                    _ = d in self.base
         fixed = {d: cs[0][0] for d, cs in classes if len(cs) == 1 and cs[0][0] is not None}
         varying = [(d, cs) for d, cs in classes if len(cs) > 1]
         n = math.prod(len(cs) for _, cs in varying)
@@ -126,12 +146,15 @@ class ValueClasses:
     def _compile(self, name: str, comp: Any) -> list[Klass]:
         results: dict[tuple[Any, ...], ValueInfo] = {}
         keyed: list[tuple[Hashable, str]] = []
-        for over, body in self.combinations(computation_reads(comp, self.memos), name):
+        reads = computation_reads(comp, self.memos)
+        own_values = {d for d in reads if self._own(d)}
+        for over, body in self.combinations(reads, name, evaluated=True):
             # a merged copy, not a ChainMap: the evaluation's many lookups cost a ChainMap's walk each
             res = evaluate_computation(comp, {**self.base, **over}, self.memos)
             self.evaluations += 1
-            results.setdefault(_key(res), res)
-            keyed.append((_key(res), body))
+            self.trace.append((comp, {d: v for d, v in over.items() if d not in own_values}, class_key(res)))
+            results.setdefault(class_key(res), res)
+            keyed.append((class_key(res), body))
         return [(results[key], atom) for key, atom in self.partition(name, keyed)]  # type: ignore[index]
 
 

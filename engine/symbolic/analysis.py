@@ -13,7 +13,7 @@ from typing import Any, Literal, cast
 from pydantic import BaseModel, Field
 
 from lexlogic.bridges.clingo_bridge import CompiledProgram, Solution
-from lexlogic.engine.symbolic.explain import Explainer
+from lexlogic.engine.symbolic.explain import Explainer, solution_key
 from lexlogic.engine.symbolic.values import ValueInfo, gather_values
 from lexlogic.engine.text import formatting
 from lexlogic.logic.facts import CaseFile
@@ -74,6 +74,8 @@ def input_assignment(pack: RulePack, values: dict[str, ValueInfo]) -> dict[str, 
 
 
 SOLVED_SIZE = 512
+# explainers kept per solution: a new case of the same solution resumes its trees from the last one (``Explainer``)
+EXPLAINERS_SIZE = 32
 
 
 def consequences(program: CompiledProgram, assignment: dict[str, bool | None], memos: Memos | None = None) -> Solution:
@@ -122,7 +124,12 @@ def analyse(
             checks=[],
             values=values,
         )
-    explainer = Explainer(pack, program, solution, values)
+    explainers = memos.lru("symbolic.explainers", EXPLAINERS_SIZE) if proofs else None
+    key = (id(pack), id(program), *solution_key(solution))
+    before = explainers.get(key) if explainers is not None else None
+    if before is not None and (before.pack is not pack or before.program is not program):
+        before = None
+    explainer = Explainer(pack, program, solution, values, memos=memos, after=before)
     outcomes: dict[str, Outcome] = {}
     target = pack.manifest.target
     remedy = pack.manifest.remedy
@@ -155,6 +162,8 @@ def analyse(
     questions.sort(key=lambda q: q["cost"])
     summary = _summary(pack, verdict, checks, decisive, main, outcomes.get(remedy.outcome) if remedy else None, values)
     why = None if main.status == "yes" or not proofs else explainer.why_not(target)
+    if explainers is not None:  # asked every question: the next case of this solution resumes from it
+        explainers.put(key, explainer)
     return Analysis(
         pack=pack.name,
         case_id=case.case_id,

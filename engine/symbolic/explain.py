@@ -12,6 +12,7 @@ plain data: atoms are text, premises are `Premise` records. Nothing here knows c
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from lexlogic.bridges.clingo_bridge import CompiledProgram, Solution, atom_signature
 from lexlogic.bridges.clingo_walk import (
@@ -24,7 +25,8 @@ from lexlogic.bridges.clingo_walk import (
     RuleWalker,
     View,
 )
-from lexlogic.engine.symbolic.values import ValueInfo, ValueStatus
+from lexlogic.engine.symbolic.values import ReadLog, ValueInfo, ValueStatus, same_value
+from lexlogic.logic.memos import Memos
 from lexlogic.logic.pack import FactType, RulePack
 from lexlogic.logic.proof import LegalSource, NodeKind, ProofNode
 
@@ -32,20 +34,105 @@ MAX_DEPTH = 12
 SEEN_ABOVE = "(voir plus haut)"
 
 
+class RememberingWalker(RuleWalker):
+    """A rule walker that keeps what it found: its rule instances and matches are a function of the program and
+    the solution only (frozen records), so one walker serves every case solved to the same answer sets."""
+
+    def __init__(self, program: CompiledProgram, solution: Solution) -> None:
+        super().__init__(program, solution)
+        self._applications: dict[str, RuleApplication | None] = {}
+        self._matches: dict[tuple[str, View], list[RuleMatch]] = {}
+
+    def application(self, atom: str) -> RuleApplication | None:
+        if atom not in self._applications:
+            self._applications[atom] = super().application(atom)
+        return self._applications[atom]
+
+    def matches(self, atom: str, view: View = View.REFERENCE) -> list[RuleMatch]:
+        key = (atom, view)
+        hit = self._matches.get(key)
+        if hit is None:
+            hit = self._matches[key] = super().matches(atom, view)
+        return hit
+
+
+WALKERS_SIZE = 64
+
+
+def solution_key(solution: Solution) -> tuple[Any, ...]:
+    """All a walk or an explanation reads of a solution: its atom sets and rule applications (hashable)."""
+    return (solution.reference, solution.brave, solution.cautious, frozenset(solution.applications.items()))
+
+
+def walker_of(program: CompiledProgram, solution: Solution, memos: Memos | None) -> RuleWalker:
+    """The walker of ``solution``, kept by the owner of ``memos`` under the solution's every atom set and rule
+    application (what a walk reads): a new case of a seen structure — the same yes/no facts, other amounts — is
+    solved to the same answer sets, and its trees are walked from what the first one found (none: a fresh one)."""
+    if memos is None:
+        return RuleWalker(program, solution)
+    key = (id(program), *solution_key(solution))
+    table = memos.lru("symbolic.walkers", WALKERS_SIZE)
+    hit: RememberingWalker | None = table.get(key)
+    if hit is None or hit.program is not program:
+        hit = RememberingWalker(program, solution)
+        table.put(key, hit)
+    return hit
+
+
+class _Clock:
+    """The order of an explanation's events: each value's first look-up and each tree kept in its memo."""
+
+    def __init__(self, start: int = 0) -> None:
+        self.now = start
+
+    def tick(self) -> int:
+        self.now += 1
+        return self.now - 1
+
+
 class Explainer:
-    """Explanations of one solved case; memoised per atom (a tree shares its sub-proofs)."""
+    """Explanations of one solved case; memoised per atom (a tree shares its sub-proofs). ``memos``: the owner's,
+    which keeps the rule walker per solution (``walker_of``). ``after``: an explainer of ANOTHER case solved to the
+    same solution (same pack and program) that was asked the same questions in the same order: see ``_resume``."""
 
     def __init__(
-        self, pack: RulePack, program: CompiledProgram, solution: Solution, values: dict[str, ValueInfo]
+        self,
+        pack: RulePack,
+        program: CompiledProgram,
+        solution: Solution,
+        values: dict[str, ValueInfo],
+        memos: Memos | None = None,
+        after: Explainer | None = None,
     ) -> None:
         self.pack = pack
         self.program = program
         self.solution = solution
-        self.values = values
         self.model = solution.reference
-        self.walker = RuleWalker(program, solution)
+        self.walker = walker_of(program, solution, memos)
         self._memo_values: dict[tuple[str, bool | None], ProofNode] = {}
         self._memo_proofs: dict[tuple[str, bool], ProofNode] = {}
+        self._kept: dict[tuple[str, str, bool | None], int] = {}  # a memoised tree → when it was kept
+        self._clock = _Clock()
+        self.values = ReadLog(values, self._clock.tick)
+        if after is not None:
+            self._resume(after, values)
+
+    def _resume(self, before: Explainer, values: dict[str, ValueInfo]) -> None:
+        """Start where ``before`` (another case, the same solution, the same questions) stood when it first read
+        a value that differs here. Up to that moment the two explanations walk alike — every step is decided by
+        the solution, the pack and the values read so far, all the same —, so every tree ``before`` had kept by
+        then is the one this case would build at the same step (same path, depth and cuts): kept here as is.
+        From there on this case's own values are read and its trees built."""
+        cut = before._clock.now
+        for name, at in before.values.first.items():  # in the order they were first read
+            if not same_value(values.get(name), dict.get(before.values, name)):
+                cut = at
+                break
+        self._clock.now = cut
+        self.values.first = {k: at for k, at in before.values.first.items() if at < cut}
+        self._kept = {k: at for k, at in before._kept.items() if at < cut}
+        self._memo_values = {k: v for k, v in before._memo_values.items() if before._kept[("v", *k)] < cut}
+        self._memo_proofs = {k: v for k, v in before._memo_proofs.items() if before._kept[("p", *k)] < cut}
 
     # ------------------------------------------------------------------ leaves: facts and computations
     def _is_value_atom(self, atom: str) -> bool:
@@ -60,6 +147,7 @@ class Explainer:
         cached = self._memo_values.get(key)
         if cached is None:
             cached = self._memo_values[key] = self._value_proof_node(name, holds, depth)
+            self._kept[("v", name, holds)] = self._clock.tick()
         return cached
 
     def _value_proof_node(self, name: str, holds: bool | None, depth: int) -> ProofNode:
@@ -140,6 +228,7 @@ class Explainer:
             hit = build()
             if hit.note != SEEN_ABOVE:
                 self._memo_proofs[key] = hit
+                self._kept[("p", *key)] = self._clock.tick()
         return hit
 
     def prove(self, atom: str, depth: int = 0, seen: frozenset[str] = frozenset()) -> ProofNode:

@@ -7,7 +7,7 @@ UNKNOWN with the input facts whose absence makes it so (its `missing` roots), or
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from enum import Enum
 from typing import Any, cast
 
@@ -67,6 +67,46 @@ class ValueInfo(BaseModel):
     @property
     def known(self) -> bool:
         return self.status in _KNOWN  # read ~500 times a case: the statuses looked up once, not at each call
+
+
+class ReadLog(dict[str, ValueInfo]):
+    """The case's values; each name's first look-up (present or not) is stamped — ``clock()``, else its order —,
+    so that what was built from them can be reused for another case whose values READ are the same."""
+
+    def __init__(self, values: dict[str, ValueInfo], clock: Callable[[], int] | None = None) -> None:
+        super().__init__(values)
+        self.clock = clock
+        self.first: dict[str, int] = {}
+
+    def _stamp(self, name: str) -> None:
+        if name not in self.first:
+            self.first[name] = self.clock() if self.clock is not None else len(self.first)
+
+    def __getitem__(self, name: str) -> ValueInfo:
+        self._stamp(name)
+        return super().__getitem__(name)
+
+    def __contains__(self, name: object) -> bool:
+        self._stamp(cast(str, name))
+        return super().__contains__(name)
+
+    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
+        self._stamp(name)
+        return super().get(name, default)
+
+    def read(self) -> tuple[tuple[str, ValueInfo | None], ...]:
+        """Each name read, in order, with its value (None: absent)."""
+        return tuple((name, dict.get(self, name)) for name in self.first)
+
+
+def same_value(a: ValueInfo | None, b: ValueInfo | None) -> bool:
+    """``a`` and ``b`` read alike: equal, and their free-typed parts equal by ``repr`` too (``3 == 3.0 == True``
+    in Python, not in a verdict's JSON)."""
+    if a is b:
+        return True
+    if a is None or b is None or a != b:
+        return False
+    return repr(a.value) == repr(b.value) and repr(a.readings) == repr(b.readings) and repr(a.proof) == repr(b.proof)
 
 
 def gather_values(

@@ -82,3 +82,19 @@ def test_no_pydantic_field_defaults_to_the_builtin_list() -> None:
                         if kw.arg == "default_factory" and isinstance(kw.value, ast.Name) and kw.value.id == "list"
                     ]
     assert found == []
+
+
+SPIN = """
+import time
+import lexlogic.api.cli, numpy
+time.sleep(0.4)  # OpenBLAS's threads spun ~0.1 s of CPU each after numpy's import, then slept
+print(round((time.process_time() - time.thread_time()) * 1000, 1))
+"""
+
+
+def test_numpys_blas_threads_do_not_spin_after_its_import(tmp_path: Path) -> None:
+    """The CPU of every thread but the main one, in a process that imported the CLI then numpy: OpenBLAS's
+    threads sleep at once (``api/cli.py``) instead of spinning ~50 ms of a cold command's CPU."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    done = subprocess.run([sys.executable, "-c", SPIN], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert float(done.stdout) < 15.0, done.stdout + done.stderr

