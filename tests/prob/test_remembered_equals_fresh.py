@@ -10,10 +10,13 @@ from __future__ import annotations
 import copy
 import json
 import random
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import pytest
+
 from lexlogic.engine.packs.library import PackLibrary
-from lexlogic.engine.verdict.build import VerdictService
+from lexlogic.engine.verdict.build import Proofs, VerdictService
 from lexlogic.settings import SHIPPED_RULES
 from tests.distributed.make_cases import variation
 
@@ -44,11 +47,33 @@ def _stream() -> list[Item]:
     return out
 
 
-def test_a_service_that_remembers_answers_as_a_fresh_one() -> None:
+@pytest.mark.parametrize("proofs", ["all", "target"])
+def test_a_service_that_remembers_answers_as_a_fresh_one(proofs: Proofs) -> None:
     stream = _stream()
     shared = VerdictService(PackLibrary(SHIPPED_RULES))
-    remembered = [shared.verdict_json(cid, case, ans, priors, proofs="all")[0] for cid, case, ans, priors in stream]
+    remembered = [shared.verdict_json(cid, case, ans, priors, proofs=proofs)[0] for cid, case, ans, priors in stream]
     for (cid, case, ans, priors), got in zip(stream, remembered, strict=True):
-        alone = VerdictService(PackLibrary(SHIPPED_RULES)).verdict_json(cid, case, ans, priors, proofs="all")[0]
+        alone = VerdictService(PackLibrary(SHIPPED_RULES)).verdict_json(cid, case, ans, priors, proofs=proofs)[0]
         assert json.loads(got) == json.loads(alone), cid
         assert got == alone, cid
+
+
+def test_threads_sharing_one_service_answer_as_a_fresh_one() -> None:
+    """The same stream served by four threads at once from one service (a server's request threads share its
+    memos): each answer still the fresh service's."""
+    stream = _stream()
+    alone = {
+        cid: VerdictService(PackLibrary(SHIPPED_RULES)).verdict_json(cid, case, ans, priors, proofs="all")[0]
+        for cid, case, ans, priors in stream
+    }
+    shared = VerdictService(PackLibrary(SHIPPED_RULES))
+
+    def serve(item: Item) -> tuple[str, bytes]:
+        cid, case, ans, priors = item
+        return cid, shared.verdict_json(cid, case, ans, priors, proofs="all")[0]
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        got = dict(pool.map(serve, stream + [(f"{cid}-again", *rest) for cid, *rest in stream[::3]]))
+    for cid, body in got.items():
+        first = cid.removesuffix("-again")
+        assert body.replace(cid.encode(), first.encode()) == alone[first], cid
